@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file detail/text.hpp
+/// A vector<char>-backed string usable in constant evaluation on clang 14 + libstdc++ 12,
+/// where std::string is not (DESIGN §3).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace tile2buffer {
+inline namespace v0 {
+
+/// Growable text buffer; `view()` is valid until the next append.
+class text {
+ public:
+  constexpr text() = default;
+  constexpr text(std::string_view s) { append(s); }  // NOLINT: implicit by design
+
+  constexpr text& append(std::string_view s) {
+    chars_.insert(chars_.end(), s.begin(), s.end());
+    return *this;
+  }
+  constexpr text& append(char c) {
+    chars_.push_back(c);
+    return *this;
+  }
+  constexpr text& append_int(std::int64_t v) {
+    char buf[24];
+    int n = 0;
+    // Why: negate in unsigned space so INT64_MIN does not overflow.
+    std::uint64_t u = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    do {
+      buf[n++] = static_cast<char>('0' + u % 10);
+      u /= 10;
+    } while (u != 0);
+    if (v < 0) append('-');
+    while (n > 0) append(buf[--n]);
+    return *this;
+  }
+  constexpr text& operator<<(std::string_view s) { return append(s); }
+  constexpr text& operator<<(char c) { return append(c); }
+  constexpr text& operator<<(std::int64_t v) { return append_int(v); }
+  constexpr text& operator<<(int v) { return append_int(v); }
+  constexpr text& operator<<(unsigned v) { return append_int(static_cast<std::int64_t>(v)); }
+  constexpr text& operator<<(const text& t) { return append(t.view()); }
+
+  [[nodiscard]] constexpr std::string_view view() const noexcept {
+    return chars_.empty() ? std::string_view{} : std::string_view(chars_.data(), chars_.size());
+  }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return chars_.size(); }
+  [[nodiscard]] constexpr bool empty() const noexcept { return chars_.empty(); }
+  constexpr void clear() noexcept { chars_.clear(); }
+  friend constexpr bool operator==(const text& a, const text& b) { return a.view() == b.view(); }
+  friend constexpr bool operator==(const text& a, std::string_view b) { return a.view() == b; }
+
+ private:
+  std::vector<char> chars_;
+};
+
+}  // namespace v0
+}  // namespace tile2buffer

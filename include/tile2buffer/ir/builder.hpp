@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file ir/builder.hpp
+/// The builder API: how hosts, the parser and every pass create IR. Passes never edit a
+/// function in place; they build a new one, so a failed pass leaves its input untouched.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tile2buffer/ir/function.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+namespace detail {
+template <class T>
+constexpr std::span<const T> span_of(std::initializer_list<T> l) {
+  return std::span<const T>(l.begin(), l.size());
+}
+}  // namespace detail
+
+class function_builder {
+ public:
+  constexpr function_builder(function_kind kind, std::string_view name, location loc = {}) {
+    f_.kind = kind;
+    f_.name = intern(name);
+    f_.loc = loc;
+    f_.body = reserve_regions(1);
+    open_region(f_.body, {}, {});
+  }
+
+  //===--- function header ---===//
+  constexpr value_id param(std::string_view name, const type& t, direction dir = direction::in, location loc = {}) {
+    const value_id v = new_value(t, name, value_origin::param, op_id{}, static_cast<std::uint32_t>(f_.params.size()));
+    f_.params.push_back(param_info{v, dir, loc});
+    return v;
+  }
+  constexpr void result_type(const type& t) { f_.results.push_back(t); }
+  /// Direct access for attributes (stage, selection, target).
+  [[nodiscard]] constexpr function& fn() noexcept { return f_; }
+  [[nodiscard]] constexpr const function& fn() const noexcept { return f_; }
+
+  //===--- pools ---===//
+  constexpr span32 intern(std::string_view s) {
+    const span32 r{static_cast<std::uint32_t>(f_.names.size()), static_cast<std::uint32_t>(s.size())};
+    f_.names.insert(f_.names.end(), s.begin(), s.end());
+    return r;
+  }
+  constexpr operand tuple(std::span<const operand> elems) {
+    const auto begin = static_cast<std::uint32_t>(f_.operands.size());
+    f_.operands.insert(f_.operands.end(), elems.begin(), elems.end());
+    return operand{operand_kind::tuple, 0, begin, static_cast<std::int64_t>(elems.size())};
+  }
+  constexpr operand tuple(std::initializer_list<operand> elems) {
+    return tuple(std::span<const operand>(elems.begin(), elems.size()));
+  }
+  constexpr operand pair(std::int64_t a, std::int64_t b) { return tuple({operand::integer(a), operand::integer(b)}); }
+  constexpr operand symbol(std::string_view s) {
+    const span32 n = intern(s);
+    return operand{operand_kind::symbol, 0, n.begin, n.count};
+  }
+
+  //===--- ops ---===//
+  /// Appends an op to the innermost open region. `regions` must have been reserved and closed.
+  constexpr op_id emit(opcode c, std::span<const operand> args, std::span<const kwarg> kws,
+                       std::span<const type> result_types, std::span<const std::string_view> result_names,
+                       location loc, span32 regions = {}) {
+    const auto id = op_id{static_cast<std::uint32_t>(f_.ops.size())};
+    const auto a = store_operands(args);
+    const span32 k{static_cast<std::uint32_t>(f_.kwargs.size()), static_cast<std::uint32_t>(kws.size())};
+    f_.kwargs.insert(f_.kwargs.end(), kws.begin(), kws.end());
+    const span32 results{static_cast<std::uint32_t>(f_.values.size()), static_cast<std::uint32_t>(result_types.size())};
+    for (std::uint32_t i = 0; i < result_types.size(); ++i)
+      new_value(result_types[i], i < result_names.size() ? result_names[i] : std::string_view{}, value_origin::result,
+                id, i);
+    f_.ops.push_back(op_node{make_op(c, a, k), loc, results, regions});
+    for (std::uint32_t r = 0; r < regions.count; ++r) {
+      auto& reg = f_.regions[regions.begin + r];
+      reg.parent = id;
+      for (std::uint32_t a = 0; a < reg.args.count; ++a) f_.values[reg.args.begin + a].def = id;
+    }
+    open_.back().push_back(id);
+    return id;
+  }
+  /// One-result convenience form.
+  constexpr value_id emit1(opcode c, std::initializer_list<operand> args, const type& result, std::string_view name,
+                           location loc = {}, std::initializer_list<kwarg> kws = {}) {
+    const std::string_view names[] = {name};
+    const op_id o = emit(c, detail::span_of(args), detail::span_of(kws), std::span<const type>(&result, 1), names, loc);
+    return value_id{f_.ops[o.index].results.begin};
+  }
+  /// No-result convenience form (destination-passing Buffer ops, yield, return).
+  constexpr op_id emit0(opcode c, std::initializer_list<operand> args, location loc = {},
+                        std::initializer_list<kwarg> kws = {}) {
+    return emit(c, detail::span_of(args), detail::span_of(kws), {}, {}, loc);
+  }
+
+  //===--- regions ---===//
+  /// Reserves `n` consecutive region ids for one region op (then/else, cond/body).
+  constexpr region_id reserve_regions(std::uint32_t n) {
+    const auto first = region_id{static_cast<std::uint32_t>(f_.regions.size())};
+    for (std::uint32_t i = 0; i < n; ++i) f_.regions.push_back(region_info{});
+    return first;
+  }
+  /// Opens a reserved region, creating its arguments; ops emitted next go into it.
+  constexpr void open_region(region_id r, std::span<const type> arg_types, std::span<const std::string_view> arg_names) {
+    const span32 args{static_cast<std::uint32_t>(f_.values.size()), static_cast<std::uint32_t>(arg_types.size())};
+    for (std::uint32_t i = 0; i < arg_types.size(); ++i) {
+      const value_id v = new_value(arg_types[i], i < arg_names.size() ? arg_names[i] : std::string_view{},
+                                   value_origin::region_arg, op_id{}, i);
+      f_.values[v.index].region = r;
+    }
+    f_.regions[r.index].args = args;
+    open_.emplace_back();
+    open_ids_.push_back(r);
+  }
+  constexpr void close_region() {
+    auto& ops = open_.back();
+    const region_id r = open_ids_.back();
+    f_.regions[r.index].ops = {static_cast<std::uint32_t>(f_.region_ops.size()), static_cast<std::uint32_t>(ops.size())};
+    f_.region_ops.insert(f_.region_ops.end(), ops.begin(), ops.end());
+    open_.pop_back();
+    open_ids_.pop_back();
+  }
+  [[nodiscard]] constexpr std::size_t depth() const noexcept { return open_.size(); }
+  /// Ops emitted so far into the innermost open region.
+  [[nodiscard]] constexpr std::span<const op_id> current_ops() const { return open_.back(); }
+
+  /// Closes the body and returns the function. The builder is spent afterwards.
+  constexpr function finish() {
+    while (!open_.empty()) close_region();
+    return std::move(f_);
+  }
+
+  /// Replaces a value's type (parser: a region result's storage clause is read after its op).
+  constexpr void set_type(value_id v, const type& t) { f_.values[v.index].ty = t; }
+
+ private:
+  constexpr span32 store_operands(std::span<const operand> args) {
+    const span32 s{static_cast<std::uint32_t>(f_.operands.size()), static_cast<std::uint32_t>(args.size())};
+    f_.operands.insert(f_.operands.end(), args.begin(), args.end());
+    return s;
+  }
+  constexpr value_id new_value(const type& t, std::string_view name, value_origin origin, op_id def, std::uint32_t index) {
+    const auto id = value_id{static_cast<std::uint32_t>(f_.values.size())};
+    f_.values.push_back(value_info{t, intern(name), origin, def, index, region_id{}});
+    return id;
+  }
+
+  function f_;
+  std::vector<std::vector<op_id>> open_;
+  std::vector<region_id> open_ids_;
+};
+
+}  // namespace v0
+}  // namespace tile2buffer

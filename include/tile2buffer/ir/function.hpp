@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file ir/function.hpp
+/// Functions and programs. A function owns flat arenas (values, ops, regions and the operand,
+/// keyword and name pools); everything refers to everything else by strong index.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "tile2buffer/detail/text.hpp"
+#include "tile2buffer/ir/enums.hpp"
+#include "tile2buffer/ir/ids.hpp"
+#include "tile2buffer/ir/location.hpp"
+#include "tile2buffer/ir/op.hpp"
+#include "tile2buffer/ir/operand.hpp"
+#include "tile2buffer/ir/types.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+/// Where a value comes from: a function parameter, an op result, or a region argument
+/// (a loop induction variable or iteration value).
+enum class value_origin : std::uint8_t { param, result, region_arg };
+
+struct value_info {
+  type ty;
+  span32 name;  ///< in the function's name pool
+  value_origin origin = value_origin::result;
+  op_id def;               ///< defining op (results) or owning region op (region args)
+  std::uint32_t index = 0; ///< param index, result index, or region-arg index
+  region_id region;        ///< owning region for region args
+};
+
+struct op_node {
+  any_op op;
+  location loc;
+  span32 results;  ///< value ids [begin, begin + count)
+  span32 regions;  ///< region ids [begin, begin + count)
+  [[nodiscard]] constexpr opcode code() const noexcept { return code_of(op); }
+};
+
+/// An ordered list of ops with its arguments. `ops` indexes the function's region-op pool;
+/// `args` is a range of value ids.
+struct region_info {
+  span32 ops;
+  span32 args;
+  op_id parent;  ///< the region op that owns it; invalid for the function body
+};
+
+struct param_info {
+  value_id value;
+  direction dir = direction::in;
+  location loc;
+};
+
+struct function {
+  function_kind kind = function_kind::aiv;
+  span32 name;
+  ir_stage stage = ir_stage::tile;
+  std::optional<bool> buffer_ir_selected;
+  std::optional<target_arch> target;
+  location loc;
+  std::vector<param_info> params;
+  std::vector<type> results;
+  region_id body;
+
+  std::vector<value_info> values;
+  std::vector<op_node> ops;
+  std::vector<region_info> regions;
+  std::vector<op_id> region_ops;
+  std::vector<operand> operands;
+  std::vector<kwarg> kwargs;
+  std::vector<char> names;
+
+  //===--- accessors ---===//
+  [[nodiscard]] constexpr std::string_view str(span32 s) const noexcept {
+    return s.count == 0 ? std::string_view{} : std::string_view(names.data() + s.begin, s.count);
+  }
+  [[nodiscard]] constexpr std::string_view name_of() const noexcept { return str(name); }
+  [[nodiscard]] constexpr const value_info& value(value_id v) const { return values[v.index]; }
+  [[nodiscard]] constexpr const type& type_of(value_id v) const { return values[v.index].ty; }
+  [[nodiscard]] constexpr std::string_view name_of(value_id v) const { return str(values[v.index].name); }
+  [[nodiscard]] constexpr const op_node& op(op_id o) const { return ops[o.index]; }
+  [[nodiscard]] constexpr const region_info& region(region_id r) const { return regions[r.index]; }
+  [[nodiscard]] constexpr std::span<const operand> pool(span32 s) const {
+    return std::span<const operand>(operands).subspan(s.begin, s.count);
+  }
+  [[nodiscard]] constexpr std::span<const operand> args(op_id o) const { return pool(args_of(ops[o.index].op)); }
+  [[nodiscard]] constexpr std::span<const operand> elements(const operand& tuple) const { return pool(tuple.tuple()); }
+  [[nodiscard]] constexpr std::span<const kwarg> kwargs_of(op_id o) const {
+    const span32 s = tile2buffer::kwargs_of(ops[o.index].op);
+    return std::span<const kwarg>(kwargs).subspan(s.begin, s.count);
+  }
+  [[nodiscard]] constexpr std::optional<operand> kwarg_of(op_id o, keyword k) const {
+    for (const auto& kw : kwargs_of(o))
+      if (kw.key == k) return kw.value;
+    return std::nullopt;
+  }
+  [[nodiscard]] constexpr std::span<const op_id> ops_of(region_id r) const {
+    const span32 s = regions[r.index].ops;
+    return std::span<const op_id>(region_ops).subspan(s.begin, s.count);
+  }
+  [[nodiscard]] constexpr value_id result(op_id o, std::uint32_t i = 0) const {
+    return value_id{ops[o.index].results.begin + i};
+  }
+  [[nodiscard]] constexpr region_id region_of(op_id o, std::uint32_t i) const {
+    return region_id{ops[o.index].regions.begin + i};
+  }
+  [[nodiscard]] constexpr value_id arg(region_id r, std::uint32_t i) const {
+    return value_id{regions[r.index].args.begin + i};
+  }
+  /// Symbol name of an operand of kind `symbol` (submit callees).
+  [[nodiscard]] constexpr std::string_view symbol(const operand& o) const {
+    return str(span32{o.ref, static_cast<std::uint32_t>(o.num)});
+  }
+  [[nodiscard]] constexpr bool is_device() const noexcept { return is_device_function(kind); }
+};
+
+struct program {
+  text file;  ///< source file name for diagnostics; may be empty
+  std::vector<function> functions;
+
+  [[nodiscard]] constexpr const function* find(std::string_view name) const {
+    for (const auto& f : functions)
+      if (f.name_of() == name) return &f;
+    return nullptr;
+  }
+};
+
+}  // namespace v0
+}  // namespace tile2buffer

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file ir/types.hpp
+/// Type descriptors: scalar, GM tensor (with TensorView), Tile (with TileView and storage),
+/// Buffer, allocation handle and task. All rank-2 where shaped (the contract is rank 2).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "tile2buffer/ir/enums.hpp"
+#include "tile2buffer/ir/ids.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+/// A valid extent: a static number, a scalar SSA value (Tile), or `?` (Buffer runtime extent).
+struct extent {
+  static constexpr std::uint32_t static_ref = no_id;
+  static constexpr std::uint32_t runtime_ref = no_id - 1;  // Buffer `?`
+  std::int64_t number = 0;
+  std::uint32_t ref = static_ref;
+
+  static constexpr extent of(std::int64_t n) { return {n, static_ref}; }
+  static constexpr extent of(value_id v) { return {0, v.index}; }
+  static constexpr extent runtime() { return {-1, runtime_ref}; }
+  [[nodiscard]] constexpr bool is_static() const noexcept { return ref == static_ref; }
+  [[nodiscard]] constexpr bool is_runtime() const noexcept { return ref == runtime_ref; }
+  [[nodiscard]] constexpr bool is_value() const noexcept { return !is_static() && !is_runtime(); }
+  [[nodiscard]] constexpr value_id value() const noexcept { return value_id{ref}; }
+  friend constexpr bool operator==(extent, extent) = default;
+};
+
+enum class type_kind : std::uint8_t { none, scalar, tensor, tile, buffer, mem, task };
+
+/// One descriptor struct for every kind: trivially copyable, so it lives inline in values.
+struct type {
+  type_kind kind = type_kind::none;
+  dtype dt = dtype::fp32;
+  memory_space space = memory_space::vec;
+  tensor_layout tlayout = tensor_layout::nd;
+  box_layout blayout = box_layout::row_major;
+  box_layout slayout = box_layout::none_box;
+  pad_value pad = pad_value::null;
+  compact_mode compact = compact_mode::null;
+  bool has_stride = false;  ///< Tensor: explicit TensorView strides present
+  std::uint32_t fractal = 512;
+  std::array<std::int64_t, 2> shape{0, 0};
+  std::array<extent, 2> valid{};  ///< Tile/Buffer valid extents (== shape when full)
+  std::array<std::int64_t, 2> stride{0, 0};
+  value_id mem{};               ///< Tile storage: the tile.alloc result, if planned
+  std::int64_t mem_offset = 0;  ///< Tile storage: byte offset inside the allocation
+
+  friend constexpr bool operator==(const type&, const type&) = default;
+
+  [[nodiscard]] constexpr bool is_scalar() const noexcept { return kind == type_kind::scalar; }
+  [[nodiscard]] constexpr bool is_tensor() const noexcept { return kind == type_kind::tensor; }
+  [[nodiscard]] constexpr bool is_tile() const noexcept { return kind == type_kind::tile; }
+  [[nodiscard]] constexpr bool is_buffer() const noexcept { return kind == type_kind::buffer; }
+  [[nodiscard]] constexpr bool is_shaped() const noexcept { return is_tensor() || is_tile() || is_buffer(); }
+  [[nodiscard]] constexpr bool has_storage() const noexcept { return mem.valid(); }
+  [[nodiscard]] constexpr bool full_valid() const noexcept {
+    return valid[0] == extent::of(shape[0]) && valid[1] == extent::of(shape[1]);
+  }
+  [[nodiscard]] constexpr bool static_valid() const noexcept { return valid[0].is_static() && valid[1].is_static(); }
+  [[nodiscard]] constexpr std::int64_t elements() const noexcept { return shape[0] * shape[1]; }
+  [[nodiscard]] constexpr std::int64_t bytes() const noexcept { return elements() * element_bytes(dt); }
+  [[nodiscard]] constexpr std::int64_t row_bytes() const noexcept { return shape[1] * element_bytes(dt); }
+};
+
+/// The layout a memory space implies when a view does not say otherwise (reference §1.2).
+struct default_view {
+  box_layout blayout;
+  box_layout slayout;
+  std::uint32_t fractal;
+};
+constexpr default_view default_view_of(memory_space s, std::array<std::int64_t, 2> shape) {
+  switch (s) {
+    case memory_space::vec:
+      return {shape[1] == 1 && shape[0] > 1 ? box_layout::col_major : box_layout::row_major, box_layout::none_box, 512};
+    case memory_space::mat:
+    case memory_space::left: return {box_layout::col_major, box_layout::row_major, 512};
+    case memory_space::right: return {box_layout::row_major, box_layout::col_major, 512};
+    case memory_space::acc: return {box_layout::col_major, box_layout::row_major, 1024};
+  }
+  return {box_layout::row_major, box_layout::none_box, 512};
+}
+
+constexpr type scalar_type(dtype d) {
+  type t;
+  t.kind = type_kind::scalar;
+  t.dt = d;
+  return t;
+}
+constexpr type tensor_type(std::int64_t rows, std::int64_t cols, dtype d) {
+  type t;
+  t.kind = type_kind::tensor;
+  t.dt = d;
+  t.shape = {rows, cols};
+  return t;
+}
+/// A Tile or Buffer descriptor with full valid extents and the space's default layout.
+constexpr type shaped_type(type_kind k, std::int64_t rows, std::int64_t cols, dtype d, memory_space s) {
+  type t;
+  t.kind = k;
+  t.dt = d;
+  t.space = s;
+  t.shape = {rows, cols};
+  t.valid = {extent::of(rows), extent::of(cols)};
+  const auto v = default_view_of(s, t.shape);
+  t.blayout = v.blayout;
+  t.slayout = v.slayout;
+  t.fractal = v.fractal;
+  return t;
+}
+constexpr type tile_type(std::int64_t rows, std::int64_t cols, dtype d, memory_space s = memory_space::vec) {
+  return shaped_type(type_kind::tile, rows, cols, d, s);
+}
+constexpr type buffer_type(std::int64_t rows, std::int64_t cols, dtype d, memory_space s = memory_space::vec) {
+  return shaped_type(type_kind::buffer, rows, cols, d, s);
+}
+constexpr type mem_type() {
+  type t;
+  t.kind = type_kind::mem;
+  return t;
+}
+constexpr type task_type() {
+  type t;
+  t.kind = type_kind::task;
+  return t;
+}
+constexpr type with_valid(type t, extent r, extent c) {
+  t.valid = {r, c};
+  return t;
+}
+constexpr type in_storage(type t, value_id mem, std::int64_t offset = 0) {
+  t.mem = mem;
+  t.mem_offset = offset;
+  return t;
+}
+/// Dense Vec: row-major, no boxes, default fractal, no pad or compaction.
+constexpr bool is_dense_vec(const type& t) {
+  return t.space == memory_space::vec && t.blayout == box_layout::row_major && t.slayout == box_layout::none_box &&
+         t.fractal == 512 && t.pad == pad_value::null && t.compact == compact_mode::null;
+}
+
+}  // namespace v0
+}  // namespace tile2buffer
