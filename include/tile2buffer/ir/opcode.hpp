@@ -62,6 +62,10 @@ enum class ew_kind : std::uint8_t { none, binary, unary, scalar_form, fill };
 /// `signature` letters, one per positional operand: v = SSA value, s = scalar (value or literal),
 /// p = pair tuple `(a, b)`, t = tuple of any length, m = memory-space name, d = dtype name,
 /// f = function symbol; `?` makes the operand before it optional; `*` = any number of scalars.
+/// Region ops: `if` args = [cond], regions = then, else. `for` args = [start, stop, step, inits...],
+/// region args = [induction var, iteration values...]. `while` args = [inits...], regions = cond
+/// (args = iteration values; a comparison and/or `yield bool`) and body (args = iteration values).
+/// `submit` args = [callee symbol, (call args...), (dependency tasks...)].
 struct op_info {
   std::string_view mnemonic;
   dialect dia;
@@ -103,7 +107,7 @@ inline constexpr std::array<op_info, opcode_count> op_table{{
     {"while", d::control, "*", 0, arity::variadic},
     {"yield", d::control, "*", 0, arity::none},
     {"return", d::control, "*", 0, arity::none},
-    {"submit", d::orchestration, "f*", 0, arity::one},
+    {"submit", d::orchestration, "ftt", 0, arity::one},
     {"tile.alloc", d::tile, "ms", kw_bit(keyword::addr), arity::one},
     {"tile.create", d::tile, "", 0, arity::one},
     {"tile.full", d::tile, "s", 0, arity::one, ew_kind::fill},
