@@ -55,6 +55,7 @@ struct result {
   constexpr void fail(location loc, std::string_view source, std::string_view message) {
     errors.push_back(diagnostic{loc, text(source), text(message), {}});
   }
+  constexpr void fail(location loc, std::string_view source, const text& message) { fail(loc, source, message.view()); }
 };
 
 /// All diagnostics of a result, formatted.

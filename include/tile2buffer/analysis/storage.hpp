@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file analysis/storage.hpp
+/// Storage facts of a Tile-stage function: its `tile.alloc` definitions and, for every Tile
+/// value, the allocation and byte offset it lives in. Read-only; passes and recipes query it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tile2buffer/ir/function.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+struct allocation {
+  op_id def;
+  value_id mem;
+  memory_space space = memory_space::vec;
+  std::int64_t capacity = 0;             ///< bytes; 0 when not a static positive literal
+  std::optional<std::int64_t> address;   ///< set by addressed planners
+};
+
+/// Window-producing ops: their results alias the source's storage and carry no storage clause.
+constexpr bool is_window_op(opcode c) { return c == opcode::tile_slice; }
+
+class storage_facts {
+ public:
+  constexpr explicit storage_facts(const function& f) : alloc_of_(f.values.size(), no_id) {
+    for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
+      const op_id o{i};
+      if (f.op(o).code() != opcode::tile_alloc) continue;
+      allocation a{o, f.result(o), memory_space::vec, 0, std::nullopt};
+      const auto args = f.args(o);
+      if (args.size() >= 2) {
+        if (args[0].kind == operand_kind::space) a.space = static_cast<memory_space>(args[0].num);
+        if (args[1].kind == operand_kind::int_lit && args[1].num > 0) a.capacity = args[1].num;
+      }
+      if (auto addr = f.kwarg_of(o, keyword::addr); addr && addr->kind == operand_kind::int_lit) a.address = addr->num;
+      alloc_of_[a.mem.index] = static_cast<std::uint32_t>(allocs_.size());
+      allocs_.push_back(a);
+    }
+    for (const auto& v : f.values)
+      if (v.ty.is_tile() && v.ty.has_storage()) any_storage_ = true;
+  }
+
+  [[nodiscard]] constexpr const std::vector<allocation>& allocations() const noexcept { return allocs_; }
+  /// True when the function has any allocation or storage clause (it has been planned).
+  [[nodiscard]] constexpr bool planned() const noexcept { return !allocs_.empty() || any_storage_; }
+  /// The allocation a `tile.alloc` result defines, if `mem` is one.
+  [[nodiscard]] constexpr const allocation* find(value_id mem) const {
+    if (!mem.valid() || mem.index >= alloc_of_.size() || alloc_of_[mem.index] == no_id) return nullptr;
+    return &allocs_[alloc_of_[mem.index]];
+  }
+  [[nodiscard]] constexpr std::uint32_t index_of(value_id mem) const {
+    return mem.valid() && mem.index < alloc_of_.size() ? alloc_of_[mem.index] : no_id;
+  }
+
+ private:
+  std::vector<allocation> allocs_;
+  std::vector<std::uint32_t> alloc_of_;  // value id -> allocation index
+  bool any_storage_ = false;
+};
+
+}  // namespace v0
+}  // namespace tile2buffer

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file engine/rewriter.hpp
+/// The only mutation API. A rewriter reads a source function and builds its replacement; ops are
+/// cloned (with values remapped) unless a pass or recipe emits something else in their place.
+/// The source is never modified, so every pass is all-or-nothing by construction.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "tile2buffer/ir/builder.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+class rewriter {
+ public:
+  constexpr explicit rewriter(const function& src)
+      : src_(src), b_(src.kind, src.name_of(), src.loc), map_(src.values.size()), overrides_(src.values.size()) {
+    auto& f = b_.fn();
+    f.stage = src.stage;
+    f.buffer_ir_selected = src.buffer_ir_selected;
+    f.target = src.target;
+    f.results = src.results;
+    for (const auto& p : src.params) bind(p.value, operand::of(b_.param(src.name_of(p.value), src.type_of(p.value), p.dir, p.loc)));
+  }
+
+  [[nodiscard]] constexpr const function& source() const noexcept { return src_; }
+  [[nodiscard]] constexpr function_builder& builder() noexcept { return b_; }
+  [[nodiscard]] constexpr function& target() noexcept { return b_.fn(); }
+
+  //===--- value mapping ---===//
+  constexpr void bind(value_id old, const operand& now) { map_[old.index] = now; }
+  [[nodiscard]] constexpr bool bound(value_id old) const { return map_[old.index].kind != operand_kind::none; }
+  [[nodiscard]] constexpr operand lookup(value_id old) const { return map_[old.index]; }
+  /// The new value for `old` (which must be bound to a value).
+  [[nodiscard]] constexpr value_id value(value_id old) const { return map_[old.index].value(); }
+  /// Replaces the type a cloned value will get (before its mapping is applied).
+  constexpr void override_type(value_id old, const type& t) { overrides_[old.index] = t; }
+  /// Places a cloned Tile value in storage of the target function (`mem` is a target value).
+  constexpr void set_storage(value_id old, value_id mem, std::int64_t offset) {
+    storage_.resize(src_.values.size());
+    storage_[old.index] = placement{mem, offset, true};
+  }
+
+  /// Remaps an operand of the source function into the target function.
+  constexpr operand map(const operand& o) {
+    switch (o.kind) {
+      case operand_kind::value: return map_[o.ref];
+      case operand_kind::tuple: {
+        std::vector<operand> elems;
+        for (const auto& e : src_.elements(o)) elems.push_back(map(e));
+        return b_.tuple(elems);
+      }
+      case operand_kind::symbol: return b_.symbol(src_.symbol(o));
+      default: return o;
+    }
+  }
+  constexpr std::vector<operand> map(std::span<const operand> os) {
+    std::vector<operand> out;
+    out.reserve(os.size());
+    for (const auto& o : os) out.push_back(map(o));
+    return out;
+  }
+  /// Remaps the value references inside a type (runtime valid extents, Tile storage).
+  constexpr type map(type t) const {
+    for (auto& e : t.valid)
+      if (e.is_value()) {
+        const operand& m = map_[e.ref];
+        e = m.kind == operand_kind::int_lit ? extent::of(m.num) : extent::of(m.value());
+      }
+    if (t.mem.valid()) t.mem = map_[t.mem.index].value();
+    return t;
+  }
+  [[nodiscard]] constexpr type type_of(value_id old) const {
+    return overrides_[old.index] ? *overrides_[old.index] : src_.type_of(old);
+  }
+  /// The target-side type of source value `old`: overrides, mapping and storage applied.
+  [[nodiscard]] constexpr type mapped_type(value_id old) const {
+    type t = map(type_of(old));
+    if (old.index < storage_.size() && storage_[old.index].set) {
+      t.mem = storage_[old.index].mem;
+      t.mem_offset = storage_[old.index].offset;
+    }
+    return t;
+  }
+
+  //===--- cloning ---===//
+  /// Clones op `o` (and its regions, recursively) into the current region; binds its results.
+  constexpr op_id clone(op_id o) {
+    return clone(o, [](op_id) { return false; });
+  }
+  /// As `clone`, but ops in nested regions are first offered to `custom(op_id) -> bool`, which
+  /// returns true when it emitted their replacement itself.
+  template <class Custom>
+  constexpr op_id clone(op_id o, Custom&& custom) {
+    const op_node& n = src_.op(o);
+    span32 regions{};
+    if (n.regions.count != 0) {
+      const region_id first = b_.reserve_regions(n.regions.count);
+      regions = {first.index, n.regions.count};
+      for (std::uint32_t r = 0; r < n.regions.count; ++r)
+        clone_region(region_id{n.regions.begin + r}, region_id{first.index + r}, custom);
+    }
+    return emit_like(o, map(src_.args(o)), regions);
+  }
+  /// Clones every op of source region `r`, in order, into the current region.
+  constexpr void clone_ops(region_id r) {
+    clone_ops(r, [](op_id) { return false; });
+  }
+  template <class Custom>
+  constexpr void clone_ops(region_id r, Custom&& custom) {
+    for (op_id o : src_.ops_of(r))
+      if (!custom(o)) clone(o, custom);
+  }
+  /// Emits op `o`'s opcode with new operands (its kwargs and results carried over and bound).
+  constexpr op_id emit_like(op_id o, std::span<const operand> args, span32 regions = {}) {
+    return emit_as(src_.op(o).code(), o, args, regions);
+  }
+  /// Like `emit_like`, with another opcode (a recipe's target op with the same operands and results).
+  /// `extra_kwargs` replace source kwargs with the same key.
+  constexpr op_id emit_as(opcode code, op_id o, std::span<const operand> args, span32 regions = {},
+                          std::span<const kwarg> extra_kwargs = {}) {
+    const op_node& n = src_.op(o);
+    std::vector<kwarg> kws;
+    for (const auto& k : src_.kwargs_of(o)) {
+      bool replaced = false;
+      for (const auto& e : extra_kwargs) replaced = replaced || e.key == k.key;
+      if (!replaced) kws.push_back(kwarg{k.key, map(k.value)});
+    }
+    kws.insert(kws.end(), extra_kwargs.begin(), extra_kwargs.end());
+    std::vector<type> types;
+    std::vector<std::string_view> names;
+    for (std::uint32_t i = 0; i < n.results.count; ++i) {
+      const value_id v{n.results.begin + i};
+      types.push_back(mapped_type(v));
+      names.push_back(src_.name_of(v));
+    }
+    const op_id id = b_.emit(code, args, kws, types, names, n.loc, regions);
+    for (std::uint32_t i = 0; i < n.results.count; ++i)
+      bind(value_id{n.results.begin + i}, operand::of(b_.fn().result(id, i)));
+    return id;
+  }
+
+  constexpr function finish() { return b_.finish(); }
+
+ private:
+  template <class Custom>
+  constexpr void clone_region(region_id from, region_id to, Custom& custom) {
+    const region_info& r = src_.region(from);
+    std::vector<type> types;
+    std::vector<std::string_view> names;
+    for (std::uint32_t i = 0; i < r.args.count; ++i) {
+      const value_id v{r.args.begin + i};
+      types.push_back(mapped_type(v));
+      names.push_back(src_.name_of(v));
+    }
+    b_.open_region(to, types, names);
+    for (std::uint32_t i = 0; i < r.args.count; ++i) bind(value_id{r.args.begin + i}, operand::of(b_.fn().arg(to, i)));
+    clone_ops(from, custom);
+    b_.close_region();
+  }
+
+  const function& src_;
+  function_builder b_;
+  std::vector<operand> map_;
+  std::vector<std::optional<type>> overrides_;
+  struct placement {
+    value_id mem;
+    std::int64_t offset = 0;
+    bool set = false;
+  };
+  std::vector<placement> storage_;
+};
+
+}  // namespace v0
+}  // namespace tile2buffer

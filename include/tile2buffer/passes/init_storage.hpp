@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file passes/init_storage.hpp
+/// init_storage (InitMemRef): gives an unplanned device function storage. One allocation per
+/// Tile value; results that are in place by definition share their source's storage (assemble,
+/// matmul_acc, set_validshape, reshape/reinterpret/transpose views); slices are windows with no
+/// storage of their own; a region result shares one allocation with its iteration values.
+/// Planned functions (any tile.alloc or storage clause) pass through unchanged.
+#pragma once
+
+#include <vector>
+
+#include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/engine/rewriter.hpp"
+#include "tile2buffer/ir/walk.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+constexpr bool shares_source_storage(opcode c) {
+  return c == opcode::tile_assemble || c == opcode::tile_matmul_acc || c == opcode::tile_set_validshape ||
+         c == opcode::tile_reshape || c == opcode::tile_reinterpret_view || c == opcode::tile_transpose_view;
+}
+
+constexpr function init_function_storage(const function& f) {
+  // owner[v]: the value whose allocation v lives in (itself for a fresh allocation); no_id = none.
+  std::vector<std::uint32_t> owner(f.values.size(), no_id);
+  std::vector<value_id> fresh;  // values that get their own allocation, in program order
+  const auto own = [&](value_id v) {
+    owner[v.index] = v.index;
+    fresh.push_back(v);
+  };
+  walk(f, [&](op_id o) {
+    const op_node& n = f.op(o);
+    const opcode c = n.code();
+    if (n.results.count == 0) return;
+    if (c == opcode::cf_for || c == opcode::cf_while) {
+      // Iteration values and results of one carry share storage.
+      const std::uint32_t first_iter = c == opcode::cf_for ? 1 : 0;
+      for (std::uint32_t i = 0; i < n.results.count; ++i) {
+        const value_id res = f.result(o, i);
+        if (!f.type_of(res).is_tile()) continue;
+        own(res);
+        for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+          const region_id reg{n.regions.begin + r};
+          const std::uint32_t idx = first_iter + i;
+          if (idx < f.region(reg).args.count) owner[f.arg(reg, idx).index] = res.index;
+        }
+      }
+      return;
+    }
+    for (std::uint32_t i = 0; i < n.results.count; ++i) {
+      const value_id res = f.result(o, i);
+      if (!f.type_of(res).is_tile()) continue;
+      if (c == opcode::tile_slice) continue;  // a window of its source
+      const auto args = f.args(o);
+      if (shares_source_storage(c) && !args.empty() && args[0].is_value() && owner[args[0].ref] != no_id) {
+        owner[res.index] = owner[args[0].ref];
+        continue;
+      }
+      own(res);
+    }
+  });
+  rewriter rw(f);
+  std::vector<value_id> mem(f.values.size());
+  for (value_id v : fresh) {
+    const type& t = f.type_of(v);
+    text nm = text("mem_") << f.name_of(v);
+    const std::string_view names[] = {nm.view()};
+    const operand args[] = {operand::of(t.space), operand::integer(t.bytes())};
+    const type mt = mem_type();
+    const location loc = f.value(v).def.valid() ? f.op(f.value(v).def).loc : f.loc;
+    const op_id a = rw.builder().emit(opcode::tile_alloc, args, {}, std::span<const type>(&mt, 1), names, loc);
+    mem[v.index] = rw.target().result(a);
+  }
+  for (std::uint32_t i = 0; i < f.values.size(); ++i)
+    if (owner[i] != no_id) rw.set_storage(value_id{i}, mem[owner[i]], 0);
+  rw.clone_ops(f.body);
+  return rw.finish();
+}
+
+}  // namespace detail
+
+constexpr result<program> init_storage(const program& p, const options&) {
+  result<program> r;
+  r.value.file = p.file;
+  for (const auto& f : p.functions) {
+    if (f.is_device() && f.stage == ir_stage::tile && !storage_facts(f).planned())
+      r.value.functions.push_back(detail::init_function_storage(f));
+    else
+      r.value.functions.push_back(f);
+  }
+  return r;
+}
+
+}  // namespace v0
+}  // namespace tile2buffer

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file passes/select.hpp
+/// Whole-kernel selection (SelectBufferIRFunctions): a device kernel is selected iff every op has
+/// a default-rollout recipe whose match holds and the kernel-level rules hold. The decision is
+/// recorded once in `buffer_ir_selected` and never recomputed; every kernel left Tile has a reason.
+#pragma once
+
+#include <vector>
+
+#include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/ir/walk.hpp"
+#include "tile2buffer/recipe/table.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+struct selection_entry {
+  text function;
+  bool selected = false;
+  text reason;  ///< empty when selected
+  location loc;  ///< where the reason applies
+};
+
+namespace detail {
+/// The parameter a returned GM value aliases (through tile.store results), or an invalid id.
+constexpr value_id gm_alias_root(const function& f, value_id v) {
+  for (int guard = 0; guard < 1 << 20; ++guard) {
+    const value_info& info = f.value(v);
+    if (info.origin == value_origin::param) return v;
+    if (info.origin != value_origin::result || f.op(info.def).code() != opcode::tile_store) return value_id{};
+    const operand& gm = f.args(info.def)[2];
+    if (!gm.is_value()) return value_id{};
+    v = gm.value();
+  }
+  return value_id{};
+}
+}  // namespace detail
+
+/// Why `fn` stays Tile under `opts` (empty reason when it is selected), ignoring any recorded decision.
+template <class Recipes = default_recipes>
+constexpr selection_entry evaluate_selection(const function& fn, const options& opts) {
+  selection_entry e{text(fn.name_of()), false, {}, fn.loc};
+  const auto keep = [&](location loc, text why) {
+    if (e.reason.empty()) {
+      e.reason = static_cast<text&&>(why);
+      e.loc = loc;
+    }
+  };
+  if (!opts.enable_buffer_ir) keep(fn.loc, text("enable_buffer_ir is false"));
+  const target_arch target = fn.target ? *fn.target : opts.target;
+  if (target == target_arch::a5) keep(fn.loc, text("target a5 retains Tile IR until its default rollout has clean runtime acceptance"));
+  for (const auto& p : fn.params)
+    if (fn.type_of(p.value).is_tile()) keep(p.loc, text("device Tile parameters require the Buffer helper ABI recipe"));
+  const match_context ctx{opts};
+  walk(fn, [&](op_id o) {
+    if (!e.reason.empty()) return;
+    const op_node& n = fn.op(o);
+    const opcode c = n.code();
+    if (is_region_op(c)) return keep(n.loc, text("'") << mnemonic(c) << "' regions need the control-flow recipes, which this rollout lacks");
+    if (c == opcode::orch_submit) return keep(n.loc, text("a device function cannot submit tasks"));
+    if (!is_tile_op(c)) return;
+    if (const auto* s = stays_tile_reason(c); s && dispatch_table<Recipes>::candidates(c).empty())
+      return keep(n.loc, text(mnemonic(c)) << ": " << s->reason);
+    text first_failure;
+    for (const recipe_entry& r : dispatch_table<Recipes>::candidates(c)) {
+      if (!r.default_rollout) continue;
+      match_result m = r.match(fn, o, ctx);
+      if (m) return;
+      if (first_failure.empty()) first_failure = static_cast<text&&>(m.reason);
+    }
+    if (first_failure.empty()) first_failure = text("no conversion recipe for '") << mnemonic(c) << "'";
+    keep(n.loc, text(mnemonic(c)) << ": " << first_failure);
+  });
+  if (e.reason.empty())
+    walk(fn, [&](op_id o) {
+      if (fn.op(o).code() != opcode::cf_return || !e.reason.empty()) return;
+      const auto vals = fn.args(o);
+      for (std::size_t i = 0; i < vals.size() && i < fn.results.size(); ++i) {
+        if (!fn.results[i].is_tensor()) continue;
+        const value_id root = vals[i].is_value() ? detail::gm_alias_root(fn, vals[i].value()) : value_id{};
+        if (!root.valid() || fn.type_of(root) != fn.results[i])
+          return keep(fn.op(o).loc, text("GM return aliases must resolve to parameters whose types match the declared results"));
+      }
+    });
+  e.selected = e.reason.empty();
+  return e;
+}
+
+/// One entry per device function in Tile stage: the recorded decision when there is one.
+template <class Recipes = default_recipes>
+constexpr std::vector<selection_entry> explain_selection(const program& p, const options& opts) {
+  std::vector<selection_entry> out;
+  for (const auto& f : p.functions) {
+    if (!f.is_device()) continue;
+    if (f.stage == ir_stage::buffer) {
+      out.push_back(selection_entry{text(f.name_of()), true, {}, f.loc});
+      continue;
+    }
+    selection_entry e = evaluate_selection<Recipes>(f, opts);
+    if (f.buffer_ir_selected && !*f.buffer_ir_selected && e.reason.empty()) e.reason = text("recorded as not selected by an earlier selection");
+    if (f.buffer_ir_selected) e.selected = *f.buffer_ir_selected;
+    out.push_back(static_cast<selection_entry&&>(e));
+  }
+  return out;
+}
+
+/// The select pass: records `buffer_ir_selected` on device Tile functions that have none yet.
+template <class Recipes = default_recipes>
+constexpr result<program> select(const program& p, const options& opts) {
+  result<program> r;
+  r.value = p;
+  for (auto& f : r.value.functions)
+    if (f.is_device() && f.stage == ir_stage::tile && !f.buffer_ir_selected)
+      f.buffer_ir_selected = evaluate_selection<Recipes>(f, opts).selected;
+  return r;
+}
+
+}  // namespace v0
+}  // namespace tile2buffer

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file passes/verify_buffer.hpp
+/// verify_buffer (BufferIR verifier, reference §4.4) on top of the structural verifier:
+/// descriptors, window provenance, and the pairwise storage proofs — elementwise inputs against
+/// their destination (exact or disjoint; `recip` strictly disjoint) and copies through views.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "tile2buffer/analysis/descriptor.hpp"
+#include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/engine/options.hpp"
+#include "tile2buffer/ir/verify.hpp"
+#include "tile2buffer/ir/walk.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+/// Where a Buffer handle's bytes are: its root allocation, the byte offset of its first element
+/// in that root (unknown for runtime offsets), the byte span it may touch, and whether the root is
+/// addressed (then `address` is the root's effective address).
+struct provenance {
+  bool known = false;
+  value_id root;
+  std::optional<std::int64_t> offset;
+  std::int64_t span = 0;
+  std::int64_t pitch = 0;  ///< row pitch in bytes (inherited by subviews)
+  std::optional<std::int64_t> address;
+};
+
+class buffer_checker {
+ public:
+  constexpr explicit buffer_checker(const function& f) : f_(f), prov_(f.values.size()) {}
+
+  constexpr std::vector<diagnostic> run() {
+    walk(f_, [&](op_id o) { visit(o); });
+    return static_cast<std::vector<diagnostic>&&>(errors_);
+  }
+
+ private:
+  constexpr void fail(op_id o, text msg) {
+    errors_.push_back(diagnostic{f_.op(o).loc, text("verify-buffer"), static_cast<text&&>(msg), {}});
+  }
+  constexpr value_id arg_value(op_id o, std::size_t i) const {
+    const auto args = f_.args(o);
+    return i < args.size() && args[i].is_value() ? args[i].value() : value_id{};
+  }
+  constexpr void visit(op_id o) {
+    const op_node& n = f_.op(o);
+    const opcode c = n.code();
+    const auto args = f_.args(o);
+    if (c == opcode::buffer_alloc) {
+      const value_id h = f_.result(o);
+      const type& t = f_.type_of(h);
+      provenance p{true, h, 0, t.bytes(), t.row_bytes(), std::nullopt};
+      if (args.size() > 1) {
+        if (args[1].kind == operand_kind::int_lit && args[1].num >= 0)
+          p.address = args[1].num;
+        else
+          fail(o, text("buffer.alloc requires a nonnegative constant placed address"));
+      }
+      prov_[h.index] = p;
+      check_descriptor(o, t);
+      return;
+    }
+    if (c == opcode::buffer_subview || c == opcode::buffer_reshape) {
+      const value_id src = arg_value(o, 0);
+      const value_id h = f_.result(o);
+      const type& t = f_.type_of(h);
+      check_descriptor(o, t);
+      if (!src.valid() || !prov_[src.index].known) {
+        fail(o, text(mnemonic(c)) << " requires proven source-window provenance");
+        return;
+      }
+      provenance p = prov_[src.index];
+      if (c == opcode::buffer_reshape) {
+        if (t.bytes() != f_.type_of(src).bytes())
+          fail(o, text("buffer.reshape must preserve the physical byte size"));
+        p.pitch = t.row_bytes();
+        p.span = t.bytes();
+      } else {
+        const auto off = f_.elements(args[1]);
+        const std::int64_t es = element_bytes(t.dt);
+        if (p.offset && off.size() == 2 && off[0].kind == operand_kind::int_lit && off[1].kind == operand_kind::int_lit)
+          p.offset = *p.offset + off[0].num * p.pitch + off[1].num * es;
+        else
+          p.offset = std::nullopt;  // runtime offset: anywhere inside the source window
+        if (p.offset) p.span = (t.shape[0] - 1) * p.pitch + t.shape[1] * es;
+      }
+      prov_[h.index] = p;
+      return;
+    }
+    const ew_kind ew = info(c).ew;
+    if (is_buffer_op(c) && ew != ew_kind::none && ew != ew_kind::fill) {
+      const value_id dst = arg_value(o, args.size() - 1);
+      const bool exact_allowed = c != opcode::buffer_recip;
+      const std::size_t inputs = ew == ew_kind::binary ? 2 : 1;
+      for (std::size_t i = 0; i < inputs; ++i) prove(o, arg_value(o, i), dst, exact_allowed);
+      return;
+    }
+    if (c == opcode::buffer_copy) prove(o, arg_value(o, 0), arg_value(o, 1), true);
+  }
+
+  constexpr void check_descriptor(op_id o, const type& t) {
+    if (!t.is_buffer()) return;
+    if (t.space == memory_space::vec) {
+      if (!is_dense_vec(t)) fail(o, text("Vec buffer descriptors must be dense row-major"));
+      if (t.dt != dtype::uint8 && t.dt != dtype::int16 && !is_vec_transfer_dtype(t.dt))
+        fail(o, text("Vec buffer descriptor dtype ") << name(t.dt) << " is not FP16/BF16/FP32/INT16/INT32/UINT8");
+      if (t.row_bytes() % 32 != 0) fail(o, text("Buffer descriptor needs physical rows aligned to 32 bytes"));
+    }
+  }
+
+  /// The storage proof of reference §4.4 for (source, destination).
+  constexpr void prove(op_id o, value_id src, value_id dst, bool exact_allowed) {
+    if (!src.valid() || !dst.valid()) return;
+    const std::string_view m = mnemonic(f_.op(o).code());
+    if (src == dst) {
+      if (!exact_allowed) fail(o, text(m) << " requires a destination distinct from its source");
+      return;
+    }
+    const type& ts = f_.type_of(src);
+    const type& td = f_.type_of(dst);
+    if (ts.space != td.space) return;
+    const provenance& a = prov_[src.index];
+    const provenance& b = prov_[dst.index];
+    if (!a.known || !b.known) return fail(o, text(m) << " requires proven allocation provenance");
+    std::optional<std::int64_t> sa, sb;
+    if (a.root == b.root) {
+      sa = a.offset;
+      sb = b.offset;
+    } else {
+      if (!a.address && !b.address) return;  // distinct addressless allocations are fresh storage
+      if (!a.address || !b.address)
+        return fail(o, text(m) << " requires provably disjoint constant addresses or addressless allocations");
+      if (a.offset) sa = *a.address + *a.offset;
+      if (b.offset) sb = *b.address + *b.offset;
+    }
+    if (!sa || !sb) return fail(o, text(m) << " rejects partially overlapping placed source and destination ranges (runtime window offset)");
+    const bool exact = *sa == *sb && a.span == b.span && ts.shape == td.shape;
+    if (exact && exact_allowed) return;
+    if (*sa < *sb + b.span && *sb < *sa + a.span)
+      fail(o, exact_allowed ? text(m) << " rejects partially overlapping placed source and destination ranges"
+                            : text(m) << " requires disjoint placed source and destination ranges");
+  }
+
+  const function& f_;
+  std::vector<provenance> prov_;
+  std::vector<diagnostic> errors_;
+};
+
+}  // namespace detail
+
+/// The pass: the structural verifier on the whole program, then the Buffer storage proofs on
+/// every Buffer-stage function.
+constexpr result<program> verify_buffer(const program& p, const options&) {
+  result<program> r;
+  r.errors = verify(p);
+  for (const auto& f : p.functions)
+    if (f.stage == ir_stage::buffer)
+      for (auto& d : detail::buffer_checker(f).run()) r.errors.push_back(static_cast<diagnostic&&>(d));
+  if (r.ok()) r.value = p;
+  return r;
+}
+
+}  // namespace v0
+}  // namespace tile2buffer

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file passes/verify_tile_storage.hpp
+/// verify_tile_storage (TileStorageLegalized/Allocated): the storage-closure facts lowering relies
+/// on. Runs on selected kernels in the pipeline and again inside `lower`, even with verification off.
+#pragma once
+
+#include <vector>
+
+#include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/engine/options.hpp"
+#include "tile2buffer/ir/walk.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+/// Byte ranges of two Tile values in one allocation overlap.
+constexpr bool storage_overlaps(const type& a, const type& b) {
+  return a.mem == b.mem && a.mem_offset < b.mem_offset + b.bytes() && b.mem_offset < a.mem_offset + a.bytes();
+}
+
+}  // namespace detail
+
+/// Storage diagnostics of one Tile-stage function (empty when its storage is closed and legal).
+constexpr std::vector<diagnostic> check_tile_storage(const function& f) {
+  std::vector<diagnostic> out;
+  const auto fail = [&](location loc, text msg) { out.push_back(diagnostic{loc, text("verify-tile-storage"), static_cast<text&&>(msg), {}}); };
+  const storage_facts facts(f);
+  for (const allocation& a : facts.allocations()) {
+    if (a.capacity <= 0) fail(f.op(a.def).loc, text("planned tile.alloc capacity must be a static positive literal"));
+    if (a.address && *a.address < 0) fail(f.op(a.def).loc, text("storage address must be non-negative"));
+    if (a.address && *a.address % 32 != 0) fail(f.op(a.def).loc, text("storage address must be 32-byte aligned"));
+  }
+  const auto where = [&](value_id v) {
+    const value_info& i = f.value(v);
+    return i.def.valid() ? f.op(i.def).loc : f.loc;
+  };
+  // Slice results are windows of their source; everything else needs its own storage clause.
+  std::vector<bool> window(f.values.size(), false);
+  walk(f, [&](op_id o) {
+    if (f.op(o).code() == opcode::tile_slice) window[f.result(o).index] = true;
+  });
+  for (std::uint32_t i = 0; i < f.values.size(); ++i) {
+    const type& t = f.values[i].ty;
+    if (!t.is_tile() || window[i] || f.values[i].origin == value_origin::param) continue;
+    const value_id v{i};
+    if (!t.has_storage()) {
+      fail(where(v), text("tile value '") << f.name_of(v) << "' must have planned storage (run init_storage)");
+      continue;
+    }
+    const allocation* a = facts.find(t.mem);
+    if (a == nullptr) {
+      fail(where(v), text("storage of '") << f.name_of(v) << "' does not name a tile.alloc");
+      continue;
+    }
+    if (a->space != t.space)
+      fail(where(v), text("'") << f.name_of(v) << "' is in " << name(t.space) << " but its allocation is in " << name(a->space));
+    if (t.mem_offset < 0 || (a->capacity > 0 && t.mem_offset + t.bytes() > a->capacity))
+      fail(where(v), text("descriptor window exceeds the planned allocation capacity: '")
+                         << f.name_of(v) << "' needs " << t.bytes() << " bytes at offset " << t.mem_offset << " of "
+                         << a->capacity);
+    if (t.mem_offset % 32 != 0)
+      fail(where(v), text("static byte views require offsets and windows aligned to 32 bytes: '") << f.name_of(v) << "' is at offset "
+                                                                                                << t.mem_offset);
+  }
+  walk(f, [&](op_id o) {
+    const op_node& n = f.op(o);
+    const auto args = f.args(o);
+    if (n.results.count != 1 || args.empty() || !args[0].is_value()) return;
+    const type& src = f.type_of(args[0].value());
+    const type& dst = f.type_of(f.result(o));
+    if (!src.has_storage() || !dst.has_storage()) return;
+    if (n.code() == opcode::tile_recip && detail::storage_overlaps(src, dst))
+      fail(n.loc, text("tile.recip requires a distinct destination: its result overlaps its source's storage"));
+    if (n.code() == opcode::tile_move && detail::storage_overlaps(src, dst) && !(src.mem_offset == dst.mem_offset && src.bytes() == dst.bytes()))
+      fail(n.loc, text("tile.move source and destination windows overlap without being identical"));
+  });
+  return out;
+}
+
+/// The pass: checks every selected device function (or every device Tile function when
+/// `selected_only` is false, as `lower` does for explicit pipelines).
+constexpr result<program> verify_tile_storage(const program& p, const options&, bool selected_only = true) {
+  result<program> r;
+  for (const auto& f : p.functions) {
+    if (!f.is_device() || f.stage != ir_stage::tile) continue;
+    if (selected_only && !(f.buffer_ir_selected && *f.buffer_ir_selected)) continue;
+    for (auto& d : check_tile_storage(f)) r.errors.push_back(static_cast<diagnostic&&>(d));
+  }
+  if (r.ok()) r.value = p;
+  return r;
+}
+
+}  // namespace v0
+}  // namespace tile2buffer

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file plan/lifetime.hpp
+/// Live intervals of allocations over program-order op positions. An allocation is live from
+/// the first to the last op that defines or reads a Tile value stored in it; an interval that
+/// reaches into a loop from outside covers the whole loop (the next iteration may read it).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/ir/walk.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+struct live_interval {
+  std::uint32_t start = no_id;
+  std::uint32_t end = 0;
+  [[nodiscard]] constexpr bool empty() const noexcept { return start == no_id; }
+  [[nodiscard]] constexpr bool overlaps(const live_interval& o) const noexcept {
+    return !empty() && !o.empty() && start <= o.end && o.start <= end;
+  }
+};
+
+/// One interval per allocation of `facts`, in the same order.
+constexpr std::vector<live_interval> live_intervals(const function& f, const storage_facts& facts) {
+  std::vector<live_interval> live(facts.allocations().size());
+  std::vector<std::uint32_t> pos(f.ops.size(), 0);
+  std::uint32_t next = 0;
+  walk(f, [&](op_id o) { pos[o.index] = next++; });
+  // Subtree end of every op: the largest position inside its regions.
+  std::vector<std::uint32_t> end(f.ops.size(), 0);
+  for (std::uint32_t i = 0; i < f.ops.size(); ++i) end[i] = pos[i];
+  // Why reverse: a nested region is always reserved after the region that contains it, so
+  // walking regions from the last one settles inner subtrees before their parents.
+  for (std::uint32_t i = static_cast<std::uint32_t>(f.regions.size()); i-- > 0;) {
+    const region_info& r = f.regions[i];
+    if (!r.parent.valid()) continue;
+    for (op_id o : f.ops_of(region_id{i})) end[r.parent.index] = std::max(end[r.parent.index], end[o.index]);
+  }
+  const auto touch = [&](value_id v, std::uint32_t p) {
+    const type& t = f.type_of(v);
+    if (!t.is_tile() || !t.has_storage()) return;
+    const std::uint32_t a = facts.index_of(t.mem);
+    if (a == no_id) return;
+    live[a].start = std::min(live[a].start, p);
+    live[a].end = std::max(live[a].end, p);
+  };
+  const auto touch_operand = [&](const operand& x, std::uint32_t p, auto& self) -> void {
+    if (x.is_value()) touch(x.value(), p);
+    if (x.kind == operand_kind::tuple)
+      for (const operand& e : f.elements(x)) self(e, p, self);
+  };
+  walk(f, [&](op_id o) {
+    const op_node& n = f.op(o);
+    const std::uint32_t p = pos[o.index];
+    for (const operand& x : f.args(o)) touch_operand(x, p, touch_operand);
+    for (std::uint32_t i = 0; i < n.results.count; ++i) touch(f.result(o, i), p);
+    for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+      const region_info& reg = f.region(region_id{n.regions.begin + r});
+      for (std::uint32_t i = 0; i < reg.args.count; ++i) touch(value_id{reg.args.begin + i}, p);
+    }
+  });
+  // Loops: an interval with events both inside and outside a loop covers the loop.
+  walk(f, [&](op_id o) {
+    const opcode c = f.op(o).code();
+    if (c != opcode::cf_for && c != opcode::cf_while) return;
+    const std::uint32_t s = pos[o.index], e = end[o.index];
+    for (auto& l : live) {
+      if (l.empty() || l.end < s || l.start > e) continue;
+      if (l.start < s || l.end > e) {
+        l.start = std::min(l.start, s);
+        l.end = std::max(l.end, e);
+      }
+    }
+  });
+  return live;
+}
+
+/// Bytes each memory space offers on a2a3 (UB, L1, L0A, L0B, L0C).
+constexpr std::int64_t space_capacity(memory_space s) {
+  switch (s) {
+    case memory_space::vec: return 192 * 1024;
+    case memory_space::mat: return 512 * 1024;
+    case memory_space::left: return 64 * 1024;
+    case memory_space::right: return 64 * 1024;
+    case memory_space::acc: return 128 * 1024;
+  }
+  return 0;
+}
+
+constexpr std::int64_t align32(std::int64_t n) { return (n + 31) / 32 * 32; }
+
+}  // namespace v0
+}  // namespace tile2buffer

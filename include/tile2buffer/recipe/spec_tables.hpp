@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file recipe/spec_tables.hpp
+/// The spec's default-rollout tables as data: elementwise op x dtype and GM transfer dtypes.
+/// Recipes read these rows; tests/static check every row against the registered recipes.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "tile2buffer/ir/enums.hpp"
+#include "tile2buffer/ir/opcode.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+struct elementwise_row {
+  opcode op;
+  std::array<dtype, 3> dtypes;
+  std::size_t count;
+};
+
+/// Spec "Default whole-kernel selection" table (add/mul FP16, FP32, INT32; the rest FP32 only).
+inline constexpr std::array<elementwise_row, 21> elementwise_table{{
+    {opcode::tile_add, {dtype::fp16, dtype::fp32, dtype::int32}, 3},
+    {opcode::tile_mul, {dtype::fp16, dtype::fp32, dtype::int32}, 3},
+    {opcode::tile_sub, {dtype::fp32}, 1},
+    {opcode::tile_div, {dtype::fp32}, 1},
+    {opcode::tile_maximum, {dtype::fp32}, 1},
+    {opcode::tile_minimum, {dtype::fp32}, 1},
+    {opcode::tile_abs, {dtype::fp32}, 1},
+    {opcode::tile_exp, {dtype::fp32}, 1},
+    {opcode::tile_sqrt, {dtype::fp32}, 1},
+    {opcode::tile_neg, {dtype::fp32}, 1},
+    {opcode::tile_relu, {dtype::fp32}, 1},
+    {opcode::tile_log, {dtype::fp32}, 1},
+    {opcode::tile_recip, {dtype::fp32}, 1},
+    {opcode::tile_adds, {dtype::fp32}, 1},
+    {opcode::tile_subs, {dtype::fp32}, 1},
+    {opcode::tile_muls, {dtype::fp32}, 1},
+    {opcode::tile_divs, {dtype::fp32}, 1},
+    {opcode::tile_maximums, {dtype::fp32}, 1},
+    {opcode::tile_minimums, {dtype::fp32}, 1},
+    {opcode::tile_lrelu, {dtype::fp32}, 1},
+    {opcode::tile_full, {dtype::fp32}, 1},
+}};
+
+/// Ordinary packed ND GM load/store element types (BF16 transfer does not imply BF16 arithmetic).
+inline constexpr std::array<dtype, 4> gm_transfer_dtypes{dtype::fp16, dtype::bf16, dtype::fp32, dtype::int32};
+
+constexpr const elementwise_row* elementwise_row_of(opcode op) {
+  for (const auto& row : elementwise_table)
+    if (row.op == op) return &row;
+  return nullptr;
+}
+constexpr bool elementwise_allows(opcode op, dtype d) {
+  const auto* row = elementwise_row_of(op);
+  if (row == nullptr) return false;
+  for (std::size_t i = 0; i < row->count; ++i)
+    if (row->dtypes[i] == d) return true;
+  return false;
+}
+constexpr bool gm_transfer_allows(dtype d) {
+  for (dtype x : gm_transfer_dtypes)
+    if (x == d) return true;
+  return false;
+}
+
+}  // namespace v0
+}  // namespace tile2buffer

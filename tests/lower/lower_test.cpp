@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "support/kernels.hpp"
+#include "tile2buffer/lower.hpp"
+
+using namespace tile2buffer;
+using namespace t2b_test;
+
+namespace {
+const planner_kind all_planners[] = {planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas};
+
+std::string errors_of(const std::vector<diagnostic>& ds) { return std::string(format_all(ds, "t").view()); }
+}  // namespace
+
+TEST_CASE("load-add-mul-store lowers to Buffer IR for every planner") {
+  for (auto planner : all_planners) {
+    CAPTURE(name(planner));
+    auto r = lower(single(add_mul_kernel()), options{.planner = planner});
+    REQUIRE_MESSAGE(r.ok(), errors_of(r.errors));
+    const function& f = r.value.functions[0];
+    CHECK(f.stage == ir_stage::buffer);
+    CHECK(f.buffer_ir_selected == std::optional<bool>(true));
+    CHECK(count_ops(f, opcode::buffer_alloc) == 4);
+    CHECK(count_ops(f, opcode::buffer_load) == 2);
+    CHECK(count_ops(f, opcode::buffer_add) == 1);
+    CHECK(count_ops(f, opcode::buffer_mul) == 1);
+    CHECK(count_ops(f, opcode::buffer_store) == 1);
+    for (const auto& n : f.ops) CHECK_FALSE(is_tile_op(n.code()));
+    for (const auto& n : f.ops)
+      if (n.code() == opcode::buffer_alloc) {
+        // addressed planners pass the final address exactly once; PTOAS none
+        CHECK(f.pool(args_of(n.op)).size() == (addressed(planner) ? 2u : 1u));
+      } else if (is_buffer_op(n.code())) {
+        CHECK(n.results.count == 0);  // destination-writing ops return nothing
+      }
+    // The return names the output parameter directly.
+    const op_id ret = f.ops_of(f.body).back();
+    CHECK(f.args(ret)[0].value() == f.params[2].value);
+  }
+}
+
+TEST_CASE("pypto and dsa_rp produce different placements with reuse") {
+  auto a = lower(single(add_mul_kernel()), options{.planner = planner_kind::pypto});
+  auto b = lower(single(add_mul_kernel()), options{.planner = planner_kind::dsa_rp});
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  std::vector<std::int64_t> addr_a, addr_b;
+  for (const auto& [fn, out] : {std::pair{&a.value.functions[0], &addr_a}, std::pair{&b.value.functions[0], &addr_b}})
+    for (const auto& n : fn->ops)
+      if (n.code() == opcode::buffer_alloc) out->push_back(fn->pool(args_of(n.op))[1].num);
+  CHECK(addr_a != addr_b);
+  // Reuse: four 2048-byte allocations fit in fewer than four distinct ranges for pypto.
+  std::vector<std::int64_t> distinct = addr_a;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  CHECK(distinct.size() < addr_a.size());
+}
+
+TEST_CASE("selection keeps reductions, a5 and disabled buffer IR on Tile, with reasons") {
+  const program p = mixed_program();
+  auto sel = explain_selection(p, options{});
+  REQUIRE(sel.size() == 2);
+  CHECK(sel[0].selected);
+  CHECK_FALSE(sel[1].selected);
+  CHECK(sel[1].reason.view().find("tile.row_max") != std::string_view::npos);
+  CHECK(sel[1].reason.view().find("reductions") != std::string_view::npos);
+
+  auto a5 = explain_selection(p, options{.target = target_arch::a5});
+  CHECK_FALSE(a5[0].selected);
+  CHECK(a5[0].reason.view().find("a5") != std::string_view::npos);
+
+  auto off = lower(p, options{.enable_buffer_ir = false});
+  REQUIRE(off.ok());
+  for (const auto& f : off.value.functions) CHECK(f.stage == ir_stage::tile);
+}
+
+TEST_CASE("mixed program: Buffer kernel, Tile kernel, orchestration unchanged") {
+  const program p = mixed_program();
+  auto r = lower(p, options{});
+  REQUIRE_MESSAGE(r.ok(), errors_of(r.errors));
+  CHECK(r.value.functions[0].stage == ir_stage::buffer);
+  CHECK(r.value.functions[1].stage == ir_stage::tile);
+  CHECK(r.value.functions[1].buffer_ir_selected == std::optional<bool>(false));
+  CHECK(structurally_equal(r.value.functions[2], p.functions[2]));
+}
+
+TEST_CASE("lower is idempotent and leaves its input unchanged") {
+  const program p = mixed_program();
+  const program copy = p;
+  for (auto planner : all_planners) {
+    auto once = lower(p, options{.planner = planner});
+    REQUIRE(once.ok());
+    auto twice = lower(once.value, options{.planner = planner});
+    REQUIRE(twice.ok());
+    CHECK(structurally_equal(once.value, twice.value));
+  }
+  CHECK(structurally_equal(p, copy));
+}
+
+TEST_CASE("failed conversion leaves the input unchanged and reports a located diagnostic") {
+  // Explicit lowering (no recorded selection) of a kernel with a reduction fails closed.
+  const program p = single(row_max_kernel());
+  const program copy = p;
+  auto storage = init_storage(p, options{});
+  auto r = lower_tile_to_buffer(storage.value, options{.planner = planner_kind::ptoas});
+  CHECK_FALSE(r.ok());
+  REQUIRE_FALSE(r.errors.empty());
+  CHECK(r.errors[0].loc.line == 12);
+  CHECK(r.errors[0].message.view().find("tile.row_max") != std::string_view::npos);
+  CHECK(r.value.functions.empty());
+  CHECK(structurally_equal(p, copy));
+}
+
+TEST_CASE("the storage-closure check runs even when verification is off") {
+  // An unplanned kernel handed straight to lower: tiles have no storage.
+  auto r = lower_tile_to_buffer(single(add_mul_kernel()), options{.planner = planner_kind::ptoas, .verify = false});
+  CHECK_FALSE(r.ok());
+  CHECK(errors_of(r.errors).find("must have planned storage") != std::string::npos);
+}
+
+TEST_CASE("BF16 transfers but does not compute; FP16 and INT32 add/mul lower") {
+  CHECK(lower(single(add_mul_kernel(dtype::fp16)), options{}).value.functions[0].stage == ir_stage::buffer);
+  CHECK(lower(single(add_mul_kernel(dtype::int32)), options{}).value.functions[0].stage == ir_stage::buffer);
+  auto bf = lower(single(add_mul_kernel(dtype::bf16)), options{});
+  REQUIRE(bf.ok());
+  CHECK(bf.value.functions[0].stage == ir_stage::tile);
+  auto why = explain_selection(single(add_mul_kernel(dtype::bf16)), options{});
+  CHECK(why[0].reason.view().find("BF16") != std::string_view::npos);
+}
+
+TEST_CASE("context scopes nest and are handed to worker threads explicitly") {
+  CHECK(context::current().enable_buffer_ir);
+  context::scope outer(options{.enable_buffer_ir = false});
+  CHECK_FALSE(context::current().enable_buffer_ir);
+  {
+    context::scope inner(options{.planner = planner_kind::ptoas});
+    CHECK(context::current().planner == planner_kind::ptoas);
+    CHECK(context::current().enable_buffer_ir);
+  }
+  CHECK_FALSE(context::current().enable_buffer_ir);
+  const options captured = context::current();
+  std::vector<int> stages(4, -1);
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 4; ++i)
+    workers.emplace_back([&, i] {
+      // A fresh thread starts with defaults; the captured options are opened explicitly.
+      const bool default_seen = context::current().enable_buffer_ir;
+      context::scope s(captured);
+      auto r = lower(single(add_mul_kernel()));
+      stages[static_cast<std::size_t>(i)] = default_seen && r.ok() ? static_cast<int>(r.value.functions[0].stage) : -2;
+    });
+  for (auto& w : workers) w.join();
+  for (int s : stages) CHECK(s == static_cast<int>(ir_stage::tile));
+}
+
+TEST_CASE("cache_key includes enable_buffer_ir and the Buffer semantics version") {
+  const auto on = cache_key(options{});
+  const auto off = cache_key(options{.enable_buffer_ir = false});
+  CHECK(on != off);
+  CHECK(on.view().find("buffer_semantics=") != std::string_view::npos);
+}
