@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file text/name_table.hpp
+/// An open-addressing hash table from names to ids, usable in constant evaluation. Keys are
+/// stored as ranges into a caller-owned character buffer, so the buffer may grow (and move)
+/// between calls: every call passes its current contents as `base`.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "tile2buffer/ir/ids.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+class name_table {
+ public:
+  enum class state : std::uint8_t { empty, visible, hidden, released };
+  struct slot {
+    std::uint32_t begin = 0;
+    std::uint32_t len = 0;
+    std::uint32_t value = no_id;
+    state st = state::empty;
+  };
+
+  constexpr name_table() { clear(); }
+
+  /// Forgets every entry. Expected O(1) lookups and inserts; the table doubles at half load.
+  constexpr void clear() {
+    slots_.assign(initial_capacity, slot{});
+    used_ = 0;
+  }
+
+  /// The entry for `key`, or nullptr. `key` need not lie inside `base`.
+  [[nodiscard]] constexpr slot* find(std::string_view base, std::string_view key) {
+    slot& s = probe(base, key);
+    return s.st == state::empty ? nullptr : &s;
+  }
+
+  /// Inserts `base[begin, begin + len)`, which must be absent, and returns its entry.
+  constexpr slot& insert(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
+    if (2 * (used_ + 1) > slots_.size()) grow(base);
+    slot& s = probe(base, base.substr(begin, len));
+    s = slot{begin, len, value, st};
+    ++used_;
+    return s;
+  }
+
+ private:
+  static constexpr std::size_t initial_capacity = 64;
+
+  static constexpr std::uint32_t hash(std::string_view key) {
+    std::uint32_t h = 2166136261u;  // FNV-1a
+    for (const char c : key) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 16777619u;
+    }
+    return h;
+  }
+  constexpr slot& probe(std::string_view base, std::string_view key) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = hash(key) & mask;
+    while (slots_[i].st != state::empty && base.substr(slots_[i].begin, slots_[i].len) != key) i = (i + 1) & mask;
+    return slots_[i];
+  }
+  constexpr void grow(std::string_view base) {
+    std::vector<slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const slot& s : old) {
+      if (s.st == state::empty) continue;
+      probe(base, base.substr(s.begin, s.len)) = s;
+    }
+  }
+
+  std::vector<slot> slots_;
+  std::size_t used_ = 0;
+};
+
+}  // namespace detail
+}  // namespace v0
+}  // namespace tile2buffer

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file text/print.hpp
+/// The `.t2b` printer: one canonical text per program. `parse(print(p))` is structurally equal
+/// to `p` and `print(parse(print(p)))` equals `print(p)` byte for byte.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "tile2buffer/detail/text.hpp"
+#include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/text/lexer.hpp"
+#include "tile2buffer/text/name_table.hpp"
+#include "tile2buffer/text/syntax.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+/// Writes `mantissa * 10^exp10` exactly. Canonical rule: plain decimal with at least one digit
+/// after the point when the value is in [1e-5, 1e16) (`2.0`, `0.001`, `123.45`), otherwise one
+/// digit before the point and an exponent (`1.5e-20`, `1.0e16`). Zero is `0.0`.
+constexpr void append_decimal(text& out, std::int64_t mantissa, int exp10) {
+  if (mantissa == 0) {
+    out << "0.0";
+    return;
+  }
+  std::uint64_t mag = mantissa < 0 ? 0 - static_cast<std::uint64_t>(mantissa) : static_cast<std::uint64_t>(mantissa);
+  int e = exp10;
+  while (mag % 10 == 0) {
+    mag /= 10;
+    ++e;
+  }
+  char buf[24];
+  int d = 0;
+  for (std::uint64_t m = mag; m != 0; m /= 10) buf[d++] = static_cast<char>('0' + m % 10);
+  std::array<char, 24> digits{};
+  for (int i = 0; i < d; ++i) digits[static_cast<std::size_t>(i)] = buf[d - 1 - i];
+  const auto ds = std::string_view(digits.data(), static_cast<std::size_t>(d));
+  const int point = d + e;  // digits before the decimal point
+  if (mantissa < 0) out << '-';
+  if (e >= 0 && point <= 16) {
+    out << ds;
+    for (int i = 0; i < e; ++i) out << '0';
+    out << ".0";
+  } else if (e < 0 && point > 0) {
+    out << ds.substr(0, static_cast<std::size_t>(point)) << '.' << ds.substr(static_cast<std::size_t>(point));
+  } else if (e < 0 && point > -5) {
+    out << "0.";
+    for (int i = point; i < 0; ++i) out << '0';
+    out << ds;
+  } else {
+    out << ds[0] << '.';
+    if (d > 1) out << ds.substr(1);
+    else out << '0';
+    out << 'e' << static_cast<std::int64_t>(point - 1);
+  }
+}
+
+/// Prints one function. Value names are assigned on first encounter: a value keeps its own
+/// name when that is a free identifier, else gets `name_N`; unnamed values get `vN`. The
+/// result is unique per function, deterministic, and stable under a parse/print round trip.
+class printer {
+ public:
+  constexpr printer(const function& f, text& out) : f_(f), out_(out), names_(f.values.size(), unassigned) {}
+
+  constexpr void run() {
+    header();
+    region(f_.body, 1);
+    out_ << "}\n";
+  }
+
+ private:
+  static constexpr span32 unassigned{no_id, 0};
+
+  //===--- names ---===//
+
+  [[nodiscard]] constexpr std::string_view pool() const {
+    return pool_.empty() ? std::string_view{} : std::string_view(pool_.data(), pool_.size());
+  }
+  constexpr bool try_take(value_id v, std::string_view cand) {
+    if (!is_value_name(cand) || used_.find(pool(), cand) != nullptr) return false;
+    const span32 s{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint32_t>(cand.size())};
+    pool_.insert(pool_.end(), cand.begin(), cand.end());
+    used_.insert(pool(), s.begin, s.count, 1, name_table::state::visible);
+    names_[v.index] = s;
+    return true;
+  }
+  constexpr void assign(value_id v) {
+    const std::string_view raw = f_.name_of(v);
+    if (try_take(v, raw)) return;
+    text cand;
+    if (raw.empty()) {
+      do {
+        cand.clear();
+        cand << 'v' << static_cast<std::int64_t>(next_unnamed_++);
+      } while (!try_take(v, cand.view()));
+      return;
+    }
+    text base;
+    if (!is_ident_start(raw[0])) base << 'v';
+    for (const char c : raw) base << (is_ident_char(c) ? c : '_');
+    if (try_take(v, base.view())) return;
+    // Why: the base's entry remembers the next suffix to try, so n clashes cost O(n), not O(n^2).
+    const auto* known = used_.find(pool(), base.view());
+    std::uint32_t k = known != nullptr ? known->value : 1;
+    do {
+      cand.clear();
+      cand << base << '_' << static_cast<std::int64_t>(k++);
+    } while (!try_take(v, cand.view()));
+    if (auto* s = used_.find(pool(), base.view())) {
+      s->value = k;
+    } else {
+      // The base itself cannot be taken (a reserved word); remember its counter all the same.
+      const auto begin = static_cast<std::uint32_t>(pool_.size());
+      pool_.insert(pool_.end(), base.view().begin(), base.view().end());
+      used_.insert(pool(), begin, static_cast<std::uint32_t>(base.size()), k, name_table::state::hidden);
+    }
+  }
+  constexpr std::string_view name(value_id v) {
+    if (v.index >= names_.size()) return "<invalid>";
+    if (names_[v.index].begin == no_id) assign(v);
+    return pool().substr(names_[v.index].begin, names_[v.index].count);
+  }
+  /// Makes `v` print as `as` (a while condition's arguments print as its body's).
+  constexpr void alias(value_id v, value_id as) {
+    if (v.index >= names_.size() || as.index >= names_.size()) return;
+    name(as);
+    names_[v.index] = names_[as.index];
+  }
+
+  //===--- types and operands ---===//
+
+  constexpr void extent_text(const extent& e) {
+    if (e.is_runtime()) out_ << '?';
+    else if (e.is_value()) out_ << name(e.value());
+    else out_ << e.number;
+  }
+  /// `bare`: a scalar prints as its dtype; `storage`: a Tile prints its `in mem[off]` clause.
+  constexpr void type_text(const type& t, bool bare, bool storage) {
+    switch (t.kind) {
+      case type_kind::scalar:
+        if (bare) out_ << tile2buffer::name(t.dt);
+        else out_ << "Scalar[" << tile2buffer::name(t.dt) << ']';
+        return;
+      case type_kind::tensor:
+        out_ << "Tensor[[" << t.shape[0] << ", " << t.shape[1] << "], " << tile2buffer::name(t.dt);
+        if (t.tlayout != tensor_layout::nd) out_ << ", " << tile2buffer::name(t.tlayout);
+        if (t.has_stride) out_ << ", stride=[" << t.stride[0] << ", " << t.stride[1] << ']';
+        out_ << ']';
+        return;
+      case type_kind::tile:
+      case type_kind::buffer: break;
+      case type_kind::mem: out_ << "<mem>"; return;
+      case type_kind::task: out_ << "<task>"; return;
+      case type_kind::none: out_ << "<none>"; return;
+    }
+    out_ << (t.is_tile() ? "Tile[[" : "Buffer[[") << t.shape[0] << ", " << t.shape[1] << "], "
+         << tile2buffer::name(t.dt) << ", " << tile2buffer::name(t.space);
+    if (!t.full_valid()) {
+      out_ << ", valid=[";
+      extent_text(t.valid[0]);
+      out_ << ", ";
+      extent_text(t.valid[1]);
+      out_ << ']';
+    }
+    const default_view dv = default_view_of(t.space, t.shape);
+    if (t.blayout != dv.blayout || t.slayout != dv.slayout) {
+      const layout_shorthand* hit = nullptr;
+      for (const auto& s : layout_shorthands)
+        if (s.blayout == t.blayout && s.slayout == t.slayout) hit = &s;
+      if (hit != nullptr) out_ << ", " << hit->name;
+      else out_ << ", blayout=" << tile2buffer::name(t.blayout) << ", slayout=" << tile2buffer::name(t.slayout);
+    }
+    if (t.fractal != dv.fractal) out_ << ", fractal=" << static_cast<std::int64_t>(t.fractal);
+    if (t.pad != pad_value::null) out_ << ", pad=" << tile2buffer::name(t.pad);
+    if (t.compact != compact_mode::null) out_ << ", compact=" << tile2buffer::name(t.compact);
+    out_ << ']';
+    if (storage && t.is_tile() && t.mem.valid()) {
+      out_ << " in " << name(t.mem);
+      if (t.mem_offset != 0) out_ << '[' << t.mem_offset << ']';
+    }
+  }
+  constexpr void operand_text(const operand& o) {
+    switch (o.kind) {
+      case operand_kind::value: out_ << name(o.value()); return;
+      case operand_kind::int_lit: out_ << o.num; return;
+      case operand_kind::float_lit: append_decimal(out_, o.num, o.exp10); return;
+      case operand_kind::bool_lit: out_ << (o.num != 0 ? "true" : "false"); return;
+      case operand_kind::tuple: {
+        const span32 s = o.tuple();
+        out_ << '(';
+        if (s.begin <= f_.operands.size() && s.count <= f_.operands.size() - s.begin) operands_text(f_.pool(s));
+        else out_ << "<invalid>";
+        out_ << ')';
+        return;
+      }
+      case operand_kind::space:
+        if (o.num >= 0 && o.num < 5) out_ << tile2buffer::name(static_cast<memory_space>(o.num));
+        else out_ << "<invalid>";
+        return;
+      case operand_kind::dtype:
+        if (o.num >= 0 && o.num < 11) out_ << tile2buffer::name(static_cast<dtype>(o.num));
+        else out_ << "<invalid>";
+        return;
+      case operand_kind::symbol: out_ << '@' << f_.symbol(o); return;
+      case operand_kind::none: out_ << "<none>"; return;
+    }
+  }
+  constexpr void operands_text(std::span<const operand> ops) {
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (i > 0) out_ << ", ";
+      operand_text(ops[i]);
+    }
+  }
+
+  //===--- functions and regions ---===//
+
+  constexpr void header() {
+    out_ << tile2buffer::name(f_.kind) << " @" << f_.name_of() << '(';
+    for (std::size_t i = 0; i < f_.params.size(); ++i) {
+      const param_info& p = f_.params[i];
+      if (i > 0) out_ << ", ";
+      out_ << name(p.value) << ": ";
+      if (p.dir != direction::in) out_ << tile2buffer::name(p.dir) << ' ';
+      if (p.value.index < f_.values.size()) type_text(f_.type_of(p.value), false, false);
+    }
+    out_ << ')';
+    if (f_.results.size() == 1) {
+      out_ << " -> ";
+      type_text(f_.results[0], false, false);
+    } else if (f_.results.size() > 1) {
+      out_ << " -> (";
+      for (std::size_t i = 0; i < f_.results.size(); ++i) {
+        if (i > 0) out_ << ", ";
+        type_text(f_.results[i], false, false);
+      }
+      out_ << ')';
+    }
+    text attrs;
+    const auto attr = [&](std::string_view key, std::string_view value) {
+      attrs << (attrs.empty() ? "" : ", ") << key << " = " << value;
+    };
+    if (f_.stage == ir_stage::buffer) attr("stage", "buffer");
+    if (f_.buffer_ir_selected) attr("buffer_ir_selected", *f_.buffer_ir_selected ? "true" : "false");
+    if (f_.target) attr("target", tile2buffer::name(*f_.target));
+    if (!attrs.empty()) out_ << " attributes {" << attrs << '}';
+    out_ << " {\n";
+  }
+  constexpr void indent(int level) {
+    for (int i = 0; i < level; ++i) out_ << "  ";
+  }
+  constexpr void region(region_id r, int level) {
+    for (const op_id o : f_.ops_of(r)) op(o, level);
+  }
+  /// `a, b = ` for an op's results.
+  constexpr void results_text(const op_node& n) {
+    if (n.results.count == 0) return;
+    for (std::uint32_t i = 0; i < n.results.count; ++i) {
+      if (i > 0) out_ << ", ";
+      out_ << name(value_id{n.results.begin + i});
+    }
+    out_ << " = ";
+  }
+  /// ` -> (T, ...)` for a region op's results, with storage clauses.
+  constexpr void region_results(const op_node& n) {
+    if (n.results.count == 0) return;
+    out_ << " -> (";
+    for (std::uint32_t i = 0; i < n.results.count; ++i) {
+      if (i > 0) out_ << ", ";
+      type_text(f_.type_of(value_id{n.results.begin + i}), true, true);
+    }
+    out_ << ')';
+  }
+  /// ` iter(x = init, ...)`: `names` are the region arguments bound to `inits`.
+  constexpr void iter_text(std::span<const operand> inits, region_id r, std::uint32_t first_arg) {
+    if (inits.empty()) return;
+    out_ << " iter(";
+    for (std::size_t i = 0; i < inits.size(); ++i) {
+      if (i > 0) out_ << ", ";
+      const auto a = static_cast<std::uint32_t>(first_arg + i);
+      out_ << (a < f_.region(r).args.count ? name(f_.arg(r, a)) : std::string_view("<invalid>")) << " = ";
+      operand_text(inits[i]);
+    }
+    out_ << ')';
+  }
+  constexpr void block(region_id r, int level) {
+    out_ << " {\n";
+    region(r, level + 1);
+    indent(level);
+    out_ << '}';
+  }
+
+  /// A scalar op's right-hand side, if it has a scalar spelling (`a + b`, `not a`, `min(a, b)`).
+  constexpr bool scalar_expr(opcode c, std::span<const operand> args) {
+    if (is_infix(c) && args.size() == 2) {
+      operand_text(args[0]);
+      out_ << ' ' << info(c).infix << ' ';
+      operand_text(args[1]);
+      return true;
+    }
+    if (c == opcode::scalar_not && args.size() == 1) {
+      out_ << "not ";
+      operand_text(args[0]);
+      return true;
+    }
+    if (c == opcode::scalar_const && args.size() == 1) {
+      operand_text(args[0]);
+      return true;
+    }
+    return false;
+  }
+  /// `cond(EXPR)` when the condition region is one scalar op (with its inferred type) and the
+  /// `yield` of its result, or a lone `yield v`.
+  constexpr bool simple_cond(region_id r) {
+    const auto ops = f_.ops_of(r);
+    if (ops.empty() || f_.op(ops.back()).code() != opcode::cf_yield || f_.args(ops.back()).size() != 1) return false;
+    const operand& y = f_.args(ops.back())[0];
+    if (ops.size() == 1) {
+      out_ << " cond(";
+      operand_text(y);
+      out_ << ')';
+      return true;
+    }
+    if (ops.size() != 2) return false;
+    const op_node& n = f_.op(ops[0]);
+    const opcode c = n.code();
+    const auto args = f_.args(ops[0]);
+    if (dialect_of(c) != dialect::scalar || c == opcode::scalar_const || n.results.count != 1 ||
+        n.regions.count != 0 || !f_.kwargs_of(ops[0]).empty() || !y.is_value() || y.value() != f_.result(ops[0]) ||
+        !(f_.type_of(y.value()) == inferred_scalar_type(f_, c, args)) || !signature_of(c).accepts(args.size()))
+      return false;
+    out_ << " cond(";
+    if (!scalar_expr(c, args)) {
+      out_ << mnemonic(c) << '(';
+      operands_text(args);
+      out_ << ')';
+    }
+    out_ << ')';
+    return true;
+  }
+
+  constexpr void op(op_id o, int level) {
+    const op_node& n = f_.op(o);
+    const opcode c = n.code();
+    const auto args = f_.args(o);
+    indent(level);
+    switch (c) {
+      case opcode::cf_yield:
+      case opcode::cf_return:
+        out_ << mnemonic(c);
+        if (!args.empty()) out_ << ' ';
+        operands_text(args);
+        out_ << '\n';
+        return;
+      case opcode::cf_if:
+        if (n.regions.count == 2 && args.size() == 1) {
+          results_text(n);
+          out_ << "if ";
+          operand_text(args[0]);
+          region_results(n);
+          const region_id then_r = f_.region_of(o, 0), else_r = f_.region_of(o, 1);
+          block(then_r, level);
+          if (n.results.count > 0 || !f_.ops_of(else_r).empty()) {
+            out_ << " else";
+            block(else_r, level);
+          }
+          out_ << '\n';
+          return;
+        }
+        break;
+      case opcode::cf_for:
+        if (n.regions.count == 1 && args.size() >= 3 && f_.region(f_.region_of(o, 0)).args.count >= 1) {
+          const region_id body = f_.region_of(o, 0);
+          results_text(n);
+          out_ << "for " << name(f_.arg(body, 0)) << " in range(";
+          operands_text(args.subspan(0, 3));
+          out_ << ')';
+          iter_text(args.subspan(3), body, 1);
+          region_results(n);
+          block(body, level);
+          out_ << '\n';
+          return;
+        }
+        break;
+      case opcode::cf_while:
+        if (n.regions.count == 2) {
+          const region_id cond = f_.region_of(o, 0), body = f_.region_of(o, 1);
+          const std::uint32_t carried = f_.region(body).args.count;
+          results_text(n);
+          for (std::uint32_t i = 0; i < carried && i < f_.region(cond).args.count; ++i)
+            alias(f_.arg(cond, i), f_.arg(body, i));
+          out_ << "while";
+          iter_text(args, body, 0);
+          region_results(n);
+          if (!simple_cond(cond)) {
+            out_ << " cond";
+            block(cond, level);
+            out_ << " do";
+          }
+          block(body, level);
+          out_ << '\n';
+          return;
+        }
+        break;
+      case opcode::orch_submit:
+        if (args.size() == 3 && args[0].kind == operand_kind::symbol && args[1].kind == operand_kind::tuple &&
+            args[2].kind == operand_kind::tuple) {
+          results_text(n);
+          out_ << "submit @" << f_.symbol(args[0]);
+          operand_text(args[1]);
+          if (args[2].num != 0) {
+            out_ << " deps";
+            operand_text(args[2]);
+          }
+          out_ << '\n';
+          return;
+        }
+        break;
+      default: break;
+    }
+    // Generic and scalar forms.
+    results_text(n);
+    if (!scalar_expr(c, args)) {
+      out_ << mnemonic(c) << '(';
+      operands_text(args);
+      const auto kws = f_.kwargs_of(o);
+      for (std::size_t i = 0; i < kws.size(); ++i) {
+        if (!args.empty() || i > 0) out_ << ", ";
+        const auto k = static_cast<std::size_t>(kws[i].key);
+        out_ << (k < keyword_names.size() ? keyword_names[k] : std::string_view("<invalid>")) << " = ";
+        operand_text(kws[i].value);
+      }
+      out_ << ')';
+    }
+    if (n.results.count >= 1 && c != opcode::tile_alloc) {
+      const type& t = f_.type_of(value_id{n.results.begin});
+      if (dialect_of(c) != dialect::scalar || !(t == inferred_scalar_type(f_, c, args))) {
+        out_ << " : ";
+        type_text(t, true, true);
+      }
+    }
+    out_ << '\n';
+  }
+
+  const function& f_;
+  text& out_;
+  std::vector<span32> names_;
+  std::vector<char> pool_;
+  name_table used_;
+  std::uint32_t next_unnamed_ = 0;
+};
+
+}  // namespace detail
+
+/// Canonical text of one function (ends with a newline).
+constexpr text print(const function& f) {
+  text out;
+  detail::printer(f, out).run();
+  return out;
+}
+
+/// Canonical text of a program: its functions separated by one blank line.
+constexpr text print(const program& p) {
+  text out;
+  for (std::size_t i = 0; i < p.functions.size(); ++i) {
+    if (i > 0) out << '\n';
+    detail::printer(p.functions[i], out).run();
+  }
+  return out;
+}
+
+}  // namespace v0
+}  // namespace tile2buffer

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file text/syntax.hpp
+/// Grammar facts shared by the `.t2b` parser and printer: reserved words, bounds, operand
+/// signatures decoded from the op catalogue, layout shorthands and scalar result inference.
+/// Keeping them in one place is what makes print and parse agree byte for byte.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/opcode.hpp"
+#include "tile2buffer/ir/types.hpp"
+#include "tile2buffer/text/lexer.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace text_limits {
+/// Largest extent of a shape dimension (Tensor, Tile, Buffer); the smallest is 1.
+inline constexpr std::int64_t max_dim = std::int64_t{1} << 24;
+/// Largest tensor stride, storage byte offset and fractal size the text accepts.
+inline constexpr std::int64_t max_stride = std::int64_t{1} << 40;
+inline constexpr std::int64_t max_offset = std::int64_t{1} << 40;
+inline constexpr std::int64_t max_fractal = std::int64_t{1} << 20;
+/// Deepest region nesting; bounds the parser's recursion.
+inline constexpr int max_depth = 64;
+}  // namespace text_limits
+
+namespace detail {
+
+/// Words with a meaning in statement syntax; they cannot name values.
+inline constexpr std::array<std::string_view, 17> reserved_words{
+    "true", "false", "and", "or", "not", "if", "else", "for", "while", "in",
+    "iter", "range", "cond", "do", "yield", "return", "submit"};
+constexpr bool is_reserved(std::string_view s) {
+  for (const auto w : reserved_words)
+    if (w == s) return true;
+  return false;
+}
+/// A string the printer may emit as a value name and the parser accepts back.
+constexpr bool is_value_name(std::string_view s) { return is_identifier(s) && !is_reserved(s); }
+
+//===--- operand signatures ---===//
+
+/// An op's positional operands decoded from its catalogue signature.
+struct signature {
+  std::array<char, 8> letters{};  ///< operand kind per position (see `op_info`)
+  std::uint8_t size = 0;          ///< positions listed in `letters`
+  std::uint8_t min = 0;           ///< required positional operands
+  bool variadic = false;          ///< `*`: any number of further scalars
+  [[nodiscard]] constexpr char at(std::size_t i) const { return i < size ? letters[i] : 's'; }
+  [[nodiscard]] constexpr bool accepts(std::size_t n) const { return n >= min && (variadic || n <= size); }
+};
+constexpr signature decode_signature(std::string_view s) {
+  signature sig;
+  for (const char c : s) {
+    if (c == '?') {
+      sig.min = static_cast<std::uint8_t>(sig.min - 1);
+    } else if (c == '*') {
+      sig.variadic = true;
+    } else {
+      sig.letters[sig.size++] = c;
+      ++sig.min;
+    }
+  }
+  return sig;
+}
+inline constexpr auto signatures = [] {
+  std::array<signature, opcode_count> out{};
+  for (std::size_t i = 0; i < opcode_count; ++i) out[i] = decode_signature(op_table[i].signature);
+  return out;
+}();
+constexpr const signature& signature_of(opcode c) { return signatures[static_cast<std::size_t>(c)]; }
+
+//===--- mnemonic lookup ---===//
+
+struct mnemonic_entry {
+  std::string_view name;
+  opcode code;
+};
+/// Mnemonics sorted by spelling, so lookups are a binary search instead of a table scan.
+inline constexpr auto sorted_mnemonics = [] {
+  std::array<mnemonic_entry, opcode_count> out{};
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    mnemonic_entry e{op_table[i].mnemonic, static_cast<opcode>(i)};
+    std::size_t j = i;
+    for (; j > 0 && e.name < out[j - 1].name; --j) out[j] = out[j - 1];
+    out[j] = e;
+  }
+  return out;
+}();
+constexpr bool lookup_mnemonic(std::string_view m, opcode& out) {
+  std::size_t lo = 0, hi = sorted_mnemonics.size();
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (sorted_mnemonics[mid].name < m) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == sorted_mnemonics.size() || sorted_mnemonics[lo].name != m) return false;
+  out = sorted_mnemonics[lo].code;
+  return true;
+}
+
+//===--- statement classes ---===//
+
+/// Scalar ops written `a OP b`.
+constexpr bool is_infix(opcode c) { return !info(c).infix.empty(); }
+/// Scalar ops written like calls: `min(a, b)`, `max(a, b)`, `cast(a, DTYPE)`.
+constexpr bool is_scalar_call(opcode c) {
+  return c == opcode::scalar_min || c == opcode::scalar_max || c == opcode::scalar_cast;
+}
+/// Ops the generic `name(args...)` statement form may spell.
+constexpr bool is_call_form(opcode c) {
+  const dialect d = dialect_of(c);
+  return d == dialect::tile || d == dialect::buffer || is_scalar_call(c);
+}
+constexpr bool gives_bool(opcode c) {
+  return is_comparison(c) || c == opcode::scalar_and || c == opcode::scalar_or || c == opcode::scalar_not;
+}
+
+/// The result type a scalar op has when the text omits `: TYPE`; kind `none` when it cannot be
+/// inferred (both operands literals, or a constant from a literal). A literal takes the type of
+/// the other operand, so the first value operand decides.
+constexpr type inferred_scalar_type(const function& f, opcode c, std::span<const operand> args) {
+  if (dialect_of(c) != dialect::scalar) return type{};
+  if (gives_bool(c)) return scalar_type(dtype::bool_);
+  if (c == opcode::scalar_cast) {
+    return args.size() == 2 && args[1].kind == operand_kind::dtype ? scalar_type(static_cast<dtype>(args[1].num)) : type{};
+  }
+  for (const operand& a : args) {
+    if (!a.is_value()) continue;
+    if (a.ref >= f.values.size()) return type{};
+    const type& t = f.type_of(a.value());
+    return t.is_scalar() ? scalar_type(t.dt) : type{};
+  }
+  return type{};
+}
+
+//===--- types ---===//
+
+/// The (blayout, slayout) pairs that have a one-word spelling.
+struct layout_shorthand {
+  std::string_view name;
+  box_layout blayout;
+  box_layout slayout;
+};
+inline constexpr std::array<layout_shorthand, 3> layout_shorthands{{
+    {"ND", box_layout::row_major, box_layout::none_box},
+    {"NZ", box_layout::col_major, box_layout::row_major},
+    {"ZN", box_layout::row_major, box_layout::col_major},
+}};
+
+}  // namespace detail
+}  // namespace v0
+}  // namespace tile2buffer
