@@ -90,9 +90,7 @@ class rewriter {
 
   //===--- cloning ---===//
   /// Clones op `o` (and its regions, recursively) into the current region; binds its results.
-  constexpr op_id clone(op_id o) {
-    return clone(o, [](op_id) { return false; });
-  }
+  constexpr op_id clone(op_id o);
   /// As `clone`, but ops in nested regions are first offered to `custom(op_id) -> bool`, which
   /// returns true when it emitted their replacement itself.
   template <class Custom>
@@ -108,9 +106,7 @@ class rewriter {
     return emit_like(o, map(src_.args(o)), regions);
   }
   /// Clones every op of source region `r`, in order, into the current region.
-  constexpr void clone_ops(region_id r) {
-    clone_ops(r, [](op_id) { return false; });
-  }
+  constexpr void clone_ops(region_id r);
   template <class Custom>
   constexpr void clone_ops(region_id r, Custom&& custom) {
     for (op_id o : src_.ops_of(r))
@@ -175,6 +171,17 @@ class rewriter {
   };
   std::vector<placement> storage_;
 };
+
+namespace detail {
+struct clone_everything {
+  constexpr bool operator()(op_id) const noexcept { return false; }
+};
+}  // namespace detail
+
+// Why out of class: clang 14 cannot constant-evaluate a member template instantiated from a
+// member defined before the template's body inside the class.
+constexpr op_id rewriter::clone(op_id o) { return clone(o, detail::clone_everything{}); }
+constexpr void rewriter::clone_ops(region_id r) { clone_ops(r, detail::clone_everything{}); }
 
 }  // namespace v0
 }  // namespace tile2buffer

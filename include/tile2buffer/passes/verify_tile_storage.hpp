@@ -37,9 +37,9 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f) {
     return i.def.valid() ? f.op(i.def).loc : f.loc;
   };
   // Slice results are windows of their source; everything else needs its own storage clause.
-  std::vector<bool> window(f.values.size(), false);
+  std::vector<char> window(f.values.size(), 0);
   walk(f, [&](op_id o) {
-    if (f.op(o).code() == opcode::tile_slice) window[f.result(o).index] = true;
+    if (f.op(o).code() == opcode::tile_slice) window[f.result(o).index] = 1;
   });
   for (std::uint32_t i = 0; i < f.values.size(); ++i) {
     const type& t = f.values[i].ty;
