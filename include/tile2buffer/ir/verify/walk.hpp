@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file ir/verify/walk.hpp
+/// The verifier's walk over one function: SSA visibility with a scope stack, operand kinds per
+/// the catalogue signature, stage membership, and dispatch to the per-dialect type rules.
+/// Iterative (an explicit region stack), so nesting depth never exhausts the call stack or the
+/// constant evaluator's recursion limit; every id is range-checked before it is used.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "tile2buffer/ir/verify/buffer_rules.hpp"
+#include "tile2buffer/ir/verify/region_rules.hpp"
+#include "tile2buffer/ir/verify/scalar_rules.hpp"
+#include "tile2buffer/ir/verify/state.hpp"
+#include "tile2buffer/ir/verify/tile_rules.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+/// Number of regions each op must own.
+constexpr bool region_count_ok(opcode c, std::uint32_t n) {
+  switch (c) {
+    case opcode::cf_if: return n == 1 || n == 2;
+    case opcode::cf_for: return n == 1;
+    case opcode::cf_while: return n == 2;
+    default: return n == 0;
+  }
+}
+
+class function_verifier {
+ public:
+  constexpr function_verifier(const program& p, const function_index& idx, const function& f, std::vector<diagnostic>& out)
+      : s_(p, idx, f, out) {}
+
+  constexpr void run() {
+    const function& f = s_.f;
+    if (!enum_ok(f.kind, function_kind::orchestration)) {
+      s_.fail(f.loc, "function '@", s_.fn_name(), "' has an invalid kind");
+      return;
+    }
+    for (const auto& p : f.params) {
+      define(p.value, p.loc, true);
+      const type* t = s_.type_of(p.value);
+      if (t == nullptr) continue;
+      if (s_.is_device() && t->is_tile())
+        s_.fail(p.loc, "device function '@", s_.fn_name(), "' cannot take Tile parameter '", s_.label(p.value), "'");
+      if (p.dir != direction::in && !t->is_tensor())
+        s_.fail(p.loc, "parameter '", s_.label(p.value), "' has a direction but only tensor parameters take one");
+    }
+    if (!enter(f.body, op_id{}, 0, f.loc)) return;
+    while (!frames_.empty()) {
+      frame& top = frames_.back();
+      const auto ops = f.ops_of(top.region);
+      if (top.next < ops.size()) {
+        const std::uint32_t pos = top.next++;
+        visit(ops[pos], pos + 1 == ops.size());
+      } else {
+        close();
+      }
+    }
+  }
+
+ private:
+  struct frame {
+    region_id region;
+    std::uint32_t next = 0;
+    std::size_t mark = 0;  ///< scope size when the region opened
+    op_id owner;           ///< invalid for the function body
+    std::uint32_t which = 0;
+  };
+
+  //===--- SSA ---===//
+  constexpr bool use(value_id v, location loc) {
+    if (!s_.known(v)) {
+      s_.fail(loc, "use of unknown value %", static_cast<std::int64_t>(v.index));
+      return false;
+    }
+    switch (s_.values[v.index]) {
+      case value_state::visible: return true;
+      case value_state::undefined: s_.fail(loc, "use of '", s_.label(v), "' before its definition"); return false;
+      case value_state::out_of_scope:
+        s_.fail(loc, "'", s_.label(v), "' is not visible here (defined in another region)");
+        return false;
+    }
+    return false;
+  }
+  constexpr bool use(const operand& o, const op_view& v) {
+    switch (o.kind) {
+      case operand_kind::value: return use(o.value(), v.loc);
+      case operand_kind::tuple: {
+        if (!in_bounds(o.tuple(), s_.f.operands.size())) {
+          s_.fail(v.loc, v.mn, " has a malformed tuple operand");
+          return false;
+        }
+        bool ok = true;
+        for (const auto& e : s_.f.elements(o)) {
+          if (e.kind == operand_kind::tuple) {
+            s_.fail(v.loc, v.mn, " operands must not nest tuples");
+            ok = false;
+          } else if (e.is_value()) {
+            ok = use(e.value(), v.loc) && ok;
+          }
+        }
+        return ok;
+      }
+      case operand_kind::symbol:
+        if (o.num < 0 || !in_bounds(span32{o.ref, static_cast<std::uint32_t>(o.num)}, s_.f.names.size())) {
+          s_.fail(v.loc, v.mn, " has a malformed symbol operand");
+          return false;
+        }
+        return true;
+      default: return true;
+    }
+  }
+
+  /// Defines a value at `loc`: checks its type (with the value itself not yet visible), then opens it.
+  constexpr void define(value_id v, location loc, bool check_stage) {
+    if (!s_.known(v)) {
+      s_.fail(loc, "definition of unknown value %", static_cast<std::int64_t>(v.index));
+      return;
+    }
+    if (s_.values[v.index] != value_state::undefined) {
+      s_.fail(loc, "value '", s_.label(v), "' is defined more than once");
+      return;
+    }
+    check_type(v, loc, check_stage);
+    s_.values[v.index] = value_state::visible;
+    s_.scope.push_back(v);
+  }
+
+  constexpr void check_type(value_id v, location loc, bool check_stage) {
+    const type& t = s_.f.values[v.index].ty;
+    if (!enum_ok(t.kind, type_kind::task) || t.kind == type_kind::none || !enum_ok(t.dt, dtype::index)) {
+      s_.fail(loc, "value '", s_.label(v), "' has an invalid type");
+      return;
+    }
+    if (t.is_shaped()) {
+      if (!enum_ok(t.space, memory_space::acc) || !enum_ok(t.tlayout, tensor_layout::nz) ||
+          !enum_ok(t.blayout, box_layout::col_major) || !enum_ok(t.slayout, box_layout::col_major) ||
+          !enum_ok(t.pad, pad_value::min) || !enum_ok(t.compact, compact_mode::normal)) {
+        s_.fail(loc, "value '", s_.label(v), "' has an invalid type");
+        return;
+      }
+      if (t.shape[0] <= 0 || t.shape[1] <= 0) s_.fail(loc, "value '", s_.label(v), "' must have a positive shape");
+    }
+    if (t.is_tile() || t.is_buffer()) check_valid(t, v, loc);
+    if (t.mem.valid()) {
+      if (!t.is_tile())
+        s_.fail(loc, "only Tile values carry storage ('", s_.label(v), "')");
+      else
+        check_storage(t, v, loc);
+    }
+    if (check_stage) check_value_stage(t, v, loc);
+  }
+
+  constexpr void check_valid(const type& t, value_id v, location loc) {
+    for (std::size_t i = 0; i < 2; ++i) {
+      const extent e = t.valid[i];
+      if (e.is_static()) {
+        if (e.number < 0 || e.number > t.shape[i]) {
+          s_.fail(loc, "valid extents of '", s_.label(v), "' must lie within its shape");
+          return;
+        }
+      } else if (e.is_runtime()) {
+        if (t.is_tile()) {
+          s_.fail(loc, "Tile '", s_.label(v), "' valid extents must be static or scalar values ('?' is Buffer-only)");
+          return;
+        }
+      } else if (t.is_buffer()) {
+        s_.fail(loc, "Buffer '", s_.label(v), "' valid extents must be static or '?'");
+        return;
+      } else if (use(e.value(), loc)) {
+        const type& et = s_.f.values[e.ref].ty;
+        if (!et.is_scalar() || !is_integer(et.dt)) s_.fail(loc, "valid extent of '", s_.label(v), "' must be an integer scalar");
+      }
+    }
+  }
+
+  /// Tile storage: a tile.alloc result of the same space, with the window inside its capacity.
+  constexpr void check_storage(const type& t, value_id v, location loc) {
+    if (!use(t.mem, loc)) return;
+    const value_info& m = s_.f.values[t.mem.index];
+    const bool from_alloc = m.origin == value_origin::result && m.def.index < s_.f.ops.size() &&
+                            s_.f.ops[m.def.index].code() == opcode::tile_alloc;
+    if (!from_alloc) {
+      s_.fail(loc, "storage of '", s_.label(v), "' must name a tile.alloc result");
+      return;
+    }
+    if (t.mem_offset < 0) s_.fail(loc, "storage offset of '", s_.label(v), "' must be nonnegative");
+    const op_node& alloc = s_.f.ops[m.def.index];
+    const span32 a = args_of(alloc.op);
+    if (!in_bounds(a, s_.f.operands.size()) || a.count < 2) return;  // the alloc itself is reported
+    const operand& space = s_.f.operands[a.begin];
+    const operand& capacity = s_.f.operands[a.begin + 1];
+    if (space.kind == operand_kind::space && space.num != static_cast<std::int64_t>(t.space))
+      s_.fail(loc, "storage of '", s_.label(v), "' must be in its memory space ", space_text(t.space), ", but '",
+              s_.label(t.mem), "' is a ", space_text(static_cast<memory_space>(space.num)), " allocation");
+    if (capacity.kind == operand_kind::int_lit && t.mem_offset >= 0 && t.mem_offset + t.bytes() > capacity.num)
+      s_.fail(loc, "storage of '", s_.label(v), "' (", t.bytes(), " bytes at offset ", t.mem_offset,
+              ") exceeds the capacity ", capacity.num, " of '", s_.label(t.mem), "'");
+  }
+
+  constexpr void check_value_stage(const type& t, value_id v, location loc) {
+    const bool tile_like = t.is_tile() || t.kind == type_kind::mem;
+    if (s_.is_orchestration() && (tile_like || t.is_buffer()))
+      s_.fail(loc, t.is_buffer() ? "Buffer" : "Tile", " value '", s_.label(v), "' is not allowed in an orchestration function");
+    else if (s_.buffer_stage() && tile_like)
+      s_.fail(loc, "Tile value '", s_.label(v), "' is not allowed in a Buffer-stage function");
+    else if (s_.tile_stage() && t.is_buffer())
+      s_.fail(loc, "Buffer value '", s_.label(v), "' is not allowed in a Tile-stage function");
+  }
+
+  //===--- regions ---===//
+  constexpr bool enter(region_id r, op_id owner, std::uint32_t which, location loc) {
+    if (r.index >= s_.f.regions.size()) {
+      s_.fail(loc, "reference to unknown region #", static_cast<std::int64_t>(r.index));
+      return false;
+    }
+    if (s_.region_seen[r.index] != 0) {
+      s_.fail(loc, "region #", static_cast<std::int64_t>(r.index), " belongs to more than one op");
+      return false;
+    }
+    s_.region_seen[r.index] = 1;
+    const region_info& ri = s_.f.regions[r.index];
+    if (!in_bounds(ri.ops, s_.f.region_ops.size()) || !in_bounds(ri.args, s_.f.values.size())) {
+      s_.fail(loc, "region #", static_cast<std::int64_t>(r.index), " is malformed");
+      return false;
+    }
+    frames_.push_back(frame{r, 0, s_.scope.size(), owner, which});
+    for (std::uint32_t i = 0; i < ri.args.count; ++i) define(value_id{ri.args.begin + i}, loc, true);
+    return true;
+  }
+
+  /// Enters region `which` (or the next well-formed one) of `owner`, or finishes `owner`.
+  constexpr void advance(const op_view& owner, std::uint32_t which) {
+    for (; which < owner.regions.count; ++which)
+      if (enter(region_id{owner.regions.begin + which}, owner.id, which, owner.loc)) return;
+    finish(owner, true);
+  }
+
+  constexpr void close() {
+    const frame fr = frames_.back();
+    const auto ops = s_.f.ops_of(fr.region);
+    const op_node* last = nullptr;
+    if (!ops.empty() && ops.back().index < s_.f.ops.size()) last = &s_.f.ops[ops.back().index];
+    const opcode last_code = last != nullptr ? last->code() : opcode::count_;
+    if (!fr.owner.valid()) {
+      if (!s_.f.results.empty() && last_code != opcode::cf_return)
+        s_.fail(s_.f.loc, "function '@", s_.fn_name(), "' must end with a return of its ",
+                static_cast<std::int64_t>(s_.f.results.size()), " result(s)");
+    } else {
+      const op_view owner = view(fr.owner);
+      if (owner.code == opcode::cf_while && fr.which == 0) {
+        // Why: a condition region may end in the comparison itself instead of `yield`.
+        bool ok = last_code == opcode::cf_yield;
+        if (!ok && last != nullptr && last->results.count == 1) {
+          const type* t = s_.type_of(value_id{last->results.begin});
+          ok = t != nullptr && t->is_scalar() && t->dt == dtype::bool_;
+        }
+        if (!ok) s_.fail(owner.loc, "while condition region must yield one BOOL");
+      } else if (last_code != opcode::cf_yield && owner.results.count != 0) {
+        s_.fail(owner.loc, owner.mn, " region must end with a yield of ", static_cast<std::int64_t>(owner.results.count),
+                " value(s)");
+      }
+    }
+    while (s_.scope.size() > fr.mark) {
+      s_.values[s_.scope.back().index] = value_state::out_of_scope;
+      s_.scope.pop_back();
+    }
+    frames_.pop_back();
+    if (fr.owner.valid()) advance(view(fr.owner), fr.which + 1);
+  }
+
+  //===--- ops ---===//
+  /// The view of an op whose ranges were already checked by `visit`.
+  constexpr op_view view(op_id o) const {
+    const op_node& n = s_.f.ops[o.index];
+    const span32 a = args_of(n.op);
+    const span32 k = kwargs_of(n.op);
+    return op_view{o,
+                   n.code(),
+                   mnemonic(n.code()),
+                   n.loc,
+                   std::span<const operand>(s_.f.operands).subspan(a.begin, a.count),
+                   std::span<const kwarg>(s_.f.kwargs).subspan(k.begin, k.count),
+                   n.results,
+                   n.regions};
+  }
+
+  constexpr void visit(op_id o, bool last) {
+    const location region_loc = frames_.back().owner.valid() ? s_.f.ops[frames_.back().owner.index].loc : s_.f.loc;
+    if (o.index >= s_.f.ops.size()) {
+      s_.fail(region_loc, "region lists unknown op #", static_cast<std::int64_t>(o.index));
+      return;
+    }
+    const op_node& n = s_.f.ops[o.index];
+    if (s_.op_seen[o.index] != 0) {
+      s_.fail(n.loc, "op #", static_cast<std::int64_t>(o.index), " is listed in more than one region");
+      return;
+    }
+    s_.op_seen[o.index] = 1;
+    if (static_cast<std::size_t>(n.code()) >= opcode_count) {
+      s_.fail(n.loc, "op #", static_cast<std::int64_t>(o.index), " has an invalid opcode");
+      return;
+    }
+    if (!in_bounds(args_of(n.op), s_.f.operands.size()) || !in_bounds(kwargs_of(n.op), s_.f.kwargs.size()) ||
+        !in_bounds(n.results, s_.f.values.size()) || !in_bounds(n.regions, s_.f.regions.size())) {
+      s_.fail(n.loc, mnemonic(n.code()), " has malformed operand, keyword, result or region ranges");
+      return;
+    }
+    const op_view v = view(o);
+    const op_info& row = info(v.code);
+
+    bool uses_ok = true;
+    for (const auto& a : v.args) uses_ok = use(a, v) && uses_ok;
+    check_kwargs(v, row);
+    bool shape_ok = check_signature(v, row);
+    if (row.results == arity::none && v.results.count != 0) {
+      s_.fail(v.loc, v.mn, " must not have results");
+      shape_ok = false;
+    } else if (row.results == arity::one && v.results.count != 1) {
+      s_.fail(v.loc, v.mn, " must have exactly one result");
+      shape_ok = false;
+    }
+    if (!region_count_ok(v.code, v.regions.count)) {
+      s_.fail(v.loc, v.mn, " has the wrong number of regions");
+      shape_ok = false;
+    }
+    const bool stage_ok = check_op_stage(v);
+    if (is_terminator(v.code) && !last) s_.fail(v.loc, v.mn, " must be the last op of its region");
+    // Why: an undefined or invisible operand is reported once, not again as a type mismatch.
+    if (shape_ok && uses_ok) check_rules(v);
+    if (is_region_op(v.code) && shape_ok)
+      advance(v, 0);
+    else
+      finish(v, stage_ok);
+  }
+
+  /// Defines the results of an op once its operands (and regions) have been checked.
+  constexpr void finish(const op_view& v, bool check_stage) {
+    for (std::uint32_t i = 0; i < v.results.count; ++i) define(value_id{v.results.begin + i}, v.loc, check_stage);
+  }
+
+  constexpr void check_kwargs(const op_view& v, const op_info& row) {
+    std::uint16_t seen = 0;
+    for (const auto& kw : v.kws) {
+      if (!enum_ok(kw.key, keyword::pre_relu)) {
+        s_.fail(v.loc, v.mn, " has an unknown keyword");
+        continue;
+      }
+      const std::string_view key = keyword_names[static_cast<std::size_t>(kw.key)];
+      const std::uint16_t bit = kw_bit(kw.key);
+      if ((row.keywords & bit) == 0) s_.fail(v.loc, v.mn, " does not accept keyword '", key, "'");
+      if ((seen & bit) != 0) s_.fail(v.loc, v.mn, " keyword '", key, "' is given more than once");
+      seen = static_cast<std::uint16_t>(seen | bit);
+      if (kw.value.is_value()) {
+        use(kw.value.value(), v.loc);
+      } else if (!kw.value.is_literal()) {
+        s_.fail(v.loc, v.mn, " keyword '", key, "' must be a literal or a scalar value");
+      } else if ((kw.key == keyword::high_precision || kw.key == keyword::pre_relu) &&
+                 kw.value.kind != operand_kind::bool_lit) {
+        s_.fail(v.loc, v.mn, " keyword '", key, "' must be true or false");
+      }
+    }
+  }
+
+  /// Operand kinds per the catalogue signature (see `op_info`).
+  constexpr bool check_signature(const op_view& v, const op_info& row) {
+    const std::string_view sig = row.signature;
+    std::size_t letters = 0, required = 0;
+    bool star = false;
+    for (std::size_t i = 0; i < sig.size(); ++i) {
+      if (sig[i] == '*') {
+        star = true;
+      } else if (sig[i] != '?') {
+        ++letters;
+        if (i + 1 >= sig.size() || sig[i + 1] != '?') ++required;
+      }
+    }
+    const std::size_t n = v.args.size();
+    if (n < required || (!star && n > letters)) {
+      text want;
+      want << static_cast<std::int64_t>(required);
+      if (star)
+        want << " or more";
+      else if (letters != required)
+        want << " to " << static_cast<std::int64_t>(letters);
+      s_.fail(v.loc, v.mn, " expects ", want, " operand(s), got ", static_cast<std::int64_t>(n));
+      return false;
+    }
+    bool ok = true;
+    std::size_t k = 0;  // operand index
+    for (std::size_t i = 0; i < sig.size() && k < n; ++i) {
+      if (sig[i] == '?' || sig[i] == '*') continue;
+      ok = kind_ok(v, sig[i], v.args[k], k) && ok;
+      ++k;
+    }
+    for (; k < n; ++k) ok = kind_ok(v, '*', v.args[k], k) && ok;
+    return ok;
+  }
+
+  constexpr bool kind_ok(const op_view& v, char letter, const operand& o, std::size_t k) {
+    bool ok = false;
+    std::string_view want;
+    switch (letter) {
+      case 'v': ok = o.is_value(); want = "a value"; break;
+      case 's':
+      case '*': ok = o.is_value() || o.is_literal(); want = "a value or a literal"; break;
+      case 'p': ok = o.kind == operand_kind::tuple && o.tuple().count == 2; want = "a pair (a, b)"; break;
+      case 't': ok = o.kind == operand_kind::tuple; want = "a tuple"; break;
+      case 'm': ok = o.kind == operand_kind::space && o.num >= 0 && o.num <= 4; want = "a memory space"; break;
+      case 'd':
+        ok = o.kind == operand_kind::dtype && o.num >= 0 && o.num <= static_cast<std::int64_t>(dtype::index);
+        want = "a dtype";
+        break;
+      case 'f': ok = o.kind == operand_kind::symbol; want = "a function symbol"; break;
+      default: break;
+    }
+    if (!ok) s_.fail(v.loc, v.mn, " operand ", static_cast<std::int64_t>(k), " must be ", want);
+    return ok;
+  }
+
+  constexpr bool check_op_stage(const op_view& v) {
+    const dialect d = dialect_of(v.code);
+    if (s_.is_orchestration()) {
+      if (d == dialect::tile || d == dialect::buffer) {
+        s_.fail(v.loc, v.mn, " is not allowed in an orchestration function");
+        return false;
+      }
+    } else if (d == dialect::orchestration) {
+      s_.fail(v.loc, v.mn, " is only allowed in orchestration functions");
+      return false;
+    } else if (s_.buffer_stage() && d == dialect::tile) {
+      s_.fail(v.loc, v.mn, " is not allowed in a Buffer-stage function");
+      return false;
+    } else if (s_.tile_stage() && d == dialect::buffer) {
+      s_.fail(v.loc, v.mn, " is not allowed in a Tile-stage function");
+      return false;
+    }
+    return true;
+  }
+
+  constexpr void check_rules(const op_view& v) {
+    switch (dialect_of(v.code)) {
+      case dialect::scalar: check_scalar_op(s_, v); return;
+      case dialect::tile: check_tile_op(s_, v); return;
+      case dialect::buffer: check_buffer_op(s_, v); return;
+      case dialect::orchestration: check_submit(s_, v); return;
+      case dialect::control: break;
+    }
+    const frame& top = frames_.back();
+    switch (v.code) {
+      case opcode::cf_if: check_if(s_, v); return;
+      case opcode::cf_for: check_for(s_, v); return;
+      case opcode::cf_while: check_while(s_, v); return;
+      case opcode::cf_yield: {
+        if (!top.owner.valid()) {
+          check_yield(s_, v, nullptr, 0);
+        } else {
+          const op_view owner = view(top.owner);
+          check_yield(s_, v, &owner, top.which);
+        }
+        return;
+      }
+      case opcode::cf_return: check_return(s_, v, !top.owner.valid()); return;
+      default: return;
+    }
+  }
+
+  verify_state s_;
+  std::vector<frame> frames_;
+};
+
+}  // namespace detail
+}  // namespace v0
+}  // namespace tile2buffer

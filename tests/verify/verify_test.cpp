@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file tests/verify/verify_test.cpp
+/// Doctest cases for the IR verifier: the valid kernels verify clean, and each flaw (one broken
+/// rule on an otherwise valid kernel) reports its rule at the op's location.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "kernels.hpp"
+#include "tile2buffer/diag/diagnostic.hpp"
+
+using namespace tile2buffer;
+using namespace verify_test;
+
+namespace {
+
+using kernel_fn = function (*)(flaw);
+
+struct rule_case {
+  const char* rule;
+  kernel_fn kernel;
+  flaw broken;
+  const char* message;
+  location loc;
+};
+
+std::string dump(const std::vector<diagnostic>& ds) { return std::string(format_all(ds, "k.t2b").view()); }
+
+// One row per rule: the kernel, the flaw that breaks the rule, the expected message and location.
+const rule_case rule_cases[] = {
+    // SSA
+    {"use before def", add_kernel, flaw::use_before_def, "use of 'result' before its definition", at(7)},
+    {"not visible", branch_kernel, flaw::use_other_region, "'product' is not visible here (defined in another region)", at(9)},
+    {"unknown value", add_kernel, flaw::unknown_value, "use of unknown value %9999", at(7)},
+    {"type ref before def", runtime_valid_kernel, flaw::valid_before_def, "use of 'cols' before its definition", at(2)},
+    {"double definition", add_kernel, flaw::double_definition, "value 'total' is defined more than once", at(8)},
+    // operand kinds and arity
+    {"operand count", add_kernel, flaw::missing_operand, "tile.add expects 2 operand(s), got 1", at(7)},
+    {"pair operand", add_kernel, flaw::pair_kind, "tile.load operand 1 must be a pair (a, b)", at(5)},
+    {"void op result", buffer_kernel, flaw::buffer_add_result, "buffer.add must not have results", at(13)},
+    {"keyword", add_kernel, flaw::bad_keyword, "tile.add does not accept keyword 'addr'", at(7)},
+    // tile types
+    {"elementwise shapes", add_kernel, flaw::add_shape, "tile.add operands must have matching physical shapes and valid extents", at(7)},
+    {"elementwise dtypes", add_kernel, flaw::add_dtype, "tile.add operands must have matching dtypes", at(7)},
+    {"scalar form", tile_ops_kernel, flaw::adds_scalar, "tile.muls operand 1 must be a scalar", at(4)},
+    {"load dtype", add_kernel, flaw::load_dtype, "tile.load result dtype must equal the tensor dtype", at(6)},
+    {"load extents", add_kernel, flaw::load_extents, "tile.load extents must fit the tile shape", at(5)},
+    {"load window", add_kernel, flaw::load_window, "tile.load window must lie within the tensor", at(6)},
+    {"store result", add_kernel, flaw::store_result, "tile.store result type must equal the tensor operand's type", at(8)},
+    {"move", tile_ops_kernel, flaw::move_shape, "tile.move result must have the source's shape and dtype", at(7)},
+    {"slice shape", tile_ops_kernel, flaw::slice_shape, "tile.slice shape must be static and equal the result shape", at(3)},
+    {"slice fit", tile_ops_kernel, flaw::slice_fit, "tile.slice window must lie within the source", at(3)},
+    {"assemble", tile_ops_kernel, flaw::assemble_result, "tile.assemble result must have the target's shape and dtype", at(6)},
+    {"matmul spaces", cube_kernel, flaw::matmul_spaces, "tile.matmul operands must be Left x Right -> Acc", at(11)},
+    {"matmul shapes", cube_kernel, flaw::matmul_shapes, "tile.matmul shapes must be [M, K] x [K, N] -> [M, N]", at(11)},
+    {"matmul_acc", cube_kernel, flaw::matmul_acc_type, "tile.matmul_acc accumulator must have the result's type", at(12)},
+    {"reduction", tile_ops_kernel, flaw::row_sum_shape, "tile.row_sum result must be [R, 1]", at(8)},
+    {"spmd query", tile_ops_kernel, flaw::spmd_result, "tile.get_block_idx result must be Scalar[INDEX]", at(9)},
+    {"alloc capacity", add_kernel, flaw::alloc_capacity, "tile.alloc capacity must be a positive static byte count", at(3)},
+    {"alloc addr", add_kernel, flaw::alloc_addr, "tile.alloc addr must be a nonnegative integer literal", at(3)},
+    {"storage alloc", add_kernel, flaw::storage_not_alloc, "storage of 'lhs' must name a tile.alloc result", at(5)},
+    {"storage space", add_kernel, flaw::storage_space, "storage of 'total' must be in its memory space Vec, but 'mem_r' is a Mat allocation", at(7)},
+    {"storage capacity", add_kernel, flaw::storage_capacity,
+     "storage of 'total' (2048 bytes at offset 0) exceeds the capacity 1024 of 'mem_r'", at(7)},
+    // scalar types
+    {"scalar dtypes", branch_kernel, flaw::scalar_dtypes, "scalar.lt operands must have the same dtype", at(4)},
+    {"compare result", branch_kernel, flaw::compare_result, "scalar.lt result must be BOOL", at(4)},
+    {"cast result", runtime_valid_kernel, flaw::cast_result, "cast result dtype must equal its dtype operand", at(3)},
+    // regions
+    {"if condition", branch_kernel, flaw::if_cond, "if condition must be a BOOL scalar", at(5)},
+    {"if arms", branch_kernel, flaw::if_one_arm, "if with results needs both arms", at(5)},
+    {"yield count", branch_kernel, flaw::yield_count, "yield must yield 2 value(s) to match the if results, got 1", at(7)},
+    {"yield type", branch_kernel, flaw::yield_type, "yield operand 1 must have the type of if result 1", at(7)},
+    {"for bounds", loop_kernel, flaw::for_bounds, "for bounds (start, stop, step) must be integer scalars", at(3)},
+    {"for carries", loop_kernel, flaw::for_carry, "for iteration value 1 must have the same type as its init and result", at(3)},
+    {"while condition", loop_kernel, flaw::while_cond, "yield in a while condition region must yield one BOOL", at(8, 30)},
+    {"yield last", branch_kernel, flaw::yield_not_last, "yield must be the last op of its region", at(7)},
+    {"return placement", branch_kernel, flaw::return_in_region, "return is only allowed in the function body", at(7)},
+    {"return type", branch_kernel, flaw::return_type, "return operand 0 must have the function's result type", at(10)},
+    {"missing return", add_kernel, flaw::missing_return, "", {}},  // no results declared: must stay valid
+    // stage membership and function rules
+    {"tile param", add_kernel, flaw::tile_param, "device function '@add' cannot take Tile parameter 'B'", at(1, 20)},
+    {"direction", add_kernel, flaw::scalar_direction, "parameter 'n' has a direction but only tensor parameters take one", at(1, 40)},
+    {"tile op in buffer stage", buffer_kernel, flaw::tile_op_in_buffer, "tile.create is not allowed in a Buffer-stage function", at(14)},
+    {"buffer op in tile stage", add_kernel, flaw::buffer_op_in_tile, "buffer.get_block_idx is not allowed in a Tile-stage function",
+     at(8, 40)},
+    {"tile value in buffer stage", buffer_kernel, flaw::tile_value_in_buffer, "Tile value 'bad' is not allowed in a Buffer-stage function",
+     at(9)},
+    // buffer types
+    {"buffer.alloc valid", buffer_kernel, flaw::buffer_alloc_valid, "buffer.alloc valid tuple must have one entry per runtime ('?') dim",
+     at(4)},
+    {"buffer elementwise", buffer_kernel, flaw::buffer_add_descriptor,
+     "buffer.add operands must have descriptors identical to the destination", at(13)},
+    {"buffer.load", buffer_kernel, flaw::buffer_load_dtype, "buffer.load buffer dtype must match the tensor dtype", at(11)},
+    {"buffer.copy", buffer_kernel, flaw::buffer_copy_spaces, "buffer.copy supports Vec -> Vec and Mat -> Left/Right only", at(12)},
+    {"buffer.subview", buffer_kernel, flaw::subview_fit, "buffer.subview offsets must keep the window within the source", at(6)},
+    {"buffer.reshape", buffer_kernel, flaw::reshape_bytes, "buffer.reshape must preserve the total bytes", at(7)},
+};
+
+}  // namespace
+
+TEST_CASE("valid kernels verify clean") {
+  for (kernel_fn k : {add_kernel, tile_ops_kernel, cube_kernel, branch_kernel, loop_kernel, runtime_valid_kernel, buffer_kernel}) {
+    const auto ds = verify(single(k(flaw::none)));
+    CHECK_MESSAGE(ds.empty(), dump(ds));
+  }
+  const auto ds = verify(orchestrated());
+  CHECK_MESSAGE(ds.empty(), dump(ds));
+}
+
+TEST_CASE("each rule reports its message at the op's location") {
+  for (const auto& c : rule_cases) {
+    const auto ds = verify(single(c.kernel(c.broken)));
+    INFO("rule: " << c.rule << "\n" << dump(ds));
+    if (c.message[0] == '\0')
+      CHECK(ds.empty());
+    else
+      CHECK(reports(ds, c.message, c.loc));
+  }
+}
+
+TEST_CASE("a function with results must end with return") {
+  function f = add_kernel(flaw::missing_return);
+  f.results.push_back(fp32_tensor());
+  const auto ds = verify(single(std::move(f)));
+  CHECK(reports(ds, "function '@add' must end with a return of its 1 result(s)", at(1, 1)));
+}
+
+TEST_CASE("orchestration rules") {
+  CHECK(reports(verify(orchestrated(orch_flaw::tile_op)), "tile.create is not allowed in an orchestration function", at(42)));
+  CHECK(reports(verify(orchestrated(orch_flaw::submit_in_device)), "submit is only allowed in orchestration functions", at(33)));
+  CHECK(reports(verify(orchestrated(orch_flaw::unknown_callee)), "submit callee '@nope' is not defined", at(41)));
+  CHECK(reports(verify(orchestrated(orch_flaw::callee_not_device)), "submit callee '@main' is not a device function", at(41)));
+  CHECK(reports(verify(orchestrated(orch_flaw::arg_count)), "submit @add expects 4 arguments, got 3", at(41)));
+  CHECK(reports(verify(orchestrated(orch_flaw::arg_type)), "submit @add argument 1 must be a tensor of the parameter's shape and dtype",
+                at(41)));
+  CHECK(reports(verify(orchestrated(orch_flaw::dep_not_task)), "submit dependencies must be task values", at(43)));
+  CHECK(reports(verify(orchestrated(orch_flaw::duplicate_name)), "duplicate function name '@add'", at(20, 1)));
+}
+
+TEST_CASE("every error is collected, not only the first") {
+  // Both tile.add operands are broken and the store result type too: three distinct reports.
+  function f = add_kernel(flaw::store_result);
+  f.values[f.result(op_id{3}).index].ty.dt = dtype::fp16;  // lhs = tile.load(A, ...)
+  const auto ds = verify(single(std::move(f)));
+  CHECK(reports(ds, "tile.store result type must equal the tensor operand's type", at(8)));
+  CHECK(reports(ds, "tile.add operands must have matching dtypes", at(7)));
+  CHECK(reports(ds, "tile.load result dtype must equal the tensor dtype", at(5)));
+}
+
+TEST_CASE("the single-function overload resolves callees through the program") {
+  const program p = orchestrated(orch_flaw::arg_count);
+  CHECK(verify(p, p.functions[0]).empty());
+  CHECK(reports(verify(p, p.functions[2]), "submit @add expects 4 arguments, got 3", at(41)));
+}
+
+TEST_CASE("a while condition may end in its comparison") {
+  function f = loop_kernel();
+  // Drop the condition region's trailing yield: the comparison's BOOL result is the condition.
+  for (auto& r : f.regions)
+    if (r.args.count == 1 && r.ops.count == 2 && f.ops[f.region_ops[r.ops.begin].index].code() == opcode::scalar_lt) {
+      r.ops.count = 1;
+    }
+  const auto ds = verify(single(std::move(f)));
+  CHECK_MESSAGE(ds.empty(), dump(ds));
+}
+
+TEST_CASE("malformed IR gives diagnostics, never a crash") {
+  SUBCASE("op id out of range") {
+    function f = add_kernel();
+    f.region_ops[0] = op_id{12345};
+    CHECK(reports(verify(single(std::move(f))), "region lists unknown op #12345"));
+  }
+  SUBCASE("operand range out of bounds") {
+    function f = add_kernel();
+    f.ops[5].op = make_op(opcode::tile_add, span32{100000, 2});
+    CHECK(reports(verify(single(std::move(f))), "tile.add has malformed operand, keyword, result or region ranges", at(7)));
+  }
+  SUBCASE("region id out of range") {
+    function f = branch_kernel();
+    for (auto& n : f.ops)
+      if (n.code() == opcode::cf_if) n.regions = {999, 2};
+    CHECK_FALSE(verify(single(std::move(f))).empty());
+  }
+  SUBCASE("op listed twice") {
+    function f = add_kernel();
+    f.region_ops[1] = f.region_ops[0];
+    CHECK(reports(verify(single(std::move(f))), "is listed in more than one region"));
+  }
+  SUBCASE("region owned twice (a cycle)") {
+    function f = branch_kernel();
+    // The then-arm's first op becomes an if owning the function body: must not loop forever.
+    for (auto& n : f.ops)
+      if (n.code() == opcode::cf_if) n.regions = {f.body.index, 2};
+    CHECK_FALSE(verify(single(std::move(f))).empty());
+  }
+  SUBCASE("tuple pointing outside the pool and wrong operand kinds") {
+    function f = add_kernel();
+    f.operands[f.operands.size() - 1] = operand{operand_kind::tuple, 0, 4000000000u, 7};
+    f.operands[0] = operand{operand_kind::dtype, 0, no_id, 99};
+    CHECK_FALSE(verify(single(std::move(f))).empty());
+  }
+  SUBCASE("value types with invalid enums") {
+    function f = add_kernel();
+    f.values[0].ty.dt = static_cast<dtype>(77);
+    f.values[1].ty.kind = static_cast<type_kind>(42);
+    CHECK(reports(verify(single(std::move(f))), "value 'A' has an invalid type", at(1, 10)));
+  }
+  SUBCASE("no body") {
+    function f;
+    CHECK(reports(verify(single(std::move(f))), "reference to unknown region"));
+  }
+}
