@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file static_text.cpp
+/// Compiling is passing: the parser and printer run in constant evaluation (clang 14 and g++ 12).
+#include <string_view>
+
+#include "tile2buffer/ir/equal.hpp"
+#include "tile2buffer/text/parse.hpp"
+#include "tile2buffer/text/print.hpp"
+
+namespace {
+using namespace tile2buffer;
+
+// Non-canonical on purpose: comments, a bare single `->` type, explicit default fields.
+constexpr std::string_view source = R"(# a loop, a while and a branch over planned storage
+aiv @k(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], n: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
+  m = tile.alloc(Vec, 4096, addr = 0)
+  x = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec, ND, fractal=512] in m[0]
+  r, k = for i in range(0, n, 1) iter(acc = x, j = 0) -> (Tile[[16, 32], FP32, Vec] in m[2048], INDEX) {
+    y = tile.adds(acc, 1.50e-20) : Tile[[16, 32], FP32, Vec] in m[2048]
+    j1 = 1 + j   # the literal takes j's type
+    yield y, j1
+  }
+  w, c = while iter(a = r, q = k) -> (Tile[[16, 32], FP32, Vec] in m, INDEX) cond(q < n) {
+    q2 = q * 2
+    yield a, q2
+  }
+  flag = c >= 4
+  o = if flag -> Scalar[INDEX] {
+    yield 0
+  } else {
+    h = cast(c, INT32)
+    yield c
+  }
+  s = tile.store(w, (o, 0), Out) : Tensor[[16, 32], FP32]
+  return s
+}
+)";
+
+constexpr std::string_view canonical = R"(aiv @k(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], n: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
+  m = tile.alloc(Vec, 4096, addr = 0)
+  x = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec] in m
+  r, k = for i in range(0, n, 1) iter(acc = x, j = 0) -> (Tile[[16, 32], FP32, Vec] in m[2048], INDEX) {
+    y = tile.adds(acc, 1.5e-20) : Tile[[16, 32], FP32, Vec] in m[2048]
+    j1 = 1 + j
+    yield y, j1
+  }
+  w, c = while iter(a = r, q = k) -> (Tile[[16, 32], FP32, Vec] in m, INDEX) cond(q < n) {
+    q2 = q * 2
+    yield a, q2
+  }
+  flag = c >= 4
+  o = if flag -> (INDEX) {
+    yield 0
+  } else {
+    h = cast(c, INT32)
+    yield c
+  }
+  s = tile.store(w, (o, 0), Out) : Tensor[[16, 32], FP32]
+  return s
+}
+)";
+
+constexpr bool prints_canonically() {
+  const auto r = parse(source, "k.t2b");
+  return r.ok() && print(r.value) == canonical;
+}
+static_assert(prints_canonically(), "the kernel must print in the canonical form");
+
+constexpr bool round_trips() {
+  const auto a = parse(source);
+  const auto b = parse(canonical);
+  return a.ok() && b.ok() && structurally_equal(a.value, b.value) && print(b.value) == canonical;
+}
+static_assert(round_trips(), "parse(print(p)) must be structurally equal to p");
+
+// A malformed kernel: one diagnostic, located at the offending token.
+constexpr bool reports_one_located_error() {
+  const auto r = parse("aiv @f(a: Scalar[INDEX]) {\n  x = tile.add(a b)\n}\n", "bad.t2b");
+  return !r.ok() && r.errors.size() == 1 && r.errors[0].loc == location{2, 18} && r.errors[0].source == "parse" &&
+         r.errors[0].message == "expected ',' or ')' in the operands of tile.add, found 'b'" && r.value.file == "bad.t2b";
+}
+static_assert(reports_one_located_error());
+}  // namespace
