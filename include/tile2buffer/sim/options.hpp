@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file sim/options.hpp
+/// Run parameters of the simulator (seed, SPMD indices, scalar parameter values), the seeded
+/// inputs built from them, and the result of one run.
+///
+/// Scalar parameters take, in order of preference:
+///  1. the value bound by name in `sim_options::scalars`;
+///  2. integer / INDEX parameters that some Tile type in the kernel uses as a valid extent
+///     (`valid=[16, cols]`): the smallest physical extent they bound, i.e. a full valid region;
+///  3. other integer / INDEX parameters (offsets such as `row`, counts such as `count`): 0, which
+///     keeps every runtime window at its static origin and makes loops zero-trip;
+///  4. BOOL parameters: one bit drawn from the seed; float parameters: a dyadic value in
+///     {0.25, 0.5, ..., 2.0} drawn from the seed.
+/// Bind explicit values to exercise other paths (e.g. `{"count", 3}`).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/sim/gm.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace sim {
+
+/// A scalar SSA value: floats in `f` (already rounded to `dt`), integers and BOOL in `i`.
+struct scalar_value {
+  dtype dt = dtype::index;
+  double f = 0.0;
+  std::int64_t i = 0;
+
+  [[nodiscard]] bool floating() const noexcept { return is_float(dt); }
+  [[nodiscard]] double number() const noexcept { return floating() ? f : static_cast<double>(i); }
+  [[nodiscard]] std::int64_t integer() const noexcept { return floating() ? static_cast<std::int64_t>(f) : i; }
+  [[nodiscard]] bool truth() const noexcept { return floating() ? f != 0.0 : i != 0; }
+  /// The value converted to `to` (float->int truncates, int->int wraps, floats round to `to`).
+  [[nodiscard]] scalar_value as(dtype to) const {
+    scalar_value r;
+    r.dt = to;
+    if (is_float(to))
+      r.f = static_cast<double>(round_to(to, static_cast<float>(number())));
+    else if (to == dtype::bool_)
+      r.i = truth() ? 1 : 0;
+    else
+      r.i = floating() ? convert(dt, to, element{static_cast<float>(f), 0}).i : wrap_integer(to, i);
+    return r;
+  }
+  static scalar_value of_int(dtype d, std::int64_t v) { return {d, 0.0, wrap_integer(d, v)}; }
+  static scalar_value of_float(dtype d, double v) { return {d, static_cast<double>(round_to(d, static_cast<float>(v))), 0}; }
+};
+
+/// A named scalar parameter value (integers are truncated from `value`).
+struct scalar_binding {
+  std::string name;
+  double value = 0.0;
+};
+
+struct sim_options {
+  std::uint64_t seed = 1;        ///< seeds GM inputs and unbound BOOL/float scalars
+  std::int64_t block_idx = 0;    ///< result of get_block_idx
+  std::int64_t block_num = 1;    ///< result of get_block_num
+  std::int64_t subblock_idx = 0; ///< result of get_subblock_idx
+  std::vector<scalar_binding> scalars;
+  std::uint64_t max_steps = 1u << 22;  ///< executed-op budget; guards against endless loops
+  int max_reported = 8;                ///< mismatches described in full by compare
+};
+
+/// Per-parameter inputs: a GM tensor or a scalar, indexed by parameter position.
+struct sim_inputs {
+  std::vector<std::optional<gm_tensor>> tensors;
+  std::vector<std::optional<scalar_value>> scalars;
+};
+
+/// A read through one Buffer allocation of bytes last written through another. Planned aliases do
+/// this on purpose; when a comparison fails, these reads usually point at two live buffers whose
+/// storage overlaps.
+struct alias_read {
+  std::uint32_t op = no_id;       ///< the reading op
+  std::uint32_t read = no_id;     ///< value id of the handle it read
+  std::uint32_t written = no_id;  ///< value id of the allocation the bytes were written through
+  std::uint32_t writer = no_id;   ///< the op that wrote them
+};
+
+/// Final state of one run: the GM tensors (per parameter position) and the diagnostics that stopped
+/// it, if any. `fn` resolves the op indices in the provenance.
+struct run_result {
+  const function* fn = nullptr;
+  std::vector<std::optional<gm_tensor>> tensors;
+  std::vector<diagnostic> errors;
+  std::vector<alias_read> alias_reads;  ///< Buffer runs: distinct cross-allocation reads (first 64)
+
+  [[nodiscard]] bool ok() const noexcept { return errors.empty(); }
+  [[nodiscard]] const gm_tensor* tensor(std::string_view name) const {
+    for (const auto& t : tensors)
+      if (t && t->name == name) return &*t;
+    return nullptr;
+  }
+};
+
+/// Seeded inputs for `f` (see the file comment for scalar defaults). Tensors are drawn from
+/// `std::mt19937_64(seed)` in parameter order; scalars from an independent stream.
+inline sim_inputs make_inputs(const function& f, const sim_options& opt) {
+  sim_inputs in;
+  std::mt19937_64 rng(opt.seed);
+  std::mt19937_64 scalar_rng(opt.seed ^ 0x9E3779B97F4A7C15ull);
+  in.tensors.resize(f.params.size());
+  in.scalars.resize(f.params.size());
+  for (std::size_t p = 0; p < f.params.size(); ++p) {
+    const value_id v = f.params[p].value;
+    const type& t = f.type_of(v);
+    if (t.is_tensor()) {
+      gm_tensor g = gm_tensor::make(f.name_of(v), t, f.params[p].dir);
+      if (f.params[p].dir != direction::out) g.seed(rng);
+      in.tensors[p] = std::move(g);
+      continue;
+    }
+    if (!t.is_scalar()) continue;
+    const std::uint64_t draw = scalar_rng();
+    std::optional<double> bound;
+    for (const auto& b : opt.scalars)
+      if (b.name == f.name_of(v)) bound = b.value;
+    if (bound) {
+      in.scalars[p] = is_float(t.dt) ? scalar_value::of_float(t.dt, *bound)
+                                     : scalar_value::of_int(t.dt, static_cast<std::int64_t>(*bound));
+    } else if (t.dt == dtype::bool_) {
+      in.scalars[p] = scalar_value::of_int(dtype::bool_, static_cast<std::int64_t>(draw & 1u));
+    } else if (is_float(t.dt)) {
+      in.scalars[p] = scalar_value::of_float(t.dt, static_cast<double>(draw % 8 + 1) / 4.0);
+    } else {
+      std::int64_t full = -1;
+      for (const auto& val : f.values) {
+        if (!val.ty.is_tile()) continue;
+        for (int axis = 0; axis < 2; ++axis)
+          if (val.ty.valid[axis].is_value() && val.ty.valid[axis].value() == v &&
+              (full < 0 || val.ty.shape[axis] < full))
+            full = val.ty.shape[axis];
+      }
+      in.scalars[p] = scalar_value::of_int(t.dt, full < 0 ? 0 : full);
+    }
+  }
+  return in;
+}
+
+}  // namespace sim
+}  // namespace v0
+}  // namespace tile2buffer
