@@ -7,8 +7,11 @@
 #include <string_view>
 #include <vector>
 
+#include <optional>
+
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/verify.hpp"
+#include "tile2buffer/lower.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 
@@ -17,12 +20,26 @@ namespace {
 using namespace tile2buffer;
 
 /// Everything the command line can set. A new flag adds a field here and a row in `flags`.
-struct options {
+struct cli_options {
   bool help = false;
   bool verify_only = false;
   std::string output = "-";
   std::vector<std::string> inputs;
+  // Pipeline: runs when any pipeline flag is given.
+  bool pipeline = false;
+  tile2buffer::options pass_options{};
+  bool explain_selection = false;
+  std::optional<pass_id> stop_after;
+  std::optional<pass_id> single_pass;
+  bool emit_tile = false;
 };
+
+template <class E, std::size_t N>
+std::optional<E> pick(const std::string_view (&names)[N], std::string_view v) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == v) return static_cast<E>(i);
+  return std::nullopt;
+}
 
 /// One command-line flag: `--name` or, when it takes a value, `--name=V` / `--name V`.
 /// `apply` returns an error message, or an empty view when the value is accepted.
@@ -30,24 +47,83 @@ struct flag {
   std::string_view name;
   std::string_view value_name;  ///< empty: the flag takes no value
   std::string_view help;
-  std::string_view (*apply)(options&, std::string_view value);
+  std::string_view (*apply)(cli_options&, std::string_view value);
 };
 
 constexpr flag flags[] = {
     {"--help", {}, "print this help and exit",
-     [](options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string_view {
        o.help = true;
        return {};
      }},
     {"--verify-only", {}, "parse and verify; print nothing on success",
-     [](options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string_view {
        o.verify_only = true;
        return {};
      }},
     {"-o", "FILE", "write the output to FILE instead of stdout ('-')",
-     [](options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string_view {
        if (v.empty()) return "-o needs a file name";
        o.output = std::string(v);
+       return {};
+     }},
+    {"--lower", {}, "run the default pipeline (init_storage .. verify_buffer)",
+     [](cli_options& o, std::string_view) -> std::string_view {
+       o.pipeline = true;
+       return {};
+     }},
+    {"--planner", "P", "memory planner: pypto (default), dsa_rp or ptoas; implies --lower",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       const auto p = pick<planner_kind>(planner_names, v);
+       if (!p) return "--planner must be pypto, dsa_rp or ptoas";
+       o.pass_options.planner = *p;
+       o.pipeline = true;
+       return {};
+     }},
+    {"--target", "T", "target: a2a3 (default) or a5; implies --lower",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       const auto t = parse_target(v);
+       if (!t) return "--target must be a2a3 or a5";
+       o.pass_options.target = *t;
+       o.pipeline = true;
+       return {};
+     }},
+    {"--no-buffer-ir", {}, "enable_buffer_ir = false: every kernel keeps Tile IR; implies --lower",
+     [](cli_options& o, std::string_view) -> std::string_view {
+       o.pass_options.enable_buffer_ir = false;
+       o.pipeline = true;
+       return {};
+     }},
+    {"--no-verify", {}, "skip automatic verification between passes (storage closure is still checked)",
+     [](cli_options& o, std::string_view) -> std::string_view {
+       o.pass_options.verify = false;
+       return {};
+     }},
+    {"--explain-selection", {}, "print one line per kernel: selected, or why it stays Tile",
+     [](cli_options& o, std::string_view) -> std::string_view {
+       o.explain_selection = true;
+       o.pipeline = true;
+       return {};
+     }},
+    {"--stop-after", "PASS", "stop the pipeline after PASS (init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer)",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       o.stop_after = parse_pass(v);
+       if (!o.stop_after) return "--stop-after: unknown pass";
+       o.pipeline = true;
+       return {};
+     }},
+    {"--pass", "PASS", "run only PASS on the input (e.g. lower on already planned IR)",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       o.single_pass = parse_pass(v);
+       if (!o.single_pass) return "--pass: unknown pass";
+       o.pipeline = true;
+       return {};
+     }},
+    {"--emit", "tile|buffer", "print the planned Tile IR (before lowering) or the final IR (default)",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       if (v != "tile" && v != "buffer") return "--emit must be tile or buffer";
+       o.emit_tile = v == "tile";
+       o.pipeline = true;
        return {};
      }},
 };
@@ -65,7 +141,7 @@ void usage(std::FILE* to) {
 }
 
 /// Parses argv into `opts`; on a bad command line returns the message to print before the usage.
-std::string parse_command_line(int argc, char** argv, options& opts) {
+std::string parse_command_line(int argc, char** argv, cli_options& opts) {
   bool only_files = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -133,8 +209,35 @@ int report(const std::vector<diagnostic>& errors, std::string_view file) {
   return 1;
 }
 
-/// The work itself: parse, verify, (passes go here), print.
-int run(const options& opts) {
+/// Runs the requested passes; prints the selection explanation when asked.
+result<program> run_passes(const cli_options& opts, const program& prog) {
+  if (opts.single_pass) {
+    result<program> r = run_pass(*opts.single_pass, prog, opts.pass_options);
+    if (r.ok() && opts.pass_options.verify) r.errors = verify(r.value);
+    return r;
+  }
+  if (opts.explain_selection) {
+    // Selection is explained on the program as the pipeline's select pass sees it.
+    result<program> before = run_pipeline(prog, opts.pass_options, pass_id::init_storage);
+    if (!before) return before;
+    text lines;
+    for (const auto& e : explain_selection(before.value, opts.pass_options)) {
+      lines << '@' << e.function << ": ";
+      if (e.selected)
+        lines << "selected\n";
+      else
+        lines << "stays Tile: " << static_cast<std::int64_t>(e.loc.line) << ':' << static_cast<std::int64_t>(e.loc.col) << ": "
+              << e.reason << '\n';
+    }
+    std::fwrite(lines.view().data(), 1, lines.size(), stdout);
+  }
+  std::optional<pass_id> stop = opts.stop_after;
+  if (opts.emit_tile) stop = pass_id::plan;
+  return run_pipeline(prog, opts.pass_options, stop);
+}
+
+/// The work itself: parse, verify, run passes when asked, print.
+int run(const cli_options& opts) {
   const std::string path = opts.inputs.empty() ? std::string("-") : opts.inputs.front();
   const std::string display = path == "-" ? std::string("<stdin>") : path;
   std::string source;
@@ -144,10 +247,14 @@ int run(const options& opts) {
   }
   result<program> parsed = parse(source, display);
   if (!parsed) return report(parsed.errors, display);
-  const program& prog = parsed.value;
-  if (const auto errors = verify(prog); !errors.empty()) return report(errors, display);
-  if (opts.verify_only) return 0;
-  const text out = print(prog);
+  if (const auto errors = verify(parsed.value); !errors.empty()) return report(errors, display);
+  if (opts.pipeline) {
+    result<program> lowered = run_passes(opts, parsed.value);
+    if (!lowered) return report(lowered.errors, display);
+    parsed.value = static_cast<program&&>(lowered.value);
+  }
+  if (opts.verify_only || opts.explain_selection) return 0;
+  const text out = print(parsed.value);
   if (!write_output(opts.output, out.view())) {
     std::fprintf(stderr, "t2b-opt: cannot write '%s'\n", opts.output.c_str());
     return 1;
@@ -158,7 +265,7 @@ int run(const options& opts) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  options opts;
+  cli_options opts;
   if (const std::string err = parse_command_line(argc, argv, opts); !err.empty()) {
     std::fprintf(stderr, "t2b-opt: %s\n", err.c_str());
     usage(stderr);
