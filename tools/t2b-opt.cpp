@@ -12,6 +12,7 @@
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
+#include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 
@@ -32,6 +33,7 @@ struct cli_options {
   std::optional<pass_id> stop_after;
   std::optional<pass_id> single_pass;
   bool emit_tile = false;
+  std::optional<std::uint64_t> check_numerics_seed;
 };
 
 template <class E, std::size_t N>
@@ -119,6 +121,20 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
+    {"--check-numerics", "[=SEED]", "lower, run Tile and Buffer IR in the reference simulator on seeded inputs, compare",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       std::uint64_t seed = 1;
+       if (!v.empty()) {
+         seed = 0;
+         for (char c : v) {
+           if (c < '0' || c > '9' || seed > (UINT64_MAX - 9) / 10) return "--check-numerics=SEED needs a decimal seed";
+           seed = seed * 10 + static_cast<std::uint64_t>(c - '0');
+         }
+       }
+       o.check_numerics_seed = seed;
+       o.pipeline = true;
+       return {};
+     }},
     {"--emit", "tile|buffer", "print the planned Tile IR (before lowering) or the final IR (default)",
      [](cli_options& o, std::string_view v) -> std::string_view {
        if (v != "tile" && v != "buffer") return "--emit must be tile or buffer";
@@ -164,10 +180,14 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
       if (f.name == key) hit = &f;
     if (hit == nullptr) return "unknown option '" + std::string(key) + "'";
     std::string_view value;
+    const bool optional_value = !hit->value_name.empty() && hit->value_name.front() == '[';
     if (hit->value_name.empty()) {
       if (eq != std::string_view::npos) return "option '" + std::string(key) + "' takes no value";
     } else if (eq != std::string_view::npos) {
       value = arg.substr(eq + 1);
+      if (optional_value && value.empty()) return "option '" + std::string(key) + "' needs a value after '='";
+    } else if (optional_value) {
+      // An optional value is only taken from `--flag=V`; the next argument stays an input.
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {
@@ -236,6 +256,25 @@ result<program> run_passes(const cli_options& opts, const program& prog) {
   return run_pipeline(prog, opts.pass_options, stop);
 }
 
+/// Runs every kernel that was lowered in both simulators and prints one verdict per kernel.
+int check_numerics(const cli_options& opts, const program& tile_program, const program& lowered) {
+  bool all_ok = true;
+  int compared = 0;
+  for (const auto& f : lowered.functions) {
+    const function* before = tile_program.find(f.name_of());
+    if (!f.is_device() || f.stage != ir_stage::buffer || before == nullptr || before->stage != ir_stage::tile) continue;
+    sim::sim_options so;
+    so.seed = *opts.check_numerics_seed;
+    const sim::compare_report r = sim::check_numerics(tile_program, lowered, f.name_of(), so);
+    std::printf("@%.*s: %s", static_cast<int>(f.name_of().size()), f.name_of().data(), r.text.c_str());
+    all_ok = all_ok && r.ok;
+    ++compared;
+  }
+  if (compared == 0) std::printf("numerics: no kernel was lowered to Buffer IR; nothing to compare\n");
+  std::fflush(stdout);
+  return all_ok ? 0 : 1;
+}
+
 /// The work itself: parse, verify, run passes when asked, print.
 int run(const cli_options& opts) {
   const std::string path = opts.inputs.empty() ? std::string("-") : opts.inputs.front();
@@ -248,11 +287,13 @@ int run(const cli_options& opts) {
   result<program> parsed = parse(source, display);
   if (!parsed) return report(parsed.errors, display);
   if (const auto errors = verify(parsed.value); !errors.empty()) return report(errors, display);
+  const program tile_input = opts.check_numerics_seed ? parsed.value : program{};
   if (opts.pipeline) {
     result<program> lowered = run_passes(opts, parsed.value);
     if (!lowered) return report(lowered.errors, display);
     parsed.value = static_cast<program&&>(lowered.value);
   }
+  if (opts.check_numerics_seed) return check_numerics(opts, tile_input, parsed.value);
   if (opts.verify_only || opts.explain_selection) return 0;
   const text out = print(parsed.value);
   if (!write_output(opts.output, out.view())) {

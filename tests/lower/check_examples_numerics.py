@@ -1,0 +1,27 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""For every example kernel file and planner, `t2b-opt --check-numerics --planner=P F` must exit 0
+and every lowered kernel must report `numerics: ok`; at least MIN kernels must be compared in all."""
+import glob
+import os
+import subprocess
+import sys
+
+t2b_opt, examples, minimum = sys.argv[1], sys.argv[2], int(sys.argv[3])
+compared = 0
+failed = False
+for path in sorted(glob.glob(os.path.join(examples, "*.t2b"))):
+    for planner in ("pypto", "dsa_rp", "ptoas"):
+        proc = subprocess.run([t2b_opt, "--check-numerics=7", f"--planner={planner}", path],
+                              capture_output=True, text=True)
+        verdicts = [l for l in proc.stdout.splitlines() if l.startswith("@")]
+        bad = [l for l in verdicts if not l.endswith("numerics: ok")]
+        compared += len(verdicts) - len(bad)
+        if proc.returncode != 0 or bad:
+            failed = True
+            print(f"FAIL {planner} {path} (exit {proc.returncode})\n{proc.stdout}{proc.stderr}")
+        else:
+            for l in verdicts:
+                print(f"{planner} {os.path.basename(path)} {l}")
+print(f"{compared} kernel lowerings compared")
+sys.exit(1 if failed or compared < minimum else 0)
