@@ -23,6 +23,18 @@ constexpr bool shares_source_storage(opcode c) {
          c == opcode::tile_reshape || c == opcode::tile_reinterpret_view || c == opcode::tile_transpose_view;
 }
 
+/// Emits `mem_<name> = tile.alloc(SPACE, bytes)` sized for source Tile value `v` into the
+/// rewriter's current region, at `loc`; returns the new allocation (a target value).
+constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc) {
+  const function& f = rw.source();
+  const type& t = f.type_of(v);
+  const text nm = text("mem_") << f.name_of(v);
+  const std::string_view names[] = {nm.view()};
+  const operand args[] = {operand::of(t.space), operand::integer(t.bytes())};
+  const type mt = mem_type();
+  return rw.target().result(rw.builder().emit(opcode::tile_alloc, args, {}, std::span<const type>(&mt, 1), names, loc));
+}
+
 constexpr function init_function_storage(const function& f) {
   // owner[v]: the value whose allocation v lives in (itself for a fresh allocation); no_id = none.
   std::vector<std::uint32_t> owner(f.values.size(), no_id);
@@ -64,16 +76,7 @@ constexpr function init_function_storage(const function& f) {
   });
   rewriter rw(f);
   std::vector<value_id> mem(f.values.size());
-  for (value_id v : fresh) {
-    const type& t = f.type_of(v);
-    text nm = text("mem_") << f.name_of(v);
-    const std::string_view names[] = {nm.view()};
-    const operand args[] = {operand::of(t.space), operand::integer(t.bytes())};
-    const type mt = mem_type();
-    const location loc = f.value(v).def.valid() ? f.op(f.value(v).def).loc : f.loc;
-    const op_id a = rw.builder().emit(opcode::tile_alloc, args, {}, std::span<const type>(&mt, 1), names, loc);
-    mem[v.index] = rw.target().result(a);
-  }
+  for (value_id v : fresh) mem[v.index] = emit_alloc_for(rw, v, f.value(v).def.valid() ? f.op(f.value(v).def).loc : f.loc);
   for (std::uint32_t i = 0; i < f.values.size(); ++i)
     if (owner[i] != no_id) rw.set_storage(value_id{i}, mem[owner[i]], 0);
   rw.clone_ops(f.body);

@@ -10,6 +10,7 @@
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/options.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
+#include "tile2buffer/passes/init_storage.hpp"
 #include "tile2buffer/passes/verify_tile_storage.hpp"
 
 namespace tile2buffer {
@@ -32,16 +33,7 @@ constexpr result<program> legalize(const program& p, const options&) {
       continue;
     }
     rewriter rw(f);
-    for (op_id o : recips) {
-      const value_id res = f.result(o);
-      const type& t = f.type_of(res);
-      text nm = text("mem_") << f.name_of(res);
-      const std::string_view names[] = {nm.view()};
-      const operand args[] = {operand::of(t.space), operand::integer(t.bytes())};
-      const type mt = mem_type();
-      const op_id a = rw.builder().emit(opcode::tile_alloc, args, {}, std::span<const type>(&mt, 1), names, f.op(o).loc);
-      rw.set_storage(res, rw.target().result(a), 0);
-    }
+    for (op_id o : recips) rw.set_storage(f.result(o), detail::emit_alloc_for(rw, f.result(o), f.op(o).loc), 0);
     rw.clone_ops(f.body);
     r.value.functions.push_back(rw.finish());
   }
