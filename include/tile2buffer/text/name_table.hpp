@@ -22,6 +22,7 @@ class name_table {
     std::uint32_t begin = 0;
     std::uint32_t len = 0;
     std::uint32_t value = no_id;
+    std::uint32_t hash = 0;
     state st = state::empty;
   };
 
@@ -35,15 +36,17 @@ class name_table {
 
   /// The entry for `key`, or nullptr. `key` need not lie inside `base`.
   [[nodiscard]] constexpr slot* find(std::string_view base, std::string_view key) {
-    slot& s = probe(base, key);
+    slot& s = probe(base, key, hash(key));
     return s.st == state::empty ? nullptr : &s;
   }
 
   /// Inserts `base[begin, begin + len)`, which must be absent, and returns its entry.
   constexpr slot& insert(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
     if (2 * (used_ + 1) > slots_.size()) grow(base);
-    slot& s = probe(base, base.substr(begin, len));
-    s = slot{begin, len, value, st};
+    const std::string_view key = base.substr(begin, len);
+    const std::uint32_t h = hash(key);
+    slot& s = probe(base, key, h);
+    s = slot{begin, len, value, h, st};
     ++used_;
     return s;
   }
@@ -57,12 +60,21 @@ class name_table {
       h ^= static_cast<unsigned char>(c);
       h *= 16777619u;
     }
+    // Why: FNV's low bits mix poorly for names that differ only in trailing digits (t1, t2, ...);
+    // a final avalanche (murmur3's) keeps linear-probing chains short.
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
     return h;
   }
-  constexpr slot& probe(std::string_view base, std::string_view key) {
+  constexpr slot& probe(std::string_view base, std::string_view key, std::uint32_t h) {
     const std::size_t mask = slots_.size() - 1;
-    std::size_t i = hash(key) & mask;
-    while (slots_[i].st != state::empty && base.substr(slots_[i].begin, slots_[i].len) != key) i = (i + 1) & mask;
+    std::size_t i = h & mask;
+    while (slots_[i].st != state::empty &&
+           (slots_[i].hash != h || slots_[i].len != key.size() || base.substr(slots_[i].begin, slots_[i].len) != key))
+      i = (i + 1) & mask;
     return slots_[i];
   }
   constexpr void grow(std::string_view base) {
@@ -70,7 +82,7 @@ class name_table {
     old.swap(slots_);
     for (const slot& s : old) {
       if (s.st == state::empty) continue;
-      probe(base, base.substr(s.begin, s.len)) = s;
+      probe(base, base.substr(s.begin, s.len), s.hash) = s;
     }
   }
 
