@@ -15,7 +15,8 @@ static_assert(error_count(orchestrated()) == 0, "an orchestration submitting two
 static_assert(error_count(single(add_kernel(flaw::add_shape))) == 1, "an elementwise shape mismatch is one error");
 static_assert(error_count(single(add_kernel(flaw::use_before_def))) != 0, "use before definition is rejected");
 static_assert(error_count(single(branch_kernel(flaw::use_other_region))) != 0, "a value of another region is rejected");
-static_assert(error_count(single(buffer_kernel(flaw::tile_op_in_buffer))) != 0, "a tile op in a Buffer-stage function is rejected");
+static_assert(error_count(single(buffer_kernel(flaw::tile_op_in_buffer))) != 0,
+              "a tile op in a Buffer-stage function is rejected");
 static_assert(error_count(orchestrated(orch_flaw::arg_count)) != 0, "a submit with the wrong arity is rejected");
 
 constexpr bool reports_shape_rule() {

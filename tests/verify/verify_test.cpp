@@ -30,7 +30,8 @@ std::string dump(const std::vector<diagnostic>& ds) { return std::string(format_
 const rule_case rule_cases[] = {
     // SSA
     {"use before def", add_kernel, flaw::use_before_def, "use of 'result' before its definition", at(7)},
-    {"not visible", branch_kernel, flaw::use_other_region, "'product' is not visible here (defined in another region)", at(9)},
+    {"not visible", branch_kernel, flaw::use_other_region, "'product' is not visible here (defined in another region)",
+     at(9)},
     {"unknown value", add_kernel, flaw::unknown_value, "use of unknown value %9999", at(7)},
     {"type ref before def", runtime_valid_kernel, flaw::valid_before_def, "use of 'cols' before its definition", at(2)},
     {"double definition", add_kernel, flaw::double_definition, "value 'total' is defined more than once", at(8)},
@@ -40,26 +41,33 @@ const rule_case rule_cases[] = {
     {"void op result", buffer_kernel, flaw::buffer_add_result, "buffer.add must not have results", at(13)},
     {"keyword", add_kernel, flaw::bad_keyword, "tile.add does not accept keyword 'addr'", at(7)},
     // tile types
-    {"elementwise shapes", add_kernel, flaw::add_shape, "tile.add operands must have matching physical shapes and valid extents", at(7)},
+    {"elementwise shapes", add_kernel, flaw::add_shape,
+     "tile.add operands must have matching physical shapes and valid extents", at(7)},
     {"elementwise dtypes", add_kernel, flaw::add_dtype, "tile.add operands must have matching dtypes", at(7)},
     {"scalar form", tile_ops_kernel, flaw::adds_scalar, "tile.muls operand 1 must be a scalar", at(4)},
     {"load dtype", add_kernel, flaw::load_dtype, "tile.load result dtype must equal the tensor dtype", at(6)},
     {"load extents", add_kernel, flaw::load_extents, "tile.load extents must fit the tile shape", at(5)},
     {"load window", add_kernel, flaw::load_window, "tile.load window must lie within the tensor", at(6)},
-    {"store result", add_kernel, flaw::store_result, "tile.store result type must equal the tensor operand's type", at(8)},
+    {"store result", add_kernel, flaw::store_result, "tile.store result type must equal the tensor operand's type",
+     at(8)},
     {"move", tile_ops_kernel, flaw::move_shape, "tile.move result must have the source's shape and dtype", at(7)},
-    {"slice shape", tile_ops_kernel, flaw::slice_shape, "tile.slice shape must be static and equal the result shape", at(3)},
+    {"slice shape", tile_ops_kernel, flaw::slice_shape, "tile.slice shape must be static and equal the result shape",
+     at(3)},
     {"slice fit", tile_ops_kernel, flaw::slice_fit, "tile.slice window must lie within the source", at(3)},
-    {"assemble", tile_ops_kernel, flaw::assemble_result, "tile.assemble result must have the target's shape and dtype", at(6)},
+    {"assemble", tile_ops_kernel, flaw::assemble_result, "tile.assemble result must have the target's shape and dtype",
+     at(6)},
     {"matmul spaces", cube_kernel, flaw::matmul_spaces, "tile.matmul operands must be Left x Right -> Acc", at(11)},
     {"matmul shapes", cube_kernel, flaw::matmul_shapes, "tile.matmul shapes must be [M, K] x [K, N] -> [M, N]", at(11)},
-    {"matmul_acc", cube_kernel, flaw::matmul_acc_type, "tile.matmul_acc accumulator must have the result's type", at(12)},
+    {"matmul_acc", cube_kernel, flaw::matmul_acc_type, "tile.matmul_acc accumulator must have the result's type",
+     at(12)},
     {"reduction", tile_ops_kernel, flaw::row_sum_shape, "tile.row_sum result must be [R, 1]", at(8)},
     {"spmd query", tile_ops_kernel, flaw::spmd_result, "tile.get_block_idx result must be Scalar[INDEX]", at(9)},
-    {"alloc capacity", add_kernel, flaw::alloc_capacity, "tile.alloc capacity must be a positive static byte count", at(3)},
+    {"alloc capacity", add_kernel, flaw::alloc_capacity, "tile.alloc capacity must be a positive static byte count",
+     at(3)},
     {"alloc addr", add_kernel, flaw::alloc_addr, "tile.alloc addr must be a nonnegative integer literal", at(3)},
     {"storage alloc", add_kernel, flaw::storage_not_alloc, "storage of 'lhs' must name a tile.alloc result", at(5)},
-    {"storage space", add_kernel, flaw::storage_space, "storage of 'total' must be in its memory space Vec, but 'mem_r' is a Mat allocation", at(7)},
+    {"storage space", add_kernel, flaw::storage_space,
+     "storage of 'total' must be in its memory space Vec, but 'mem_r' is a Mat allocation", at(7)},
     {"storage capacity", add_kernel, flaw::storage_capacity,
      "storage of 'total' (2048 bytes at offset 0) exceeds the capacity 1024 of 'mem_r'", at(7)},
     // scalar types
@@ -69,38 +77,47 @@ const rule_case rule_cases[] = {
     // regions
     {"if condition", branch_kernel, flaw::if_cond, "if condition must be a BOOL scalar", at(5)},
     {"if arms", branch_kernel, flaw::if_one_arm, "if with results needs both arms", at(5)},
-    {"yield count", branch_kernel, flaw::yield_count, "yield must yield 2 value(s) to match the if results, got 1", at(7)},
+    {"yield count", branch_kernel, flaw::yield_count, "yield must yield 2 value(s) to match the if results, got 1",
+     at(7)},
     {"yield type", branch_kernel, flaw::yield_type, "yield operand 1 must have the type of if result 1", at(7)},
     {"for bounds", loop_kernel, flaw::for_bounds, "for bounds (start, stop, step) must be integer scalars", at(3)},
-    {"for carries", loop_kernel, flaw::for_carry, "for iteration value 1 must have the same type as its init and result", at(3)},
-    {"while condition", loop_kernel, flaw::while_cond, "yield in a while condition region must yield one BOOL", at(8, 30)},
+    {"for carries", loop_kernel, flaw::for_carry,
+     "for iteration value 1 must have the same type as its init and result", at(3)},
+    {"while condition", loop_kernel, flaw::while_cond, "yield in a while condition region must yield one BOOL",
+     at(8, 30)},
     {"yield last", branch_kernel, flaw::yield_not_last, "yield must be the last op of its region", at(7)},
     {"return placement", branch_kernel, flaw::return_in_region, "return is only allowed in the function body", at(7)},
     {"return type", branch_kernel, flaw::return_type, "return operand 0 must have the function's result type", at(10)},
     {"missing return", add_kernel, flaw::missing_return, "", {}},  // no results declared: must stay valid
     // stage membership and function rules
     {"tile param", add_kernel, flaw::tile_param, "device function '@add' cannot take Tile parameter 'B'", at(1, 20)},
-    {"direction", add_kernel, flaw::scalar_direction, "parameter 'n' has a direction but only tensor parameters take one", at(1, 40)},
-    {"tile op in buffer stage", buffer_kernel, flaw::tile_op_in_buffer, "tile.create is not allowed in a Buffer-stage function", at(14)},
-    {"buffer op in tile stage", add_kernel, flaw::buffer_op_in_tile, "buffer.get_block_idx is not allowed in a Tile-stage function",
-     at(8, 40)},
-    {"tile value in buffer stage", buffer_kernel, flaw::tile_value_in_buffer, "Tile value 'bad' is not allowed in a Buffer-stage function",
-     at(9)},
+    {"direction", add_kernel, flaw::scalar_direction,
+     "parameter 'n' has a direction but only tensor parameters take one", at(1, 40)},
+    {"tile op in buffer stage", buffer_kernel, flaw::tile_op_in_buffer,
+     "tile.create is not allowed in a Buffer-stage function", at(14)},
+    {"buffer op in tile stage", add_kernel, flaw::buffer_op_in_tile,
+     "buffer.get_block_idx is not allowed in a Tile-stage function", at(8, 40)},
+    {"tile value in buffer stage", buffer_kernel, flaw::tile_value_in_buffer,
+     "Tile value 'bad' is not allowed in a Buffer-stage function", at(9)},
     // buffer types
-    {"buffer.alloc valid", buffer_kernel, flaw::buffer_alloc_valid, "buffer.alloc valid tuple must have one entry per runtime ('?') dim",
-     at(4)},
+    {"buffer.alloc valid", buffer_kernel, flaw::buffer_alloc_valid,
+     "buffer.alloc valid tuple must have one entry per runtime ('?') dim", at(4)},
     {"buffer elementwise", buffer_kernel, flaw::buffer_add_descriptor,
      "buffer.add operands must have descriptors identical to the destination", at(13)},
-    {"buffer.load", buffer_kernel, flaw::buffer_load_dtype, "buffer.load buffer dtype must match the tensor dtype", at(11)},
-    {"buffer.copy", buffer_kernel, flaw::buffer_copy_spaces, "buffer.copy supports Vec -> Vec and Mat -> Left/Right only", at(12)},
-    {"buffer.subview", buffer_kernel, flaw::subview_fit, "buffer.subview offsets must keep the window within the source", at(6)},
+    {"buffer.load", buffer_kernel, flaw::buffer_load_dtype, "buffer.load buffer dtype must match the tensor dtype",
+     at(11)},
+    {"buffer.copy", buffer_kernel, flaw::buffer_copy_spaces,
+     "buffer.copy supports Vec -> Vec and Mat -> Left/Right only", at(12)},
+    {"buffer.subview", buffer_kernel, flaw::subview_fit,
+     "buffer.subview offsets must keep the window within the source", at(6)},
     {"buffer.reshape", buffer_kernel, flaw::reshape_bytes, "buffer.reshape must preserve the total bytes", at(7)},
 };
 
 }  // namespace
 
 TEST_CASE("valid kernels verify clean") {
-  for (kernel_fn k : {add_kernel, tile_ops_kernel, cube_kernel, branch_kernel, loop_kernel, runtime_valid_kernel, buffer_kernel}) {
+  for (kernel_fn k :
+       {add_kernel, tile_ops_kernel, cube_kernel, branch_kernel, loop_kernel, runtime_valid_kernel, buffer_kernel}) {
     const auto ds = verify(single(k(flaw::none)));
     CHECK_MESSAGE(ds.empty(), dump(ds));
   }
@@ -127,13 +144,16 @@ TEST_CASE("a function with results must end with return") {
 }
 
 TEST_CASE("orchestration rules") {
-  CHECK(reports(verify(orchestrated(orch_flaw::tile_op)), "tile.create is not allowed in an orchestration function", at(42)));
-  CHECK(reports(verify(orchestrated(orch_flaw::submit_in_device)), "submit is only allowed in orchestration functions", at(33)));
+  CHECK(reports(verify(orchestrated(orch_flaw::tile_op)), "tile.create is not allowed in an orchestration function",
+                at(42)));
+  CHECK(reports(verify(orchestrated(orch_flaw::submit_in_device)), "submit is only allowed in orchestration functions",
+                at(33)));
   CHECK(reports(verify(orchestrated(orch_flaw::unknown_callee)), "submit callee '@nope' is not defined", at(41)));
-  CHECK(reports(verify(orchestrated(orch_flaw::callee_not_device)), "submit callee '@main' is not a device function", at(41)));
-  CHECK(reports(verify(orchestrated(orch_flaw::arg_count)), "submit @add expects 4 arguments, got 3", at(41)));
-  CHECK(reports(verify(orchestrated(orch_flaw::arg_type)), "submit @add argument 1 must be a tensor of the parameter's shape and dtype",
+  CHECK(reports(verify(orchestrated(orch_flaw::callee_not_device)), "submit callee '@main' is not a device function",
                 at(41)));
+  CHECK(reports(verify(orchestrated(orch_flaw::arg_count)), "submit @add expects 4 arguments, got 3", at(41)));
+  CHECK(reports(verify(orchestrated(orch_flaw::arg_type)),
+                "submit @add argument 1 must be a tensor of the parameter's shape and dtype", at(41)));
   CHECK(reports(verify(orchestrated(orch_flaw::dep_not_task)), "submit dependencies must be task values", at(43)));
   CHECK(reports(verify(orchestrated(orch_flaw::duplicate_name)), "duplicate function name '@add'", at(20, 1)));
 }
@@ -174,7 +194,8 @@ TEST_CASE("malformed IR gives diagnostics, never a crash") {
   SUBCASE("operand range out of bounds") {
     function f = add_kernel();
     f.ops[5].op = make_op(opcode::tile_add, span32{100000, 2});
-    CHECK(reports(verify(single(std::move(f))), "tile.add has malformed operand, keyword, result or region ranges", at(7)));
+    CHECK(reports(verify(single(std::move(f))), "tile.add has malformed operand, keyword, result or region ranges",
+                  at(7)));
   }
   SUBCASE("region id out of range") {
     function f = branch_kernel();

@@ -104,7 +104,8 @@ constexpr void check_buffer_op(verify_state& s, const op_view& v) {
       else if (src->space == memory_space::vec && dst->space == memory_space::vec && *src != *dst)
         s.fail(v.loc, v.mn, " between Vec buffers requires identical descriptors");
       const bool vec = src->space == memory_space::vec && dst->space == memory_space::vec;
-      const bool mte1 = src->space == memory_space::mat && (dst->space == memory_space::left || dst->space == memory_space::right);
+      const bool mte1 =
+          src->space == memory_space::mat && (dst->space == memory_space::left || dst->space == memory_space::right);
       if (!vec && !mte1) s.fail(v.loc, v.mn, " supports Vec -> Vec and Mat -> Left/Right only");
       return;
     }
@@ -147,7 +148,8 @@ constexpr void check_buffer_op(verify_state& s, const op_view& v) {
       }
       if (src == nullptr || dst == nullptr) return;
       if (src->dt != dst->dt) s.fail(v.loc, v.mn, " destination dtype must equal the source dtype");
-      const index_pair off{true, {a[1].kind == operand_kind::int_lit, a[2].kind == operand_kind::int_lit}, {a[1].num, a[2].num}};
+      const index_pair off{
+          true, {a[1].kind == operand_kind::int_lit, a[2].kind == operand_kind::int_lit}, {a[1].num, a[2].num}};
       if (dst->shape[0] > src->shape[0] || dst->shape[1] > src->shape[1] || !nonnegative(off) ||
           !static_fits(off, dst->shape, src->shape))
         s.fail(v.loc, v.mn, " window must lie within the source");
@@ -155,14 +157,16 @@ constexpr void check_buffer_op(verify_state& s, const op_view& v) {
     }
     case opcode::buffer_matmul:
     case opcode::buffer_matmul_acc:
-      check_matmul(s, v, s.expect(v, a[0], type_kind::buffer, "operand 0"), s.expect(v, a[1], type_kind::buffer, "operand 1"),
+      check_matmul(s, v, s.expect(v, a[0], type_kind::buffer, "operand 0"),
+                   s.expect(v, a[1], type_kind::buffer, "operand 1"),
                    s.expect(v, a[2], type_kind::buffer, "operand 2"));
       return;
     case opcode::buffer_get_block_idx:
     case opcode::buffer_get_block_num:
     case opcode::buffer_get_subblock_idx: {
       const type* r = s.result_type(v);
-      if (r == nullptr || !r->is_scalar() || r->dt != dtype::index) s.fail(v.loc, v.mn, " result must be Scalar[INDEX]");
+      if (r == nullptr || !r->is_scalar() || r->dt != dtype::index)
+        s.fail(v.loc, v.mn, " result must be Scalar[INDEX]");
       return;
     }
     default:

@@ -58,7 +58,8 @@ constexpr void check_scalar_op(verify_state& s, const op_view& v) {
   } else if (a[0].kind == operand_kind::bool_lit) {
     d = dtype::bool_;
   }
-  if ((x == nullptr && !verify_state::literal_fits(a[0], d)) || (y == nullptr && !verify_state::literal_fits(a[1], d))) {
+  if ((x == nullptr && !verify_state::literal_fits(a[0], d)) ||
+      (y == nullptr && !verify_state::literal_fits(a[1], d))) {
     s.fail(v.loc, v.mn, " literal operand does not fit dtype ", dtype_text(d));
     return;
   }
@@ -111,8 +112,8 @@ constexpr void check_submit(verify_state& s, const op_view& v) {
     } else if (pt.is_scalar()) {
       const bool ok = at != nullptr ? at->is_scalar() && at->dt == pt.dt : verify_state::literal_fits(args[i], pt.dt);
       if (!ok)
-        s.fail(v.loc, v.mn, " @", callee_name, " argument ", static_cast<std::int64_t>(i), " must be a scalar of dtype ",
-               dtype_text(pt.dt));
+        s.fail(v.loc, v.mn, " @", callee_name, " argument ", static_cast<std::int64_t>(i),
+               " must be a scalar of dtype ", dtype_text(pt.dt));
     }
   }
 }

@@ -29,13 +29,13 @@ struct function_index {
     for (std::uint32_t i = 0; i < p.functions.size(); ++i) {
       const function& f = p.functions[i];
       // Why: a malformed name span must not be read; such a function is simply not callable.
-      if (static_cast<std::size_t>(f.name.begin) + f.name.count <= f.names.size())
-        entries.emplace_back(f.name_of(), i);
+      if (static_cast<std::size_t>(f.name.begin) + f.name.count <= f.names.size()) entries.emplace_back(f.name_of(), i);
     }
     std::sort(entries.begin(), entries.end());
   }
   [[nodiscard]] constexpr const function* find(const program& p, std::string_view name) const {
-    const auto it = std::lower_bound(entries.begin(), entries.end(), std::pair<std::string_view, std::uint32_t>{name, 0});
+    const auto it =
+        std::lower_bound(entries.begin(), entries.end(), std::pair<std::string_view, std::uint32_t>{name, 0});
     return it != entries.end() && it->first == name ? &p.functions[it->second] : nullptr;
   }
 };
@@ -55,9 +55,7 @@ struct op_view {
   span32 regions;
 };
 
-constexpr bool in_bounds(span32 s, std::size_t size) {
-  return static_cast<std::size_t>(s.begin) + s.count <= size;
-}
+constexpr bool in_bounds(span32 s, std::size_t size) { return static_cast<std::size_t>(s.begin) + s.count <= size; }
 
 template <class E>
 constexpr bool enum_ok(E e, E last) {
@@ -95,8 +93,13 @@ struct verify_state {
   std::vector<value_id> scope;  ///< values defined in the open regions, innermost last
 
   constexpr verify_state(const program& p, const function_index& idx, const function& fn, std::vector<diagnostic>& o)
-      : prog(p), index(idx), f(fn), out(o), values(fn.values.size(), value_state::undefined),
-        op_seen(fn.ops.size(), 0), region_seen(fn.regions.size(), 0) {}
+      : prog(p),
+        index(idx),
+        f(fn),
+        out(o),
+        values(fn.values.size(), value_state::undefined),
+        op_seen(fn.ops.size(), 0),
+        region_seen(fn.regions.size(), 0) {}
 
   //===--- reporting ---===//
   template <class... Parts>
@@ -106,7 +109,9 @@ struct verify_state {
     out.push_back(diagnostic{loc, text("verify"), std::move(message), {}});
   }
 
-  [[nodiscard]] constexpr bool is_device() const { return enum_ok(f.kind, function_kind::orchestration) && f.is_device(); }
+  [[nodiscard]] constexpr bool is_device() const {
+    return enum_ok(f.kind, function_kind::orchestration) && f.is_device();
+  }
   [[nodiscard]] constexpr bool is_orchestration() const { return f.kind == function_kind::orchestration; }
   [[nodiscard]] constexpr bool buffer_stage() const { return is_device() && f.stage == ir_stage::buffer; }
   [[nodiscard]] constexpr bool tile_stage() const { return is_device() && f.stage != ir_stage::buffer; }
@@ -124,6 +129,22 @@ struct verify_state {
     else
       t << '%' << static_cast<std::int64_t>(v.index);
     return t;
+  }
+
+  /// Marks a use: reports unknown, not-yet-defined and out-of-scope values.
+  constexpr bool use(value_id v, location loc) {
+    if (!known(v)) {
+      fail(loc, "use of unknown value %", static_cast<std::int64_t>(v.index));
+      return false;
+    }
+    switch (values[v.index]) {
+      case value_state::visible: return true;
+      case value_state::undefined: fail(loc, "use of '", label(v), "' before its definition"); return false;
+      case value_state::out_of_scope:
+        fail(loc, "'", label(v), "' is not visible here (defined in another region)");
+        return false;
+    }
+    return false;
   }
 
   //===--- values and operands ---===//

@@ -65,12 +65,13 @@ constexpr bool within(const index_pair& p, const std::array<std::int64_t, 2>& bo
 }
 /// The static valid extents of a shaped type (unknown entries count as the physical extent).
 constexpr std::array<std::int64_t, 2> static_extent(const type& t) {
-  return {t.valid[0].is_static() ? t.valid[0].number : t.shape[0], t.valid[1].is_static() ? t.valid[1].number : t.shape[1]};
+  return {t.valid[0].is_static() ? t.valid[0].number : t.shape[0],
+          t.valid[1].is_static() ? t.valid[1].number : t.shape[1]};
 }
 /// GM store endpoint dtypes: identical, or the fix-pipe's unscaled FP32 -> FP16/BF16 from Acc.
 constexpr bool store_dtype_ok(const type& src, const type& tensor) {
-  return src.dt == tensor.dt ||
-         (src.space == memory_space::acc && src.dt == dtype::fp32 && (tensor.dt == dtype::fp16 || tensor.dt == dtype::bf16));
+  return src.dt == tensor.dt || (src.space == memory_space::acc && src.dt == dtype::fp32 &&
+                                 (tensor.dt == dtype::fp16 || tensor.dt == dtype::bf16));
 }
 
 constexpr void check_tile_op(verify_state& s, const op_view& v) {
@@ -96,7 +97,8 @@ constexpr void check_tile_op(verify_state& s, const op_view& v) {
       const index_pair off = s.pair(v, a[1], "offsets");
       const index_pair ext = s.pair(v, a[2], "extents");
       const index_pair val = a.size() > 3 ? s.pair(v, a[3], "valid extents") : index_pair{};
-      if (src != nullptr && r != nullptr && src->dt != r->dt) s.fail(v.loc, v.mn, " result dtype must equal the tensor dtype");
+      if (src != nullptr && r != nullptr && src->dt != r->dt)
+        s.fail(v.loc, v.mn, " result dtype must equal the tensor dtype");
       if (off.ok && !nonnegative(off)) s.fail(v.loc, v.mn, " offsets must be nonnegative");
       if (r == nullptr || !ext.ok) return;
       if (!within(ext, r->shape)) s.fail(v.loc, v.mn, " extents must fit the tile shape");
@@ -111,11 +113,13 @@ constexpr void check_tile_op(verify_state& s, const op_view& v) {
       const type* dst = s.expect(v, a[2], type_kind::tensor, "operand 2");
       if (dst == nullptr) return;
       const type* r = s.result_type(v);
-      if (r == nullptr || !same_type(*r, *dst)) s.fail(v.loc, v.mn, " result type must equal the tensor operand's type");
+      if (r == nullptr || !same_type(*r, *dst))
+        s.fail(v.loc, v.mn, " result type must equal the tensor operand's type");
       if (t == nullptr) return;
       if (!store_dtype_ok(*t, *dst)) s.fail(v.loc, v.mn, " tile dtype must match the tensor dtype");
       if (off.ok && !nonnegative(off)) s.fail(v.loc, v.mn, " offsets must be nonnegative");
-      if (off.ok && !static_fits(off, static_extent(*t), dst->shape)) s.fail(v.loc, v.mn, " window must lie within the tensor");
+      if (off.ok && !static_fits(off, static_extent(*t), dst->shape))
+        s.fail(v.loc, v.mn, " window must lie within the tensor");
       return;
     }
     case opcode::tile_move: {
@@ -193,8 +197,10 @@ constexpr void check_tile_op(verify_state& s, const op_view& v) {
         return;
       }
       if (src == nullptr || r == nullptr) return;
-      if (src->shape != r->shape || src->dt != r->dt) s.fail(v.loc, v.mn, " result must have the source's shape and dtype");
-      const index_pair p{true, {a[1].kind == operand_kind::int_lit, a[2].kind == operand_kind::int_lit}, {a[1].num, a[2].num}};
+      if (src->shape != r->shape || src->dt != r->dt)
+        s.fail(v.loc, v.mn, " result must have the source's shape and dtype");
+      const index_pair p{
+          true, {a[1].kind == operand_kind::int_lit, a[2].kind == operand_kind::int_lit}, {a[1].num, a[2].num}};
       if (!within(p, src->shape)) s.fail(v.loc, v.mn, " extents must fit the tile shape");
       return;
     }
@@ -207,21 +213,23 @@ constexpr void check_tile_op(verify_state& s, const op_view& v) {
       }
       if (src == nullptr || r == nullptr) return;
       if (src->dt != r->dt) s.fail(v.loc, v.mn, " result dtype must equal the source dtype");
-      const index_pair off{true, {a[1].kind == operand_kind::int_lit, a[2].kind == operand_kind::int_lit}, {a[1].num, a[2].num}};
+      const index_pair off{
+          true, {a[1].kind == operand_kind::int_lit, a[2].kind == operand_kind::int_lit}, {a[1].num, a[2].num}};
       if (!nonnegative(off) || !static_fits(off, r->shape, src->shape))
         s.fail(v.loc, v.mn, " window must lie within the source");
       return;
     }
     case opcode::tile_matmul:
-      check_matmul(s, v, s.expect(v, a[0], type_kind::tile, "operand 0"), s.expect(v, a[1], type_kind::tile, "operand 1"),
-                   s.expect_result(v, type_kind::tile));
+      check_matmul(s, v, s.expect(v, a[0], type_kind::tile, "operand 0"),
+                   s.expect(v, a[1], type_kind::tile, "operand 1"), s.expect_result(v, type_kind::tile));
       return;
     case opcode::tile_matmul_acc: {
       const type* acc = s.expect(v, a[0], type_kind::tile, "operand 0");
       const type* r = s.expect_result(v, type_kind::tile);
       if (acc != nullptr && r != nullptr && !same_type(*acc, *r))
         s.fail(v.loc, v.mn, " accumulator must have the result's type");
-      check_matmul(s, v, s.expect(v, a[1], type_kind::tile, "operand 1"), s.expect(v, a[2], type_kind::tile, "operand 2"), r);
+      check_matmul(s, v, s.expect(v, a[1], type_kind::tile, "operand 1"),
+                   s.expect(v, a[2], type_kind::tile, "operand 2"), r);
       for (const auto& kw : v.kws) {
         const bool lit = kw.value.kind == operand_kind::bool_lit || kw.value.kind == operand_kind::int_lit;
         if (kw.key == keyword::init_cond && !lit && !s.bool_operand(kw.value) && !s.integer_operand(kw.value))
@@ -241,7 +249,8 @@ constexpr void check_tile_op(verify_state& s, const op_view& v) {
     case opcode::tile_get_block_num:
     case opcode::tile_get_subblock_idx: {
       const type* r = s.result_type(v);
-      if (r == nullptr || !r->is_scalar() || r->dt != dtype::index) s.fail(v.loc, v.mn, " result must be Scalar[INDEX]");
+      if (r == nullptr || !r->is_scalar() || r->dt != dtype::index)
+        s.fail(v.loc, v.mn, " result must be Scalar[INDEX]");
       return;
     }
     default:

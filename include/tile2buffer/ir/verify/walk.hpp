@@ -16,6 +16,7 @@
 #include "tile2buffer/ir/verify/scalar_rules.hpp"
 #include "tile2buffer/ir/verify/state.hpp"
 #include "tile2buffer/ir/verify/tile_rules.hpp"
+#include "tile2buffer/ir/verify/type_rules.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -33,7 +34,8 @@ constexpr bool region_count_ok(opcode c, std::uint32_t n) {
 
 class function_verifier {
  public:
-  constexpr function_verifier(const program& p, const function_index& idx, const function& f, std::vector<diagnostic>& out)
+  constexpr function_verifier(const program& p, const function_index& idx, const function& f,
+                              std::vector<diagnostic>& out)
       : s_(p, idx, f, out) {}
 
   constexpr void run() {
@@ -74,23 +76,9 @@ class function_verifier {
   };
 
   //===--- SSA ---===//
-  constexpr bool use(value_id v, location loc) {
-    if (!s_.known(v)) {
-      s_.fail(loc, "use of unknown value %", static_cast<std::int64_t>(v.index));
-      return false;
-    }
-    switch (s_.values[v.index]) {
-      case value_state::visible: return true;
-      case value_state::undefined: s_.fail(loc, "use of '", s_.label(v), "' before its definition"); return false;
-      case value_state::out_of_scope:
-        s_.fail(loc, "'", s_.label(v), "' is not visible here (defined in another region)");
-        return false;
-    }
-    return false;
-  }
   constexpr bool use(const operand& o, const op_view& v) {
     switch (o.kind) {
-      case operand_kind::value: return use(o.value(), v.loc);
+      case operand_kind::value: return s_.use(o.value(), v.loc);
       case operand_kind::tuple: {
         if (!in_bounds(o.tuple(), s_.f.operands.size())) {
           s_.fail(v.loc, v.mn, " has a malformed tuple operand");
@@ -102,7 +90,7 @@ class function_verifier {
             s_.fail(v.loc, v.mn, " operands must not nest tuples");
             ok = false;
           } else if (e.is_value()) {
-            ok = use(e.value(), v.loc) && ok;
+            ok = s_.use(e.value(), v.loc) && ok;
           }
         }
         return ok;
@@ -132,87 +120,7 @@ class function_verifier {
     s_.scope.push_back(v);
   }
 
-  constexpr void check_type(value_id v, location loc, bool check_stage) {
-    const type& t = s_.f.values[v.index].ty;
-    if (!enum_ok(t.kind, type_kind::task) || t.kind == type_kind::none || !enum_ok(t.dt, dtype::index)) {
-      s_.fail(loc, "value '", s_.label(v), "' has an invalid type");
-      return;
-    }
-    if (t.is_shaped()) {
-      if (!enum_ok(t.space, memory_space::acc) || !enum_ok(t.tlayout, tensor_layout::nz) ||
-          !enum_ok(t.blayout, box_layout::col_major) || !enum_ok(t.slayout, box_layout::col_major) ||
-          !enum_ok(t.pad, pad_value::min) || !enum_ok(t.compact, compact_mode::normal)) {
-        s_.fail(loc, "value '", s_.label(v), "' has an invalid type");
-        return;
-      }
-      if (t.shape[0] <= 0 || t.shape[1] <= 0) s_.fail(loc, "value '", s_.label(v), "' must have a positive shape");
-    }
-    if (t.is_tile() || t.is_buffer()) check_valid(t, v, loc);
-    if (t.mem.valid()) {
-      if (!t.is_tile())
-        s_.fail(loc, "only Tile values carry storage ('", s_.label(v), "')");
-      else
-        check_storage(t, v, loc);
-    }
-    if (check_stage) check_value_stage(t, v, loc);
-  }
-
-  constexpr void check_valid(const type& t, value_id v, location loc) {
-    for (std::size_t i = 0; i < 2; ++i) {
-      const extent e = t.valid[i];
-      if (e.is_static()) {
-        if (e.number < 0 || e.number > t.shape[i]) {
-          s_.fail(loc, "valid extents of '", s_.label(v), "' must lie within its shape");
-          return;
-        }
-      } else if (e.is_runtime()) {
-        if (t.is_tile()) {
-          s_.fail(loc, "Tile '", s_.label(v), "' valid extents must be static or scalar values ('?' is Buffer-only)");
-          return;
-        }
-      } else if (t.is_buffer()) {
-        s_.fail(loc, "Buffer '", s_.label(v), "' valid extents must be static or '?'");
-        return;
-      } else if (use(e.value(), loc)) {
-        const type& et = s_.f.values[e.ref].ty;
-        if (!et.is_scalar() || !is_integer(et.dt)) s_.fail(loc, "valid extent of '", s_.label(v), "' must be an integer scalar");
-      }
-    }
-  }
-
-  /// Tile storage: a tile.alloc result of the same space, with the window inside its capacity.
-  constexpr void check_storage(const type& t, value_id v, location loc) {
-    if (!use(t.mem, loc)) return;
-    const value_info& m = s_.f.values[t.mem.index];
-    const bool from_alloc = m.origin == value_origin::result && m.def.index < s_.f.ops.size() &&
-                            s_.f.ops[m.def.index].code() == opcode::tile_alloc;
-    if (!from_alloc) {
-      s_.fail(loc, "storage of '", s_.label(v), "' must name a tile.alloc result");
-      return;
-    }
-    if (t.mem_offset < 0) s_.fail(loc, "storage offset of '", s_.label(v), "' must be nonnegative");
-    const op_node& alloc = s_.f.ops[m.def.index];
-    const span32 a = args_of(alloc.op);
-    if (!in_bounds(a, s_.f.operands.size()) || a.count < 2) return;  // the alloc itself is reported
-    const operand& space = s_.f.operands[a.begin];
-    const operand& capacity = s_.f.operands[a.begin + 1];
-    if (space.kind == operand_kind::space && space.num != static_cast<std::int64_t>(t.space))
-      s_.fail(loc, "storage of '", s_.label(v), "' must be in its memory space ", space_text(t.space), ", but '",
-              s_.label(t.mem), "' is a ", space_text(static_cast<memory_space>(space.num)), " allocation");
-    if (capacity.kind == operand_kind::int_lit && t.mem_offset >= 0 && t.mem_offset + t.bytes() > capacity.num)
-      s_.fail(loc, "storage of '", s_.label(v), "' (", t.bytes(), " bytes at offset ", t.mem_offset,
-              ") exceeds the capacity ", capacity.num, " of '", s_.label(t.mem), "'");
-  }
-
-  constexpr void check_value_stage(const type& t, value_id v, location loc) {
-    const bool tile_like = t.is_tile() || t.kind == type_kind::mem;
-    if (s_.is_orchestration() && (tile_like || t.is_buffer()))
-      s_.fail(loc, t.is_buffer() ? "Buffer" : "Tile", " value '", s_.label(v), "' is not allowed in an orchestration function");
-    else if (s_.buffer_stage() && tile_like)
-      s_.fail(loc, "Tile value '", s_.label(v), "' is not allowed in a Buffer-stage function");
-    else if (s_.tile_stage() && t.is_buffer())
-      s_.fail(loc, "Buffer value '", s_.label(v), "' is not allowed in a Tile-stage function");
-  }
+  constexpr void check_type(value_id v, location loc, bool check_stage) { check_value_type(s_, v, loc, check_stage); }
 
   //===--- regions ---===//
   constexpr bool enter(region_id r, op_id owner, std::uint32_t which, location loc) {
@@ -263,8 +171,8 @@ class function_verifier {
         }
         if (!ok) s_.fail(owner.loc, "while condition region must yield one BOOL");
       } else if (last_code != opcode::cf_yield && owner.results.count != 0) {
-        s_.fail(owner.loc, owner.mn, " region must end with a yield of ", static_cast<std::int64_t>(owner.results.count),
-                " value(s)");
+        s_.fail(owner.loc, owner.mn, " region must end with a yield of ",
+                static_cast<std::int64_t>(owner.results.count), " value(s)");
       }
     }
     while (s_.scope.size() > fr.mark) {
@@ -358,7 +266,7 @@ class function_verifier {
       if ((seen & bit) != 0) s_.fail(v.loc, v.mn, " keyword '", key, "' is given more than once");
       seen = static_cast<std::uint16_t>(seen | bit);
       if (kw.value.is_value()) {
-        use(kw.value.value(), v.loc);
+        s_.use(kw.value.value(), v.loc);
       } else if (!kw.value.is_literal()) {
         s_.fail(v.loc, v.mn, " keyword '", key, "' must be a literal or a scalar value");
       } else if ((kw.key == keyword::high_precision || kw.key == keyword::pre_relu) &&
@@ -407,17 +315,35 @@ class function_verifier {
     bool ok = false;
     std::string_view want;
     switch (letter) {
-      case 'v': ok = o.is_value(); want = "a value"; break;
+      case 'v':
+        ok = o.is_value();
+        want = "a value";
+        break;
       case 's':
-      case '*': ok = o.is_value() || o.is_literal(); want = "a value or a literal"; break;
-      case 'p': ok = o.kind == operand_kind::tuple && o.tuple().count == 2; want = "a pair (a, b)"; break;
-      case 't': ok = o.kind == operand_kind::tuple; want = "a tuple"; break;
-      case 'm': ok = o.kind == operand_kind::space && o.num >= 0 && o.num <= 4; want = "a memory space"; break;
+      case '*':
+        ok = o.is_value() || o.is_literal();
+        want = "a value or a literal";
+        break;
+      case 'p':
+        ok = o.kind == operand_kind::tuple && o.tuple().count == 2;
+        want = "a pair (a, b)";
+        break;
+      case 't':
+        ok = o.kind == operand_kind::tuple;
+        want = "a tuple";
+        break;
+      case 'm':
+        ok = o.kind == operand_kind::space && o.num >= 0 && o.num <= static_cast<std::int64_t>(memory_space::acc);
+        want = "a memory space";
+        break;
       case 'd':
         ok = o.kind == operand_kind::dtype && o.num >= 0 && o.num <= static_cast<std::int64_t>(dtype::index);
         want = "a dtype";
         break;
-      case 'f': ok = o.kind == operand_kind::symbol; want = "a function symbol"; break;
+      case 'f':
+        ok = o.kind == operand_kind::symbol;
+        want = "a function symbol";
+        break;
       default: break;
     }
     if (!ok) s_.fail(v.loc, v.mn, " operand ", static_cast<std::int64_t>(k), " must be ", want);

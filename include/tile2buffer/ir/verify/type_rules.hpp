@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file ir/verify/type_rules.hpp
+/// Rules on a value's own type, checked where the value is defined: well-formed enums and shapes,
+/// valid extents (static, `?` for Buffers, visible integer scalars for Tiles), Tile storage
+/// inside a `tile.alloc` of the same space, and the stage that may hold it.
+#pragma once
+
+#include <cstdint>
+
+#include "tile2buffer/ir/verify/state.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+constexpr void check_valid(verify_state& s, const type& t, value_id v, location loc) {
+  for (std::size_t i = 0; i < 2; ++i) {
+    const extent e = t.valid[i];
+    if (e.is_static()) {
+      if (e.number < 0 || e.number > t.shape[i]) {
+        s.fail(loc, "valid extents of '", s.label(v), "' must lie within its shape");
+        return;
+      }
+    } else if (e.is_runtime()) {
+      if (t.is_tile()) {
+        s.fail(loc, "Tile '", s.label(v), "' valid extents must be static or scalar values ('?' is Buffer-only)");
+        return;
+      }
+    } else if (t.is_buffer()) {
+      s.fail(loc, "Buffer '", s.label(v), "' valid extents must be static or '?'");
+      return;
+    } else if (s.use(e.value(), loc)) {
+      const type& et = s.f.values[e.ref].ty;
+      if (!et.is_scalar() || !is_integer(et.dt))
+        s.fail(loc, "valid extent of '", s.label(v), "' must be an integer scalar");
+    }
+  }
+}
+
+/// Tile storage: a tile.alloc result of the same space, with the window inside its capacity.
+constexpr void check_storage(verify_state& s, const type& t, value_id v, location loc) {
+  if (!s.use(t.mem, loc)) return;
+  const value_info& m = s.f.values[t.mem.index];
+  const bool from_alloc = m.origin == value_origin::result && m.def.index < s.f.ops.size() &&
+                          s.f.ops[m.def.index].code() == opcode::tile_alloc;
+  if (!from_alloc) {
+    s.fail(loc, "storage of '", s.label(v), "' must name a tile.alloc result");
+    return;
+  }
+  if (t.mem_offset < 0) s.fail(loc, "storage offset of '", s.label(v), "' must be nonnegative");
+  const op_node& alloc = s.f.ops[m.def.index];
+  const span32 a = args_of(alloc.op);
+  if (!in_bounds(a, s.f.operands.size()) || a.count < 2) return;  // the alloc itself is reported
+  const operand& space = s.f.operands[a.begin];
+  const operand& capacity = s.f.operands[a.begin + 1];
+  if (space.kind == operand_kind::space && space.num != static_cast<std::int64_t>(t.space))
+    s.fail(loc, "storage of '", s.label(v), "' must be in its memory space ", space_text(t.space), ", but '",
+           s.label(t.mem), "' is a ", space_text(static_cast<memory_space>(space.num)), " allocation");
+  if (capacity.kind == operand_kind::int_lit && t.mem_offset >= 0 && t.mem_offset + t.bytes() > capacity.num)
+    s.fail(loc, "storage of '", s.label(v), "' (", t.bytes(), " bytes at offset ", t.mem_offset,
+           ") exceeds the capacity ", capacity.num, " of '", s.label(t.mem), "'");
+}
+
+constexpr void check_value_stage(verify_state& s, const type& t, value_id v, location loc) {
+  const bool tile_like = t.is_tile() || t.kind == type_kind::mem;
+  if (s.is_orchestration() && (tile_like || t.is_buffer()))
+    s.fail(loc, t.is_buffer() ? "Buffer" : "Tile", " value '", s.label(v),
+           "' is not allowed in an orchestration function");
+  else if (s.buffer_stage() && tile_like)
+    s.fail(loc, "Tile value '", s.label(v), "' is not allowed in a Buffer-stage function");
+  else if (s.tile_stage() && t.is_buffer())
+    s.fail(loc, "Buffer value '", s.label(v), "' is not allowed in a Tile-stage function");
+}
+
+constexpr void check_value_type(verify_state& s, value_id v, location loc, bool check_stage) {
+  const type& t = s.f.values[v.index].ty;
+  if (!enum_ok(t.kind, type_kind::task) || t.kind == type_kind::none || !enum_ok(t.dt, dtype::index)) {
+    s.fail(loc, "value '", s.label(v), "' has an invalid type");
+    return;
+  }
+  if (t.is_shaped()) {
+    if (!enum_ok(t.space, memory_space::acc) || !enum_ok(t.tlayout, tensor_layout::nz) ||
+        !enum_ok(t.blayout, box_layout::col_major) || !enum_ok(t.slayout, box_layout::col_major) ||
+        !enum_ok(t.pad, pad_value::min) || !enum_ok(t.compact, compact_mode::normal)) {
+      s.fail(loc, "value '", s.label(v), "' has an invalid type");
+      return;
+    }
+    if (t.shape[0] <= 0 || t.shape[1] <= 0) s.fail(loc, "value '", s.label(v), "' must have a positive shape");
+  }
+  if (t.is_tile() || t.is_buffer()) check_valid(s, t, v, loc);
+  if (t.mem.valid()) {
+    if (!t.is_tile())
+      s.fail(loc, "only Tile values carry storage ('", s.label(v), "')");
+    else
+      check_storage(s, t, v, loc);
+  }
+  if (check_stage) check_value_stage(s, t, v, loc);
+}
+
+}  // namespace detail
+}  // namespace v0
+}  // namespace tile2buffer
