@@ -35,3 +35,13 @@ TEST_CASE("builder and structural equality") {
   CHECK(f.ops.size() == 5);
   CHECK(f.name_of(f.result(op_id{2})) == "sum");
 }
+
+TEST_CASE("a stored op converts back to its typed dialect alternative") {
+  const function f = make_add(false);
+  const op_header& add = f.op(op_id{2}).op;
+  const tile::op v = as_variant<tile::op>(add);
+  CHECK(std::visit([](const auto& o) { return o.code; }, v) == opcode::tile_add);
+  CHECK(std::holds_alternative<tile::add>(v));
+  CHECK(as<tile::add>(add).args == add.args);
+  static_assert(std::variant_size_v<tile::op> == 41);
+}

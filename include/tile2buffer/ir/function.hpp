@@ -35,7 +35,7 @@ struct value_info {
 };
 
 struct op_node {
-  any_op op;
+  op_header op;
   location loc;
   span32 results;  ///< value ids [begin, begin + count)
   span32 regions;  ///< region ids [begin, begin + count)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file ir/op.hpp
-/// Op structs and the op variant. One distinct, trivially copyable struct per mnemonic
+/// Op structs and the dialect variants. One distinct, trivially copyable struct per mnemonic
 /// (`tile::add`, `buffer::subview`, ...); operands live in the function's pools.
 #pragma once
 
@@ -41,40 +41,79 @@ template <class T>
 concept buffer_op = ir_op<T> && (dialect_of(T::code) == dialect::buffer);
 
 namespace detail {
-template <std::size_t... I>
-auto make_op_variant(std::index_sequence<I...>) -> std::variant<op_t<static_cast<opcode>(I)>...>;
-}
-/// The single list of op alternatives; the variant index equals the opcode.
-using any_op = decltype(detail::make_op_variant(std::make_index_sequence<opcode_count>{}));
-
-static_assert(std::is_trivially_copyable_v<any_op>, "ops must stay trivially copyable (constexpr on clang 14)");
-
-constexpr opcode code_of(const any_op& op) { return static_cast<opcode>(op.index()); }
-
-namespace detail {
-template <std::size_t I>
-constexpr any_op make_one(span32 args, span32 kwargs) {
-  return any_op{std::in_place_index<I>, op_t<static_cast<opcode>(I)>{args, kwargs}};
-}
-template <std::size_t... I>
-constexpr auto make_op_table(std::index_sequence<I...>) {
-  return std::array<any_op (*)(span32, span32), sizeof...(I)>{&make_one<I>...};
-}
-// Why: a table of constructors, because clang 14 cannot switch a variant's alternative in
-// constant evaluation; every node is built with its final alternative.
-inline constexpr auto op_makers = make_op_table(std::make_index_sequence<opcode_count>{});
+template <opcode First, std::size_t... I>
+auto make_dialect_variant(std::index_sequence<I...>)
+    -> std::variant<op_t<static_cast<opcode>(static_cast<std::size_t>(First) + I)>...>;
+template <opcode First, opcode Last>
+using dialect_variant = decltype(make_dialect_variant<First>(
+    std::make_index_sequence<static_cast<std::size_t>(Last) - static_cast<std::size_t>(First) + 1>{}));
 }  // namespace detail
 
-/// Builds the op struct for `c` holding the given operand and keyword ranges.
-constexpr any_op make_op(opcode c, span32 args, span32 kwargs = {}) {
-  return detail::op_makers[static_cast<std::size_t>(c)](args, kwargs);
+/// The op alternatives, one variant per dialect; a variant's index is the op's offset in its
+/// dialect's opcode range (the dispatch tables are indexed the same way).
+namespace scalar {
+using op = detail::dialect_variant<opcode::scalar_const, opcode::scalar_cast>;
 }
-/// The operand and keyword ranges of any op, without visiting.
-constexpr span32 args_of(const any_op& op) {
-  return std::visit([](const auto& o) { return o.args; }, op);
+namespace cf {
+using op = detail::dialect_variant<opcode::cf_if, opcode::cf_return>;
 }
-constexpr span32 kwargs_of(const any_op& op) {
-  return std::visit([](const auto& o) { return o.kwargs; }, op);
+namespace orch {
+using op = detail::dialect_variant<opcode::orch_submit, opcode::orch_submit>;
+}
+namespace tile {
+using op = detail::dialect_variant<opcode::tile_alloc, opcode::tile_get_subblock_idx>;
+}
+namespace buffer {
+using op = detail::dialect_variant<opcode::buffer_alloc, opcode::buffer_get_subblock_idx>;
+}
+static_assert(std::variant_size_v<scalar::op> + std::variant_size_v<cf::op> + std::variant_size_v<orch::op> +
+                      std::variant_size_v<tile::op> +
+                      std::variant_size_v<buffer::op> ==
+                  opcode_count,
+              "every opcode is an alternative of exactly one dialect variant");
+
+/// How an op is stored in a function: its opcode and its operand and keyword ranges.
+/// Why not a variant object per node: with ~100 alternatives, constructing std::variant by index
+/// instantiates O(n^2) templates and made every TU including the IR several seconds slower (SML's
+/// variant-machine warning). The node keeps the alternative's index (the opcode) and its data;
+/// `as<Op>` and `as_variant` give the typed alternative back when a host wants it.
+struct op_header {
+  opcode code{};
+  span32 args;
+  span32 kwargs;
+  friend constexpr bool operator==(const op_header&, const op_header&) = default;
+};
+static_assert(std::is_trivially_copyable_v<op_header>);
+
+constexpr op_header make_op(opcode c, span32 args, span32 kwargs = {}) { return op_header{c, args, kwargs}; }
+constexpr opcode code_of(const op_header& h) { return h.code; }
+constexpr span32 args_of(const op_header& h) { return h.args; }
+constexpr span32 kwargs_of(const op_header& h) { return h.kwargs; }
+
+/// The typed op struct of a stored op (which must have `Op::code`).
+template <ir_op Op>
+constexpr Op as(const op_header& h) {
+  return Op{h.args, h.kwargs};
+}
+namespace detail {
+template <class Variant, std::size_t I>
+constexpr Variant variant_alternative_of(const op_header& h) {
+  using alt = std::variant_alternative_t<I, Variant>;
+  return Variant{std::in_place_index<I>, alt{h.args, h.kwargs}};
+}
+template <class Variant, std::size_t... I>
+constexpr Variant as_variant_impl(const op_header& h, std::size_t index, std::index_sequence<I...>) {
+  constexpr std::array<Variant (*)(const op_header&), sizeof...(I)> make{&variant_alternative_of<Variant, I>...};
+  return make[index](h);
+}
+}  // namespace detail
+/// The stored op as an alternative of its dialect variant (e.g. `tile::op`), for `std::visit`.
+/// Instantiated only by hosts that ask for it. Precondition: the op belongs to that dialect.
+template <class Variant>
+constexpr Variant as_variant(const op_header& h) {
+  constexpr auto first = static_cast<std::size_t>(std::variant_alternative_t<0, Variant>::code);
+  return detail::as_variant_impl<Variant>(h, static_cast<std::size_t>(h.code) - first,
+                                          std::make_index_sequence<std::variant_size_v<Variant>>{});
 }
 
 namespace scalar {
