@@ -10,6 +10,7 @@
 #include <string>
 
 #include "sim/twins.hpp"
+#include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/sim/compare.hpp"
 
 using namespace tile2buffer;
@@ -31,6 +32,16 @@ sim_options with(std::uint64_t seed, std::vector<scalar_binding> scalars = {}) {
   return o;
 }
 }  // namespace
+
+TEST_CASE("every hand-built twin passes the IR verifier") {
+  for (const twin& t : {add_mul(), copy_store(), storage_views(), windows(), runtime_valid(), cube(), cube(32, 48, 64, true),
+                        branch(), swap_loop(), count_up(), per_block()}) {
+    CAPTURE(t.tile.functions[0].name_of());
+    CHECK(verify(t.tile).empty());
+    CHECK(verify(t.buffer).empty());
+    CHECK(t.buffer.functions[0].stage == ir_stage::buffer);
+  }
+}
 
 TEST_CASE("load -> add -> mul -> store: Tile values are (A + B) * B and the Buffer twin agrees") {
   const twin k = add_mul();
@@ -70,7 +81,8 @@ TEST_CASE("byte-root storage views (example 03): subview + reshape alias the pla
   const compare_report rep = check_numerics(k.tile, k.buffer, "views", with(4));
   CHECK_MESSAGE(rep.ok, rep.text);
   const gm_tensor& out2 = tensor(rep.buffer, "Out2");
-  const gm_tensor& B = *make_inputs(k.tile.functions[0], with(4)).tensors[1];
+  const sim_inputs in = make_inputs(k.tile.functions[0], with(4));
+  const gm_tensor& B = *in.tensors[1];
   for (std::int64_t c = 0; c < 32; ++c) CHECK(at(out2, 15, c) == 2 * at(B, 15, c));
 }
 
@@ -176,7 +188,8 @@ TEST_CASE("SPMD queries (example 09): the block index selects the window") {
     const compare_report rep = check_numerics(k.tile, k.buffer, "per_block", opt);
     CHECK_MESSAGE(rep.ok, rep.text);
     const gm_tensor& out = tensor(rep.buffer, "Out");
-    const gm_tensor& X = *make_inputs(k.tile.functions[0], opt).tensors[0];
+    const sim_inputs in = make_inputs(k.tile.functions[0], opt);
+    const gm_tensor& X = *in.tensors[0];
     for (std::int64_t c = 0; c < 256; ++c) {
       const bool mine = c >= block * 8 && c < block * 8 + 8;
       REQUIRE(written(out, 4, c) == mine);
