@@ -4,7 +4,10 @@
 /// rule on an otherwise valid kernel) reports its rule at the op's location.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "kernels.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
@@ -231,4 +234,52 @@ TEST_CASE("malformed IR gives diagnostics, never a crash") {
     function f;
     CHECK(reports(verify(single(std::move(f))), "reference to unknown region"));
   }
+}
+
+TEST_CASE("region scoping: a while body sees its own args but not the condition region's values") {
+  function_builder b(function_kind::aiv, "scopes", at(1, 1));
+  const value_id limit = b.param("limit", index_t(), direction::in, at(1, 10));
+  const region_id wr = b.reserve_regions(2);
+  const type wt[] = {index_t()};
+  const std::string_view cond_names[] = {"k"};
+  b.open_region(wr, wt, cond_names);
+  const value_id c = b.emit1(opcode::scalar_lt, {operand::of(b.fn().arg(wr, 0)), operand::of(limit)},
+                             scalar_type(dtype::bool_), "c", at(2));
+  b.emit0(opcode::cf_yield, {operand::of(c)}, at(2, 20));
+  b.close_region();
+  const region_id body{wr.index + 1};
+  const std::string_view body_names[] = {"k2"};
+  b.open_region(body, wt, body_names);
+  b.emit1(opcode::scalar_not, {operand::of(c)}, scalar_type(dtype::bool_), "stale", at(3));
+  const value_id next =
+      b.emit1(opcode::scalar_add, {operand::of(b.fn().arg(body, 0)), operand::integer(1)}, index_t(), "next", at(4));
+  b.emit0(opcode::cf_yield, {operand::of(next)}, at(5));
+  b.close_region();
+  const operand inits[] = {operand::integer(0)};
+  const std::string_view names[] = {"k_out"};
+  b.emit(opcode::cf_while, inits, {}, wt, names, at(6), span32{wr.index, 2});
+  b.emit0(opcode::cf_return, {}, at(7));
+  const auto ds = verify(single(b.finish()));
+  CHECK(reports(ds, "'c' is not visible here (defined in another region)", at(3)));
+  CHECK(ds.size() == 1);
+}
+
+TEST_CASE("deep nesting is walked without recursion") {
+  function_builder b(function_kind::aiv, "deep", at(1, 1));
+  const value_id flag = b.param("flag", scalar_type(dtype::bool_), direction::in, at(1, 10));
+  constexpr std::uint32_t depth = 5000;
+  std::vector<region_id> arms;
+  for (std::uint32_t i = 0; i < depth; ++i) {
+    arms.push_back(b.reserve_regions(1));
+    b.open_region(arms.back(), {}, {});
+  }
+  // The innermost region uses the parameter: visible through every enclosing region.
+  b.emit1(opcode::scalar_not, {operand::of(flag)}, scalar_type(dtype::bool_), "inner", at(2));
+  for (std::uint32_t i = depth; i-- > 0;) {
+    b.close_region();
+    const operand cond[] = {operand::of(flag)};
+    b.emit(opcode::cf_if, cond, {}, {}, {}, at(3 + i), span32{arms[i].index, 1});
+  }
+  const auto ds = verify(single(b.finish()));
+  CHECK_MESSAGE(ds.empty(), dump(ds));
 }
