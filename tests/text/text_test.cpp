@@ -557,6 +557,7 @@ TEST_CASE("malformed input fails closed with one located diagnostic") {
       {kernel("  if flag -> (INDEX) {\n"), 2, 3, "'if' has results but no names bind them"},
       {kernel("  x = while iter(k = 0) -> (INDEX) cond k < n {\n"), 2, 41, "expected '(' or '{' after 'cond', found 'k'"},
       {kernel("  for i in range(0, A, 1) {\n"), 2, 21, "loop bounds must be scalars"},
+      {kernel("  if flag {\n  }\n  else {\n  }\n"), 4, 3, "'else' must follow the '}' of its 'if' on the same line"},
       {kernel("  yield\n"), 2, 3, "'yield' can only end the region of an 'if', 'for' or 'while'"},
       {kernel("  if flag {\n    return\n  }\n"), 3, 5, "'return' can only end the function body"},
       {"aiv @f() {\n  return\n  x = 1 : INDEX\n}\n", 2, 3, "'return' must be the last statement of its region"},

@@ -734,6 +734,7 @@ class parser {
       terminated = true;
       return parse_terminator(ctx, w == "return");
     }
+    if (w == "else") return fail(loc, "'else' must follow the '}' of its 'if' on the same line");
     lhs_.clear();
     lhs_locs_.clear();
     if (w == "if" || w == "for" || w == "while") return parse_region_op(loc);
