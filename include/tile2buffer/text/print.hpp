@@ -456,14 +456,14 @@ class printer {
 
 }  // namespace detail
 
-/// Canonical text of one function (ends with a newline).
+/// Canonical text of one function (ends with a newline). Linear in the function's size.
 constexpr text print(const function& f) {
   text out;
   detail::printer(f, out).run();
   return out;
 }
 
-/// Canonical text of a program: its functions separated by one blank line.
+/// Canonical text of a program: its functions separated by one blank line. Linear in its size.
 constexpr text print(const program& p) {
   text out;
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
