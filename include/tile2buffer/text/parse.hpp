@@ -34,7 +34,9 @@ class parser {
 
   constexpr result<program> run() {
     result<program> r;
-    if (parse_program()) {
+    // Why: names are kept as 32-bit offsets into the source.
+    if (src_.size() >= std::numeric_limits<std::uint32_t>::max()) fail(location{1, 1}, "input larger than 4 GiB");
+    if (!failed_ && parse_program()) {
       r.value = std::move(prog_);
     } else {
       r.value.file = std::move(prog_.file);
