@@ -185,3 +185,58 @@ TEST_CASE("mismatched kernels are refused before running") {
   CHECK(check_numerics(a.tile, c.buffer, "add_mul").text ==
         "numerics: @add_mul has different parameters in the Tile and Buffer programs\n");
 }
+
+namespace {
+/// out = op(A) for a unary FP32 op, and its Buffer twin.
+twin unary(opcode tile_op) {
+  twin t;
+  kernel a("unary");
+  auto A = a.tensor("A", 16, 32), Out = a.output("Out", 16, 32);
+  const auto x = a.op(opcode::tile_load, {a.v(A), a.pair(0, 0), a.pair(16, 32)}, vec(16, 32), "x");
+  const auto y = a.op(tile_op, {a.v(x)}, vec(16, 32), "y");
+  a.ret({a.v(a.op(opcode::tile_store, {a.v(y), a.pair(0, 0), a.v(Out)}, tensor_type(16, 32, dtype::fp32), "r"))});
+  t.tile = a.done();
+  kernel b("unary", ir_stage::buffer);
+  A = b.tensor("A", 16, 32);
+  Out = b.output("Out", 16, 32);
+  const auto xb = b.op(opcode::buffer_alloc, {b.empty()}, buf(16, 32), "x_buf");
+  const auto yb = b.op(opcode::buffer_alloc, {b.empty()}, buf(16, 32), "y_buf");
+  b.call(opcode::buffer_load, {b.v(A), b.pair(0, 0), b.pair(16, 32), b.v(xb)});
+  b.call(*buffer_counterpart(tile_op), {b.v(xb), b.v(yb)});
+  b.call(opcode::buffer_store, {b.v(yb), b.pair(0, 0), b.pair(16, 32), b.v(Out)});
+  b.ret({b.v(Out)});
+  t.buffer = b.done();
+  return t;
+}
+/// The check on `k` after scaling Out[2, 3] of the Buffer run by (1 + rel).
+compare_report perturbed(const twin& k, double rel) {
+  const sim_options o = seeded(13);
+  const sim_inputs in = make_inputs(k.tile.functions[0], o);
+  run_result b = run_buffer(k.buffer, k.buffer.functions[0], in, o);
+  gm_tensor& out = *b.tensors[1];
+  const std::int64_t f = out.flat(2, 3);
+  element e = out.get(f);
+  e.f = static_cast<float>(static_cast<double>(e.f) * (1.0 + rel));
+  out.put(f, e, out.meta_at(f));
+  return compare_runs(run_tile(k.tile, k.tile.functions[0], in, o), std::move(b), o);
+}
+}  // namespace
+
+TEST_CASE("tolerance: exact ops compare bit for bit, exp/log/sqrt/div/recip within 1e-6 relative") {
+  const twin neg = unary(opcode::tile_neg);
+  const twin ex = unary(opcode::tile_exp);
+  CHECK(perturbed(neg, 0.0).ok);
+  CHECK(perturbed(ex, 0.0).ok);
+  // One unit in the last place (2^-23 relative) is a mismatch for neg, not for exp.
+  const compare_report exact = perturbed(neg, 1.2e-7);
+  CHECK_FALSE(exact.ok);
+  REQUIRE(exact.mismatches.size() == 1);
+  CHECK(exact.mismatches[0].row == 2);
+  CHECK(exact.mismatches[0].col == 3);
+  CHECK(perturbed(ex, 1.2e-7).ok);
+  CHECK(perturbed(ex, 5e-7).ok);
+  // Beyond the tolerance the inexact op is reported too.
+  CHECK_FALSE(perturbed(ex, 1e-4).ok);
+  CHECK(relative_tolerance(dtype::fp32) == 1e-6);
+  CHECK(relative_tolerance(dtype::fp16) == 1.0 / 1024.0);
+}

@@ -207,3 +207,65 @@ TEST_CASE("the Tile interpreter reports ill-formed Tile programs instead of gues
   CHECK(rep.text.find("numerics: Tile reference run failed") == 0);
   CHECK(rep.text.find("tile.slice: window (16, 32) at (49, 32) exceeds the source (64, 64)") != std::string::npos);
 }
+
+namespace {
+/// @add_mul at Tile stage, planned (tile.alloc + storage clauses), optionally with sub for mul.
+program planned_add_mul(bool sub_instead_of_mul) {
+  kernel k("add_mul");
+  const auto A = k.tensor("A", 16, 32), B = k.tensor("B", 16, 32), Out = k.output("Out", 16, 32);
+  const auto ma = k.op(opcode::tile_alloc, {operand::of(memory_space::vec), k.i(2048)}, mem_type(), "mem_a");
+  const auto mb = k.op(opcode::tile_alloc, {operand::of(memory_space::vec), k.i(2048)}, mem_type(), "mem_b");
+  const auto lhs = k.op(opcode::tile_load, {k.v(A), k.pair(0, 0), k.pair(16, 32)}, in_storage(vec(16, 32), ma), "lhs");
+  const auto rhs = k.op(opcode::tile_load, {k.v(B), k.pair(0, 0), k.pair(16, 32)}, in_storage(vec(16, 32), mb), "rhs");
+  const auto total = k.op(opcode::tile_add, {k.v(lhs), k.v(rhs)}, in_storage(vec(16, 32), ma), "total");
+  const auto product = k.op(sub_instead_of_mul ? opcode::tile_sub : opcode::tile_mul, {k.v(total), k.v(rhs)},
+                            in_storage(vec(16, 32), ma), "product");
+  const auto r = k.op(opcode::tile_store, {k.v(product), k.pair(0, 0), k.v(Out)}, tensor_type(16, 32, dtype::fp32), "result");
+  k.ret({k.v(r)});
+  return k.done();
+}
+}  // namespace
+
+TEST_CASE("planned Tile kernels run like unplanned ones; a kernel kept at Tile stage is checked Tile against Tile") {
+  const twin k = add_mul();
+  const program planned = planned_add_mul(false);
+  REQUIRE(verify(planned).empty());
+  CHECK(check_numerics(planned, k.buffer, "add_mul").ok);
+  CHECK(check_numerics(k.tile, planned, "add_mul").ok);
+  const program with_sub = planned_add_mul(true);
+  const compare_report wrong = check_numerics(k.tile, with_sub, "add_mul");
+  CHECK_FALSE(wrong.ok);
+  CHECK(wrong.text.find("tile: last written by tile.store") != std::string::npos);
+  CHECK(wrong.text.find("buffer: last written by " + op_text(with_sub, opcode::tile_store) + "; value computed by " +
+                        op_text(with_sub, opcode::tile_sub)) != std::string::npos);
+}
+
+TEST_CASE("an addressless allocation inside a loop body keeps one storage identity") {
+  const twin w = count_up();
+  kernel k("count_up", ir_stage::buffer);
+  const type idx = scalar_type(dtype::index);
+  const auto A = k.tensor("A", 16, 32), Out = k.output("Out", 16, 32);
+  const auto limit = k.scalar("limit");
+  const auto acc = k.op(opcode::buffer_alloc, {k.empty()}, buf(16, 32), "acc_buf");
+  k.call(opcode::buffer_load, {k.v(A), k.pair(0, 0), k.pair(16, 32), k.v(acc)});
+  k.while_(
+      {k.i(0)}, {idx},
+      [&](const std::vector<value_id>& it) {
+        k.yield({k.v(k.op(opcode::scalar_lt, {k.v(it[0]), k.v(limit)}, scalar_type(dtype::bool_), "c"))});
+      },
+      [&](const std::vector<value_id>& it) {
+        const auto tmp = k.op(opcode::buffer_alloc, {k.empty()}, buf(16, 32), "tmp");
+        k.call(opcode::buffer_adds, {k.v(acc), k.f(1), k.v(tmp)});
+        k.call(opcode::buffer_copy, {k.v(tmp), k.v(acc)});
+        k.yield({k.v(k.op(opcode::scalar_add, {k.v(it[0]), k.i(1)}, idx, "k_next"))});
+      });
+  k.call(opcode::buffer_store, {k.v(acc), k.pair(0, 0), k.pair(16, 32), k.v(Out)});
+  k.ret({k.v(Out)});
+  const program buffer = k.done();
+  REQUIRE(verify(buffer).empty());
+  sim_options opt = with(2, {{"limit", 200}});
+  const compare_report r = check_numerics(w.tile, buffer, "count_up", opt);
+  CHECK_MESSAGE(r.ok, r.text);
+  // The alloc ran 200 times on one identity: only the allocations' own pages exist.
+  CHECK(r.buffer.arena_pages <= 4);
+}

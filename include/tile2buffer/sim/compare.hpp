@@ -253,8 +253,17 @@ inline compare_report compare_runs(run_result tile, run_result buffer, const sim
   return rep;
 }
 
-/// Runs function `kernel` of `tile_program` (Tile stage) and of `buffer_program` (its Buffer
-/// lowering) on the inputs `make_inputs` builds from `opt`, and compares the results.
+/// Runs `f` with the interpreter of its stage (Tile values or Buffer arenas).
+inline run_result run_function(const program& p, const function& f, const sim_inputs& in, const sim_options& opt = {}) {
+  return f.stage == ir_stage::buffer ? run_buffer(p, f, in, opt) : run_tile(p, f, in, opt);
+}
+
+/// Runs function `kernel` of `tile_program` (the reference, normally Tile stage) and of
+/// `buffer_program` (its lowering) on the inputs `make_inputs` builds from `opt` and the reference
+/// function, and compares the results. Each side runs the interpreter of its function's stage, so a
+/// kernel that selection kept at Tile stage is checked Tile against Tile. Parameters must agree in
+/// number, kind, element type and shape (names may differ); scalar values are bound by the
+/// reference's parameter names.
 inline compare_report check_numerics(const program& tile_program, const program& buffer_program, std::string_view kernel,
                                      const sim_options& opt = {}) {
   const function* tf = tile_program.find(kernel);
@@ -276,7 +285,7 @@ inline compare_report check_numerics(const program& tile_program, const program&
     return rep;
   }
   const sim_inputs in = make_inputs(*tf, opt);
-  return compare_runs(run_tile(tile_program, *tf, in, opt), run_buffer(buffer_program, *bf, in, opt), opt);
+  return compare_runs(run_function(tile_program, *tf, in, opt), run_function(buffer_program, *bf, in, opt), opt);
 }
 
 }  // namespace sim

@@ -94,6 +94,7 @@ struct run_result {
   std::vector<std::optional<gm_tensor>> tensors;
   std::vector<diagnostic> errors;
   std::vector<alias_read> alias_reads;  ///< Buffer runs: distinct cross-allocation reads (first 64)
+  std::size_t arena_pages = 0;          ///< Buffer runs: 4 KiB arena pages touched, all spaces
 
   [[nodiscard]] bool ok() const noexcept { return errors.empty(); }
   [[nodiscard]] const gm_tensor* tensor(std::string_view name) const {

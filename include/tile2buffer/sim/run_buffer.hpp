@@ -5,7 +5,8 @@
 /// Storage model (reference §9.1–9.2):
 ///  - `buffer.alloc((valid...), addr)` places a handle at byte `addr` of its space's arena; handles
 ///    at overlapping addresses share bytes. Without an address the handle gets fresh storage far
-///    above every address a planner can produce (from 2^40 up), so it never overlaps anything.
+///    above every address a planner can produce (from 2^40 up), so it never overlaps anything;
+///    one addressless alloc op keeps its storage when it runs again (in a loop), like PTOAS.
 ///    Allocation neither initializes nor clears bytes: storage nobody wrote reads as poison.
 ///  - A handle is (descriptor, byte base, row pitch, runtime valid rectangle). Dense Vec element
 ///    (r, c) lives at base + r * pitch + c * esize (column-major: base + c * pitch + r * esize);
@@ -26,6 +27,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -96,6 +98,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     r.errors = std::move(errors_);
     r.tensors = std::move(gm_);
     r.alias_reads = std::move(alias_reads_);
+    for (const auto& a : mem_.spaces) r.arena_pages += a.pages();
     return r;
   }
   [[nodiscard]] const arenas& memory() const noexcept { return mem_; }
@@ -224,9 +227,12 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
       if (!integer(o, args[1], addr)) return false;
       if (addr < 0) return fail(o, "negative address " + std::to_string(addr));
       h.base = static_cast<std::uint64_t>(addr);
+    } else if (const auto it = placed_.find(o.index); it != placed_.end()) {
+      h.base = it->second;  // re-executed (in a loop): the same allocation identity
     } else {
       auto& next = fresh_[static_cast<std::size_t>(rt.space)];
       h.base = next;
+      placed_[o.index] = next;
       // Why: a gap after each fresh allocation keeps off-by-one views from silently aliasing.
       next += static_cast<std::uint64_t>((rt.bytes() + 511) / 512 * 512 + 512);
     }
@@ -521,6 +527,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
   std::vector<handle> handles_;
   arenas mem_;
   std::array<std::uint64_t, 5> fresh_{};
+  std::map<std::uint32_t, std::uint64_t> placed_;  ///< addressless alloc op -> its storage
   std::uint32_t current_ = no_id;
   std::vector<alias_read> alias_reads_;
 };
