@@ -10,8 +10,10 @@
 #include <optional>
 
 #include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/emit/pto.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
+#include "tile2buffer/serialize/binary.hpp"
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
@@ -33,6 +35,9 @@ struct cli_options {
   std::optional<pass_id> stop_after;
   std::optional<pass_id> single_pass;
   bool emit_tile = false;
+  /// What is written: canonical text, the binary IR, or PTO-AS (custom or MLIR generic form).
+  enum class output_format { text, binary, pto, pto_generic } format = output_format::text;
+  std::string pto_kernel;
   std::optional<std::uint64_t> check_numerics_seed;
 };
 
@@ -135,11 +140,25 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--emit", "tile|buffer", "print the planned Tile IR (before lowering) or the final IR (default)",
+    {"--emit", "tile|buffer|binary|pto|pto-generic",
+     "tile/buffer: print the planned Tile IR (before lowering) or the final IR (default), implies --lower; "
+     "binary: write the binary IR (to -o or stdout); pto: PTO-AS of the Buffer-stage kernels; pto-generic: the same "
+     "in MLIR's generic op form",
      [](cli_options& o, std::string_view v) -> std::string_view {
-       if (v != "tile" && v != "buffer") return "--emit must be tile or buffer";
+       using F = cli_options::output_format;
+       if (v == "binary" || v == "pto" || v == "pto-generic") {
+         o.format = v == "binary" ? F::binary : v == "pto" ? F::pto : F::pto_generic;
+         return {};
+       }
+       if (v != "tile" && v != "buffer") return "--emit must be tile, buffer, binary, pto or pto-generic";
        o.emit_tile = v == "tile";
        o.pipeline = true;
+       return {};
+     }},
+    {"--pto-kernel", "NAME", "with --emit=pto or pto-generic: emit only the function @NAME",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       if (v.empty()) return "--pto-kernel needs a function name";
+       o.pto_kernel = std::string(v.front() == '@' ? v.substr(1) : v);
        return {};
      }},
 };
@@ -284,7 +303,8 @@ int run(const cli_options& opts) {
     std::fprintf(stderr, "t2b-opt: cannot read '%s'\n", display.c_str());
     return 1;
   }
-  result<program> parsed = parse(source, display);
+  // Binary IR is recognized by its envelope header; anything else is read as .t2b text.
+  result<program> parsed = is_binary(source) ? deserialize(source) : parse(source, display);
   if (!parsed) return report(parsed.errors, display);
   if (const auto errors = verify(parsed.value); !errors.empty()) return report(errors, display);
   const program tile_input = opts.check_numerics_seed ? parsed.value : program{};
@@ -295,7 +315,19 @@ int run(const cli_options& opts) {
   }
   if (opts.check_numerics_seed) return check_numerics(opts, tile_input, parsed.value);
   if (opts.verify_only || opts.explain_selection) return 0;
-  const text out = print(parsed.value);
+  text out;
+  using F = cli_options::output_format;
+  if (opts.format == F::binary) {
+    const auto bin = serialize(parsed.value);
+    if (!bin) return report(bin.errors, display);
+    out.append(std::string_view(reinterpret_cast<const char*>(bin.value.data()), bin.value.size()));
+  } else if (opts.format == F::pto || opts.format == F::pto_generic) {
+    auto pto = emit_pto(parsed.value, pto_options{.generic = opts.format == F::pto_generic, .kernel = opts.pto_kernel});
+    if (!pto) return report(pto.errors, display);
+    out = static_cast<text&&>(pto.value);
+  } else {
+    out = print(parsed.value);
+  }
   if (!write_output(opts.output, out.view())) {
     std::fprintf(stderr, "t2b-opt: cannot write '%s'\n", opts.output.c_str());
     return 1;

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file emit/preflight.hpp
+/// The emission-level contract (reference §3.3): what a verified Buffer-stage kernel must also
+/// satisfy before it can be written as PTO-AS. Every violation is a located diagnostic with
+/// source "emit-pto"; the emitter writes nothing for a kernel that has one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "tile2buffer/detail/text.hpp"
+#include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/emit/mlir.hpp"
+#include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/walk.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+inline constexpr std::string_view pto_source = "emit-pto";
+
+constexpr bool is_gm_param_dtype(dtype d) {
+  return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32 || d == dtype::int8;
+}
+constexpr bool is_vec_buffer_dtype(dtype d) {
+  return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32 || d == dtype::int16 ||
+         d == dtype::uint8;
+}
+constexpr bool is_cube_operand_dtype(dtype d) {
+  return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int8;
+}
+
+/// Rows x cols of one fractal box of `t` (slayout row_major: 16 rows; col_major: 16 cols),
+/// or {0, 0} when the fractal size does not divide into 16 element lines.
+constexpr std::array<std::int64_t, 2> box_shape(const type& t) {
+  const std::int64_t line = static_cast<std::int64_t>(t.fractal) / 16 / element_bytes(t.dt);
+  if (line <= 0 || static_cast<std::int64_t>(t.fractal) % (16 * element_bytes(t.dt)) != 0) return {0, 0};
+  return t.slayout == box_layout::row_major ? std::array<std::int64_t, 2>{16, line}
+                                             : std::array<std::int64_t, 2>{line, 16};
+}
+
+/// A scalar value's dtype, or nullopt for literals and non-scalars.
+constexpr std::optional<dtype> scalar_dtype(const function& f, const operand& o) {
+  if (!o.is_value() || o.value().index >= f.values.size()) return std::nullopt;
+  const type& t = f.type_of(o.value());
+  if (!t.is_scalar()) return std::nullopt;
+  return t.dt;
+}
+
+/// True when `o` is a positive integer constant: a literal, or a value bound by `c = N`.
+constexpr bool positive_constant(const function& f, const operand& o) {
+  if (o.kind == operand_kind::int_lit) return o.num > 0;
+  if (!o.is_value() || o.value().index >= f.values.size()) return false;
+  const value_info& v = f.value(o.value());
+  if (v.origin != value_origin::result || !v.def.valid() || f.op(v.def).code() != opcode::scalar_const) return false;
+  const auto args = f.args(v.def);
+  return args.size() == 1 && args[0].kind == operand_kind::int_lit && args[0].num > 0;
+}
+
+/// Whether a `cast` from `from` to `to` has a PTO form. Unsigned values only take the forms
+/// the native ABI defines: identity, same-width reinterpretation, and index conversions.
+constexpr bool cast_expressible(dtype from, dtype to) {
+  if (from == to) return true;
+  if (is_unsigned(from) || is_unsigned(to)) {
+    const dtype other = is_unsigned(from) ? to : from;
+    return other == dtype::index || (is_integer(other) && bit_width(other) == bit_width(is_unsigned(from) ? from : to));
+  }
+  return true;
+}
+
+class pto_preflight {
+ public:
+  constexpr pto_preflight(const function& f, std::vector<diagnostic>& out) : f_(f), out_(out) {}
+
+  constexpr void run() {
+    params();
+    results_and_return();
+    walk(f_, [&](op_id o) { op(o); });
+  }
+
+ private:
+  constexpr void fail(location loc, const text& m) { out_.push_back(diagnostic{loc, text(pto_source), m, {}}); }
+  constexpr text who() const { return text("@") << f_.name_of() << ": "; }
+
+  constexpr void params() {
+    for (const param_info& p : f_.params) {
+      const type& t = f_.type_of(p.value);
+      const std::string_view n = f_.name_of(p.value);
+      if (!t.is_scalar() && !t.is_tensor()) {
+        fail(p.loc, who() << "parameter '" << n
+                          << "' is not a GM tensor or a scalar; the PTO kernel ABI has no buffer or tile parameters");
+        continue;
+      }
+      if (!t.is_tensor()) continue;
+      if (!is_gm_param_dtype(t.dt))
+        fail(p.loc, who() << "GM parameter '" << n << "' has dtype " << name(t.dt)
+                          << "; PTO tensor parameters are FP16, BF16, FP32, INT32 or INT8");
+      if (t.shape[0] <= 0 || t.shape[1] <= 1)
+        fail(p.loc, who() << "GM parameter '" << n << "' needs a static shape with rows > 0 and cols > 1, got ["
+                          << t.shape[0] << ", " << t.shape[1] << ']');
+      if (t.tlayout != tensor_layout::nd)
+        fail(p.loc, who() << "GM parameter '" << n << "' has layout " << name(t.tlayout)
+                          << "; PTO tensor views are ND");
+      if (t.has_stride && (t.stride[0] != t.shape[1] || t.stride[1] != 1))
+        fail(p.loc, who() << "GM parameter '" << n << "' has strides [" << t.stride[0] << ", " << t.stride[1]
+                          << "]; PTO tensor views need packed strides [" << t.shape[1] << ", 1]");
+    }
+  }
+
+  constexpr void results_and_return() {
+    for (const type& t : f_.results)
+      if (!t.is_tensor()) {
+        fail(f_.loc, who() << "every result must be a GM tensor parameter; a kernel cannot return a scalar or buffer");
+        return;
+      }
+    const auto body = f_.ops_of(f_.body);
+    if (body.empty() || f_.op(body.back()).code() != opcode::cf_return) {
+      fail(f_.loc, who() << "the body must end with one top-level return");
+      return;
+    }
+    const op_id ret = body.back();
+    const auto vals = f_.args(ret);
+    for (std::size_t i = 0; i < vals.size(); ++i) {
+      const operand& v = vals[i];
+      const bool param = v.is_value() && v.value().index < f_.values.size() &&
+                         f_.value(v.value()).origin == value_origin::param && f_.type_of(v.value()).is_tensor();
+      if (!param || i >= f_.results.size() || !(f_.type_of(v.value()) == f_.results[i])) {
+        fail(f_.op(ret).loc, who() << "return value " << static_cast<std::int64_t>(i)
+                                   << " must be a GM tensor parameter whose type equals the declared result");
+        return;
+      }
+    }
+    // A return anywhere else would end the kernel early, which the single native `return` cannot say.
+    walk(f_, [&](op_id o) {
+      if (o != ret && f_.op(o).code() == opcode::cf_return)
+        fail(f_.op(o).loc, who() << "a return inside a region has no PTO form; only the final top-level return");
+    });
+  }
+
+  constexpr void descriptor(const type& t, location loc, std::string_view what) {
+    if (!t.is_buffer()) return;
+    if (t.space == memory_space::vec) {
+      if (!is_vec_buffer_dtype(t.dt))
+        fail(loc, who() << what << " is a Vec buffer of " << name(t.dt)
+                        << "; PTO Vec tiles are FP16, BF16, FP32, INT32, INT16 or UINT8");
+      if (!is_dense_vec(t))
+        fail(loc, who() << what << " is a Vec buffer that is not dense row-major (no boxes, pad or compaction)");
+      return;
+    }
+    const bool acc = t.space == memory_space::acc;
+    if (acc ? !(t.dt == dtype::fp32 || t.dt == dtype::int32) : !is_cube_operand_dtype(t.dt))
+      fail(loc, who() << what << " is a " << name(t.space) << " buffer of " << name(t.dt) << "; PTO "
+                      << name(t.space) << " tiles are " << (acc ? "FP32 or INT32" : "FP16, BF16, FP32 or INT8"));
+    if (t.pad != pad_value::null) fail(loc, who() << what << " is a matrix buffer with pad; PTO matrix tiles have none");
+    if (t.slayout != box_layout::none_box) {
+      const auto box = box_shape(t);
+      if (box[0] == 0 || t.shape[0] % box[0] != 0 || t.shape[1] % box[1] != 0)
+        fail(loc, who() << what << " has physical shape [" << t.shape[0] << ", " << t.shape[1]
+                        << "], which is not whole fractal boxes of [" << box[0] << ", " << box[1] << ']');
+    }
+  }
+
+  constexpr void scalar_result_only(op_id o, std::string_view what) {
+    const op_node& n = f_.op(o);
+    for (std::uint32_t i = 0; i < n.results.count; ++i)
+      if (!f_.type_of(f_.result(o, i)).is_scalar()) {
+        fail(n.loc, who() << what << " result " << static_cast<std::int64_t>(i)
+                          << " is not a scalar; native control flow carries scalars only");
+        return;
+      }
+    for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+      const region_info& reg = f_.region(f_.region_of(o, r));
+      for (std::uint32_t a = 0; a < reg.args.count; ++a)
+        if (!f_.type_of(value_id{reg.args.begin + a}).is_scalar()) {
+          fail(n.loc, who() << what << " carries a non-scalar value; native control flow carries scalars only");
+          return;
+        }
+    }
+  }
+
+  constexpr void tensor_param(op_id o, const operand& t, direction forbidden, std::string_view verb) {
+    const location loc = f_.op(o).loc;
+    if (!t.is_value() || t.value().index >= f_.values.size() || f_.value(t.value()).origin != value_origin::param) {
+      fail(loc, who() << mnemonic(f_.op(o).code()) << " must " << verb << " a GM tensor parameter");
+      return;
+    }
+    const param_info& p = f_.params[f_.value(t.value()).index];
+    if (p.dir == forbidden)
+      fail(loc, who() << mnemonic(f_.op(o).code()) << " cannot " << verb << " '" << f_.name_of(t.value())
+                      << "', an " << name(forbidden) << " parameter");
+  }
+
+  constexpr void op(op_id o) {
+    const op_node& n = f_.op(o);
+    const opcode c = n.code();
+    const auto args = f_.args(o);
+    const location loc = n.loc;
+    for (std::uint32_t i = 0; i < n.results.count; ++i) {
+      const type& t = f_.type_of(f_.result(o, i));
+      if (!t.is_buffer() && !t.is_scalar()) {
+        fail(loc, who() << "'" << mnemonic(c) << "' defines a value that is neither a buffer nor a scalar");
+        return;
+      }
+      descriptor(t, loc, (text("the result of '") << mnemonic(c) << "'").view());
+    }
+    switch (dialect_of(c)) {
+      case dialect::tile:
+      case dialect::orchestration:
+        fail(loc, who() << "'" << mnemonic(c) << "' has no PTO form in a Buffer-stage kernel");
+        return;
+      case dialect::scalar: scalar_op(o); return;
+      case dialect::control: control_op(o); return;
+      case dialect::buffer: break;
+    }
+    switch (c) {
+      case opcode::buffer_load:
+        if (args.size() == 4) tensor_param(o, args[0], direction::out, "read");
+        return;
+      case opcode::buffer_store:
+        if (args.size() == 4) tensor_param(o, args[3], direction::in, "write");
+        return;
+      case opcode::buffer_set_validshape:
+        if (!args.empty() && args[0].is_value() && args[0].value().index < f_.values.size()) {
+          const type& t = f_.type_of(args[0].value());
+          if (!(t.valid[0].is_runtime() && t.valid[1].is_runtime()))
+            fail(loc, who() << "buffer.set_validshape needs a buffer whose valid extents are both runtime ('?')");
+        }
+        return;
+      default: break;
+    }
+    // Element scalars: a literal must be representable in the destination's element type.
+    const ew_kind ew = info(c).ew;
+    if ((ew == ew_kind::scalar_form || ew == ew_kind::fill) && !args.empty() && args.back().is_value() &&
+        args.back().value().index < f_.values.size()) {
+      const operand& s = ew == ew_kind::fill ? args[0] : args[1];
+      const dtype dst = f_.type_of(args.back().value()).dt;
+      if (s.kind == operand_kind::float_lit && !is_float(dst))
+        fail(loc, who() << "a float literal cannot be an element scalar of a " << name(dst) << " buffer");
+    }
+  }
+
+  constexpr void scalar_op(op_id o) {
+    const op_node& n = f_.op(o);
+    const opcode c = n.code();
+    const auto args = f_.args(o);
+    if (n.results.count != 1) return;
+    const dtype res = f_.type_of(f_.result(o)).dt;
+    if (c == opcode::scalar_cast) {
+      const auto from = args.empty() ? std::nullopt : scalar_dtype(f_, args[0]);
+      if (from && !cast_expressible(*from, res))
+        fail(n.loc, who() << "cast from " << name(*from) << " to " << name(res)
+                          << " has no PTO form (unsigned casts are identity, same-width reinterpretation, or from/to INDEX)");
+      return;
+    }
+    bool uns = is_unsigned(res);
+    bool flt = is_float(res);
+    for (const operand& a : args)
+      if (const auto d = scalar_dtype(f_, a)) {
+        uns = uns || is_unsigned(*d);
+        flt = flt || is_float(*d);
+      }
+    if (uns) {
+      fail(n.loc, who() << "'" << mnemonic(c) << "' on unsigned values has no PTO form (arith is signless)");
+      return;
+    }
+    if (flt && (c == opcode::scalar_floordiv || c == opcode::scalar_mod))
+      fail(n.loc, who() << "'" << mnemonic(c) << "' on floating-point values has no PTO form");
+  }
+
+  constexpr void control_op(op_id o) {
+    const op_node& n = f_.op(o);
+    const auto args = f_.args(o);
+    switch (n.code()) {
+      case opcode::cf_if: {
+        scalar_result_only(o, "if");
+        const auto d = args.empty() ? std::nullopt : scalar_dtype(f_, args[0]);
+        if (args.empty() || (args[0].kind != operand_kind::bool_lit && d != dtype::bool_))
+          fail(n.loc, who() << "an if condition must be a BOOL value");
+        return;
+      }
+      case opcode::cf_for: {
+        scalar_result_only(o, "for");
+        const region_info& body = f_.region(f_.region_of(o, 0));
+        if (body.args.count == 0 || f_.type_of(value_id{body.args.begin}).dt != dtype::index)
+          fail(n.loc, who() << "a for loop needs an INDEX induction variable");
+        for (std::size_t i = 0; i < 2 && i < args.size(); ++i) {
+          const auto d = scalar_dtype(f_, args[i]);
+          if (args[i].kind != operand_kind::int_lit && !(d && (*d == dtype::index || is_signed_integer(*d))))
+            fail(n.loc, who() << "for-loop bounds must be INDEX or signed integers");
+        }
+        if (args.size() < 3 || !positive_constant(f_, args[2]))
+          fail(n.loc, who() << "a for-loop step must be a provably positive constant");
+        return;
+      }
+      case opcode::cf_while: scalar_result_only(o, "while"); return;
+      default: return;
+    }
+  }
+
+  const function& f_;
+  std::vector<diagnostic>& out_;
+};
+
+}  // namespace detail
+}  // namespace v0
+}  // namespace tile2buffer
