@@ -141,6 +141,17 @@ TEST_CASE("a write outside the runtime valid region changes the unwritten interi
   // With cols = 64 the flaw is invisible: the check only fails where behaviour differs.
   o.scalars = {{"cols", 64}};
   CHECK(check_numerics(k.tile, k.buffer, "runtime_valid", o).ok);
+  // A runtime-valid allocation without its initial extents.
+  kernel b("runtime_valid", ir_stage::buffer);
+  const auto X = b.tensor("X", 16, 64), Out = b.output("Out", 16, 64);
+  b.scalar("cols");
+  const auto h = b.op(opcode::buffer_alloc, {b.empty()}, with_valid(buf(16, 64), extent::runtime(), extent::runtime()), "h");
+  b.call(opcode::buffer_load, {b.v(X), b.pair(0, 0), b.pair(16, 64), b.v(h)});
+  b.ret({b.v(Out)});
+  twin no_extents = runtime_valid();
+  no_extents.buffer = b.done();
+  CHECK(check_numerics(no_extents.tile, no_extents.buffer, "runtime_valid", o).text ==
+        "numerics: Buffer run failed\n  2:3: buffer.alloc: the valid tuple needs one extent per runtime (`?`) dim\n");
 }
 
 TEST_CASE("report size is bounded and says how much was left out") {

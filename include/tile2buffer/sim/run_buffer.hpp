@@ -11,8 +11,8 @@
 ///  - A handle is (descriptor, byte base, row pitch, runtime valid rectangle). Dense Vec element
 ///    (r, c) lives at base + r * pitch + c * esize (column-major: base + c * pitch + r * esize);
 ///    boxed layouts (NZ, ZN, Acc) at base + layout_index(desc, r, c) * esize.
-///  - `?` valid dims start from the alloc's valid tuple (or the physical extents when it is empty)
-///    and change with `buffer.set_validshape`; views (subview, reshape) have fixed metadata.
+///  - `?` valid dims start from the alloc's valid tuple (one extent per `?` dim, in axis order) and
+///    change with `buffer.set_validshape`; views (subview, reshape) have fixed metadata.
 ///  - `buffer.subview(src, (r, c)[, valid])` aliases src's bytes at element offset (r, c) with src's
 ///    row pitch (a UINT8[N, 32] byte root therefore moves 32 bytes per row); `buffer.reshape`
 ///    reinterprets the same bytes under another descriptor.
@@ -214,6 +214,8 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
         if (!integer(o, e, v)) return false;
         runtime.push_back(v);
       }
+    const std::size_t dynamic = (rt.valid[0].is_static() ? 0u : 1u) + (rt.valid[1].is_static() ? 0u : 1u);
+    if (runtime.size() != dynamic) return fail(o, "the valid tuple needs one extent per runtime (`?`) dim");
     handle h;
     h.desc = rt;
     std::array<std::int64_t, 2> v{};
