@@ -144,15 +144,15 @@ class pto_preflight {
     if (!t.is_buffer()) return;
     if (t.space == memory_space::vec) {
       if (!is_vec_buffer_dtype(t.dt))
-        fail(loc, who() << what << " is a Vec buffer of " << name(t.dt)
-                        << "; PTO Vec tiles are FP16, BF16, FP32, INT32, INT16 or UINT8");
+        fail(loc, who() << what << " holds " << name(t.dt)
+                        << " in Vec; PTO Vec tiles are FP16, BF16, FP32, INT32, INT16 or UINT8");
       if (!is_dense_vec(t))
         fail(loc, who() << what << " is a Vec buffer that is not dense row-major (no boxes, pad or compaction)");
       return;
     }
     const bool acc = t.space == memory_space::acc;
     if (acc ? !(t.dt == dtype::fp32 || t.dt == dtype::int32) : !is_cube_operand_dtype(t.dt))
-      fail(loc, who() << what << " is a " << name(t.space) << " buffer of " << name(t.dt) << "; PTO "
+      fail(loc, who() << what << " holds " << name(t.dt) << " in " << name(t.space) << "; PTO "
                       << name(t.space) << " tiles are " << (acc ? "FP32 or INT32" : "FP16, BF16, FP32 or INT8"));
     if (t.pad != pad_value::null) fail(loc, who() << what << " is a matrix buffer with pad; PTO matrix tiles have none");
     if (t.slayout != box_layout::none_box) {
@@ -238,7 +238,7 @@ class pto_preflight {
       const operand& s = ew == ew_kind::fill ? args[0] : args[1];
       const dtype dst = f_.type_of(args.back().value()).dt;
       if (s.kind == operand_kind::float_lit && !is_float(dst))
-        fail(loc, who() << "a float literal cannot be an element scalar of a " << name(dst) << " buffer");
+        fail(loc, who() << "a float literal cannot be the element scalar of a buffer of " << name(dst));
     }
   }
 

@@ -266,7 +266,7 @@ class pto_emitter {
       return cast("arith.extui", x, to);
     }
     if (to == dtype::bool_) {
-      const ssa zero = is_float(from) ? constant("0.0", from) : constant("0", from);
+      const ssa zero = constant(is_float(from) ? std::string_view("0.0") : std::string_view("0"), from);
       return is_float(from) ? compare(true, 13, "une", x, zero) : compare(false, 1, "ne", x, zero);
     }
     if (from == dtype::index) {
@@ -528,8 +528,12 @@ class pto_emitter {
     const ssa dst = val(args.size() - 1);
     const dtype element = f_.type_of(args.back().value()).dt;
     std::vector<ssa> ins;
-    for (std::size_t i = 0; i + 1 < args.size(); ++i)
-      ins.push_back(args[i].is_value() && f_.type_of(args[i].value()).is_buffer() ? val(i) : scalar(args[i], element));
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+      // Why not `?:`: g++ 12 misjudges the lifetime of a class temporary chosen by a conditional
+      // in constant evaluation ("use of allocated storage after deallocation").
+      if (args[i].is_value() && f_.type_of(args[i].value()).is_buffer()) ins.push_back(val(i));
+      else ins.push_back(scalar(args[i], element));
+    }
     text attrs;
     const auto hp = f_.kwarg_of(o, keyword::high_precision);
     if (!precision_kind(c).empty() && hp && hp->kind == operand_kind::bool_lit && hp->num != 0)
@@ -683,7 +687,9 @@ class pto_emitter {
       terminated = true;
       const auto vals = f_.args(o);
       if (kind == region_kind::while_cond) {
-        std::vector<ssa> ops{vals.empty() ? constant("false", dtype::bool_) : scalar(vals[0], dtype::bool_)};
+        std::vector<ssa> ops;
+        if (vals.empty()) ops.push_back(constant("false", dtype::bool_));
+        else ops.push_back(scalar(vals[0], dtype::bool_));
         ops.insert(ops.end(), forward.begin(), forward.end());
         if (generic_) {
           line(generic_op("scf.condition", ops, {}));
@@ -702,9 +708,8 @@ class pto_emitter {
       std::vector<ssa> ops;
       for (std::size_t i = 0; i < vals.size() && i < yield_types.size(); ++i) {
         const ssa& want = yield_types[i];
-        const dtype d = vals[i].is_value() ? f_.type_of(vals[i].value()).dt : dtype::index;
         // A yielded literal takes the result's type; a value keeps its own (the verifier matched them).
-        ops.push_back(vals[i].is_literal() ? literal(vals[i], result_dtype(want)) : scalar(vals[i], d));
+        ops.push_back(carried(vals[i], result_dtype(want)));
       }
       if (generic_) {
         line(generic_op("scf.yield", ops, {}));
@@ -721,6 +726,12 @@ class pto_emitter {
     if (!terminated && generic_) line(kind == region_kind::while_cond ? "\"scf.condition\"() : () -> ()"
                                                                       : "\"scf.yield\"() : () -> ()");
     indent_ -= 2;
+  }
+  /// A carried scalar (loop init or yielded value): a literal takes the carry's dtype `want`,
+  /// a value keeps its own type (the verifier has matched the two).
+  constexpr ssa carried(const operand& o, dtype want) {
+    if (o.is_value()) return value(o.value());
+    return literal(o, want);
   }
   /// The dtype whose MLIR spelling is `s.type` (region results are scalars).
   static constexpr dtype result_dtype(const ssa& s) {
@@ -778,9 +789,7 @@ class pto_emitter {
     std::vector<ssa> inits;
     for (std::size_t i = 3; i < args.size(); ++i) {
       const std::size_t k = i - 3;
-      inits.push_back(args[i].is_literal() && k < rs.size() ? literal(args[i], result_dtype(rs[k]))
-                      : args[i].is_value()                  ? value(args[i].value())
-                                                            : constant("0", dtype::index));
+      inits.push_back(carried(args[i], k < rs.size() ? result_dtype(rs[k]) : dtype::index));
     }
     const std::vector<ssa> bargs = region_args(body);
     if (generic_) {
@@ -815,9 +824,7 @@ class pto_emitter {
     const region_id cond = f_.region_of(o, 0), body = f_.region_of(o, 1);
     std::vector<ssa> inits;
     for (std::size_t i = 0; i < args.size(); ++i)
-      inits.push_back(args[i].is_literal() && i < rs.size() ? literal(args[i], result_dtype(rs[i]))
-                      : args[i].is_value()                  ? value(args[i].value())
-                                                            : constant("0", dtype::index));
+      inits.push_back(carried(args[i], i < rs.size() ? result_dtype(rs[i]) : dtype::index));
     const std::vector<ssa> cargs = region_args(cond), bargs = region_args(body);
     if (generic_) {
       text s = result_prefix(rs) << "\"scf.while\"(";
