@@ -106,13 +106,26 @@ struct node {
   enum kind_t { nil, boolean, integer, str, array, map } kind = nil;
   std::int64_t num = 0;
   std::string s;
-  std::vector<node> items;                          // array elements
-  std::vector<std::pair<std::string, node>> entries;  // map entries, in order
+  std::vector<node> items;       // array elements, or map values
+  std::vector<std::string> keys;  // map keys, in order (parallel to items)
 
   node* find(std::string_view key) {
-    for (auto& e : entries)
-      if (e.first == key) return &e.second;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == key) return &items[i];
     return nullptr;
+  }
+  void add(std::string key, node value) {
+    keys.push_back(std::move(key));
+    items.push_back(std::move(value));
+  }
+  void erase(std::string_view key) {
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == key) {
+        keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(i));
+        items.erase(items.begin() + static_cast<std::ptrdiff_t>(i));
+        return;
+      }
+    FAIL("no key " << key);
   }
   node& operator[](std::string_view key) {
     node* n = find(key);
@@ -139,7 +152,7 @@ node decode(msgpack::reader& r) {
       const std::size_t c = r.map();
       for (std::size_t i = 0; i < c; ++i) {
         std::string key(r.str());
-        n.entries.emplace_back(key, decode(r));
+        n.add(key, decode(r));
       }
       break;
     }
@@ -158,10 +171,10 @@ void encode(const node& n, msgpack::writer& w) {
       for (const auto& i : n.items) encode(i, w);
       return;
     case node::map:
-      w.map(n.entries.size());
-      for (const auto& [k, v] : n.entries) {
-        w.str(k);
-        encode(v, w);
+      w.map(n.keys.size());
+      for (std::size_t i = 0; i < n.keys.size(); ++i) {
+        w.str(n.keys[i]);
+        encode(n.items[i], w);
       }
       return;
   }
@@ -368,18 +381,17 @@ TEST_CASE("strict: envelope, version and magic") {
 TEST_CASE("strict: missing, unexpected and duplicate fields name the field and its path") {
   const node doc = dom(to_binary(sample_program()));
   node d = doc;
-  auto& f0 = d.items[2]["functions"].items[0];
-  f0.entries.erase(std::find_if(f0.entries.begin(), f0.entries.end(), [](auto& e) { return e.first == "stage"; }));
+  d.items[2]["functions"].items[0].erase("stage");
   check_error(d, {"missing required field 'stage'", "functions[0]"});
 
   d = doc;
-  d.items[2]["functions"].items[0].entries.emplace_back("memref", int_node(0));
+  d.items[2]["functions"].items[0].add("memref", int_node(0));
   check_error(d, {"unexpected field 'memref'", "functions[0]"});
 
   d = doc;
   {
     auto& fn = d.items[2]["functions"].items[0];
-    fn.entries.emplace_back("name", str_node("again"));
+    fn.add("name", str_node("again"));
   }
   check_error(d, {"duplicate field 'name'", "functions[0]"});
 
@@ -389,13 +401,13 @@ TEST_CASE("strict: missing, unexpected and duplicate fields name the field and i
     auto& op = d.items[2]["functions"].items[0]["body"]["ops"].items[1];  // b = buffer.alloc(...)
     auto& ty = op["results"].items[0]["type"];
     REQUIRE(ty["kind"].s == "buffer");
-    ty.entries.emplace_back("addr", int_node(2048));
+    ty.add("addr", int_node(2048));
   }
   check_error(d, {"unexpected field 'addr' in a buffer type", "functions[0].body.ops[1].results[0].type"});
   d = doc;
   {
     auto& ty = d.items[2]["functions"].items[0]["body"]["ops"].items[1]["results"].items[0]["type"];
-    ty.entries.erase(std::find_if(ty.entries.begin(), ty.entries.end(), [](auto& e) { return e.first == "fractal"; }));
+    ty.erase("fractal");
   }
   check_error(d, {"missing required field 'fractal'", "results[0].type"});
 }
@@ -428,7 +440,7 @@ TEST_CASE("strict: wrong field types, unknown names and out-of-range values") {
   d.items[2]["functions"].items[0]["body"]["ops"].items[2]["op"] = str_node("buffer.lod");
   check_error(d, {"unknown op 'buffer.lod'", "ops[2].op"});
   d = doc;
-  d.items[2]["functions"].items[0]["body"]["ops"].items[4]["kwargs"].entries[0].first = "precision";
+  d.items[2]["functions"].items[0]["body"]["ops"].items[4]["kwargs"].keys[0] = "precision";
   check_error(d, {"unknown keyword 'precision'"});
   d = doc;
   d.items[2]["functions"].items[0]["params"].items[1]["direction"] = str_node("sideways");

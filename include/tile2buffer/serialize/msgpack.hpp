@@ -101,7 +101,14 @@ class reader {
   /// Container nesting beyond this depth is rejected (bounds the recursion of `skip`).
   static constexpr int max_depth = 1000;
 
-  constexpr explicit reader(std::span<const std::uint8_t> in) : in_(in) {}
+  constexpr explicit reader(std::span<const std::uint8_t> in) : in_(in) {
+    // Why: a byte span cannot be reinterpreted as chars in constant evaluation, so strings are
+    // viewed in one char copy of the input made up front (views stay valid as long as the reader).
+    if (std::is_constant_evaluated()) {
+      chars_.reserve(in.size());
+      for (const std::uint8_t b : in) chars_.push_back(static_cast<char>(b));
+    }
+  }
 
   [[nodiscard]] constexpr bool ok() const noexcept { return !failed_; }
   [[nodiscard]] constexpr std::size_t pos() const noexcept { return pos_; }
@@ -196,7 +203,7 @@ class reader {
     const std::uint64_t sign = std::uint64_t{1} << (8 * width - 1);
     return u >= sign ? static_cast<std::int64_t>(u) - static_cast<std::int64_t>(sign << 1) : static_cast<std::int64_t>(u);
   }
-  /// A string; the view points into the input (or, in constant evaluation, into the reader).
+  /// A string; the view points into the input (in constant evaluation, into the reader's copy).
   constexpr std::string_view str() {
     if (!expect(family::str, "a string")) return {};
     const std::uint8_t b = in_[pos_];
@@ -314,14 +321,7 @@ class reader {
     return n;
   }
   constexpr std::string_view view(std::size_t begin, std::size_t n) {
-    if (std::is_constant_evaluated()) {
-      // Why: a byte span cannot be reinterpreted as chars in constant evaluation, so each string
-      // is copied into storage that lives as long as the reader (views stay valid until then).
-      scratch_.emplace_back();
-      auto& s = scratch_.back();
-      for (std::size_t i = 0; i < n; ++i) s.push_back(static_cast<char>(in_[begin + i]));
-      return s.empty() ? std::string_view{} : std::string_view(s.data(), s.size());
-    }
+    if (std::is_constant_evaluated()) return n == 0 ? std::string_view{} : std::string_view(chars_.data() + begin, n);
     return n == 0 ? std::string_view{}
                   : std::string_view(reinterpret_cast<const char*>(in_.data() + begin), n);  // NOLINT
   }
@@ -331,7 +331,7 @@ class reader {
   bool failed_ = false;
   std::size_t error_pos_ = 0;
   text error_;
-  std::vector<std::vector<char>> scratch_;
+  std::vector<char> chars_;
 };
 
 }  // namespace msgpack
