@@ -170,7 +170,7 @@ void usage(std::FILE* to) {
              to);
   for (const flag& f : flags) {
     std::string left(f.name);
-    if (!f.value_name.empty()) left.append(" ").append(f.value_name);
+    if (!f.value_name.empty()) left.append(f.value_name.front() == '[' ? "" : " ").append(f.value_name);
     std::fprintf(to, "  %-20s %.*s\n", left.c_str(), static_cast<int>(f.help.size()), f.help.data());
   }
 }
