@@ -512,6 +512,10 @@ class binary_reader {
     path_.push_back(segment{key, 0});
     return scope{*this};
   }
+  [[nodiscard]] constexpr scope named(std::string_view name) {
+    path_.push_back(segment{name, 0});
+    return scope{*this};
+  }
   [[nodiscard]] constexpr scope element(std::size_t i) {
     path_.push_back(segment{{}, static_cast<std::int64_t>(i)});
     return scope{*this};
@@ -1091,24 +1095,25 @@ class binary_reader {
       return;
     }
     {
-      auto e = element(0);
+      auto e = named("magic");
       if (in_.peek() != msgpack::family::str || str() != binary_magic) {
         fail(text("not a tile2buffer binary IR file: the magic string must be \"") << binary_magic << '"');
         return;
       }
     }
     {
-      auto e = element(1);
+      auto e = named("version");
+      const std::size_t at = in_.pos();
       const std::int64_t v = integer();
       if (ok() && v != binary_version) {
+        in_.seek(at);  // report the version's own byte
         text m;
         m << "unsupported binary IR version " << v << " (this reader reads version " << binary_version << ')';
         fail(m);
         return;
       }
     }
-    auto e = element(2);
-    program_value(p);
+    program_value(p);  // paths start at the program's own fields
   }
 
   msgpack::reader in_;
