@@ -24,6 +24,63 @@ struct live_interval {
   }
 };
 
+namespace detail {
+/// Extends every interval of `live` that overlaps a loop of `loops` without lying inside it to
+/// cover that loop, visiting loops in program order (`loops` is pre-order; loops nest or are
+/// disjoint). `positions` bounds every position.
+///
+/// Why not "for each loop, for each interval": that is O(loops * intervals), quadratic on chains of
+/// small loops. Because loops nest, visiting them in order extends [a, b] exactly to cover the two
+/// loops directly below the innermost loop containing both a and b (LCA) on the way to a and to b
+/// (the loop entered on the way to a is visited first and covers a; every loop inside the grown
+/// interval is then contained in it; the one on the way to b covers b; no loop outside the LCA's
+/// subtree meets the interval). So each interval walks the loop tree from its two ends:
+/// O(positions + loops + intervals * depth).
+constexpr void cover_loops(std::vector<live_interval>& live, const std::vector<live_interval>& loops, std::uint32_t positions) {
+  if (loops.empty()) return;
+  std::vector<std::uint32_t> parent(loops.size(), no_id), depth(loops.size(), 0);
+  std::vector<std::uint32_t> inner(positions, no_id);  // innermost loop containing each position
+  std::vector<std::uint32_t> open;
+  std::size_t k = 0;
+  for (std::uint32_t p = 0; p < positions; ++p) {
+    while (!open.empty() && loops[open.back()].end < p) open.pop_back();
+    for (; k < loops.size() && loops[k].start == p; ++k) {
+      while (!open.empty() && loops[open.back()].end < p) open.pop_back();
+      if (!open.empty()) {
+        parent[k] = open.back();
+        depth[k] = depth[open.back()] + 1;
+      }
+      open.push_back(static_cast<std::uint32_t>(k));
+    }
+    if (!open.empty()) inner[p] = open.back();
+  }
+  for (auto& l : live) {
+    if (l.empty() || l.start >= positions || l.end >= positions) continue;
+    std::uint32_t x = inner[l.start], y = inner[l.end];
+    if (x == y) continue;  // both ends directly in the same loop (or in none): nothing crosses
+    // Climb to the common ancestor, remembering the last loop below it on each side.
+    std::uint32_t below_x = no_id, below_y = no_id;
+    const auto dep = [&](std::uint32_t n) { return n == no_id ? 0u : depth[n] + 1; };
+    while (dep(x) > dep(y)) {
+      below_x = x;
+      x = parent[x];
+    }
+    while (dep(y) > dep(x)) {
+      below_y = y;
+      y = parent[y];
+    }
+    while (x != y) {
+      below_x = x;
+      x = parent[x];
+      below_y = y;
+      y = parent[y];
+    }
+    if (below_x != no_id) l.start = std::min(l.start, loops[below_x].start);
+    if (below_y != no_id) l.end = std::max(l.end, loops[below_y].end);
+  }
+}
+}  // namespace detail
+
 /// One interval per allocation of `facts`, in the same order.
 constexpr std::vector<live_interval> live_intervals(const function& f, const storage_facts& facts) {
   std::vector<live_interval> live(facts.allocations().size());
@@ -64,18 +121,12 @@ constexpr std::vector<live_interval> live_intervals(const function& f, const sto
     }
   });
   // Loops: an interval with events both inside and outside a loop covers the loop.
+  std::vector<live_interval> loops;  // [position of the loop op, end of its subtree], pre-order
   walk(f, [&](op_id o) {
     const opcode c = f.op(o).code();
-    if (c != opcode::cf_for && c != opcode::cf_while) return;
-    const std::uint32_t s = pos[o.index], e = end[o.index];
-    for (auto& l : live) {
-      if (l.empty() || l.end < s || l.start > e) continue;
-      if (l.start < s || l.end > e) {
-        l.start = std::min(l.start, s);
-        l.end = std::max(l.end, e);
-      }
-    }
+    if (c == opcode::cf_for || c == opcode::cf_while) loops.push_back(live_interval{pos[o.index], end[o.index]});
   });
+  detail::cover_loops(live, loops, next);
   return live;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -57,15 +58,29 @@ constexpr std::int64_t best_fit(std::vector<placed_range> busy, std::int64_t siz
 
 /// Addresses for `allocs` (std::nullopt entries are left unplaced). Allocations that already have
 /// an address keep it and are treated as live throughout.
+///
+/// Allocations are placed in order of live start. Why a sweep: a placed allocation overlaps the
+/// one being placed iff it has not ended yet (it started no later), so per memory space only the
+/// still-live ones (`active`) and those ended within `dsa_cooldown` ops (`cooling`) are looked at,
+/// instead of every allocation. Both lists are kept in allocation-index order, which is the order
+/// the fit functions have always received their ranges in, so addresses are exactly those of the
+/// all-pairs scan this replaces. Cost: O(n log n + n * A), A = allocations live at once in one
+/// space (at most the space's capacity over the smallest allocation when the placement fits).
 constexpr std::vector<std::optional<std::int64_t>> place(planner_kind planner, const std::vector<allocation>& allocs,
                                                           std::vector<live_interval> live) {
   std::vector<std::optional<std::int64_t>> addr(allocs.size());
   if (planner == planner_kind::ptoas) return addr;
+  struct space_state {
+    std::vector<std::uint32_t> active;   // placed (or pre-addressed), not ended, by index
+    std::vector<std::uint32_t> cooling;  // placed, ended within the cooldown (dsa_rp only)
+  };
+  std::array<space_state, detail::space_names.size()> spaces;
   std::vector<std::uint32_t> order;
   for (std::uint32_t i = 0; i < allocs.size(); ++i) {
     if (allocs[i].address) {
       addr[i] = allocs[i].address;
       live[i] = live_interval{0, no_id - 1};
+      spaces[static_cast<std::size_t>(allocs[i].space)].active.push_back(i);
     } else if (!live[i].empty()) {
       order.push_back(i);
     }
@@ -73,24 +88,40 @@ constexpr std::vector<std::optional<std::int64_t>> place(planner_kind planner, c
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     return live[a].start != live[b].start ? live[a].start < live[b].start : a < b;
   });
+  const auto range_of = [&](std::uint32_t j) { return placed_range{*addr[j], *addr[j] + allocs[j].capacity}; };
+  const auto by_index = [](std::vector<std::uint32_t>& v, std::uint32_t j) {
+    v.insert(std::lower_bound(v.begin(), v.end(), j), j);
+  };
+  std::vector<placed_range> busy, avoid;
   for (std::uint32_t i : order) {
-    std::vector<placed_range> busy, cooling;
-    for (std::uint32_t j = 0; j < allocs.size(); ++j) {
-      if (j == i || !addr[j] || allocs[j].space != allocs[i].space) continue;
-      const placed_range range{*addr[j], *addr[j] + allocs[j].capacity};
-      if (live[j].overlaps(live[i]))
-        busy.push_back(range);
-      else if (live[j].end < live[i].start && live[i].start - live[j].end <= dsa_cooldown)
-        cooling.push_back(range);
+    space_state& s = spaces[static_cast<std::size_t>(allocs[i].space)];
+    const std::uint32_t start = live[i].start;
+    // Starts never decrease along `order`, so an allocation that ended before this start ends
+    // before every later one: it leaves `active` for good (and `cooling` once past the cooldown).
+    std::size_t kept = 0;
+    for (std::uint32_t j : s.active) {
+      if (live[j].end >= start)
+        s.active[kept++] = j;
+      else if (planner == planner_kind::dsa_rp && start - live[j].end <= dsa_cooldown)
+        by_index(s.cooling, j);
     }
+    s.active.resize(kept);
+    kept = 0;
+    for (std::uint32_t j : s.cooling)
+      if (start - live[j].end <= dsa_cooldown) s.cooling[kept++] = j;
+    s.cooling.resize(kept);
+
+    busy.clear();
+    for (std::uint32_t j : s.active) busy.push_back(range_of(j));
     if (planner == planner_kind::pypto) {
       addr[i] = detail::first_fit(busy, allocs[i].capacity);
-      continue;
+    } else {
+      avoid = busy;
+      for (std::uint32_t j : s.cooling) avoid.push_back(range_of(j));
+      const std::int64_t cool = detail::best_fit(avoid, allocs[i].capacity);
+      addr[i] = cool + allocs[i].capacity <= space_capacity(allocs[i].space) ? cool : detail::best_fit(busy, allocs[i].capacity);
     }
-    std::vector<placed_range> avoid = busy;
-    avoid.insert(avoid.end(), cooling.begin(), cooling.end());
-    const std::int64_t cool = detail::best_fit(avoid, allocs[i].capacity);
-    addr[i] = cool + allocs[i].capacity <= space_capacity(allocs[i].space) ? cool : detail::best_fit(busy, allocs[i].capacity);
+    by_index(s.active, i);
   }
   return addr;
 }
