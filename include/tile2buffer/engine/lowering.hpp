@@ -146,19 +146,6 @@ constexpr void lowering::emit_allocation(op_id alloc_op) {
   if (with_address && !alloc.address)
     return fail(loc, src, text("storage address not a static non-negative constant: run an addressed planner first"));
 
-  // Keys in canonical order: offset, dtype name, shape, valid.
-  std::vector<std::uint32_t> order(ks.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
-    const member& p = ks[x];
-    const member& q = ks[y];
-    if (p.offset != q.offset) return p.offset < q.offset;
-    if (name(p.desc.dt) != name(q.desc.dt)) return name(p.desc.dt) < name(q.desc.dt);
-    if (p.desc.shape != q.desc.shape) return p.desc.shape < q.desc.shape;
-    return p.desc.valid[0].number < q.desc.valid[0].number ||
-           (p.desc.valid[0].number == q.desc.valid[0].number && p.desc.valid[1].number < q.desc.valid[1].number);
-  });
-
   for (const member& m : ks) {
     if (m.offset < 0) return fail(loc, src, text("dense storage window must begin within its allocation"));
     if (m.desc.bytes() > alloc.capacity - m.offset)
@@ -175,17 +162,30 @@ constexpr void lowering::emit_allocation(op_id alloc_op) {
   const std::string_view root_name = f.name_of(alloc.mem);
   const bool direct = ks.size() == 1 && ks[0].offset == 0 && ks[0].desc.bytes() == alloc.capacity;
   if (direct) {
+    // Why no `address_args` here: this is the path of almost every allocation, and it needs no
+    // heap-allocated operand list.
     const type& d = ks[0].desc;
-    std::vector<operand> args;
-    if (d.valid[0].is_runtime())
-      args = address_args({operand::integer(d.shape[0]), operand::integer(d.shape[1])});
-    else
-      args = address_args({});
+    const operand valid = d.valid[0].is_runtime() ? builder().pair(d.shape[0], d.shape[1]) : builder().tuple({});
+    const operand args[] = {valid, with_address ? operand::integer(*alloc.address) : operand{}};
     const std::string_view names[] = {f.name_of(ks[0].first)};
-    handles[0] = builder().fn().result(builder().emit(opcode::buffer_alloc, args, {}, std::span<const type>(&d, 1), names, loc));
+    handles[0] = builder().fn().result(builder().emit(opcode::buffer_alloc, std::span<const operand>(args, with_address ? 2 : 1), {},
+                                                      std::span<const type>(&d, 1), names, loc));
     return;
   }
   if (alloc.capacity % 32 != 0) return fail(loc, src, text("a shared storage root needs its capacity aligned to 32 bytes"));
+  // Keys in canonical order: offset, dtype name, shape, valid.
+  std::vector<std::uint32_t> order(ks.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const member& p = ks[x];
+    const member& q = ks[y];
+    if (p.offset != q.offset) return p.offset < q.offset;
+    if (name(p.desc.dt) != name(q.desc.dt)) return name(p.desc.dt) < name(q.desc.dt);
+    if (p.desc.shape != q.desc.shape) return p.desc.shape < q.desc.shape;
+    return p.desc.valid[0].number < q.desc.valid[0].number ||
+           (p.desc.valid[0].number == q.desc.valid[0].number && p.desc.valid[1].number < q.desc.valid[1].number);
+  });
+
   const type root_t = buffer_type(alloc.capacity / 32, 32, dtype::uint8);
   const std::string_view root_names[] = {root_name};
   const auto root_args = address_args({});

@@ -5,6 +5,7 @@
 /// The source is never modified, so every pass is all-or-nothing by construction.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -51,8 +52,15 @@ class rewriter {
     switch (o.kind) {
       case operand_kind::value: return map_[o.ref];
       case operand_kind::tuple: {
+        const auto src = src_.elements(o);
+        // Why an inline buffer: offsets and extents are short tuples on nearly every op.
+        std::array<operand, 8> small{};
+        if (src.size() <= small.size()) {
+          for (std::size_t i = 0; i < src.size(); ++i) small[i] = map(src[i]);
+          return b_.tuple(std::span<const operand>(small.data(), src.size()));
+        }
         std::vector<operand> elems;
-        for (const auto& e : src_.elements(o)) elems.push_back(map(e));
+        for (const auto& e : src) elems.push_back(map(e));
         return b_.tuple(elems);
       }
       case operand_kind::symbol: return b_.symbol(src_.symbol(o));
@@ -103,7 +111,12 @@ class rewriter {
       for (std::uint32_t r = 0; r < n.regions.count; ++r)
         clone_region(region_id{n.regions.begin + r}, region_id{first.index + r}, custom);
     }
-    return emit_like(o, map(src_.args(o)), regions);
+    // Why a member buffer: one operand list per cloned op was a heap allocation per op. Regions
+    // are cloned above, so nothing else fills the buffer before emit_like has copied it.
+    const auto src = src_.args(o);
+    args_.clear();
+    for (const auto& a : src) args_.push_back(map(a));
+    return emit_like(o, args_, regions);
   }
   /// Clones every op of source region `r`, in order, into the current region.
   constexpr void clone_ops(region_id r);
@@ -121,15 +134,20 @@ class rewriter {
   constexpr op_id emit_as(opcode code, op_id o, std::span<const operand> args, span32 regions = {},
                           std::span<const kwarg> extra_kwargs = {}) {
     const op_node& n = src_.op(o);
-    std::vector<kwarg> kws;
+    // Why member buffers: three heap lists per emitted op dominated cloning. emit_as is not
+    // re-entered (mapping a kwarg emits no op), so one set of buffers serves every call.
+    std::vector<kwarg>& kws = kws_;
+    kws.clear();
     for (const auto& k : src_.kwargs_of(o)) {
       bool replaced = false;
       for (const auto& e : extra_kwargs) replaced = replaced || e.key == k.key;
       if (!replaced) kws.push_back(kwarg{k.key, map(k.value)});
     }
     kws.insert(kws.end(), extra_kwargs.begin(), extra_kwargs.end());
-    std::vector<type> types;
-    std::vector<std::string_view> names;
+    std::vector<type>& types = types_;
+    std::vector<std::string_view>& names = names_;
+    types.clear();
+    names.clear();
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       const value_id v{n.results.begin + i};
       types.push_back(mapped_type(v));
@@ -170,6 +188,10 @@ class rewriter {
     bool set = false;
   };
   std::vector<placement> storage_;
+  std::vector<operand> args_;  // scratch of clone
+  std::vector<kwarg> kws_;     // scratch of emit_as
+  std::vector<type> types_;
+  std::vector<std::string_view> names_;
 };
 
 namespace detail {
