@@ -6,7 +6,8 @@ with each planner) and of every positive emit golden input is printed in MLIR's 
 --allow-unregistered-dialect` (SSA dominance, region and block structure, the `scf`, `arith` and
 `func` op verifiers). A deliberately broken program must be rejected, so the check can fail.
 
-Usage: T2B_OPT EXAMPLES_DIR GOLDEN_EMIT_DIR. Exits 77 (skipped) when no mlir-opt is installed."""
+Usage: T2B_OPT EXAMPLES_DIR GOLDEN_EMIT_DIR. Exits 77 (skipped, with a message) when no mlir-opt is
+installed (PATH, then /usr/lib/llvm-*/bin; the MLIR_OPT environment variable overrides both)."""
 import glob
 import os
 import re
@@ -19,6 +20,10 @@ KERNEL = re.compile(r"^(?:aiv|aic|incore) @([A-Za-z_][A-Za-z0-9_.]*)\(.*attribut
 
 
 def find_mlir_opt():
+    # MLIR_OPT=/path/to/mlir-opt picks one; MLIR_OPT=none forces the skip (to test the skip path).
+    forced = os.environ.get("MLIR_OPT")
+    if forced:
+        return forced if forced != "none" and os.access(forced, os.X_OK) else None
     found = shutil.which("mlir-opt")
     if found:
         return found

@@ -5,6 +5,14 @@
 /// `pto.make_tensor_view` per tensor parameter, then the native form of every Buffer op and
 /// `scf` control flow carrying scalars only. The same program can be written in MLIR's generic
 /// op form, which any MLIR parser reads (`mlir-opt --allow-unregistered-dialect`).
+///
+/// Generic form of the `pto` ops (the dialect is not registered with upstream MLIR, so this is
+/// our projection of the custom syntax, checked for SSA, region and type structure only): every
+/// operand group becomes positional operands with `operandSegmentSizes` (`ins`/`outs`; alloc_tile's
+/// addr/valid_row/valid_col; subview's source/offsets/valid; make_tensor_view and partition_view's
+/// base/shape-or-offsets/strides-or-sizes), subview's static `sizes` becomes `array<i64: R, C>`,
+/// and the precision attribute stays a discardable attribute. `func`, `arith`, `scf` and
+/// `builtin` ops use their registered generic forms, which mlir-opt fully verifies.
 #pragma once
 
 #include <cstdint>
