@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Compile-fail harness: `expect_compile_error.py COMPILER FILE [EXTRA_FLAG...]`.
+
+COMPILER may hold several words (e.g. "ccache g++-12"). FILE is compiled with
+`-std=c++20 -fsyntax-only -I <repo>/include` plus the extra flags (e.g. `-isystem DIR` for
+Boost when it is not on the default search path).
+
+* A file named `*_ok.cpp` must compile cleanly (also under -Wall -Wextra -Wpedantic -Werror),
+  and must not carry an EXPECT-ERROR header: it is the twin that proves the failing file fails
+  for its stated reason and not for an unrelated typo.
+* Any other file must FAIL to compile, and its diagnostics must contain the substring of every
+  `// EXPECT-ERROR: <substring>` line it carries (at least one is required).
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+EXPECT = re.compile(r"^\s*//\s*EXPECT-ERROR:\s*(.*?)\s*$")
+REPO_INCLUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "include")
+WARNINGS = ["-Wall", "-Wextra", "-Wpedantic", "-Werror"]
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    compiler, path, extra = shlex.split(argv[1]), argv[2], argv[3:]
+    with open(path, encoding="utf-8") as fh:
+        expected = [m.group(1) for m in map(EXPECT.match, fh) if m]
+    must_compile = os.path.basename(path).endswith("_ok.cpp")
+    if must_compile and expected:
+        print(f"{path}: an _ok twin must not carry EXPECT-ERROR lines", file=sys.stderr)
+        return 2
+    if not must_compile and not expected:
+        print(f"{path}: no `// EXPECT-ERROR: <substring>` line (name it *_ok.cpp if it must compile)",
+              file=sys.stderr)
+        return 2
+    if any(not e for e in expected):
+        print(f"{path}: empty EXPECT-ERROR substring", file=sys.stderr)
+        return 2
+
+    cmd = compiler + ["-std=c++20", "-fsyntax-only", "-I", REPO_INCLUDE, *WARNINGS, *extra, path]
+    print("$ " + shlex.join(cmd))
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    diagnostics = proc.stdout + proc.stderr
+
+    if must_compile:
+        if proc.returncode != 0:
+            print(diagnostics)
+            print(f"FAIL: {path} must compile but the compiler exited with {proc.returncode}")
+            return 1
+        print(f"PASS: {path} compiles")
+        return 0
+
+    if proc.returncode == 0:
+        print(diagnostics)
+        print(f"FAIL: {path} compiled, but it must be rejected")
+        return 1
+    if proc.returncode < 0:
+        print(diagnostics)
+        print(f"FAIL: the compiler died with signal {-proc.returncode} (a crash is not a rejection)")
+        return 1
+    missing = [e for e in expected if e not in diagnostics]
+    if missing:
+        print(diagnostics)
+        for e in missing:
+            print(f"FAIL: {path} was rejected, but the diagnostics lack the expected text: {e!r}")
+        return 1
+    for e in expected:
+        print(f"PASS: {path} rejected with {e!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
