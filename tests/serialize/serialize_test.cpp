@@ -160,21 +160,42 @@ node decode(msgpack::reader& r) {
   }
   return n;
 }
-void encode(const node& n, msgpack::writer& w) {
+/// Another writer's choices: every integer as int64 (0xd3), every map's keys in reverse order
+/// except keyword arguments, whose order is part of the IR.
+node reordered(node n, bool is_kwargs = false) {
+  for (std::size_t i = 0; i < n.items.size(); ++i)
+    n.items[i] = reordered(n.items[i], n.kind == node::map && n.keys[i] == "kwargs");
+  if (n.kind == node::map && !is_kwargs) {
+    std::reverse(n.keys.begin(), n.keys.end());
+    std::reverse(n.items.begin(), n.items.end());
+  }
+  return n;
+}
+void encode(const node& n, msgpack::writer& w, bool wide_ints);
+void encode(const node& n, msgpack::writer& w) { encode(n, w, false); }
+bytes int64_bytes(std::int64_t v) {
+  bytes b{0xd3};
+  for (int i = 7; i >= 0; --i) b.push_back(static_cast<std::uint8_t>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff));
+  return b;
+}
+void encode(const node& n, msgpack::writer& w, bool wide_ints) {
   switch (n.kind) {
     case node::nil: w.nil(); return;
     case node::boolean: w.boolean(n.num != 0); return;
-    case node::integer: w.integer(n.num); return;
+    case node::integer:
+      if (!wide_ints) w.integer(n.num);
+      else w.raw(int64_bytes(n.num));
+      return;
     case node::str: w.str(n.s); return;
     case node::array:
       w.array(n.items.size());
-      for (const auto& i : n.items) encode(i, w);
+      for (const auto& i : n.items) encode(i, w, wide_ints);
       return;
     case node::map:
       w.map(n.keys.size());
       for (std::size_t i = 0; i < n.keys.size(); ++i) {
         w.str(n.keys[i]);
-        encode(n.items[i], w);
+        encode(n.items[i], w, wide_ints);
       }
       return;
   }
@@ -324,6 +345,38 @@ TEST_CASE("round trip: float literals, negative and wide integers, empty names")
   program p;
   p.functions.push_back(b.finish());
   check_round_trip(p, "literals");
+}
+
+TEST_CASE("a file from another writer (any key order, wider integers) reads the same") {
+  const program p = sample_program();
+  const bytes canonical = to_binary(p);
+  const node doc = dom(canonical);
+  const node envelope_first = doc;  // the envelope is an array: its order is fixed
+  node d = envelope_first;
+  d.items[2] = reordered(doc.items[2]);
+  msgpack::writer w;
+  encode(d, w, true);
+  const bytes other = w.take();
+  REQUIRE(other != canonical);
+  const auto back = deserialize(other);
+  REQUIRE_MESSAGE(back.ok(), str(format_all(back.errors, "other")));
+  CHECK(structurally_equal(p, back.value));
+  CHECK(to_binary(back.value) == canonical);
+  // Keyword order is part of the IR: reversing a kwargs map changes the program.
+  function_builder b(function_kind::aiv, "kw");
+  const type ty = tile_type(16, 32, dtype::fp32);
+  const kwarg kws[] = {kwarg{keyword::atomic, operand::integer(0)}, kwarg{keyword::st_phase, operand::integer(0)}};
+  const std::string_view names[] = {"r"};
+  b.emit(opcode::tile_store, std::initializer_list<operand>{}, kws, std::span<const type>(&ty, 1), names, location{});
+  program q;
+  q.functions.push_back(b.finish());
+  node kd = dom(to_binary(q));
+  auto& kw = kd.items[2]["functions"].items[0]["body"]["ops"].items[0]["kwargs"];
+  std::reverse(kw.keys.begin(), kw.keys.end());
+  std::reverse(kw.items.begin(), kw.items.end());
+  const auto swapped = deserialize(encode(kd));
+  REQUIRE(swapped.ok());
+  CHECK_FALSE(structurally_equal(q, swapped.value));
 }
 
 TEST_CASE("strict: every truncation fails with one diagnostic") {

@@ -50,6 +50,10 @@ class writer {
     else tagged(0xdb, n, 4);
     for (const char c : s) byte(static_cast<std::uint8_t>(c));
   }
+  /// Appends bytes that already are one or more encoded values (another encoder's output).
+  constexpr void raw(std::span<const std::uint8_t> encoded) {
+    for (const std::uint8_t b : encoded) byte(b);
+  }
   constexpr void array(std::size_t n) { header(n, 0x90, 0xdc, 0xdd); }
   constexpr void map(std::size_t n) { header(n, 0x80, 0xde, 0xdf); }
 
