@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file bench_t2b.cpp
+/// Google Benchmark suite of tile2buffer on generated kernels (gen_kernel.hpp) of 1k..1M compute
+/// ops in three shapes (line, shared, loops). Every benchmark reports, besides Google Benchmark's
+/// own time per iteration:
+///   ns/op  CPU time of the measuring thread per compute op (read around the measured call in
+///          every iteration; the benchmark's reported time is the same CPU time)
+///   wall_ns/op  wall time per compute op, the same way
+///   faults/kop  minor page faults per 1000 compute ops during the call
+///   B/op   peak heap bytes per compute op while the call runs, result included (measured once,
+///          outside the timed iterations, by the counting allocator of alloc_counter.cpp)
+/// Benchmarks (name: what/planner/shape/ops):
+///   parse         text::parse of the kernel's canonical text
+///   print         text::print of the parsed Tile kernel
+///   select        the select pass on storage-initialized IR
+///   plan/P        the plan pass with planner P on storage-verified IR
+///   lower/P       the lower pass alone on IR planned by P (in memory)
+///   pipeline/P    lower(program, {.planner = P}): init_storage .. verify_buffer, verification on
+///   print_buffer  text::print of the lowered Buffer program (pypto)
+/// Loops kernels are not lowered yet (control-flow recipes are pending): they get parse, print,
+/// select, plan and a pipeline that keeps them Tile; lower and print_buffer are skipped.
+///
+/// Heap: by default the binary makes glibc serve every block from its heap and never trim it
+/// (mallopt M_MMAP_MAX = 0, M_TRIM_THRESHOLD huge), the state of a long-running host compiler whose
+/// heap is warm. Why: with glibc's defaults every block over 32 MiB is a fresh mmap, so at 1M ops
+/// each pass pays the kernel for mapping and zeroing hundreds of MB of new pages, which hides the
+/// passes' own (linear) cost; `--cold-heap` measures exactly that, and faults/kop shows it.
+///
+/// Each result is checked before it is timed (lowering must succeed and produce Buffer stage, a
+/// loop kernel must stay Tile), so a benchmark can never time an error path.
+///
+/// Extra flags (before Google Benchmark's own):
+///   --cold-heap             keep glibc's malloc defaults (see below)
+///   --sizes=1000,10000      compute-op counts (default 1000,10000,100000,1000000)
+///   --shapes=line,shared    shapes (default line,shared,loops)
+///   --time FILE [--planner P] [--repeat R]
+///                           instead of benchmarks, parse FILE and time each pipeline pass on it
+///                           (best of R, default 3), like `mlir-opt -mlir-timing`; used by
+///                           compare_mlir.sh. Prints `key value` lines in microseconds.
+///   --print-kernel SHAPE:N[:BODY]
+///                           print the in-memory kernel (check_generator.py compares it with
+///                           tools/gen_tile.py) after checking that the pipeline lowers it (or,
+///                           for loops, keeps it Tile)
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "alloc_counter.hpp"
+#include "gen_kernel.hpp"
+#include "tile2buffer/lower.hpp"
+#include "tile2buffer/text/parse.hpp"
+#include "tile2buffer/text/print.hpp"
+
+namespace t2b = tile2buffer;
+namespace bench = tile2buffer::bench;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+[[noreturn]] void die(const std::string& what) {
+  std::cerr << "bench_t2b: " << what << '\n';
+  std::exit(2);
+}
+void check(const t2b::result<t2b::program>& r, std::string_view what) {
+  if (!r.ok()) die(std::string(what) + " failed:\n" + std::string(t2b::format_all(r.errors, "bench").view()));
+}
+t2b::options with_planner(t2b::planner_kind p) {
+  t2b::options o;
+  o.planner = p;
+  return o;
+}
+constexpr t2b::planner_kind all_planners[] = {t2b::planner_kind::pypto, t2b::planner_kind::dsa_rp, t2b::planner_kind::ptoas};
+
+/// The programs one (shape, size) needs, built on first use. Benchmarks of one kernel are
+/// registered next to each other, so only one kernel's inputs are held at a time.
+class inputs {
+ public:
+  static inputs& of(bench::shape s, std::int64_t n) {
+    static std::unique_ptr<inputs> current;
+    if (!current || current->shape_ != s || current->n_ != n) {
+      current.reset();  // free the previous kernel's programs before building the next
+      current = std::make_unique<inputs>(s, n);
+    }
+    return *current;
+  }
+  inputs(bench::shape s, std::int64_t n) : shape_(s), n_(n), tile_(bench::make_program(s, n)) {}
+
+  [[nodiscard]] bool lowers() const { return shape_ != bench::shape::loops; }
+  const t2b::program& tile() const { return tile_; }
+  const t2b::text& source() {
+    if (!source_) source_ = t2b::print(tile_);
+    return *source_;
+  }
+  /// The program after the pipeline's passes up to and including `last`, with planner `p`.
+  const t2b::program& after(t2b::pass_id last, t2b::planner_kind p) {
+    auto& slot = stages_[static_cast<std::size_t>(p)][static_cast<std::size_t>(last)];
+    if (!slot) {
+      auto r = t2b::run_pipeline(tile_, with_planner(p), last);
+      check(r, std::string("pipeline up to ") + std::string(t2b::name(last)));
+      slot = std::make_unique<t2b::program>(std::move(r.value));
+    }
+    return *slot;
+  }
+
+ private:
+  bench::shape shape_;
+  std::int64_t n_;
+  t2b::program tile_;
+  std::optional<t2b::text> source_;
+  std::unique_ptr<t2b::program> stages_[3][7];
+};
+
+/// CPU time of the calling thread. Why CPU time and not wall time: the benchmark machines are
+/// shared (2 cores, other builds running), and on a busy machine wall time measures the
+/// scheduler; for this single-threaded code the two agree on an idle machine.
+double thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+/// Minor page faults of the calling thread so far: fresh pages the kernel had to map and zero
+/// (at 1M ops most arenas exceed glibc's mmap threshold, so every pass maps new memory).
+long minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return u.ru_minflt;
+}
+
+/// Runs `fn` (returning something to destroy outside the clock) once per iteration and reports
+/// ns/op and B/op. `validate(result)` runs once on an untimed result.
+template <class Fn, class Validate>
+void measure(benchmark::State& state, std::int64_t ops, Fn fn, Validate validate) {
+  validate(fn());
+  const std::int64_t peak = bench::peak_heap_bytes(fn);
+  double ns_sum = 0, wall_sum = 0, faults = 0;
+  for (auto _ : state) {
+    const long f0 = minor_faults();
+    const double c0 = thread_cpu_ns();
+    const auto t0 = clock_type::now();
+    auto r = fn();
+    const auto t1 = clock_type::now();
+    const double c1 = thread_cpu_ns();
+    faults += static_cast<double>(minor_faults() - f0);
+    benchmark::DoNotOptimize(r);
+    state.SetIterationTime((c1 - c0) * 1e-9);
+    ns_sum += (c1 - c0) / static_cast<double>(ops);
+    wall_sum += std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(ops);
+  }
+  state.counters["ns/op"] = benchmark::Counter(ns_sum, benchmark::Counter::kAvgIterations);
+  state.counters["wall_ns/op"] = benchmark::Counter(wall_sum, benchmark::Counter::kAvgIterations);
+  state.counters["faults/kop"] = benchmark::Counter(faults * 1000.0 / static_cast<double>(ops), benchmark::Counter::kAvgIterations);
+  state.counters["B/op"] = benchmark::Counter(static_cast<double>(peak) / static_cast<double>(ops));
+  state.counters["ops"] = benchmark::Counter(static_cast<double>(ops));
+}
+constexpr auto no_check = [](const auto&) {};
+
+void expect_stage(const t2b::result<t2b::program>& r, t2b::ir_stage stage, std::string_view what) {
+  check(r, what);
+  if (r.value.functions.size() != 1 || r.value.functions[0].stage != stage)
+    die(std::string(what) + ": unexpected function stage");
+}
+
+void register_kernel(bench::shape s, std::int64_t n) {
+  const std::string tail = std::string("/") + std::string(bench::shape_name(s)) + "/" + std::to_string(n);
+  const auto add = [&](const std::string& name, std::function<void(benchmark::State&)> body) {
+    benchmark::RegisterBenchmark((name + tail).c_str(), [body](benchmark::State& st) { body(st); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+  };
+  const auto in = [s, n]() -> inputs& { return inputs::of(s, n); };
+
+  add("parse", [=](benchmark::State& st) {
+    const t2b::text& src = in().source();
+    measure(st, n, [&] { return t2b::parse(src.view()); }, [](const auto& r) { check(r, "parse"); });
+  });
+  add("print", [=](benchmark::State& st) {
+    const t2b::program& p = in().tile();
+    measure(st, n, [&] { return t2b::print(p); }, [&](const t2b::text& t) {
+      if (t.view() != in().source().view()) die("print differs from the generated text");
+    });
+  });
+  add("select", [=](benchmark::State& st) {
+    const t2b::program& p = in().after(t2b::pass_id::init_storage, t2b::planner_kind::pypto);
+    const bool lowers = in().lowers();
+    measure(st, n, [&] { return t2b::select(p, t2b::options{}); }, [&](const t2b::result<t2b::program>& r) {
+      check(r, "select");
+      if (r.value.functions[0].buffer_ir_selected != std::optional<bool>(lowers)) die("unexpected selection");
+    });
+  });
+  for (const auto planner : all_planners) {
+    const std::string pn(t2b::name(planner));
+    add("plan/" + pn, [=](benchmark::State& st) {
+      // Kernels that stay Tile skip storage verification, so plan starts from selection there.
+      const auto before = in().lowers() ? t2b::pass_id::verify_tile_storage : t2b::pass_id::select;
+      const t2b::program& p = in().after(before, planner);
+      measure(st, n, [&] { return t2b::plan(p, with_planner(planner)); }, [](const auto& r) { check(r, "plan"); });
+    });
+  }
+  if (s != bench::shape::loops) {
+    for (const auto planner : all_planners) {
+      const std::string pn(t2b::name(planner));
+      add("lower/" + pn, [=](benchmark::State& st) {
+        const t2b::program& p = in().after(t2b::pass_id::plan, planner);
+        measure(st, n, [&] { return t2b::lower_tile_to_buffer(p, with_planner(planner)); },
+                [](const auto& r) { expect_stage(r, t2b::ir_stage::buffer, "lower"); });
+      });
+    }
+  }
+  const auto final_stage = s == bench::shape::loops ? t2b::ir_stage::tile : t2b::ir_stage::buffer;
+  for (const auto planner : all_planners) {
+    const std::string pn(t2b::name(planner));
+    add("pipeline/" + pn, [=](benchmark::State& st) {
+      const t2b::program& p = in().tile();
+      measure(st, n, [&] { return t2b::lower(p, with_planner(planner)); },
+              [&](const auto& r) { expect_stage(r, final_stage, "pipeline"); });
+    });
+  }
+  if (s != bench::shape::loops) {
+    add("print_buffer", [=](benchmark::State& st) {
+      const t2b::program& p = in().after(t2b::pass_id::verify_buffer, t2b::planner_kind::pypto);
+      measure(st, n, [&] { return t2b::print(p); }, no_check);
+    });
+  }
+}
+
+std::vector<std::string> split(std::string_view s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t comma = std::min(s.find(',', start), s.size());
+    if (comma > start) out.emplace_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+/// `--time FILE`: per-step wall and CPU time on a parsed kernel (best of `repeat`), in
+/// microseconds: `<step>_us` (wall, as -mlir-timing reports) and `<step>_cpu_us` (thread CPU).
+int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) die("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string src = ss.str();
+  std::vector<std::string> steps{"parse"};
+  for (const auto n : t2b::pass_names) steps.emplace_back(n);
+  steps.emplace_back("print");
+  steps.emplace_back("pipeline");
+  std::vector<double> wall(steps.size(), 1e300), cpu(steps.size(), 1e300);
+  // Runs fn, keeps the best times of step i, and returns fn's result.
+  const auto timed = [&](std::size_t i, auto&& fn) {
+    const double c0 = thread_cpu_ns();
+    const auto t0 = clock_type::now();
+    auto r = fn();
+    const auto t1 = clock_type::now();
+    const double c1 = thread_cpu_ns();
+    wall[i] = std::min(wall[i], std::chrono::duration<double, std::micro>(t1 - t0).count());
+    cpu[i] = std::min(cpu[i], (c1 - c0) / 1e3);
+    return r;
+  };
+  std::int64_t compute_ops = 0;
+  const t2b::options opts = with_planner(planner);
+  for (int rep = 0; rep < repeat; ++rep) {
+    auto parsed = timed(0, [&] { return t2b::parse(src, path); });
+    check(parsed, "parse");
+    t2b::program cur = parsed.value;
+    for (std::size_t i = 0; i < t2b::pass_names.size(); ++i) {
+      auto next = timed(1 + i, [&] {
+        auto r = t2b::run_pass(static_cast<t2b::pass_id>(i), cur, opts);
+        if (r.ok() && opts.verify && i + 1 != t2b::pass_names.size()) r.errors = t2b::verify(r.value);
+        return r;
+      });
+      check(next, t2b::name(static_cast<t2b::pass_id>(i)));
+      cur = std::move(next.value);
+    }
+    timed(steps.size() - 2, [&] { return t2b::print(cur); });
+    check(timed(steps.size() - 1, [&] { return t2b::lower(parsed.value, opts); }), "pipeline");
+    compute_ops = 0;
+    for (const auto& f : parsed.value.functions)
+      for (const auto& o : f.ops) {
+        const auto c = o.code();
+        compute_ops += t2b::is_tile_op(c) && t2b::info(c).ew != t2b::ew_kind::none;
+      }
+  }
+  std::printf("compute_ops %lld\n", static_cast<long long>(compute_ops));
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    std::printf("%s_us %.3f\n%s_cpu_us %.3f\n", steps[i].c_str(), wall[i], steps[i].c_str(), cpu[i]);
+  return 0;
+}
+
+/// `--print-kernel SHAPE:N[:BODY]`.
+int print_kernel(const std::string& spec) {
+  std::vector<std::string> f;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    const std::size_t colon = std::min(spec.find(':', start), spec.size());
+    f.push_back(spec.substr(start, colon - start));
+    start = colon + 1;
+  }
+  if (f.size() < 2 || f.size() > 3) die("--print-kernel wants SHAPE:N[:BODY]");
+  bench::shape s{};
+  if (f[0] == "line") s = bench::shape::line;
+  else if (f[0] == "shared") s = bench::shape::shared;
+  else if (f[0] == "loops") s = bench::shape::loops;
+  else die("unknown shape " + f[0]);
+  const t2b::program p = bench::make_program(s, std::stoll(f[1]), f.size() == 3 ? std::stoi(f[2]) : 8);
+  expect_stage(t2b::lower(p, t2b::options{}), s == bench::shape::loops ? t2b::ir_stage::tile : t2b::ir_stage::buffer,
+               "pipeline");
+  const t2b::text t = t2b::print(p);
+  std::fwrite(t.view().data(), 1, t.view().size(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::int64_t> sizes{1000, 10000, 100000, 1000000};
+  std::vector<bench::shape> shapes{bench::shape::line, bench::shape::shared, bench::shape::loops};
+  std::vector<char*> rest{argv[0]};
+  std::string time_path;
+  t2b::planner_kind planner = t2b::planner_kind::pypto;
+  int repeat = 3;
+  bool warm_heap = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--cold-heap") {
+      warm_heap = false;
+      continue;
+    }
+    const auto value = [&](std::string_view flag) -> std::optional<std::string> {
+      if (a.substr(0, flag.size() + 1) == std::string(flag) + "=") return std::string(a.substr(flag.size() + 1));
+      if (a == flag) {
+        if (i + 1 >= argc) die(std::string(flag) + " needs a value");
+        return std::string(argv[++i]);
+      }
+      return std::nullopt;
+    };
+    if (auto v = value("--sizes")) {
+      sizes.clear();
+      for (const auto& x : split(*v)) sizes.push_back(std::stoll(x));
+    } else if (auto v2 = value("--shapes")) {
+      shapes.clear();
+      for (const auto& x : split(*v2)) {
+        if (x == "line") shapes.push_back(bench::shape::line);
+        else if (x == "shared") shapes.push_back(bench::shape::shared);
+        else if (x == "loops") shapes.push_back(bench::shape::loops);
+        else die("unknown shape " + x);
+      }
+    } else if (auto v3 = value("--time")) {
+      time_path = *v3;
+    } else if (auto v4 = value("--planner")) {
+      if (*v4 == "pypto") planner = t2b::planner_kind::pypto;
+      else if (*v4 == "dsa_rp") planner = t2b::planner_kind::dsa_rp;
+      else if (*v4 == "ptoas") planner = t2b::planner_kind::ptoas;
+      else die("unknown planner " + *v4);
+    } else if (auto v6 = value("--print-kernel")) {
+      return print_kernel(*v6);
+    } else if (auto v5 = value("--repeat")) {
+      repeat = std::max(1, std::stoi(*v5));
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  if (warm_heap) {
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+  }
+  if (!time_path.empty()) return time_file(time_path, planner, repeat);
+  for (const auto s : shapes)
+    for (const auto n : sizes) register_kernel(s, n);
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Compile-time cost of tile2buffer: wall time and peak memory (max RSS of the compiler) of
+
+  include_lower  a TU that only includes <tile2buffer/lower.hpp>
+  static_lower   tests/lower/static_lower.cpp (the static_assert lowering test: constant-evaluates
+                 the whole pipeline for three planners and every spec-table row)
+
+compiled with `CXX -std=c++20 -O2 -Wall -Wextra -Wpedantic -c` (CXX defaults to g++-12). Each TU is
+compiled --repeat times (default 3); the table shows the best wall and CPU (user + sys) times and
+the largest peak RSS. On a shared machine wall time includes waiting for a core; CPU time does not.
+Targets (goals, not pass/fail): include_lower <= 3 s and <= 600 MB.
+
+    python3 benchmarks/compile_time.py [--cxx g++-12] [--repeat 3] [--root .]
+"""
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def measure_once(cmd):
+    """Runs `cmd` in a fresh child (so RUSAGE_CHILDREN covers only this compile): (wall s, CPU s, KiB)."""
+    probe = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter()\n"
+        "r = subprocess.run(sys.argv[1:])\n"
+        "t = time.perf_counter() - t\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(r.returncode, t, u.ru_utime + u.ru_stime, u.ru_maxrss)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe] + cmd, stdout=subprocess.PIPE, text=True, check=True).stdout
+    rc, secs, cpu, kib = out.split()
+    if int(rc) != 0:
+        raise SystemExit("compile_time: compile failed: " + " ".join(cmd))
+    return float(secs), float(cpu), int(kib)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cxx", default=os.environ.get("T2B_BENCH_CXX", "g++-12"))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    ap.add_argument("--only", choices=["include_lower", "static_lower"], action="append")
+    a = ap.parse_args()
+    root = os.path.abspath(a.root)
+    flags = ["-std=c++20", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-I", os.path.join(root, "include")]
+    with tempfile.TemporaryDirectory() as tmp:
+        tu = os.path.join(tmp, "include_lower.cpp")
+        with open(tu, "w") as f:
+            f.write("#include <tile2buffer/lower.hpp>\n")
+        cases = {
+            "include_lower": [a.cxx] + flags + ["-c", tu, "-o", os.path.join(tmp, "a.o")],
+            "static_lower": [a.cxx] + flags + ["-I", os.path.join(root, "tests"), "-c",
+                                               os.path.join(root, "tests", "lower", "static_lower.cpp"),
+                                               "-o", os.path.join(tmp, "b.o")],
+        }
+        ver = subprocess.run([a.cxx, "--version"], stdout=subprocess.PIPE, text=True).stdout.splitlines()[0]
+        print("compiler: %s (%s), flags: %s" % (a.cxx, ver, " ".join(flags[:5])))
+        print("%-14s %9s %9s %10s  %s" % ("TU", "wall s", "CPU s", "peak MB", "target (on CPU time)"))
+        for name in a.only or list(cases):
+            runs = [measure_once(cases[name]) for _ in range(max(1, a.repeat))]
+            best = min(s for s, _, _ in runs)
+            best_cpu = min(c for _, c, _ in runs)
+            peak_mb = max(k for _, _, k in runs) / 1024.0
+            target = ""
+            if name == "include_lower":
+                target = "<= 3 s, <= 600 MB: %s" % ("met" if best_cpu <= 3 and peak_mb <= 600 else "MISSED")
+            print("%-14s %9.2f %9.2f %10.1f  %s" % (name, best, best_cpu, peak_mb, target))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file gen_kernel.hpp
+/// Benchmark kernels built in memory with `function_builder` (so generation is never timed): the
+/// same programs as `tools/gen_tile.py` and, shape for shape, as `../shared/bench/mlir/gen_mlir.py`.
+///
+///     tile2buffer::program p = tile2buffer::bench::make_program(tile2buffer::bench::shape::shared, 100000);
+///
+/// One `aiv @f(A, B, Out)`: v0, v1 are loads of A and B; compute op i (add on even i, mul on odd)
+/// reads v[-1] and v[-1-d] with d = 1 + i % 4 (clamped to the first value); with `reuse_every` K,
+/// op i with i % K == K - 1 reads v0 instead (one input live across the whole kernel); the last
+/// value is stored to Out and the store's result returned. `shape::loops` groups the ops into
+/// chained `for` loops of `body` ops (4 trips) carrying one tile. Names are `v<k>`, `r<k>`,
+/// `i<k>`, `acc<k>`, so `print` of the kernel is exactly gen_tile.py's text.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "tile2buffer/ir/builder.hpp"
+
+namespace tile2buffer {
+namespace bench {
+
+enum class shape : std::uint8_t { line, shared, loops };
+
+constexpr std::string_view shape_name(shape s) {
+  switch (s) {
+    case shape::line: return "line";
+    case shape::shared: return "shared";
+    case shape::loops: return "loops";
+  }
+  return "?";
+}
+/// The shape's `--reuse-every` default, as in gen_mlir.py's figures (line: never; others: 16).
+constexpr int default_reuse(shape s) { return s == shape::line ? 0 : 16; }
+
+namespace detail {
+/// `prefix` followed by the decimal `k`, in a small reusable buffer.
+class numbered_name {
+ public:
+  std::string_view operator()(std::string_view prefix, std::int64_t k) {
+    std::size_t n = prefix.copy(buf_, sizeof buf_);
+    n = static_cast<std::size_t>(std::to_chars(buf_ + n, buf_ + sizeof buf_, k).ptr - buf_);
+    return {buf_, n};
+  }
+
+ private:
+  char buf_[40]{};
+};
+}  // namespace detail
+
+/// The benchmark kernel of `n` compute ops; `reuse_every` < 0 takes the shape's default.
+inline function make_kernel(shape s, std::int64_t n, int body = 8, int reuse_every = -1) {
+  const int reuse = reuse_every < 0 ? default_reuse(s) : reuse_every;
+  const type tt = tile_type(16, 32, dtype::fp32);
+  const type gm = tensor_type(16, 32, dtype::fp32);
+  function_builder b(function_kind::aiv, "f");
+  const value_id A = b.param("A", gm);
+  const value_id B = b.param("B", gm);
+  const value_id Out = b.param("Out", gm, direction::out);
+  b.result_type(gm);
+  detail::numbered_name nm;
+  const value_id v0 = b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, tt, "v0");
+  const value_id v1 = b.emit1(opcode::tile_load, {operand::of(B), b.pair(0, 0), b.pair(16, 32)}, tt, "v1");
+  std::int64_t next_name = 2;
+  std::vector<value_id> vals;
+  const auto emit = [&](std::int64_t i) {
+    const value_id lhs = vals.back();
+    value_id rhs;
+    if (reuse > 0 && i % reuse == reuse - 1) {
+      rhs = v0;
+    } else {
+      const auto d = static_cast<std::size_t>(1 + i % 4);
+      rhs = vals[vals.size() - 1 >= d ? vals.size() - 1 - d : 0];
+    }
+    const opcode c = i % 2 == 0 ? opcode::tile_add : opcode::tile_mul;
+    vals.push_back(b.emit1(c, {operand::of(lhs), operand::of(rhs)}, tt, nm("v", next_name++)));
+  };
+
+  value_id last;
+  if (s != shape::loops) {
+    vals.reserve(static_cast<std::size_t>(n) + 2);
+    vals = {v0, v1};
+    for (std::int64_t i = 0; i < n; ++i) emit(i);
+    last = vals.back();
+  } else {
+    value_id cur = v1;
+    const type index_t = scalar_type(dtype::index);
+    for (std::int64_t i = 0, loop = 0; i < n; ++loop) {
+      const std::int64_t nb = body < n - i ? body : n - i;
+      const region_id r = b.reserve_regions(1);
+      const type arg_types[] = {index_t, tt};
+      // Why copies: both names must outlive `open_region`, and `nm` has one buffer.
+      detail::numbered_name nm_i, nm_acc;
+      const std::string_view arg_names[] = {nm_i("i", loop), nm_acc("acc", loop)};
+      b.open_region(r, arg_types, arg_names);
+      vals = {b.fn().arg(r, 1), v0};
+      for (std::int64_t j = 0; j < nb; ++j, ++i) emit(i);
+      b.emit0(opcode::cf_yield, {operand::of(vals.back())});
+      b.close_region();
+      const operand for_args[] = {operand::integer(0), operand::integer(4), operand::integer(1), operand::of(cur)};
+      const std::string_view res_names[] = {nm("r", loop)};
+      const op_id o = b.emit(opcode::cf_for, for_args, {}, std::span<const type>(&tt, 1), res_names, {}, span32{r.index, 1});
+      cur = b.fn().result(o);
+    }
+    last = cur;
+  }
+  const value_id result = b.emit1(opcode::tile_store, {operand::of(last), b.pair(0, 0), operand::of(Out)}, gm, "result");
+  b.emit0(opcode::cf_return, {operand::of(result)});
+  return b.finish();
+}
+
+inline program make_program(shape s, std::int64_t n, int body = 8, int reuse_every = -1) {
+  program p;
+  p.functions.push_back(make_kernel(s, n, body, reuse_every));
+  return p;
+}
+
+}  // namespace bench
+}  // namespace tile2buffer

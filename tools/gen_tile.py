@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Generate `.t2b` benchmark kernels: the Tile IR twin of ../shared/bench/mlir/gen_mlir.py.
+
+One `aiv @f` with N elementwise compute ops on Tile[[16, 32], FP32, Vec] values:
+
+    v0 = tile.load(A, ...)          v1 = tile.load(B, ...)
+    op i: v = tile.add|tile.mul(v[-1], v[-1-d])      d = 1 + i % 4, add on even i
+          every K-th op (i % K == K - 1, --reuse-every K, 0 = never) reads v0 (input A) instead
+    result = tile.store(last, (0, 0), Out); return result
+
+Shapes (as gen_mlir.py): `--shape line` (reuse 0), `--shape shared` (reuse 16), `--shape loops`
+(reuse 16, chained `for` loops of --body ops, 4 trips, carrying one tile: the body starts from
+[carry, v0] and yields its last value). `--reuse-every` overrides the shape's default.
+
+The output is the printer's canonical text, byte for byte what benchmarks/gen_kernel.hpp's
+`make_kernel` prints (the `bench_generator` test checks it), so the text and the in-memory
+benchmarks measure the same program.
+
+    python3 tools/gen_tile.py --n 100000 --shape shared > k.t2b
+    build/tools/t2b-opt --lower k.t2b -o /dev/null
+"""
+import argparse
+import sys
+
+TILE = "Tile[[16, 32], FP32, Vec]"
+TENSOR = "Tensor[[16, 32], FP32]"
+DEFAULT_REUSE = {"line": 0, "shared": 16, "loops": 16}
+
+
+def generate(n, shape, body=8, reuse_every=None):
+    reuse = DEFAULT_REUSE[shape] if reuse_every is None else reuse_every
+    out = []
+    w = out.append
+    w("aiv @f(A: %s, B: %s, Out: out %s) -> %s {" % (TENSOR, TENSOR, TENSOR, TENSOR))
+    w("  v0 = tile.load(A, (0, 0), (16, 32)) : %s" % TILE)
+    w("  v1 = tile.load(B, (0, 0), (16, 32)) : %s" % TILE)
+    counter = [2]  # next value number (v0, v1 are the loads)
+
+    def emit(ind, i, vals):
+        lhs = vals[-1]
+        if reuse > 0 and i % reuse == reuse - 1:
+            rhs = "v0"
+        else:
+            rhs = vals[max(0, len(vals) - 1 - (1 + i % 4))]
+        name = "v%d" % counter[0]
+        counter[0] += 1
+        w("%s%s = tile.%s(%s, %s) : %s" % (ind, name, "add" if i % 2 == 0 else "mul", lhs, rhs, TILE))
+        vals.append(name)
+
+    if shape != "loops":
+        vals = ["v0", "v1"]
+        for i in range(n):
+            emit("  ", i, vals)
+        last = vals[-1]
+    else:
+        cur, i, loop = "v1", 0, 0
+        while i < n:
+            nb = min(body, n - i)
+            w("  r%d = for i%d in range(0, 4, 1) iter(acc%d = %s) -> (%s) {" % (loop, loop, loop, cur, TILE))
+            vals = ["acc%d" % loop, "v0"]
+            for _ in range(nb):
+                emit("    ", i, vals)
+                i += 1
+            w("    yield %s" % vals[-1])
+            w("  }")
+            cur = "r%d" % loop
+            loop += 1
+        last = cur
+    w("  result = tile.store(%s, (0, 0), Out) : %s" % (last, TENSOR))
+    w("  return result")
+    w("}")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=1000, help="compute ops (default 1000)")
+    ap.add_argument("--shape", choices=sorted(DEFAULT_REUSE), default="line")
+    ap.add_argument("--body", type=int, default=8, help="ops per loop body (loops shape, default 8)")
+    ap.add_argument("--reuse-every", type=int, default=None, help="every K-th op reads input A (0 = never)")
+    ap.add_argument("-o", "--output", default="-", help="output file (default stdout)")
+    a = ap.parse_args()
+    if a.n < 1 or a.body < 1:
+        ap.error("--n and --body must be positive")
+    txt = generate(a.n, a.shape, a.body, a.reuse_every)
+    if a.output == "-":
+        sys.stdout.write(txt)
+    else:
+        with open(a.output, "w") as f:
+            f.write(txt)
+
+
+if __name__ == "__main__":
+    main()
