@@ -19,15 +19,16 @@ inline namespace v0 {
 namespace detail {
 
 /// Where a Buffer handle's bytes are: its root allocation, the byte offset of its first element
-/// in that root (unknown for runtime offsets), the byte span it may touch, and whether the root is
+/// in that root (for a runtime offset, the start of the source window it lies in), the byte span it may touch, and whether the root is
 /// addressed (then `address` is the root's effective address).
 struct provenance {
   bool known = false;
   value_id root;
-  std::optional<std::int64_t> offset;
+  std::int64_t offset = 0;
   std::int64_t span = 0;
   std::int64_t pitch = 0;  ///< row pitch in bytes (inherited by subviews)
   std::optional<std::int64_t> address;
+  bool precise = true;  ///< false: [offset, offset + span) only bounds the window (runtime offsets)
 };
 
 class buffer_checker {
@@ -54,7 +55,7 @@ class buffer_checker {
     if (c == opcode::buffer_alloc) {
       const value_id h = f_.result(o);
       const type& t = f_.type_of(h);
-      provenance p{true, h, 0, t.bytes(), t.row_bytes(), std::nullopt};
+      provenance p{true, h, 0, t.bytes(), t.row_bytes(), std::nullopt, true};
       if (args.size() > 1) {
         if (args[1].kind == operand_kind::int_lit && args[1].num >= 0)
           p.address = args[1].num;
@@ -79,15 +80,18 @@ class buffer_checker {
         if (t.bytes() != f_.type_of(src).bytes())
           fail(o, text("buffer.reshape must preserve the physical byte size"));
         p.pitch = t.row_bytes();
-        p.span = t.bytes();
+        if (p.precise) p.span = t.bytes();
       } else {
         const auto off = f_.elements(args[1]);
         const std::int64_t es = element_bytes(t.dt);
-        if (p.offset && off.size() == 2 && off[0].kind == operand_kind::int_lit && off[1].kind == operand_kind::int_lit)
-          p.offset = *p.offset + off[0].num * p.pitch + off[1].num * es;
-        else
-          p.offset = std::nullopt;  // runtime offset: anywhere inside the source window
-        if (p.offset) p.span = (t.shape[0] - 1) * p.pitch + t.shape[1] * es;
+        if (p.precise && off.size() == 2 && off[0].kind == operand_kind::int_lit && off[1].kind == operand_kind::int_lit) {
+          p.offset += off[0].num * p.pitch + off[1].num * es;
+          p.span = (t.shape[0] - 1) * p.pitch + t.shape[1] * es;
+        } else {
+          // A runtime offset may place the window anywhere inside its source window: keep the
+          // source's range (the safe over-approximation) and forget exactness.
+          p.precise = false;
+        }
       }
       prov_[h.index] = p;
       return;
@@ -127,23 +131,22 @@ class buffer_checker {
     const provenance& a = prov_[src.index];
     const provenance& b = prov_[dst.index];
     if (!a.known || !b.known) return fail(o, text(m) << " requires proven allocation provenance");
-    std::optional<std::int64_t> sa, sb;
-    if (a.root == b.root) {
-      sa = a.offset;
-      sb = b.offset;
-    } else {
+    std::int64_t sa = a.offset, sb = b.offset;
+    if (a.root != b.root) {
       if (!a.address && !b.address) return;  // distinct addressless allocations are fresh storage
       if (!a.address || !b.address)
         return fail(o, text(m) << " requires provably disjoint constant addresses or addressless allocations");
-      if (a.offset) sa = *a.address + *a.offset;
-      if (b.offset) sb = *b.address + *b.offset;
+      sa += *a.address;
+      sb += *b.address;
     }
-    if (!sa || !sb) return fail(o, text(m) << " rejects partially overlapping placed source and destination ranges (runtime window offset)");
-    const bool exact = *sa == *sb && a.span == b.span && ts.shape == td.shape;
+    const bool exact = a.precise && b.precise && sa == sb && a.span == b.span && ts.shape == td.shape;
     if (exact && exact_allowed) return;
-    if (*sa < *sb + b.span && *sb < *sa + a.span)
-      fail(o, exact_allowed ? text(m) << " rejects partially overlapping placed source and destination ranges"
-                            : text(m) << " requires disjoint placed source and destination ranges");
+    if (sa < sb + b.span && sb < sa + a.span) {
+      text why = exact_allowed ? text(m) << " rejects partially overlapping placed source and destination ranges"
+                               : text(m) << " requires disjoint placed source and destination ranges";
+      if (!a.precise || !b.precise) why << " (a runtime window offset may reach the other range)";
+      fail(o, static_cast<text&&>(why));
+    }
   }
 
   const function& f_;
