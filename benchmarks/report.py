@@ -47,9 +47,10 @@ def main():
     kinds = [k for k in KINDS if any(k == kk for (kk, _, _) in res)]
     out = []
     w = out.append
-    w("Run: %s, %s CPUs at %s MHz, library build type %s, load average %s." % (
+    la = ctx.get("load_avg")
+    w("Run: %s, %s CPUs at %s MHz, load average %s." % (
         ctx.get("date", "?"), ctx.get("num_cpus", "?"), ctx.get("mhz_per_cpu", "?"),
-        ctx.get("library_build_type", "?"), ctx.get("load_avg", "?")))
+        ", ".join("%.1f" % x for x in la) if la else "?"))
     w("")
     ratio = lambda a, b: None if a is None or b is None else a * 1e6 / (b * 1e5)  # noqa: E731
     for metric, title in (("ns/op", "ns per compute op"), ("B/op", "peak heap bytes per compute op")):
