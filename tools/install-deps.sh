@@ -6,8 +6,10 @@
 # Runs apt-get as root, or through sudo when not root and sudo exists; never prompts.
 set -euo pipefail
 
+# mlir-22-tools: mlir-opt checks the emitted PTO's generic form; python3-msgpack: the binary
+# format is read from Python in a test (both tests skip without them).
 packages=(meson ninja-build g++-12 clang-14 doctest-dev libboost-dev llvm-14-tools libbenchmark-dev python3
-  libclang-rt-14-dev)
+  libclang-rt-14-dev mlir-22-tools python3-msgpack)
 
 missing() {
   local p out=()
