@@ -4,7 +4,7 @@
 
 COMPILER may hold several words (e.g. "ccache g++-12"). FILE is compiled with
 `-std=c++20 -fsyntax-only -I <repo>/include` plus the extra flags (e.g. `-isystem DIR` for
-Boost when it is not on the default search path).
+Boost when it is not on the default search path; `$BOOST_INCLUDEDIR`, when set, is added so).
 
 * A file named `*_ok.cpp` must compile cleanly (also under -Wall -Wextra -Wpedantic -Werror),
   and must not carry an EXPECT-ERROR header: it is the twin that proves the failing file fails
@@ -42,7 +42,8 @@ def main(argv: list[str]) -> int:
         print(f"{path}: empty EXPECT-ERROR substring", file=sys.stderr)
         return 2
 
-    cmd = compiler + ["-std=c++20", "-fsyntax-only", "-I", REPO_INCLUDE, *WARNINGS, *extra, path]
+    boost = ["-isystem", os.environ["BOOST_INCLUDEDIR"]] if os.environ.get("BOOST_INCLUDEDIR") else []
+    cmd = compiler + ["-std=c++20", "-fsyntax-only", "-I", REPO_INCLUDE, *boost, *WARNINGS, *extra, path]
     print("$ " + shlex.join(cmd))
     proc = subprocess.run(cmd, capture_output=True, text=True)
     diagnostics = proc.stdout + proc.stderr
