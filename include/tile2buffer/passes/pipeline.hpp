@@ -50,21 +50,37 @@ constexpr result<program> run_pass(pass_id id, const program& p, const options& 
 template <class Recipes = default_recipes>
 constexpr result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {}) {
   result<program> current;
-  current.value = input;
+  // Why a pointer: the input is read, never copied, until a pass builds a new program; the two
+  // checking passes leave the program as it is (their output would be a copy of their input,
+  // already verified after the previous pass), so they run as checks. Same results, fewer
+  // whole-program copies and one structural verification less.
+  const program* latest = &input;
   for (std::size_t i = 0; i < pass_names.size(); ++i) {
     const auto id = static_cast<pass_id>(i);
     const bool buffer_only = id == pass_id::legalize || id == pass_id::verify_tile_storage || id == pass_id::lower ||
                              id == pass_id::verify_buffer;
     if (!opts.enable_buffer_ir && buffer_only) continue;
-    result<program> next = run_pass<Recipes>(id, current.value, opts);
-    if (next.ok() && opts.verify && id != pass_id::verify_buffer) next.errors = verify(next.value);
-    if (!next.ok()) {
-      next.value = program{};
-      return next;
+    if (id == pass_id::verify_tile_storage || id == pass_id::verify_buffer) {
+      std::vector<diagnostic> errors =
+          id == pass_id::verify_tile_storage ? tile_storage_errors(*latest) : buffer_errors(*latest);
+      if (!errors.empty()) {
+        result<program> failed;
+        failed.errors = static_cast<std::vector<diagnostic>&&>(errors);
+        return failed;
+      }
+    } else {
+      result<program> next = run_pass<Recipes>(id, *latest, opts);
+      if (next.ok() && opts.verify) next.errors = verify(next.value);
+      if (!next.ok()) {
+        next.value = program{};
+        return next;
+      }
+      current = static_cast<result<program>&&>(next);
+      latest = &current.value;
     }
-    current = static_cast<result<program>&&>(next);
     if (stop_after && *stop_after == id) break;
   }
+  if (latest == &input) current.value = input;
   return current;
 }
 

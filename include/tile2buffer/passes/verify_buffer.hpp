@@ -158,12 +158,17 @@ class buffer_checker {
 
 /// The pass: the structural verifier on the whole program, then the Buffer storage proofs on
 /// every Buffer-stage function.
-constexpr result<program> verify_buffer(const program& p, const options&) {
-  result<program> r;
-  r.errors = verify(p);
+/// The pass's diagnostics alone (the pipeline uses this to check without copying the program).
+constexpr std::vector<diagnostic> buffer_errors(const program& p) {
+  std::vector<diagnostic> out = verify(p);
   for (const auto& f : p.functions)
     if (f.stage == ir_stage::buffer)
-      for (auto& d : detail::buffer_checker(f).run()) r.errors.push_back(static_cast<diagnostic&&>(d));
+      for (auto& d : detail::buffer_checker(f).run()) out.push_back(static_cast<diagnostic&&>(d));
+  return out;
+}
+constexpr result<program> verify_buffer(const program& p, const options&) {
+  result<program> r;
+  r.errors = buffer_errors(p);
   if (r.ok()) r.value = p;
   return r;
 }

@@ -81,13 +81,19 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f) {
 
 /// The pass: checks every selected device function (or every device Tile function when
 /// `selected_only` is false, as `lower` does for explicit pipelines).
-constexpr result<program> verify_tile_storage(const program& p, const options&, bool selected_only = true) {
-  result<program> r;
+/// The pass's diagnostics alone (the pipeline uses this to check without copying the program).
+constexpr std::vector<diagnostic> tile_storage_errors(const program& p, bool selected_only = true) {
+  std::vector<diagnostic> out;
   for (const auto& f : p.functions) {
     if (!f.is_device() || f.stage != ir_stage::tile) continue;
     if (selected_only && !(f.buffer_ir_selected && *f.buffer_ir_selected)) continue;
-    for (auto& d : check_tile_storage(f)) r.errors.push_back(static_cast<diagnostic&&>(d));
+    for (auto& d : check_tile_storage(f)) out.push_back(static_cast<diagnostic&&>(d));
   }
+  return out;
+}
+constexpr result<program> verify_tile_storage(const program& p, const options&, bool selected_only = true) {
+  result<program> r;
+  r.errors = tile_storage_errors(p, selected_only);
   if (r.ok()) r.value = p;
   return r;
 }
