@@ -20,12 +20,12 @@ inline namespace v0 {
 
 /// Lowers a program with the default pipeline and recipe table (or a host's extended table).
 /// Never modifies `p`; on failure the result holds located diagnostics and no program.
-template <class Recipes = default_recipes>
+template <recipe_set Recipes = default_recipes>
 constexpr result<program> lower(const program& p, const options& opts) {
   return run_pipeline<Recipes>(p, opts);
 }
 /// As above, with the options of the innermost `context::scope` on this thread.
-template <class Recipes = default_recipes>
+template <recipe_set Recipes = default_recipes>
 result<program> lower(const program& p) {
   return run_pipeline<Recipes>(p, context::current());
 }

@@ -47,8 +47,9 @@ constexpr function one_op_kernel(opcode op, dtype d) {
 constexpr bool recipe_matches(opcode op, dtype d) {
   const function f = one_op_kernel(op, d);
   const op_id o{1};
-  for (const recipe_entry& r : dispatch_table<default_recipes>::candidates(op))
-    if (r.default_rollout && r.match(f, o, match_context{}).ok) return true;
+  const kernel_analyses analyses(f);
+  for (const recipe_entry& r : registry<default_recipes>::candidates(op))
+    if (r.default_rollout && r.match(f, o, match_context{{}, &analyses}).ok) return true;
   return false;
 }
 /// Every table row x dtype matches exactly when the spec's table lists it.
@@ -66,11 +67,11 @@ static_assert(!recipe_matches(opcode::tile_add, dtype::bf16), "BF16 transfer doe
 /// GM transfers: load matches for exactly the spec's four dtypes.
 constexpr bool load_matches(dtype d) {
   const function f = one_op_kernel(opcode::tile_abs, d);
-  return dispatch_table<default_recipes>::candidates(opcode::tile_load)[0].match(f, op_id{0}, match_context{}).ok;
+  const kernel_analyses analyses(f);
+  return registry<default_recipes>::candidates(opcode::tile_load)[0].match(f, op_id{0}, match_context{{}, &analyses}).ok;
 }
 static_assert(load_matches(dtype::fp16) && load_matches(dtype::bf16) && load_matches(dtype::fp32) && load_matches(dtype::int32));
 static_assert(!load_matches(dtype::int8) && !load_matches(dtype::uint8));
 
-static_assert(every_tile_op_has_a_recipe_or_stays_tile);
-static_assert(default_recipes_are_unambiguous);
+static_assert(registry<default_recipes>::checked);
 }  // namespace

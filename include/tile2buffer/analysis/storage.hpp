@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -31,12 +32,10 @@ class storage_facts {
       const op_id o{i};
       if (f.op(o).code() != opcode::tile_alloc) continue;
       allocation a{o, f.result(o), memory_space::vec, 0, std::nullopt};
-      const auto args = f.args(o);
-      if (args.size() >= 2) {
-        if (args[0].kind == operand_kind::space) a.space = static_cast<memory_space>(args[0].num);
-        if (args[1].kind == operand_kind::int_lit && args[1].num > 0) a.capacity = args[1].num;
-      }
-      if (auto addr = f.kwarg_of(o, keyword::addr); addr && addr->kind == operand_kind::int_lit) a.address = addr->num;
+      const typed<tile::alloc> op(f, o);
+      if (const operand s = op.space(); s.kind == operand_kind::space) a.space = static_cast<memory_space>(s.num);
+      if (const operand c = op.capacity(); c.kind == operand_kind::int_lit && c.num > 0) a.capacity = c.num;
+      if (auto addr = op.kwarg_of(keyword::addr); addr && addr->kind == operand_kind::int_lit) a.address = addr->num;
       alloc_of_[a.mem.index] = static_cast<std::uint32_t>(allocs_.size());
       allocs_.push_back(a);
     }
@@ -55,6 +54,8 @@ class storage_facts {
   [[nodiscard]] constexpr std::uint32_t index_of(value_id mem) const {
     return mem.valid() && mem.index < alloc_of_.size() ? alloc_of_[mem.index] : no_id;
   }
+  /// Records the address a planner gave allocation `i` (its `addr =` in the planned function).
+  constexpr void set_address(std::uint32_t i, std::int64_t address) { allocs_[i].address = address; }
 
  private:
   std::vector<allocation> allocs_;

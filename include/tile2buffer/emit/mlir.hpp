@@ -34,12 +34,10 @@ constexpr std::string_view mlir_type(dtype d) {
   }
   return "?";
 }
-constexpr bool is_unsigned(dtype d) { return d == dtype::uint8 || d == dtype::uint32; }
 /// The signless integer of the same width (`ui8` -> `i8`).
 constexpr dtype signless(dtype d) {
   return d == dtype::uint8 ? dtype::int8 : d == dtype::uint32 ? dtype::int32 : d;
 }
-constexpr int bit_width(dtype d) { return d == dtype::bool_ ? 1 : element_bytes(d) * 8; }
 
 constexpr std::string_view space_spelling(memory_space s) {
   switch (s) {

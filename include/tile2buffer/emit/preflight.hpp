@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/analysis/scalar_contract.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/emit/mlir.hpp"
@@ -42,14 +43,6 @@ constexpr std::array<std::int64_t, 2> box_shape(const type& t) {
                                              : std::array<std::int64_t, 2>{line, 16};
 }
 
-/// A scalar value's dtype, or nullopt for literals and non-scalars.
-constexpr std::optional<dtype> scalar_dtype(const function& f, const operand& o) {
-  if (!o.is_value() || o.value().index >= f.values.size()) return std::nullopt;
-  const type& t = f.type_of(o.value());
-  if (!t.is_scalar()) return std::nullopt;
-  return t.dt;
-}
-
 /// True when `o` is a positive integer constant: a literal, or a value bound by `c = N`.
 constexpr bool positive_constant(const function& f, const operand& o) {
   if (o.kind == operand_kind::int_lit) return o.num > 0;
@@ -58,17 +51,6 @@ constexpr bool positive_constant(const function& f, const operand& o) {
   if (v.origin != value_origin::result || !v.def.valid() || f.op(v.def).code() != opcode::scalar_const) return false;
   const auto args = f.args(v.def);
   return args.size() == 1 && args[0].kind == operand_kind::int_lit && args[0].num > 0;
-}
-
-/// Whether a `cast` from `from` to `to` has a PTO form. Unsigned values only take the forms
-/// the native ABI defines: identity, same-width reinterpretation, and index conversions.
-constexpr bool cast_expressible(dtype from, dtype to) {
-  if (from == to) return true;
-  if (is_unsigned(from) || is_unsigned(to)) {
-    const dtype other = is_unsigned(from) ? to : from;
-    return other == dtype::index || (is_integer(other) && bit_width(other) == bit_width(is_unsigned(from) ? from : to));
-  }
-  return true;
 }
 
 class pto_preflight {
@@ -243,31 +225,7 @@ class pto_preflight {
   }
 
   constexpr void scalar_op(op_id o) {
-    const op_node& n = f_.op(o);
-    const opcode c = n.code();
-    const auto args = f_.args(o);
-    if (n.results.count != 1) return;
-    const dtype res = f_.type_of(f_.result(o)).dt;
-    if (c == opcode::scalar_cast) {
-      const auto from = args.empty() ? std::nullopt : scalar_dtype(f_, args[0]);
-      if (from && !cast_expressible(*from, res))
-        fail(n.loc, who() << "cast from " << name(*from) << " to " << name(res)
-                          << " has no PTO form (unsigned casts are identity, same-width reinterpretation, or from/to INDEX)");
-      return;
-    }
-    bool uns = is_unsigned(res);
-    bool flt = is_float(res);
-    for (const operand& a : args)
-      if (const auto d = scalar_dtype(f_, a)) {
-        uns = uns || is_unsigned(*d);
-        flt = flt || is_float(*d);
-      }
-    if (uns) {
-      fail(n.loc, who() << "'" << mnemonic(c) << "' on unsigned values has no PTO form (arith is signless)");
-      return;
-    }
-    if (flt && (c == opcode::scalar_floordiv || c == opcode::scalar_mod))
-      fail(n.loc, who() << "'" << mnemonic(c) << "' on floating-point values has no PTO form");
+    if (text why = scalar_op_problem(f_, o); !why.empty()) fail(f_.op(o).loc, who() << why);
   }
 
   constexpr void control_op(op_id o) {

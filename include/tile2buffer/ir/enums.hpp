@@ -94,6 +94,8 @@ constexpr bool is_signed_integer(dtype d) {
   return d == dtype::int8 || d == dtype::int16 || d == dtype::int32 || d == dtype::int64 || d == dtype::index;
 }
 constexpr bool is_integer(dtype d) { return is_signed_integer(d) || d == dtype::uint8 || d == dtype::uint32; }
+constexpr bool is_unsigned(dtype d) { return d == dtype::uint8 || d == dtype::uint32; }
+constexpr int bit_width(dtype d) { return d == dtype::bool_ ? 1 : element_bytes(d) * 8; }
 constexpr bool is_device_function(function_kind k) { return k != function_kind::orchestration; }
 
 }  // namespace v0

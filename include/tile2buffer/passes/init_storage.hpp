@@ -7,21 +7,33 @@
 /// Planned functions (any tile.alloc or storage clause) pass through unchanged.
 #pragma once
 
+#include <optional>
 #include <vector>
 
+#include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/options.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
-constexpr bool shares_source_storage(opcode c) {
-  return c == opcode::tile_assemble || c == opcode::tile_matmul_acc || c == opcode::tile_set_validshape ||
-         c == opcode::tile_reshape || c == opcode::tile_reinterpret_view || c == opcode::tile_transpose_view;
+/// The operand whose storage an in-place result shares (assemble's target, matmul_acc's
+/// accumulator, the tile of set_validshape, the source of a relabelling view), if any.
+constexpr std::optional<operand> storage_source(const function& f, op_id o) {
+  switch (f.op(o).code()) {
+    case opcode::tile_assemble: return typed<tile::assemble>(f, o).target();
+    case opcode::tile_matmul_acc: return view<opcode::tile_matmul_acc>(f, o).acc();
+    case opcode::tile_set_validshape: return view<opcode::tile_set_validshape>(f, o).tile();
+    case opcode::tile_reshape: return view<opcode::tile_reshape>(f, o).source();
+    case opcode::tile_reinterpret_view: return view<opcode::tile_reinterpret_view>(f, o).source();
+    case opcode::tile_transpose_view: return view<opcode::tile_transpose_view>(f, o).source();
+    default: return std::nullopt;
+  }
 }
 
 /// Emits `mem_<name> = tile.alloc(SPACE, bytes)` sized for source Tile value `v` into the
@@ -67,9 +79,8 @@ constexpr function init_function_storage(const function& f) {
       const value_id res = f.result(o, i);
       if (!f.type_of(res).is_tile()) continue;
       if (c == opcode::tile_slice) continue;  // a window of its source
-      const auto args = f.args(o);
-      if (shares_source_storage(c) && !args.empty() && args[0].is_value() && owner[args[0].ref] != no_id) {
-        owner[res.index] = owner[args[0].ref];
+      if (const auto src = storage_source(f, o); src && src->is_value() && owner[src->ref] != no_id) {
+        owner[res.index] = owner[src->ref];
         continue;
       }
       own(res);
@@ -86,16 +97,23 @@ constexpr function init_function_storage(const function& f) {
 
 }  // namespace detail
 
-constexpr result<program> init_storage(const program& p, const options&) {
+constexpr result<program> init_storage(const program& p, const options&, analysis_cache& cache) {
   result<program> r;
   r.value.file = p.file;
-  for (const auto& f : p.functions) {
-    if (f.is_device() && f.stage == ir_stage::tile && !storage_facts(f).planned())
+  for (std::size_t i = 0; i < p.functions.size(); ++i) {
+    const function& f = p.functions[i];
+    if (f.is_device() && f.stage == ir_stage::tile && !cache.get(p, i).storage.planned()) {
       r.value.functions.push_back(detail::init_function_storage(f));
-    else
+      cache.invalidate(i);
+    } else {
       r.value.functions.push_back(f);
+    }
   }
   return r;
+}
+constexpr result<program> init_storage(const program& p, const options& opts) {
+  analysis_cache cache;
+  return init_storage(p, opts, cache);
 }
 
 }  // namespace v0

@@ -30,24 +30,35 @@ constexpr std::optional<pass_id> parse_pass(std::string_view s) {
   return std::nullopt;
 }
 
-/// Runs one pass.
-template <class Recipes = default_recipes>
-constexpr result<program> run_pass(pass_id id, const program& p, const options& opts) {
+/// Runs one pass; `cache` holds the kernels' shared analyses of `p` (and of the result, for
+/// the functions the pass left as they were).
+template <recipe_set Recipes = default_recipes>
+constexpr result<program> run_pass(pass_id id, const program& p, const options& opts, analysis_cache& cache) {
   switch (id) {
-    case pass_id::init_storage: return init_storage(p, opts);
-    case pass_id::select: return select<Recipes>(p, opts);
-    case pass_id::legalize: return legalize(p, opts);
-    case pass_id::verify_tile_storage: return verify_tile_storage(p, opts);
-    case pass_id::plan: return plan(p, opts);
-    case pass_id::lower: return lower_tile_to_buffer<Recipes>(p, opts);
+    case pass_id::init_storage: return init_storage(p, opts, cache);
+    case pass_id::select: return select<Recipes>(p, opts, cache);
+    case pass_id::legalize: return legalize(p, opts, cache);
+    case pass_id::verify_tile_storage: {
+      result<program> r;
+      r.errors = tile_storage_errors(p, cache);
+      if (r.ok()) r.value = p;
+      return r;
+    }
+    case pass_id::plan: return plan(p, opts, cache);
+    case pass_id::lower: return lower_tile_to_buffer<Recipes>(p, opts, cache);
     case pass_id::verify_buffer: return verify_buffer(p, opts);
   }
   return {};
 }
+template <recipe_set Recipes = default_recipes>
+constexpr result<program> run_pass(pass_id id, const program& p, const options& opts) {
+  analysis_cache cache;
+  return run_pass<Recipes>(id, p, opts, cache);
+}
 
 /// Runs the default pipeline, optionally stopping after `stop_after`. With `enable_buffer_ir`
 /// false only storage initialization, selection (recording "not selected") and planning run.
-template <class Recipes = default_recipes>
+template <recipe_set Recipes = default_recipes>
 constexpr result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {}) {
   result<program> current;
   // Why a pointer: the input is read, never copied, until a pass builds a new program; the two
@@ -55,6 +66,7 @@ constexpr result<program> run_pipeline(const program& input, const options& opts
   // already verified after the previous pass), so they run as checks. Same results, fewer
   // whole-program copies and one structural verification less.
   const program* latest = &input;
+  analysis_cache cache;  // one per run: each kernel's analyses are computed once and handed on
   for (std::size_t i = 0; i < pass_names.size(); ++i) {
     const auto id = static_cast<pass_id>(i);
     const bool buffer_only = id == pass_id::legalize || id == pass_id::verify_tile_storage || id == pass_id::lower ||
@@ -62,14 +74,14 @@ constexpr result<program> run_pipeline(const program& input, const options& opts
     if (!opts.enable_buffer_ir && buffer_only) continue;
     if (id == pass_id::verify_tile_storage || id == pass_id::verify_buffer) {
       std::vector<diagnostic> errors =
-          id == pass_id::verify_tile_storage ? tile_storage_errors(*latest) : buffer_errors(*latest);
+          id == pass_id::verify_tile_storage ? tile_storage_errors(*latest, cache) : buffer_errors(*latest);
       if (!errors.empty()) {
         result<program> failed;
         failed.errors = static_cast<std::vector<diagnostic>&&>(errors);
         return failed;
       }
     } else {
-      result<program> next = run_pass<Recipes>(id, *latest, opts);
+      result<program> next = run_pass<Recipes>(id, *latest, opts, cache);
       if (next.ok() && opts.verify) next.errors = verify(next.value);
       if (!next.ok()) {
         next.value = program{};

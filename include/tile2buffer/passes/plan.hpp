@@ -4,51 +4,61 @@
 /// (addresses become `addr =` on `tile.alloc`), and fails when a memory space overflows.
 #pragma once
 
+#include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/options.hpp"
-#include "tile2buffer/engine/rewriter.hpp"
 #include "tile2buffer/plan/planners.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
+namespace detail {
+/// `f` with `addr = address` on allocation `a`'s tile.alloc. Why a copy with one kwarg appended
+/// rather than a rewrite: every op and value keeps its id, so the kernel's analyses stay valid
+/// once the address is recorded in them too.
+constexpr void set_alloc_address(function& f, const allocation& a, std::int64_t address) {
+  op_header& h = f.ops[a.def.index].op;
+  const span32 old = kwargs_of(h);
+  const auto first = static_cast<std::uint32_t>(f.kwargs.size());
+  for (std::uint32_t k = 0; k < old.count; ++k) {
+    const kwarg copy = f.kwargs[old.begin + k];
+    if (copy.key != keyword::addr) f.kwargs.push_back(copy);
+  }
+  f.kwargs.push_back(kwarg{keyword::addr, operand::integer(address)});
+  h = make_op(code_of(h), args_of(h), span32{first, static_cast<std::uint32_t>(f.kwargs.size()) - first});
+}
+}  // namespace detail
 
-constexpr result<program> plan(const program& p, const options& opts) {
+constexpr result<program> plan(const program& p, const options& opts, analysis_cache& cache) {
   result<program> r;
   r.value.file = p.file;
-  for (const auto& f : p.functions) {
-    if (!f.is_device() || f.stage != ir_stage::tile || !addressed(opts.planner)) {
-      r.value.functions.push_back(f);
-      continue;
-    }
-    const storage_facts facts(f);
-    const auto& allocs = facts.allocations();
-    const auto addr = place(opts.planner, allocs, live_intervals(f, facts));
+  for (std::size_t fi = 0; fi < p.functions.size(); ++fi) {
+    const function& f = p.functions[fi];
+    r.value.functions.push_back(f);
+    if (!f.is_device() || f.stage != ir_stage::tile || !addressed(opts.planner)) continue;
+    const kernel_analyses& before = cache.get(p, fi);
+    const auto& allocs = before.storage.allocations();
+    const auto addr = place(opts.planner, allocs, live_intervals(f, before.storage));
+    kernel_analyses after = before;
+    after.storage_checked = false;
     bool changed = false;
-    for (std::size_t i = 0; i < allocs.size(); ++i) {
+    for (std::uint32_t i = 0; i < allocs.size(); ++i) {
       if (!addr[i] || allocs[i].address) continue;
       changed = true;
       if (*addr[i] + allocs[i].capacity > space_capacity(allocs[i].space))
         r.fail(f.op(allocs[i].def).loc, "plan",
                text("planner ") << name(opts.planner) << " cannot place " << allocs[i].capacity << " bytes in "
                                 << name(allocs[i].space) << ": the space holds " << space_capacity(allocs[i].space) << " bytes");
+      detail::set_alloc_address(r.value.functions.back(), allocs[i], *addr[i]);
+      after.storage.set_address(i, *addr[i]);
     }
-    if (!changed) {
-      r.value.functions.push_back(f);
-      continue;
-    }
-    rewriter rw(f);
-    rw.clone_ops(f.body, [&](op_id o) {
-      if (f.op(o).code() != opcode::tile_alloc) return false;
-      const std::uint32_t i = facts.index_of(f.result(o));
-      if (!addr[i] || allocs[i].address) return false;
-      const kwarg k[] = {kwarg{keyword::addr, operand::integer(*addr[i])}};
-      rw.emit_as(opcode::tile_alloc, o, rw.map(f.args(o)), {}, k);
-      return true;
-    });
-    r.value.functions.push_back(rw.finish());
+    if (changed) cache.replace(fi, static_cast<kernel_analyses&&>(after));
   }
   if (!r.ok()) r.value = program{};
   return r;
+}
+constexpr result<program> plan(const program& p, const options& opts) {
+  analysis_cache cache;
+  return plan(p, opts, cache);
 }
 
 }  // namespace v0

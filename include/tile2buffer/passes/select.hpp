@@ -7,7 +7,10 @@
 
 #include <vector>
 
+#include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/scalar_contract.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/engine/try_recipes.hpp"
 #include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/recipe/table.hpp"
 
@@ -28,7 +31,7 @@ constexpr value_id gm_alias_root(const function& f, value_id v) {
     const value_info& info = f.value(v);
     if (info.origin == value_origin::param) return v;
     if (info.origin != value_origin::result || f.op(info.def).code() != opcode::tile_store) return value_id{};
-    const operand& gm = f.args(info.def)[2];
+    const operand gm = typed<tile::store>(f, info.def).tensor();
     if (!gm.is_value()) return value_id{};
     v = gm.value();
   }
@@ -36,9 +39,10 @@ constexpr value_id gm_alias_root(const function& f, value_id v) {
 }
 }  // namespace detail
 
-/// Why `fn` stays Tile under `opts` (empty reason when it is selected), ignoring any recorded decision.
-template <class Recipes = default_recipes>
-constexpr selection_entry evaluate_selection(const function& fn, const options& opts) {
+/// Why `fn` stays Tile under `opts` (empty reason when it is selected), ignoring any recorded
+/// decision; `analyses` are the kernel's shared analyses.
+template <recipe_set Recipes = default_recipes>
+constexpr selection_entry evaluate_selection(const function& fn, const options& opts, const kernel_analyses& analyses) {
   selection_entry e{text(fn.name_of()), false, {}, fn.loc};
   const auto keep = [&](location loc, text why) {
     if (e.reason.empty()) {
@@ -51,30 +55,29 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
   if (target == target_arch::a5) keep(fn.loc, text("target a5 retains Tile IR until its default rollout has clean runtime acceptance"));
   for (const auto& p : fn.params)
     if (fn.type_of(p.value).is_tile()) keep(p.loc, text("device Tile parameters require the Buffer helper ABI recipe"));
-  const match_context ctx{opts};
+  const match_context ctx{opts, &analyses};
   walk(fn, [&](op_id o) {
     if (!e.reason.empty()) return;
     const op_node& n = fn.op(o);
     const opcode c = n.code();
     if (is_region_op(c)) return keep(n.loc, text("'") << mnemonic(c) << "' regions need the control-flow recipes, which this rollout lacks");
     if (c == opcode::orch_submit) return keep(n.loc, text("a device function cannot submit tasks"));
-    if (!is_tile_op(c)) return;
-    if (const auto* s = stays_tile_reason(c); s && dispatch_table<Recipes>::candidates(c).empty())
-      return keep(n.loc, text(mnemonic(c)) << ": " << s->reason);
-    text first_failure;
-    for (const recipe_entry& r : dispatch_table<Recipes>::candidates(c)) {
-      if (!r.default_rollout) continue;
-      match_result m = r.match(fn, o, ctx);
-      if (m) return;
-      if (first_failure.empty()) first_failure = static_cast<text&&>(m.reason);
+    if (dialect_of(c) == dialect::scalar) {
+      if (text why = scalar_op_problem(fn, o); !why.empty())
+        keep(n.loc, text("outside the default contract: ") << why);
+      return;
     }
-    if (first_failure.empty()) first_failure = text("no conversion recipe for '") << mnemonic(c) << "'";
-    keep(n.loc, text(mnemonic(c)) << ": " << first_failure);
+    if (!is_tile_op(c)) return;
+    recipe_choice choice = try_recipes<Recipes>(fn, o, ctx, /*rollout_only=*/true);
+    if (choice) return;
+    if (choice.stays && choice.first_failed == nullptr) return keep(n.loc, text(mnemonic(c)) << ": " << choice.stays->reason);
+    if (choice.first_failed == nullptr) choice.reason = text("no conversion recipe for '") << mnemonic(c) << "'";
+    keep(n.loc, text(mnemonic(c)) << ": " << choice.reason);
   });
   if (e.reason.empty())
     walk(fn, [&](op_id o) {
       if (fn.op(o).code() != opcode::cf_return || !e.reason.empty()) return;
-      const auto vals = fn.args(o);
+      const auto vals = typed<cf::return_>(fn, o).values();
       for (std::size_t i = 0; i < vals.size() && i < fn.results.size(); ++i) {
         if (!fn.results[i].is_tensor()) continue;
         const value_id root = vals[i].is_value() ? detail::gm_alias_root(fn, vals[i].value()) : value_id{};
@@ -86,8 +89,14 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
   return e;
 }
 
+/// As above, computing the kernel's analyses for this one question.
+template <recipe_set Recipes = default_recipes>
+constexpr selection_entry evaluate_selection(const function& fn, const options& opts) {
+  return evaluate_selection<Recipes>(fn, opts, kernel_analyses(fn));
+}
+
 /// One entry per device function in Tile stage: the recorded decision when there is one.
-template <class Recipes = default_recipes>
+template <recipe_set Recipes = default_recipes>
 constexpr std::vector<selection_entry> explain_selection(const program& p, const options& opts) {
   std::vector<selection_entry> out;
   for (const auto& f : p.functions) {
@@ -105,14 +114,22 @@ constexpr std::vector<selection_entry> explain_selection(const program& p, const
 }
 
 /// The select pass: records `buffer_ir_selected` on device Tile functions that have none yet.
-template <class Recipes = default_recipes>
-constexpr result<program> select(const program& p, const options& opts) {
+/// Recording the decision changes no op or value, so the kernels' analyses stay valid.
+template <recipe_set Recipes = default_recipes>
+constexpr result<program> select(const program& p, const options& opts, analysis_cache& cache) {
   result<program> r;
   r.value = p;
-  for (auto& f : r.value.functions)
+  for (std::size_t i = 0; i < r.value.functions.size(); ++i) {
+    auto& f = r.value.functions[i];
     if (f.is_device() && f.stage == ir_stage::tile && !f.buffer_ir_selected)
-      f.buffer_ir_selected = evaluate_selection<Recipes>(f, opts).selected;
+      f.buffer_ir_selected = evaluate_selection<Recipes>(f, opts, cache.get(p, i)).selected;
+  }
   return r;
+}
+template <recipe_set Recipes = default_recipes>
+constexpr result<program> select(const program& p, const options& opts) {
+  analysis_cache cache;
+  return select<Recipes>(p, opts, cache);
 }
 
 }  // namespace v0

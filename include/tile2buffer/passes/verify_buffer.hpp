@@ -6,11 +6,13 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/options.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/ir/walk.hpp"
 
@@ -44,21 +46,17 @@ class buffer_checker {
   constexpr void fail(op_id o, text msg) {
     errors_.push_back(diagnostic{f_.op(o).loc, text("verify-buffer"), static_cast<text&&>(msg), {}});
   }
-  constexpr value_id arg_value(op_id o, std::size_t i) const {
-    const auto args = f_.args(o);
-    return i < args.size() && args[i].is_value() ? args[i].value() : value_id{};
-  }
+  static constexpr value_id value_of(const operand& x) { return x.is_value() ? x.value() : value_id{}; }
   constexpr void visit(op_id o) {
     const op_node& n = f_.op(o);
     const opcode c = n.code();
-    const auto args = f_.args(o);
     if (c == opcode::buffer_alloc) {
       const value_id h = f_.result(o);
       const type& t = f_.type_of(h);
       provenance p{true, h, 0, t.bytes(), t.row_bytes(), std::nullopt, true};
-      if (args.size() > 1) {
-        if (args[1].kind == operand_kind::int_lit && args[1].num >= 0)
-          p.address = args[1].num;
+      if (const operand address = typed<buffer::alloc>(f_, o).address(); address.kind != operand_kind::none) {
+        if (address.kind == operand_kind::int_lit && address.num >= 0)
+          p.address = address.num;
         else
           fail(o, text("buffer.alloc requires a nonnegative constant placed address"));
       }
@@ -67,7 +65,7 @@ class buffer_checker {
       return;
     }
     if (c == opcode::buffer_subview || c == opcode::buffer_reshape) {
-      const value_id src = arg_value(o, 0);
+      const value_id src = value_of(c == opcode::buffer_subview ? typed<buffer::subview>(f_, o).source() : typed<buffer::reshape>(f_, o).source());
       const value_id h = f_.result(o);
       const type& t = f_.type_of(h);
       check_descriptor(o, t);
@@ -82,7 +80,7 @@ class buffer_checker {
         p.pitch = t.row_bytes();
         if (p.precise) p.span = t.bytes();
       } else {
-        const auto off = f_.elements(args[1]);
+        const auto off = f_.elements(typed<buffer::subview>(f_, o).offsets());
         const std::int64_t es = element_bytes(t.dt);
         if (p.precise && off.size() == 2 && off[0].kind == operand_kind::int_lit && off[1].kind == operand_kind::int_lit) {
           p.offset += off[0].num * p.pitch + off[1].num * es;
@@ -98,13 +96,17 @@ class buffer_checker {
     }
     const ew_kind ew = info(c).ew;
     if (is_buffer_op(c) && ew != ew_kind::none && ew != ew_kind::fill) {
-      const value_id dst = arg_value(o, args.size() - 1);
+      // Every elementwise Buffer op names its inputs lhs/rhs or source, and its destination dest.
+      const value_id dst = value_of(named_operand(f_, o, "dest"));
       const bool exact_allowed = c != opcode::buffer_recip;
-      const std::size_t inputs = ew == ew_kind::binary ? 2 : 1;
-      for (std::size_t i = 0; i < inputs; ++i) prove(o, arg_value(o, i), dst, exact_allowed);
+      for (std::string_view input : {"lhs", "rhs", "source"})
+        if (const operand x = named_operand(f_, o, input); x.kind != operand_kind::none) prove(o, value_of(x), dst, exact_allowed);
       return;
     }
-    if (c == opcode::buffer_copy) prove(o, arg_value(o, 0), arg_value(o, 1), true);
+    if (c == opcode::buffer_copy) {
+      const typed<buffer::copy> cp(f_, o);
+      prove(o, value_of(cp.source()), value_of(cp.dest()), true);
+    }
   }
 
   constexpr void check_descriptor(op_id o, const type& t) {

@@ -4,11 +4,14 @@
 /// on. Runs on selected kernels in the pipeline and again inside `lower`, even with verification off.
 #pragma once
 
+#include <utility>
 #include <vector>
 
+#include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/options.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"
 
 namespace tile2buffer {
@@ -23,10 +26,9 @@ constexpr bool storage_overlaps(const type& a, const type& b) {
 }  // namespace detail
 
 /// Storage diagnostics of one Tile-stage function (empty when its storage is closed and legal).
-constexpr std::vector<diagnostic> check_tile_storage(const function& f) {
+constexpr std::vector<diagnostic> check_tile_storage(const function& f, const storage_facts& facts) {
   std::vector<diagnostic> out;
   const auto fail = [&](location loc, text msg) { out.push_back(diagnostic{loc, text("verify-tile-storage"), static_cast<text&&>(msg), {}}); };
-  const storage_facts facts(f);
   for (const allocation& a : facts.allocations()) {
     if (a.capacity <= 0) fail(f.op(a.def).loc, text("planned tile.alloc capacity must be a static positive literal"));
     if (a.address && *a.address < 0) fail(f.op(a.def).loc, text("storage address must be non-negative"));
@@ -64,32 +66,47 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f) {
       fail(where(v), text("static byte views require offsets and windows aligned to 32 bytes: '") << f.name_of(v) << "' is at offset "
                                                                                                 << t.mem_offset);
   }
+  // Ops whose native form needs a distinct (recip) or an identical-or-disjoint (move) destination.
+  const auto source_and_result = [&](const operand& source, op_id o) -> std::pair<const type*, const type*> {
+    const type* src = source.is_value() ? &f.type_of(source.value()) : nullptr;
+    const type* dst = f.op(o).results.count == 1 ? &f.type_of(f.result(o)) : nullptr;
+    if (src == nullptr || dst == nullptr || !src->has_storage() || !dst->has_storage()) return {nullptr, nullptr};
+    return {src, dst};
+  };
   walk(f, [&](op_id o) {
     const op_node& n = f.op(o);
-    const auto args = f.args(o);
-    if (n.results.count != 1 || args.empty() || !args[0].is_value()) return;
-    const type& src = f.type_of(args[0].value());
-    const type& dst = f.type_of(f.result(o));
-    if (!src.has_storage() || !dst.has_storage()) return;
-    if (n.code() == opcode::tile_recip && detail::storage_overlaps(src, dst))
-      fail(n.loc, text("tile.recip requires a distinct destination: its result overlaps its source's storage"));
-    if (n.code() == opcode::tile_move && detail::storage_overlaps(src, dst) && !(src.mem_offset == dst.mem_offset && src.bytes() == dst.bytes()))
-      fail(n.loc, text("tile.move source and destination windows overlap without being identical"));
+    if (n.code() == opcode::tile_recip) {
+      const auto [src, dst] = source_and_result(typed<tile::recip>(f, o).source(), o);
+      if (src != nullptr && detail::storage_overlaps(*src, *dst))
+        fail(n.loc, text("tile.recip requires a distinct destination: its result overlaps its source's storage"));
+    } else if (n.code() == opcode::tile_move) {
+      const auto [src, dst] = source_and_result(typed<tile::move>(f, o).source(), o);
+      if (src != nullptr && detail::storage_overlaps(*src, *dst) && !(src->mem_offset == dst->mem_offset && src->bytes() == dst->bytes()))
+        fail(n.loc, text("tile.move source and destination windows overlap without being identical"));
+    }
   });
   return out;
 }
+constexpr std::vector<diagnostic> check_tile_storage(const function& f) { return check_tile_storage(f, storage_facts(f)); }
 
 /// The pass: checks every selected device function (or every device Tile function when
 /// `selected_only` is false, as `lower` does for explicit pipelines).
 /// The pass's diagnostics alone (the pipeline uses this to check without copying the program).
-constexpr std::vector<diagnostic> tile_storage_errors(const program& p, bool selected_only = true) {
+constexpr std::vector<diagnostic> tile_storage_errors(const program& p, analysis_cache& cache, bool selected_only = true) {
   std::vector<diagnostic> out;
-  for (const auto& f : p.functions) {
+  for (std::size_t i = 0; i < p.functions.size(); ++i) {
+    const function& f = p.functions[i];
     if (!f.is_device() || f.stage != ir_stage::tile) continue;
     if (selected_only && !(f.buffer_ir_selected && *f.buffer_ir_selected)) continue;
-    for (auto& d : check_tile_storage(f)) out.push_back(static_cast<diagnostic&&>(d));
+    auto errors = check_tile_storage(f, cache.get(p, i).storage);
+    if (errors.empty()) cache.mark_storage_checked(i);
+    for (auto& d : errors) out.push_back(static_cast<diagnostic&&>(d));
   }
   return out;
+}
+constexpr std::vector<diagnostic> tile_storage_errors(const program& p, bool selected_only = true) {
+  analysis_cache cache;
+  return tile_storage_errors(p, cache, selected_only);
 }
 constexpr result<program> verify_tile_storage(const program& p, const options&, bool selected_only = true) {
   result<program> r;

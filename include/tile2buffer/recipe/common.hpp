@@ -10,6 +10,7 @@
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/concepts/recipe.hpp"
 #include "tile2buffer/engine/lowering.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -31,14 +32,6 @@ struct recipe_name {
 
 /// Equal Buffer descriptors: physical shape, dtype, space, layout and valid extents.
 constexpr bool same_descriptor(const type& a, const type& b) { return buffer_descriptor(a) == buffer_descriptor(b); }
-
-/// The Tile type of value operand `i` of op `o`, or nullptr if that operand is not a Tile value.
-constexpr const type* tile_operand(const function& f, op_id o, std::size_t i) {
-  const auto args = f.args(o);
-  if (i >= args.size() || !args[i].is_value()) return nullptr;
-  const type& t = f.type_of(args[i].value());
-  return t.is_tile() ? &t : nullptr;
-}
 
 /// A scalar element operand must be a numeric literal or a signed-integer/INDEX/FP16/BF16/FP32 scalar.
 constexpr text element_scalar_problem(const function& f, const operand& s) {

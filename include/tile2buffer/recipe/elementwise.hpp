@@ -26,48 +26,53 @@ struct lower_elementwise {
   static constexpr opcode target = *buffer_counterpart(C);
   static_assert(kind != ew_kind::none, "lower_elementwise: the op is not elementwise");
 
-  static constexpr match_result match(const function& f, op_id o, const match_context&) {
-    const type& dst = f.type_of(f.result(o));
+  static constexpr match_result match(typed<source> op, const match_context&) {
+    const type& dst = op.result_type();
     if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (!elementwise_allows(C, dst.dt))
       return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt) << " is not in the default rollout");
     if (auto why = detail::static_valid_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    const auto args = f.args(o);
-    const std::size_t tiles = kind == ew_kind::binary ? 2 : (kind == ew_kind::fill ? 0 : 1);
-    for (std::size_t i = 0; i < tiles; ++i) {
-      const type* t = detail::tile_operand(f, o, i);
-      if (t == nullptr || !detail::same_descriptor(*t, dst))
-        return match_result::no(text(mnemonic(C)) << " operands and destination must have matching physical shapes, dtypes and valid extents");
-    }
-    if (kind == ew_kind::scalar_form || kind == ew_kind::fill) {
-      const operand& s = args[kind == ew_kind::fill ? 0 : 1];
-      if (auto why = detail::element_scalar_problem(f, s); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    }
+    const auto matches_dst = [&](const operand& x) {
+      const type* t = op.tile_type(x);
+      return t != nullptr && detail::same_descriptor(*t, dst);
+    };
+    bool tiles_match = true;
+    if constexpr (kind == ew_kind::binary) tiles_match = matches_dst(op.lhs()) && matches_dst(op.rhs());
+    if constexpr (kind == ew_kind::unary || kind == ew_kind::scalar_form) tiles_match = matches_dst(op.source());
+    if (!tiles_match)
+      return match_result::no(text(mnemonic(C)) << " operands and destination must have matching physical shapes, dtypes and valid extents");
+    text scalar_problem;
+    if constexpr (kind == ew_kind::scalar_form) scalar_problem = detail::element_scalar_problem(op.fn(), op.scalar());
+    if constexpr (kind == ew_kind::fill) scalar_problem = detail::element_scalar_problem(op.fn(), op.value());
+    if (!scalar_problem.empty()) return match_result::no(static_cast<text&&>(scalar_problem));
     return match_result::yes();
   }
 
-  static constexpr void rewrite(op_id o, lowering& l) {
-    const function& f = l.source();
-    const op_node& n = f.op(o);
-    const value_id result = f.result(o);
-    const dtype dt = f.type_of(result).dt;
+  static constexpr void rewrite(typed<source> op, lowering& l) {
+    const value_id result = op.result();
+    const dtype dt = op.result_type().dt;
+    const auto handle_of = [&](const operand& x) { return operand::of(l.handle(x.value())); };
+    const auto element = [&](const operand& x) { return l.element_scalar(x, dt, op.loc(), name); };
     // Why a fixed array: elementwise ops have at most two inputs, and a heap list per op was a
-    // visible share of the lower pass.
-    const auto src_args = f.args(o);
-    std::array<operand, 8> args{};
+    // visible share of the lower pass. Operands in the Buffer op's order (operand_names).
+    std::array<operand, 3> args{};
     std::size_t count = 0;
-    for (std::size_t i = 0; i < src_args.size() && i + 1 < args.size(); ++i) {
-      const operand& a = src_args[i];
-      if (a.is_value() && f.type_of(a.value()).is_tile())
-        args[count++] = operand::of(l.handle(a.value()));
-      else
-        args[count++] = l.element_scalar(a, dt, n.loc, name);
+    if constexpr (kind == ew_kind::binary) {
+      args[count++] = handle_of(op.lhs());
+      args[count++] = handle_of(op.rhs());
+    } else if constexpr (kind == ew_kind::unary) {
+      args[count++] = handle_of(op.source());
+    } else if constexpr (kind == ew_kind::scalar_form) {
+      args[count++] = handle_of(op.source());
+      args[count++] = element(op.scalar());
+    } else {
+      args[count++] = element(op.value());
     }
     args[count++] = operand::of(l.handle(result));
     std::vector<kwarg> kws;
-    if (kind != ew_kind::fill)  // fill's shape and dtype already live in the destination descriptor
-      for (const kwarg& k : f.kwargs_of(o)) kws.push_back(kwarg{k.key, l.rw().map(k.value)});
-    l.builder().emit(target, std::span<const operand>(args.data(), count), kws, {}, {}, n.loc);
+    if constexpr (kind != ew_kind::fill)  // fill's shape and dtype already live in the destination descriptor
+      for (const kwarg& k : op.kwargs()) kws.push_back(kwarg{k.key, l.rw().map(k.value)});
+    l.builder().emit(target, std::span<const operand>(args.data(), count), kws, {}, {}, op.loc());
   }
 };
 

@@ -16,16 +16,12 @@ struct lower_spmd_query {
   static constexpr int benefit = 1;
   static constexpr bool default_rollout = true;
   static_assert(is_spmd_query(C), "lower_spmd_query: not an SPMD query");
-  static constexpr match_result match(const function& f, op_id o, const match_context&) {
-    const op_node& n = f.op(o);
-    if (n.results.count != 1 || !f.args(o).empty() || !f.kwargs_of(o).empty() ||
-        f.type_of(f.result(o)) != scalar_type(dtype::index))
+  static constexpr match_result match(typed<source> q, const match_context&) {
+    if (q.result_count() != 1 || !q.args().empty() || !q.kwargs().empty() || q.result_type() != scalar_type(dtype::index))
       return match_result::no(text("SPMD queries require an SSA result and no operands or kwargs"));
     return match_result::yes();
   }
-  static constexpr void rewrite(op_id o, lowering& l) {
-    l.rw().emit_as(*buffer_counterpart(C), o, {});
-  }
+  static constexpr void rewrite(typed<source> q, lowering& l) { l.rw().emit_as(*buffer_counterpart(C), q.id(), {}); }
 };
 
 }  // namespace v0

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file analysis/kernel.hpp
+/// The shared-analyses slot: facts about one kernel computed once and read by select, the
+/// checking passes, the planner and lower (recipes see them through `match_context` and
+/// `lowering`). Today it holds the storage facts; the window, valid-extent and cube issues add
+/// alignment, disjointness and valid-metadata versions here, next to them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/ir/function.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+struct kernel_analyses {
+  storage_facts storage;
+  /// verify_tile_storage found this exact function clean, so lower need not check it again.
+  bool storage_checked = false;
+
+  constexpr explicit kernel_analyses(const function& f) : storage(f) {}
+};
+
+/// Kernel analyses of one program, indexed like `program::functions`, computed on first use.
+/// A pass that rewrites a function drops its entry (`invalidate`) or hands over facts it
+/// updated itself (`replace`: the planner adds addresses without moving any op or value).
+class analysis_cache {
+ public:
+  [[nodiscard]] constexpr const kernel_analyses& get(const program& p, std::size_t fn) {
+    if (slots_.size() < p.functions.size()) slots_.resize(p.functions.size());
+    if (!slots_[fn]) slots_[fn].emplace(p.functions[fn]);
+    return *slots_[fn];
+  }
+  constexpr void invalidate(std::size_t fn) {
+    if (fn < slots_.size()) slots_[fn].reset();
+  }
+  constexpr void replace(std::size_t fn, kernel_analyses a) {
+    if (slots_.size() <= fn) slots_.resize(fn + 1);
+    slots_[fn].emplace(static_cast<kernel_analyses&&>(a));
+  }
+  constexpr void mark_storage_checked(std::size_t fn) {
+    if (fn < slots_.size() && slots_[fn]) slots_[fn]->storage_checked = true;
+  }
+
+ private:
+  std::vector<std::optional<kernel_analyses>> slots_;
+};
+
+}  // namespace v0
+}  // namespace tile2buffer

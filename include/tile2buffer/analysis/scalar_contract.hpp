@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file analysis/scalar_contract.hpp
+/// Which scalar SSA ops the default contract (and so PTO-AS) can express: arithmetic is signless,
+/// so unsigned values take no arithmetic, only identity, same-width reinterpretation and INDEX
+/// casts (reference §3.3); floor division and modulo are integer-only. Selection keeps a kernel
+/// that breaks these on Tile, and the PTO preflight rejects it: one rule, read by both.
+#pragma once
+
+#include <optional>
+
+#include "tile2buffer/detail/text.hpp"
+#include "tile2buffer/ir/function.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+/// The scalar dtype of a value operand, if it is one.
+constexpr std::optional<dtype> scalar_dtype(const function& f, const operand& o) {
+  if (!o.is_value() || o.value().index >= f.values.size()) return std::nullopt;
+  const type& t = f.type_of(o.value());
+  if (!t.is_scalar()) return std::nullopt;
+  return t.dt;
+}
+
+/// Whether a `cast` from `from` to `to` has a PTO form. Unsigned values only take the forms
+/// the native ABI defines: identity, same-width reinterpretation, and index conversions.
+constexpr bool cast_expressible(dtype from, dtype to) {
+  if (from == to) return true;
+  if (is_unsigned(from) || is_unsigned(to)) {
+    const dtype other = is_unsigned(from) ? to : from;
+    return other == dtype::index || (is_integer(other) && bit_width(other) == bit_width(is_unsigned(from) ? from : to));
+  }
+  return true;
+}
+
+/// Why scalar op `o` is outside the contract (empty when it is inside).
+constexpr text scalar_op_problem(const function& f, op_id o) {
+  const op_node& n = f.op(o);
+  const opcode c = n.code();
+  const auto args = f.args(o);
+  if (n.results.count != 1) return {};
+  const dtype res = f.type_of(f.result(o)).dt;
+  if (c == opcode::scalar_cast) {
+    const auto from = args.empty() ? std::nullopt : scalar_dtype(f, args[0]);
+    if (from && !cast_expressible(*from, res))
+      return text("cast from ") << name(*from) << " to " << name(res)
+                                << " has no PTO form (unsigned casts are identity, same-width reinterpretation, or from/to INDEX)";
+    return {};
+  }
+  bool uns = is_unsigned(res);
+  bool flt = is_float(res);
+  for (const operand& a : args)
+    if (const auto d = scalar_dtype(f, a)) {
+      uns = uns || is_unsigned(*d);
+      flt = flt || is_float(*d);
+    }
+  if (uns) return text("'") << mnemonic(c) << "' on unsigned values has no PTO form (arith is signless)";
+  if (flt && (c == opcode::scalar_floordiv || c == opcode::scalar_mod))
+    return text("'") << mnemonic(c) << "' on floating-point values has no PTO form";
+  return {};
+}
+
+}  // namespace v0
+}  // namespace tile2buffer

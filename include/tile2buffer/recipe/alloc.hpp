@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file recipe/alloc.hpp
+/// tile.alloc (reference §5.5 root finalization): the allocation's Buffer definitions replace
+/// it — one typed root when a single window covers it, else a 32-byte-aligned UINT8 byte root
+/// with a shared `buffer.subview` per byte window and a typed `buffer.reshape` per descriptor.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "tile2buffer/recipe/common.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+struct lower_alloc {
+  using source = tile::alloc;
+  static constexpr std::string_view name = "lower-alloc";
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = true;
+  static constexpr match_result match(typed<tile::alloc>, const match_context&) { return match_result::yes(); }
+  static constexpr void rewrite(typed<tile::alloc> op, lowering& l);
+
+ private:
+  using window = lowering::window;
+  /// Byte windows and typed views of a shared root, in canonical key order.
+  static constexpr void emit_views(typed<tile::alloc> op, lowering& l, std::uint32_t a, value_id root);
+};
+
+constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
+  const function& f = l.source();
+  const std::uint32_t a = l.facts().index_of(op.result());
+  const allocation& alloc = l.facts().allocations()[a];
+  const auto ks = l.windows(a);
+  if (ks.empty()) return;  // no Tile value lives here: nothing to declare
+  const location loc = op.loc();
+  if (alloc.capacity <= 0) return l.fail(loc, name, text("planned tile.alloc capacity must be a static positive literal"));
+  if (alloc.space != memory_space::vec)
+    return l.fail(loc, name, text("an allocation in ") << tile2buffer::name(alloc.space) << " needs the cube storage recipes, which this rollout lacks");
+  const bool with_address = addressed(l.opts().planner);
+  if (with_address && !alloc.address)
+    return l.fail(loc, name, text("storage address not a static non-negative constant: run an addressed planner first"));
+
+  for (const window& m : ks) {
+    if (m.offset < 0) return l.fail(loc, name, text("dense storage window must begin within its allocation"));
+    if (m.desc.bytes() > alloc.capacity - m.offset)
+      return l.fail(loc, name,
+                    text("descriptor window exceeds the planned allocation capacity: ") << m.desc.bytes() << " bytes at offset "
+                                                                                        << m.offset << " in " << alloc.capacity);
+  }
+  auto& b = l.builder();
+  const bool direct = ks.size() == 1 && ks[0].offset == 0 && ks[0].desc.bytes() == alloc.capacity;
+  if (direct) {
+    // Why a fixed operand array: this is the path of almost every allocation, and it needs no
+    // heap-allocated operand list.
+    const type& d = ks[0].desc;
+    const operand valid = d.valid[0].is_runtime() ? b.pair(d.shape[0], d.shape[1]) : b.tuple({});
+    const operand args[] = {valid, with_address ? operand::integer(*alloc.address) : operand{}};
+    const std::string_view names[] = {f.name_of(ks[0].first)};
+    l.define_handle(a, 0, b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(args, with_address ? 2 : 1), {},
+                                               std::span<const type>(&d, 1), names, loc)));
+    return;
+  }
+  if (alloc.capacity % 32 != 0) return l.fail(loc, name, text("a shared storage root needs its capacity aligned to 32 bytes"));
+  const type root_t = buffer_type(alloc.capacity / 32, 32, dtype::uint8);
+  const std::string_view root_names[] = {f.name_of(alloc.mem)};
+  const operand root_args[] = {b.tuple({}), with_address ? operand::integer(*alloc.address) : operand{}};
+  const value_id root = b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(root_args, with_address ? 2 : 1), {},
+                                             std::span<const type>(&root_t, 1), root_names, loc));
+  emit_views(op, l, a, root);
+}
+
+constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::uint32_t a, value_id root) {
+  const function& f = l.source();
+  const allocation& alloc = l.facts().allocations()[a];
+  const auto ks = l.windows(a);
+  const location loc = op.loc();
+  auto& b = l.builder();
+  // Keys in canonical order: offset, dtype name, shape, valid.
+  std::vector<std::uint32_t> order(ks.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    const window& p = ks[x];
+    const window& q = ks[y];
+    if (p.offset != q.offset) return p.offset < q.offset;
+    if (tile2buffer::name(p.desc.dt) != tile2buffer::name(q.desc.dt)) return tile2buffer::name(p.desc.dt) < tile2buffer::name(q.desc.dt);
+    if (p.desc.shape != q.desc.shape) return p.desc.shape < q.desc.shape;
+    return p.desc.valid[0].number < q.desc.valid[0].number ||
+           (p.desc.valid[0].number == q.desc.valid[0].number && p.desc.valid[1].number < q.desc.valid[1].number);
+  });
+  const std::string_view root_name = f.name_of(alloc.mem);
+  std::vector<std::pair<std::int64_t, std::int64_t>> byte_keys;  // (offset, bytes) -> byte_windows[i]
+  std::vector<value_id> byte_windows;
+  for (std::uint32_t k : order) {
+    const window& m = ks[k];
+    if (!m.desc.static_valid())
+      return l.fail(loc, name, text("a runtime-valid tile needs its own allocation; it cannot share a byte-view storage root"));
+    if (m.offset % 32 != 0 || m.desc.bytes() % 32 != 0)
+      return l.fail(loc, name, text("static byte views require offsets and windows aligned to 32 bytes (offset ")
+                                   << m.offset << ", " << m.desc.bytes() << " bytes)");
+    value_id base = root;
+    if (m.offset != 0 || m.desc.bytes() != alloc.capacity) {
+      const std::pair<std::int64_t, std::int64_t> wk{m.offset, m.desc.bytes()};
+      std::size_t w = 0;
+      while (w < byte_keys.size() && byte_keys[w] != wk) ++w;
+      if (w == byte_keys.size()) {
+        const type wt = buffer_type(m.desc.bytes() / 32, 32, dtype::uint8);
+        const operand args[] = {operand::of(root), b.pair(m.offset / 32, 0)};
+        const std::string_view wn[] = {root_name};
+        byte_keys.push_back(wk);
+        byte_windows.push_back(b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&wt, 1), wn, loc)));
+      }
+      base = byte_windows[w];
+    }
+    const operand rargs[] = {operand::of(base)};
+    const std::string_view vn[] = {f.name_of(m.first)};
+    l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_reshape, rargs, {}, std::span<const type>(&m.desc, 1), vn, loc)));
+  }
+}
+
+}  // namespace v0
+}  // namespace tile2buffer
