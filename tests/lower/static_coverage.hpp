@@ -6,7 +6,7 @@
 /// emits the row's Buffer op; every other probed dtype keeps the kernel Tile, with the op named
 /// as the reason. The static_coverage_*.cpp TUs each assert a share of the rows, by operand form
 /// (one TU would take over a minute of g++ time). A failing cell names itself in the compiler's
-/// instantiation note: `cell<forms, row index, probe index>`.
+/// instantiation note: `cell<row, opcode, dtype, probe>`.
 #pragma once
 
 #include <array>
@@ -142,32 +142,39 @@ constexpr bool stays_tile(const spec_row& row, opcode op, const probe& p) {
          contains(reason, "is not in the default rollout");
 }
 
-/// One cell of the table; rows of other operand forms belong to another TU (always true here).
-constexpr bool cell_holds(std::size_t row_index, std::size_t probe_index, form first, form last) {
-  const spec_row& row = spec_rows[row_index];
-  const probe& p = probes[probe_index];
-  if (row.shape < first || row.shape > last) return true;
-  const auto op = find_mnemonic(row.tile_op);
-  if (!op || !is_tile_op(*op)) return false;
-  if (!listed(row, p.dt)) return stays_tile(row, *op, p);
-  return lowers_to_buffer(row, *op, p.dt, planner_kind::pypto) && lowers_to_buffer(row, *op, p.dt, planner_kind::dsa_rp) &&
-         lowers_to_buffer(row, *op, p.dt, planner_kind::ptoas);
+/// One cell of the table: `row` on the probed dtype, `op` being the library's opcode for its name.
+constexpr bool cell_holds(const spec_row& row, opcode op, const probe& p) {
+  if (op == opcode::count_ || !is_tile_op(op)) return false;
+  if (!listed(row, p.dt)) return stays_tile(row, op, p);
+  return lowers_to_buffer(row, op, p.dt, planner_kind::pypto) && lowers_to_buffer(row, op, p.dt, planner_kind::dsa_rp) &&
+         lowers_to_buffer(row, op, p.dt, planner_kind::ptoas);
 }
 
+/// The library's opcode for a spec mnemonic, or `opcode::count_` when it has none (a failing cell).
+constexpr opcode opcode_of(std::string_view m) { return find_mnemonic(m).value_or(opcode::count_); }
+
 // Why one instantiation per cell: each is its own constant evaluation (clang's step limit is per
-// evaluation), and a failure's instantiation note says which row and dtype failed.
-template <form First, form Last, std::size_t Row, std::size_t Probe>
+// evaluation), and a failure's instantiation note names the cell: `cell<row, opcode, dtype, probe>`.
+template <std::size_t Row, opcode Op, dtype D, std::size_t Probe>
 struct cell {
-  static_assert(cell_holds(Row, Probe, First, Last), "spec row x dtype: see cell<forms, index into spec_rows, index into probes>");
+  static_assert(cell_holds(spec_rows[Row], Op, probes[Probe]),
+                "lowering disagrees with the spec's elementwise table for this op and dtype (see cell<...>)");
   static constexpr bool checked = true;
 };
-template <form First, form Last, std::size_t Row, std::size_t... P>
+template <std::size_t Row, std::size_t... P>
 constexpr bool row_checked(std::index_sequence<P...>) {
-  return (cell<First, Last, Row, P>::checked && ...);
+  return (cell<Row, opcode_of(spec_rows[Row].tile_op), probes[P].dt, P>::checked && ...);
+}
+template <form First, form Last, std::size_t Row>
+constexpr bool row_in_share_checked() {
+  if constexpr (spec_rows[Row].shape < First || spec_rows[Row].shape > Last)
+    return true;  // another TU's share
+  else
+    return row_checked<Row>(std::make_index_sequence<std::size(probes)>{});
 }
 template <form First, form Last, std::size_t... R>
 constexpr bool rows_checked(std::index_sequence<R...>) {
-  return (row_checked<First, Last, R>(std::make_index_sequence<std::size(probes)>{}) && ...);
+  return (row_in_share_checked<First, Last, R>() && ...);
 }
 /// Checks every cell of the rows whose operand form lies in [First, Last].
 template <form First, form Last>
