@@ -4,8 +4,9 @@
 /// text (not read from the library's table), and the checks of each row x dtype against the
 /// public pipeline. Every listed dtype lowers a GM load -> op -> GM store kernel to Buffer and
 /// emits the row's Buffer op; every other probed dtype keeps the kernel Tile, with the op named
-/// as the reason. The static_coverage_*.cpp TUs each assert a share of the rows, by operand form
-/// (one TU would take over a minute of g++ time). A failing cell names itself in the compiler's
+/// as the reason. static_coverage_{binary,unary,scalar}.cpp each assert a share of the rows, by
+/// operand form (one TU took over half a minute of g++ CPU time); static_coverage_transfer.cpp
+/// checks the GM load/store row. A failing cell names itself in the compiler's
 /// instantiation note: `cell<row, opcode, dtype, probe>`.
 #pragma once
 
