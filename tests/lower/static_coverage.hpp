@@ -143,7 +143,8 @@ constexpr bool stays_tile(const spec_row& row, opcode op, const probe& p) {
          contains(reason, "is not in the default rollout");
 }
 
-/// One cell of the table: `row` on the probed dtype, `op` being the library's opcode for its name.
+/// One cell of the table: `row` on the probed dtype (a listed dtype under all three planners),
+/// `op` being the library's opcode for the row's name.
 constexpr bool cell_holds(const spec_row& row, opcode op, const probe& p) {
   if (op == opcode::count_ || !is_tile_op(op)) return false;
   if (!listed(row, p.dt)) return stays_tile(row, op, p);
