@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <doctest/doctest.h>
 
+#include <cstddef>
+#include <variant>
+
 #include "tile2buffer/ir/builder.hpp"
 #include "tile2buffer/ir/equal.hpp"
 
@@ -26,6 +29,26 @@ constexpr bool equal_to_itself() { return structurally_equal(make_add(false), ma
 constexpr bool differs_when_swapped() { return !structurally_equal(make_add(false), make_add(true)); }
 static_assert(equal_to_itself());
 static_assert(differs_when_swapped());
+
+/// Every Tile opcode comes back from `as_variant<tile::op>` as its own alternative: the variant's
+/// index is the opcode's offset in the Tile range, `std::visit` sees that opcode, and the operand
+/// and keyword ranges arrive unswapped. Also: every alternative is reached by exactly one opcode.
+constexpr bool every_tile_op_round_trips() {
+  constexpr auto first = static_cast<std::size_t>(opcode::tile_alloc);
+  std::size_t tile_ops = 0;
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    const auto c = static_cast<opcode>(i);
+    if (!is_tile_op(c)) continue;
+    ++tile_ops;
+    const op_header h = make_op(c, span32{3, 2}, span32{7, 1});
+    const tile::op v = as_variant<tile::op>(h);
+    if (i < first || v.index() != i - first) return false;
+    const bool same = std::visit([&](const auto& o) { return o.code == c && o.args == h.args && o.kwargs == h.kwargs; }, v);
+    if (!same) return false;
+  }
+  return tile_ops == std::variant_size_v<tile::op>;
+}
+static_assert(every_tile_op_round_trips());
 }  // namespace
 
 TEST_CASE("builder and structural equality") {
@@ -37,11 +60,13 @@ TEST_CASE("builder and structural equality") {
 }
 
 TEST_CASE("a stored op converts back to its typed dialect alternative") {
+  CHECK(every_tile_op_round_trips());
   const function f = make_add(false);
-  const op_header& add = f.op(op_id{2}).op;
-  const tile::op v = as_variant<tile::op>(add);
-  CHECK(std::visit([](const auto& o) { return o.code; }, v) == opcode::tile_add);
+  const tile::op v = as_variant<tile::op>(f.op(op_id{2}).op);
   CHECK(std::holds_alternative<tile::add>(v));
-  CHECK(as<tile::add>(add).args == add.args);
-  static_assert(std::variant_size_v<tile::op> == 40);
+  // The typed op's operand range reads the sum's operands out of the function's pool: lhs, rhs.
+  const auto operands = f.pool(as<tile::add>(f.op(op_id{2}).op).args);
+  REQUIRE(operands.size() == 2);
+  CHECK(f.name_of(operands[0].value()) == "lhs");
+  CHECK(f.name_of(operands[1].value()) == "rhs");
 }
