@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file static_lower.cpp
 /// Compiling is passing: the spec's load -> add -> mul -> store kernel lowers in constant
-/// evaluation for every planner, and the GM load recipe matches the spec's transfer dtypes.
-/// The elementwise table is checked through the public pipeline in static_coverage_*.cpp.
+/// evaluation for every planner. The spec's elementwise and transfer tables are checked through
+/// the public pipeline in static_coverage_*.cpp.
 #include "support/kernels.hpp"
 #include "tile2buffer/lower.hpp"
 
