@@ -7,6 +7,7 @@
 #pragma once
 
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/scalar_contract.hpp"
 #include "tile2buffer/engine/lowering.hpp"
 #include "tile2buffer/engine/try_recipes.hpp"
 #include "tile2buffer/passes/select.hpp"
@@ -25,7 +26,12 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
       l.fail(o, "lower", text("'") << mnemonic(c) << "' regions need the control-flow recipes, which this rollout lacks");
       return true;
     }
-    if (!is_tile_op(c)) return false;  // scalar ops and return are cloned with remapped operands
+    if (dialect_of(c) == dialect::scalar) {
+      // Explicit pipelines skip selection: the scalar contract is enforced here too.
+      if (text why = scalar_op_problem(f, o); !why.empty()) l.fail(o, "lower", text("outside the default contract: ") << why);
+      return false;  // cloned with remapped operands
+    }
+    if (!is_tile_op(c)) return false;  // return is cloned with remapped operands
     recipe_choice choice = try_recipes<Recipes>(f, o, ctx, /*rollout_only=*/false);
     if (choice) {
       choice.chosen->rewrite(f, o, l);
