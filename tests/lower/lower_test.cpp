@@ -162,3 +162,48 @@ TEST_CASE("cache_key includes enable_buffer_ir and the Buffer semantics version"
   CHECK(on != off);
   CHECK(on.view().find("buffer_semantics=") != std::string_view::npos);
 }
+
+namespace {
+// A host recipe set: tile.mul stays Tile for a host reason; tile.row_sum (a stays-Tile entry by
+// default) gets a recipe that only ever declines.
+struct host_row_sum {
+  using source = tile::row_sum;
+  static constexpr std::string_view name = "host-row-sum";
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = true;
+  static constexpr match_result match(typed<source>, const match_context&) { return match_result::no(text("the host declines")); }
+  static constexpr void rewrite(typed<source>, lowering&) {}
+};
+struct host_set : with_recipes<default_recipes, stays_tile<tile::mul, "the host keeps mul on Tile">, host_row_sum> {};
+}  // namespace
+
+TEST_CASE("a host set's stays-Tile entries and recipes are what select and lower read") {
+  static_assert(registry<host_set>::checked);
+  CHECK(registry<host_set>::candidates(opcode::tile_mul).empty());
+  CHECK(registry<host_set>::stays_tile_reason(opcode::tile_row_sum) == nullptr);
+  REQUIRE(registry<host_set>::candidates(opcode::tile_row_sum).size() == 1);
+  CHECK(registry<default_recipes>::stays_tile_reason(opcode::tile_mul) == nullptr);
+
+  const program p = single(add_mul_kernel());
+  const auto why = explain_selection<host_set>(p, options{});
+  REQUIRE(why.size() == 1);
+  CHECK_FALSE(why[0].selected);
+  CHECK(why[0].reason.view() == "tile.mul: the host keeps mul on Tile");
+  // The default set lowers the same kernel; the host set keeps it on Tile, unchanged.
+  CHECK(explain_selection(p, options{})[0].selected);
+  const auto r = lower<host_set>(p, options{});
+  REQUIRE_MESSAGE(r.ok(), errors_of(r.errors));
+  CHECK(r.value.functions[0].stage == ir_stage::tile);
+  CHECK(r.value.functions[0].buffer_ir_selected == std::optional<bool>(false));
+}
+
+TEST_CASE("explicit lower with a host set reports the host's stays-Tile reason") {
+  const program p = single(add_mul_kernel());
+  const auto planned = lower(p, options{.enable_buffer_ir = false});  // plans, records "not selected"
+  REQUIRE(planned.ok());
+  program unrecorded = planned.value;
+  unrecorded.functions[0].buffer_ir_selected.reset();
+  const auto r = lower_tile_to_buffer<host_set>(unrecorded, options{});
+  REQUIRE_FALSE(r.ok());
+  CHECK(errors_of(r.errors).find("no conversion recipe for 'tile.mul' (the host keeps mul on Tile)") != std::string::npos);
+}

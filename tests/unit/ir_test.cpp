@@ -6,6 +6,7 @@
 
 #include "tile2buffer/ir/builder.hpp"
 #include "tile2buffer/ir/equal.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 
 using namespace tile2buffer;
 
@@ -70,3 +71,36 @@ TEST_CASE("a stored op converts back to its typed dialect alternative") {
   CHECK(f.name_of(operands[0].value()) == "lhs");
   CHECK(f.name_of(operands[1].value()) == "rhs");
 }
+
+namespace {
+/// `typed<Op>` reads operands by the names the catalogue gives them, in any position.
+constexpr bool typed_views_name_operands() {
+  function_builder b(function_kind::aiv, "k");
+  const auto tt = tile_type(16, 64, dtype::fp32);
+  const value_id A = b.param("A", tensor_type(16, 64, dtype::fp32));
+  const value_id Out = b.param("Out", tensor_type(16, 64, dtype::fp32), direction::out);
+  const value_id x = b.emit1(opcode::tile_load, {operand::of(A), b.pair(1, 2), b.pair(16, 64)}, tt, "x");
+  const value_id r = b.emit1(opcode::tile_store, {operand::of(x), b.pair(3, 4), operand::of(Out)}, tensor_type(16, 64, dtype::fp32), "r");
+  const function f = b.finish();
+  const op_id ld = f.value(x).def;
+  const op_id st = f.value(r).def;
+  const typed<tile::load> load(f, ld);
+  const typed<tile::store> store(f, st);
+  const auto offsets = load.elements(load.offsets());
+  return load.tensor() == operand::of(A) && offsets.size() == 2 && offsets[0].num == 1 && offsets[1].num == 2 &&
+         load.valid().kind == operand_kind::none &&  // the optional operand is absent
+         load.elements(load.shape())[1].num == 64 && store.tile() == operand::of(x) && store.tensor() == operand::of(Out) &&
+         store.elements(store.offsets())[0].num == 3 && load.result_type() == tt && load.op().code == opcode::tile_load;
+}
+static_assert(typed_views_name_operands());
+
+template <class V>
+concept has_tensor = requires(const V& v) { v.tensor(); };
+template <class V>
+concept has_init_cond = requires(const V& v) { v.init_cond(); };
+// An accessor exists exactly on the ops whose catalogue entry names that operand.
+static_assert(has_tensor<typed<tile::load>> && has_tensor<typed<tile::store>> && !has_tensor<typed<tile::add>>);
+static_assert(has_init_cond<view<opcode::tile_matmul_acc>> && !has_init_cond<view<opcode::tile_matmul>>);
+// The names agree with the buffer op the elementwise recipes emit (inputs first, then dest).
+static_assert(operand_names(opcode::buffer_adds) == "source scalar dest" && operand_names(opcode::tile_adds) == "source scalar");
+}  // namespace
