@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # THE test command (README and .ci/run both run exactly this): builds everything with g++-12 in
 # build-ci-gcc and with clang++-14 in build-ci-clang, runs `meson test` in each, and ends with
-# one line `N passed, N failed` summed over both. Benchmarks are built but never run here.
+# one line `N passed, N failed, N skipped` summed over both. Benchmarks are built but never run here.
 # Extra arguments go to `meson test` (e.g. `--suite compile_fail`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

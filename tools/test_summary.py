@@ -5,8 +5,8 @@
 Reads BUILDDIR/meson-logs/testlog.json (one JSON object per line, field `result`). OK and
 EXPECTEDFAIL count as passed; FAIL, TIMEOUT, ERROR and UNEXPECTEDPASS as failed; SKIP as neither.
 A missing log (tests never ran) and each failed build (--failed-builds) count as one failure.
-Prints per-directory counts, then ONE final line `N passed, N failed`; exits 1 if N failed > 0
-or nothing passed at all.
+Prints per-directory counts, then ONE final line `N passed, N failed, N skipped` (the CI reads
+`N passed, N failed` and an optional `, N skipped`); exits 1 if N failed > 0 or nothing passed at all.
 """
 import json
 import os
@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
         passed, failed, skipped = passed + p, failed + f, skipped + s
     if failed_builds:
         print(f"{failed_builds} build(s) failed: each counted as 1 failure")
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 0 if failed == 0 and passed > 0 else 1
 
 

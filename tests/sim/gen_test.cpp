@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -15,6 +16,7 @@
 #include "support/gen_program.hpp"
 #include "tile2buffer/ir/equal.hpp"
 #include "tile2buffer/ir/verify.hpp"
+#include "tile2buffer/recipe/spec_tables.hpp"
 #include "tile2buffer/sim/compare.hpp"
 
 using namespace tile2buffer;
@@ -73,15 +75,8 @@ TEST_CASE("generated kernels verify, run, and store finite values everywhere") {
   }
   // The spec's elementwise table, each op with exactly its allowed element types, plus transfers.
   std::set<std::pair<opcode, dtype>> want;
-  for (const dtype d : {dtype::fp16, dtype::fp32, dtype::int32}) {
-    want.insert({opcode::tile_add, d});
-    want.insert({opcode::tile_mul, d});
-  }
-  for (const opcode c : {opcode::tile_sub, opcode::tile_div, opcode::tile_maximum, opcode::tile_minimum, opcode::tile_abs,
-                         opcode::tile_exp, opcode::tile_sqrt, opcode::tile_neg, opcode::tile_relu, opcode::tile_log,
-                         opcode::tile_recip, opcode::tile_adds, opcode::tile_subs, opcode::tile_muls, opcode::tile_divs,
-                         opcode::tile_maximums, opcode::tile_minimums, opcode::tile_lrelu, opcode::tile_full})
-    want.insert({c, dtype::fp32});
+  for (const auto& row : elementwise_table)
+    for (std::size_t i = 0; i < row.count; ++i) want.insert({row.op, row.dtypes[i]});
   for (const dtype d : {dtype::fp16, dtype::bf16, dtype::fp32, dtype::int32}) {
     want.insert({opcode::tile_load, d});
     want.insert({opcode::tile_store, d});

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "tile2buffer/ir/builder.hpp"
+#include "tile2buffer/recipe/spec_tables.hpp"
 
 namespace tile2buffer {
 namespace testing {
@@ -310,15 +311,13 @@ class planner {
       if (k.dt != dtype::bf16 && pick_recent(k.dt, k.cols) >= 0) usable.push_back(&k);
     if (usable.empty()) return false;
     const shape_class& k = *usable[below(usable.size())];
-    static constexpr std::array<opcode, 2> narrow{opcode::tile_add, opcode::tile_mul};
-    static constexpr std::array<opcode, 21> wide{
-        opcode::tile_add,   opcode::tile_mul,      opcode::tile_sub,      opcode::tile_div,      opcode::tile_maximum,
-        opcode::tile_minimum, opcode::tile_abs,    opcode::tile_exp,      opcode::tile_sqrt,     opcode::tile_neg,
-        opcode::tile_relu,  opcode::tile_log,      opcode::tile_recip,    opcode::tile_adds,     opcode::tile_subs,
-        opcode::tile_muls,  opcode::tile_divs,     opcode::tile_maximums, opcode::tile_minimums, opcode::tile_lrelu,
-        opcode::tile_full};
+    // The spec table's ops on this element type, in table order (the order fixes each seed's program).
+    std::vector<opcode> table_ops;
+    for (const auto& row : elementwise_table)
+      if (elementwise_allows(row.op, k.dt)) table_ops.push_back(row.op);
+    if (table_ops.empty()) return false;
     for (int attempt = 0; attempt < 8; ++attempt) {
-      const opcode op = k.dt == dtype::fp32 ? wide[below(wide.size())] : narrow[below(narrow.size())];
+      const opcode op = table_ops[below(table_ops.size())];
       const literal s = scalar_for(op);
       if (op == opcode::tile_full) {
         full_cols_ = k.cols;

@@ -15,6 +15,7 @@
 /// `builtin` ops use their registered generic forms, which mlir-opt fully verifies.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -25,6 +26,7 @@
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/emit/mlir.hpp"
 #include "tile2buffer/emit/preflight.hpp"
+#include "tile2buffer/ir/elementwise.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/ir/walk.hpp"
@@ -41,41 +43,62 @@ struct pto_options {
 
 namespace detail {
 
-/// The native PTO mnemonic of an elementwise Buffer op (reference §2.4), or empty.
+/// The native PTO form of one elementwise Buffer op (reference §2.4): its mnemonic and, for ops
+/// that take `high_precision`, the precision attribute kind. The op list is the catalogue's; this
+/// table only adds the PTO spellings and is checked against the catalogue below.
+struct pto_native {
+  opcode op;
+  std::string_view mnemonic;
+  std::string_view precision = {};
+};
+inline constexpr std::array<pto_native, tile_elementwise_count> pto_natives{{
+    {opcode::buffer_full, "pto.texpands"},
+    {opcode::buffer_add, "pto.tadd"},
+    {opcode::buffer_mul, "pto.tmul"},
+    {opcode::buffer_sub, "pto.tsub"},
+    {opcode::buffer_div, "pto.tdiv", "div_precision"},
+    {opcode::buffer_maximum, "pto.tmax"},
+    {opcode::buffer_minimum, "pto.tmin"},
+    {opcode::buffer_abs, "pto.tabs"},
+    {opcode::buffer_exp, "pto.texp"},
+    {opcode::buffer_sqrt, "pto.tsqrt"},
+    {opcode::buffer_neg, "pto.tneg"},
+    {opcode::buffer_relu, "pto.trelu"},
+    {opcode::buffer_log, "pto.tlog", "log_precision"},
+    {opcode::buffer_recip, "pto.trecip", "recip_precision"},
+    {opcode::buffer_adds, "pto.tadds"},
+    {opcode::buffer_subs, "pto.tsubs"},
+    {opcode::buffer_muls, "pto.tmuls"},
+    {opcode::buffer_divs, "pto.tdivs"},
+    {opcode::buffer_maximums, "pto.tmaxs"},
+    {opcode::buffer_minimums, "pto.tmins"},
+    {opcode::buffer_lrelu, "pto.tlrelu"},
+}};
+/// Every row is a Buffer op, the rows cover the catalogue's elementwise family exactly, and an op
+/// has a precision kind exactly when the catalogue lets it take `high_precision`.
+constexpr bool pto_natives_match_catalogue() {
+  for (const auto& n : pto_natives)
+    if (!is_buffer_op(n.op) || n.precision.empty() == ((info(n.op).keywords & kw_bit(keyword::high_precision)) != 0))
+      return false;
+  return covers_tile_elementwise(pto_natives, [](const pto_native& n) { return n.op; });
+}
+static_assert(pto_natives_match_catalogue(),
+              "tile2buffer: emit/pto.hpp pto_natives must have one Buffer row per elementwise op of the op catalogue");
+
+constexpr const pto_native* native_of(opcode c) {
+  for (const auto& n : pto_natives)
+    if (n.op == c) return &n;
+  return nullptr;
+}
+/// The native PTO mnemonic of an elementwise Buffer op, or empty.
 constexpr std::string_view native_mnemonic(opcode c) {
-  switch (c) {
-    case opcode::buffer_add: return "pto.tadd";
-    case opcode::buffer_mul: return "pto.tmul";
-    case opcode::buffer_sub: return "pto.tsub";
-    case opcode::buffer_div: return "pto.tdiv";
-    case opcode::buffer_maximum: return "pto.tmax";
-    case opcode::buffer_minimum: return "pto.tmin";
-    case opcode::buffer_abs: return "pto.tabs";
-    case opcode::buffer_exp: return "pto.texp";
-    case opcode::buffer_sqrt: return "pto.tsqrt";
-    case opcode::buffer_neg: return "pto.tneg";
-    case opcode::buffer_relu: return "pto.trelu";
-    case opcode::buffer_log: return "pto.tlog";
-    case opcode::buffer_recip: return "pto.trecip";
-    case opcode::buffer_adds: return "pto.tadds";
-    case opcode::buffer_subs: return "pto.tsubs";
-    case opcode::buffer_muls: return "pto.tmuls";
-    case opcode::buffer_divs: return "pto.tdivs";
-    case opcode::buffer_maximums: return "pto.tmaxs";
-    case opcode::buffer_minimums: return "pto.tmins";
-    case opcode::buffer_lrelu: return "pto.tlrelu";
-    case opcode::buffer_full: return "pto.texpands";
-    default: return {};
-  }
+  const pto_native* n = native_of(c);
+  return n ? n->mnemonic : std::string_view{};
 }
 /// The precision attribute kind of ops that take `high_precision`, or empty.
 constexpr std::string_view precision_kind(opcode c) {
-  switch (c) {
-    case opcode::buffer_div: return "div_precision";
-    case opcode::buffer_log: return "log_precision";
-    case opcode::buffer_recip: return "recip_precision";
-    default: return {};
-  }
+  const pto_native* n = native_of(c);
+  return n ? n->precision : std::string_view{};
 }
 
 inline constexpr std::string_view spmd_block_idx = "__pypto_spmd_block_idx";

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 
+#include "tile2buffer/ir/elementwise.hpp"
 #include "tile2buffer/ir/enums.hpp"
 #include "tile2buffer/ir/opcode.hpp"
 
@@ -43,6 +44,8 @@ inline constexpr std::array<elementwise_row, 21> elementwise_table{{
     {opcode::tile_lrelu, {dtype::fp32}, 1},
     {opcode::tile_full, {dtype::fp32}, 1},
 }};
+static_assert(covers_tile_elementwise(elementwise_table, [](const elementwise_row& r) { return r.op; }),
+              "tile2buffer: elementwise_table must have one row per elementwise op of the op catalogue");
 
 /// Ordinary packed ND GM load/store element types (BF16 transfer does not imply BF16 arithmetic).
 inline constexpr std::array<dtype, 4> gm_transfer_dtypes{dtype::fp16, dtype::bf16, dtype::fp32, dtype::int32};

@@ -4,10 +4,13 @@
 /// with the same code: the elementwise table (reference §9.3), and matmul accumulation (§9.4).
 #pragma once
 
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
+#include "tile2buffer/ir/elementwise.hpp"
 #include "tile2buffer/ir/enums.hpp"
 #include "tile2buffer/ir/opcode.hpp"
 #include "tile2buffer/sim/numeric.hpp"
@@ -16,85 +19,83 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace sim {
 
-/// The elementwise operations, independent of stage (tile.add and buffer.add are both `add`).
-enum class ew_op : std::uint8_t {
-  add, mul, sub, div, maximum, minimum, abs, exp, sqrt, neg, relu, log, recip,
-  adds, subs, muls, divs, maximums, minimums, lrelu, full
+/// What one elementwise op computes on one element, for both stages (tile.add and buffer.add
+/// share the `tile.add` row). `x` is the (first) tile operand, `y` the second tile operand or the
+/// scalar, already converted to the element type. The op list itself is the catalogue's
+/// (ir/elementwise.hpp); this table only adds the arithmetic, and is checked to cover it exactly.
+struct ew_semantics {
+  opcode op;                                                            ///< the Tile form
+  float (*on_float)(float x, float y);                                  ///< in float; rounded once to the type
+  std::int64_t (*on_integer)(dtype d, std::int64_t x, std::int64_t y);  ///< nullptr: undefined on integers
+  /// The native implementation may differ from the correctly rounded result; values that depend
+  /// on the op are compared with a tolerance (see compare.hpp).
+  bool inexact;
 };
 
-/// Maps a tile.* or buffer.* elementwise opcode to its operation.
-inline std::optional<ew_op> ew_op_of(opcode c) {
-  const auto from = [&](opcode first, opcode x) { return static_cast<ew_op>(static_cast<int>(x) - static_cast<int>(first)); };
-  if (c >= opcode::tile_add && c <= opcode::tile_lrelu) return from(opcode::tile_add, c);
-  if (c >= opcode::buffer_add && c <= opcode::buffer_lrelu) return from(opcode::buffer_add, c);
-  if (c == opcode::tile_full || c == opcode::buffer_full) return ew_op::full;
-  return std::nullopt;
-}
-static_assert(static_cast<int>(opcode::tile_lrelu) - static_cast<int>(opcode::tile_add) == static_cast<int>(ew_op::lrelu));
-static_assert(static_cast<int>(opcode::buffer_lrelu) - static_cast<int>(opcode::buffer_add) == static_cast<int>(ew_op::lrelu));
+namespace detail {
+using i64 = std::int64_t;
+inline constexpr std::array<ew_semantics, tile_elementwise_count> ew_table{{
+    {opcode::tile_full, [](float, float y) { return y; }, [](dtype d, i64, i64 y) { return wrap_integer(d, y); }, false},
+    {opcode::tile_add, [](float x, float y) { return x + y; }, [](dtype d, i64 x, i64 y) { return wrapping_add(d, x, y); }, false},
+    {opcode::tile_mul, [](float x, float y) { return x * y; }, [](dtype d, i64 x, i64 y) { return wrapping_mul(d, x, y); }, false},
+    {opcode::tile_sub, [](float x, float y) { return x - y; }, [](dtype d, i64 x, i64 y) { return wrapping_sub(d, x, y); }, false},
+    {opcode::tile_div, [](float x, float y) { return x / y; }, nullptr, true},
+    {opcode::tile_maximum, [](float x, float y) { return x > y ? x : y; }, [](dtype, i64 x, i64 y) { return x > y ? x : y; }, false},
+    {opcode::tile_minimum, [](float x, float y) { return x < y ? x : y; }, [](dtype, i64 x, i64 y) { return x < y ? x : y; }, false},
+    {opcode::tile_abs, [](float x, float) { return std::fabs(x); },
+     [](dtype d, i64 x, i64) { return wrap_integer(d, x < 0 ? wrapping_sub(dtype::int64, 0, x) : x); }, false},
+    {opcode::tile_exp, [](float x, float) { return std::exp(x); }, nullptr, true},
+    {opcode::tile_sqrt, [](float x, float) { return std::sqrt(x); }, nullptr, true},
+    {opcode::tile_neg, [](float x, float) { return -x; }, [](dtype d, i64 x, i64) { return wrapping_sub(d, 0, x); }, false},
+    {opcode::tile_relu, [](float x, float) { return x > 0.0f ? x : 0.0f; }, [](dtype, i64 x, i64) { return x > 0 ? x : i64{0}; }, false},
+    {opcode::tile_log, [](float x, float) { return std::log(x); }, nullptr, true},
+    {opcode::tile_recip, [](float x, float) { return 1.0f / x; }, nullptr, true},
+    {opcode::tile_adds, [](float x, float y) { return x + y; }, [](dtype d, i64 x, i64 y) { return wrapping_add(d, x, y); }, false},
+    {opcode::tile_subs, [](float x, float y) { return x - y; }, [](dtype d, i64 x, i64 y) { return wrapping_sub(d, x, y); }, false},
+    {opcode::tile_muls, [](float x, float y) { return x * y; }, [](dtype d, i64 x, i64 y) { return wrapping_mul(d, x, y); }, false},
+    {opcode::tile_divs, [](float x, float y) { return x / y; }, nullptr, true},
+    {opcode::tile_maximums, [](float x, float y) { return x > y ? x : y; }, [](dtype, i64 x, i64 y) { return x > y ? x : y; }, false},
+    {opcode::tile_minimums, [](float x, float y) { return x < y ? x : y; }, [](dtype, i64 x, i64 y) { return x < y ? x : y; }, false},
+    {opcode::tile_lrelu, [](float x, float y) { return x > 0.0f ? x : y * x; }, nullptr, false},
+}};
+static_assert(covers_tile_elementwise(ew_table, [](const ew_semantics& r) { return r.op; }),
+              "tile2buffer: sim::detail::ew_table must have one row per elementwise op of the op catalogue");
 
-/// Ops whose native implementation may differ from the correctly rounded result; values that
-/// depend on them are compared with a tolerance (see compare.hpp).
-inline bool ew_inexact(ew_op op) {
-  return op == ew_op::div || op == ew_op::divs || op == ew_op::recip || op == ew_op::exp || op == ew_op::log ||
-         op == ew_op::sqrt;
+/// ew_row_of[c]: index into ew_table of the elementwise op c of either stage (-1 otherwise).
+inline constexpr std::array<std::int8_t, opcode_count> ew_row_of = [] {
+  std::array<std::int8_t, opcode_count> a{};
+  a.fill(-1);
+  for (std::size_t i = 0; i < opcode_count; ++i)
+    if (const auto t = tile_elementwise_form(static_cast<opcode>(i)))
+      for (std::size_t r = 0; r < ew_table.size(); ++r)
+        if (ew_table[r].op == *t) a[i] = static_cast<std::int8_t>(r);
+  return a;
+}();
+}  // namespace detail
+
+/// The semantics of a tile.* or buffer.* elementwise opcode, or nullptr.
+constexpr const ew_semantics* ew_op_of(opcode c) {
+  const std::int8_t r = detail::ew_row_of[static_cast<std::size_t>(c)];
+  return r < 0 ? nullptr : &detail::ew_table[static_cast<std::size_t>(r)];
 }
+
+inline bool ew_inexact(const ew_semantics& op) { return op.inexact; }
 
 /// Whether the simulator defines `op` on element type `d`: every op on FP16/BF16/FP32; on signed
 /// integers only the ones with exact wrapping semantics.
-inline bool ew_defined(ew_op op, dtype d) {
+inline bool ew_defined(const ew_semantics& op, dtype d) {
   if (is_float(d)) return true;
-  if (!is_integer(d)) return false;
-  switch (op) {
-    case ew_op::add: case ew_op::mul: case ew_op::sub: case ew_op::maximum: case ew_op::minimum: case ew_op::abs:
-    case ew_op::neg: case ew_op::relu: case ew_op::adds: case ew_op::subs: case ew_op::muls: case ew_op::maximums:
-    case ew_op::minimums: case ew_op::full: return true;
-    default: return false;
-  }
+  return is_integer(d) && op.on_integer != nullptr;
 }
 
-/// One element of `op` on type `d`: `a` is the (first) tile operand, `b` the second tile operand or
-/// the scalar (already converted to `d`). Floats compute in float and round once to `d`.
-inline element ew_apply(ew_op op, dtype d, element a, element b) {
+/// One element of `op` on type `d` (see ew_semantics). Floats compute in float and round once to `d`.
+inline element ew_apply(const ew_semantics& op, dtype d, element a, element b) {
   element r;
   if (is_float(d)) {
-    const float x = a.f;
-    const float y = b.f;
-    float v = 0.0f;
-    switch (op) {
-      case ew_op::add: case ew_op::adds: v = x + y; break;
-      case ew_op::sub: case ew_op::subs: v = x - y; break;
-      case ew_op::mul: case ew_op::muls: v = x * y; break;
-      case ew_op::div: case ew_op::divs: v = x / y; break;
-      case ew_op::maximum: case ew_op::maximums: v = x > y ? x : y; break;
-      case ew_op::minimum: case ew_op::minimums: v = x < y ? x : y; break;
-      case ew_op::abs: v = std::fabs(x); break;
-      case ew_op::exp: v = std::exp(x); break;
-      case ew_op::sqrt: v = std::sqrt(x); break;
-      case ew_op::neg: v = -x; break;
-      case ew_op::relu: v = x > 0.0f ? x : 0.0f; break;
-      case ew_op::log: v = std::log(x); break;
-      case ew_op::recip: v = 1.0f / x; break;
-      case ew_op::lrelu: v = x > 0.0f ? x : y * x; break;
-      case ew_op::full: v = y; break;
-    }
-    r.f = round_to(d, v);
+    r.f = round_to(d, op.on_float(a.f, b.f));
     return r;
   }
-  const std::int64_t x = a.i;
-  const std::int64_t y = b.i;
-  switch (op) {
-    case ew_op::add: case ew_op::adds: r.i = wrapping_add(d, x, y); break;
-    case ew_op::sub: case ew_op::subs: r.i = wrapping_sub(d, x, y); break;
-    case ew_op::mul: case ew_op::muls: r.i = wrapping_mul(d, x, y); break;
-    case ew_op::maximum: case ew_op::maximums: r.i = x > y ? x : y; break;
-    case ew_op::minimum: case ew_op::minimums: r.i = x < y ? x : y; break;
-    case ew_op::abs: r.i = wrap_integer(d, x < 0 ? wrapping_sub(dtype::int64, 0, x) : x); break;
-    case ew_op::neg: r.i = wrapping_sub(d, 0, x); break;
-    case ew_op::relu: r.i = x > 0 ? x : 0; break;
-    case ew_op::full: r.i = wrap_integer(d, y); break;
-    default: r.i = 0; break;  // not defined on integers (ew_defined); callers reject it first
-  }
+  r.i = op.on_integer != nullptr ? op.on_integer(d, a.i, b.i) : 0;  // undefined ops: callers reject them first
   return r;
 }
 

@@ -482,7 +482,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
   }
 
   //===--- vector math ---===//
-  bool elementwise(op_id o, opcode c, ew_op op) {
+  bool elementwise(op_id o, opcode c, const ew_semantics& op) {
     const auto args = f_.args(o);
     if (args.empty()) return fail(o, "needs a destination");
     const handle* dst = handle_arg(o, args.back());

@@ -417,7 +417,7 @@ class tile_interpreter : public interpreter<tile_interpreter> {
   }
 
   //===--- vector math ---===//
-  bool elementwise(op_id o, opcode c, ew_op op) {
+  bool elementwise(op_id o, opcode c, const ew_semantics& op) {
     const auto args = f_.args(o);
     image im;
     if (!fresh_result(o, im)) return false;
@@ -461,6 +461,7 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     const dtype d = src->desc.dt;
     if (im.desc.dt != d || im.desc.shape[0] != src->desc.shape[0]) return fail(o, "result must be [rows, 1] of the source type");
     if (src->valid_cols == 0) return fail(o, "reduces an empty row");
+    const ew_semantics& step = *ew_op_of(max ? opcode::tile_maximum : opcode::tile_add);
     for (std::int64_t i = 0; i < im.valid_rows && i < src->desc.shape[0]; ++i) {
       cell_meta m;
       element acc = read(*src, i, 0, m);
@@ -468,7 +469,7 @@ class tile_interpreter : public interpreter<tile_interpreter> {
         cell_meta x;
         const element e = read(*src, i, j, x);
         m = merge(m, x);
-        acc = ew_apply(max ? ew_op::maximum : ew_op::add, d, acc, e);
+        acc = ew_apply(step, d, acc, e);
       }
       for (std::int64_t j = 0; j < im.valid_cols; ++j) im.write(i, j, acc, computed(m, o.index, false));
     }
