@@ -20,7 +20,7 @@
 #include <string_view>
 
 #include "tile2buffer/detail/text.hpp"
-#include "tile2buffer/engine/options.hpp"
+#include "tile2buffer/options.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/op.hpp"
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "tile2buffer/diag/diagnostic.hpp"
-#include "tile2buffer/engine/options.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
+#include "tile2buffer/options.hpp"
 #include "tile2buffer/passes/init_storage.hpp"
 #include "tile2buffer/passes/verify_tile_storage.hpp"
 

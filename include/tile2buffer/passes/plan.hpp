@@ -5,8 +5,8 @@
 #pragma once
 
 #include "tile2buffer/diag/diagnostic.hpp"
-#include "tile2buffer/engine/options.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
+#include "tile2buffer/options.hpp"
 #include "tile2buffer/plan/planners.hpp"
 
 namespace tile2buffer {
