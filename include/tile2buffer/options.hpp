@@ -6,14 +6,8 @@
 
 #include <cstdint>
 #include <string_view>
-#include <type_traits>
 
-#include <boost/hana/accessors.hpp>
 #include <boost/hana/adapt_struct.hpp>
-#include <boost/hana/first.hpp>
-#include <boost/hana/for_each.hpp>
-#include <boost/hana/second.hpp>
-#include <boost/hana/string.hpp>
 
 #include "tile2buffer/config.hpp"
 #include "tile2buffer/detail/reflect.hpp"
@@ -49,25 +43,13 @@ BOOST_HANA_ADAPT_STRUCT(tile2buffer::options, enable_buffer_ir, planner, target,
 
 namespace tile2buffer {
 inline namespace v0 {
-namespace detail {
-constexpr void append_key_value(text& k, bool v) { k << (v ? 1 : 0); }
-template <class E>
-  requires std::is_enum_v<E>
-constexpr void append_key_value(text& k, E v) {
-  k << name(v);
-}
-}  // namespace detail
 
 /// Key for compilation caches: two option sets share artifacts iff their keys are equal.
 /// `t2b/buffer_semantics=N` then `;member=value` for every member of `options`, in declaration order.
 constexpr text cache_key(const options& o) {
-  namespace hana = boost::hana;
   text k;
   k << "t2b/buffer_semantics=" << buffer_semantics_version;
-  hana::for_each(hana::accessors<options>(), [&](auto field) {
-    k << ';' << hana::to<const char*>(hana::first(field)) << '=';
-    detail::append_key_value(k, hana::second(field)(o));
-  });
+  detail::append_members_as_key(k, o);
   return k;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file detail/reflect.hpp
-/// Compile-time checks over a struct adapted with `BOOST_HANA_ADAPT_STRUCT`: the adapted list is
-/// written by hand next to the struct, so these prove it names every member, and that a function
-/// of the struct (a cache key) sees each of them.
+/// Per-member code for structs adapted with `BOOST_HANA_ADAPT_STRUCT`: a `;name=value` key writer,
+/// and compile-time checks that the hand-written adapted list names every member and that a
+/// function of the struct (a cache key) sees each of them.
 #pragma once
 
 #include <array>
@@ -10,13 +10,36 @@
 #include <type_traits>
 
 #include <boost/hana/accessors.hpp>
+#include <boost/hana/first.hpp>
+#include <boost/hana/for_each.hpp>
 #include <boost/hana/length.hpp>
 #include <boost/hana/second.hpp>
+#include <boost/hana/string.hpp>
 #include <boost/hana/unpack.hpp>
+
+#include "tile2buffer/detail/text.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
+
+constexpr void append_key_value(text& k, bool v) { k << (v ? 1 : 0); }
+template <class E>
+  requires std::is_enum_v<E>
+constexpr void append_key_value(text& k, E v) {
+  k << name(v);  // found by ADL next to the enum
+}
+
+/// Appends `;member=value` for every adapted member of `t`, in the adapted order. Members are
+/// bools (`0`/`1`) or enums with a `name()`; another member type fails here, asking for a writer.
+template <class T>
+constexpr void append_members_as_key(text& k, const T& t) {
+  namespace hana = boost::hana;
+  hana::for_each(hana::accessors<T>(), [&](auto field) {
+    k << ';' << hana::to<const char*>(hana::first(field)) << '=';
+    append_key_value(k, hana::second(field)(t));
+  });
+}
 
 /// Converts to any member type; only named in unevaluated operands, so never defined.
 struct any_member {
