@@ -23,7 +23,7 @@
 
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/detail/text.hpp"
-#include "tile2buffer/engine/options.hpp"
+#include "tile2buffer/options.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/op.hpp"
 #include "tile2buffer/ir/typed_op.hpp"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "tile2buffer/detail/text.hpp"
-#include "tile2buffer/ir/location.hpp"
+#include "tile2buffer/location.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {

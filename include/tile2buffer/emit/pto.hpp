@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/detail/decimal.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/emit/mlir.hpp"
@@ -30,7 +31,6 @@
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/ir/walk.hpp"
-#include "tile2buffer/text/print.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {

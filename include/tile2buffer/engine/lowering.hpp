@@ -14,7 +14,7 @@
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
-#include "tile2buffer/engine/options.hpp"
+#include "tile2buffer/options.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
 
 namespace tile2buffer {

@@ -13,10 +13,10 @@
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/ir/enums.hpp"
 #include "tile2buffer/ir/ids.hpp"
-#include "tile2buffer/ir/location.hpp"
 #include "tile2buffer/ir/op.hpp"
 #include "tile2buffer/ir/operand.hpp"
 #include "tile2buffer/ir/types.hpp"
+#include "tile2buffer/location.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {

@@ -13,10 +13,10 @@
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
-#include "tile2buffer/engine/options.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"
+#include "tile2buffer/options.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {

@@ -13,8 +13,8 @@
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
-#include "tile2buffer/engine/options.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
+#include "tile2buffer/options.hpp"
 #include "tile2buffer/passes/init_storage.hpp"
 #include "tile2buffer/passes/verify_tile_storage.hpp"
 

@@ -6,7 +6,7 @@
 
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
-#include "tile2buffer/engine/options.hpp"
+#include "tile2buffer/options.hpp"
 #include "tile2buffer/plan/planners.hpp"
 
 namespace tile2buffer {

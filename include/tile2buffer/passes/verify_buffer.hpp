@@ -11,10 +11,10 @@
 
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
-#include "tile2buffer/engine/options.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/ir/walk.hpp"
+#include "tile2buffer/options.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {

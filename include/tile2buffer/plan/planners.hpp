@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/storage.hpp"
-#include "tile2buffer/engine/options.hpp"
+#include "tile2buffer/options.hpp"
 #include "tile2buffer/plan/lifetime.hpp"
 
 namespace tile2buffer {

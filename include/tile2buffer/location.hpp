@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-/// @file ir/location.hpp
-/// Source locations carried by every op, parameter and diagnostic.
+/// @file location.hpp
+/// Source locations carried by every op, parameter and diagnostic. A base header, so that `ir/`
+/// (ops) and `diag/` (diagnostics) can both use it without including each other.
 #pragma once
 
 #include <cstdint>
