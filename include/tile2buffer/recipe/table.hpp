@@ -34,15 +34,15 @@ struct default_recipes : recipe_list<
     lower_spmd_query<opcode::tile_get_subblock_idx>,
     stays_tile<tile::row_sum, "reductions remain Tile in the normal pipeline">,
     stays_tile<tile::row_max, "reductions remain Tile in the normal pipeline">,
-    stays_tile<op_t<opcode::tile_reshape>, "tile.reshape has no Buffer recipe in this rollout">,
-    stays_tile<op_t<opcode::tile_reinterpret_view>, "tile.reinterpret_view has no Buffer recipe in this rollout">,
-    stays_tile<op_t<opcode::tile_transpose_view>, "tile.transpose_view needs the cube recipes, which this rollout lacks">,
+    stays_tile<tile::reshape, "tile.reshape has no Buffer recipe in this rollout">,
+    stays_tile<tile::reinterpret_view, "tile.reinterpret_view has no Buffer recipe in this rollout">,
+    stays_tile<tile::transpose_view, "tile.transpose_view needs the cube recipes, which this rollout lacks">,
     stays_tile<tile::slice, "tile.slice windows have no Buffer recipe in this rollout">,
     stays_tile<tile::assemble, "tile.assemble has no Buffer recipe in this rollout">,
-    stays_tile<op_t<opcode::tile_set_validshape>, "tile.set_validshape needs the runtime-valid recipes, which this rollout lacks">,
-    stays_tile<op_t<opcode::tile_extract>, "tile.extract needs the cube recipes, which this rollout lacks">,
-    stays_tile<op_t<opcode::tile_matmul>, "tile.matmul needs the cube recipes, which this rollout lacks">,
-    stays_tile<op_t<opcode::tile_matmul_acc>, "tile.matmul_acc needs the cube recipes, which this rollout lacks">> {};
+    stays_tile<tile::set_validshape, "tile.set_validshape needs the runtime-valid recipes, which this rollout lacks">,
+    stays_tile<tile::extract, "tile.extract needs the cube recipes, which this rollout lacks">,
+    stays_tile<tile::matmul, "tile.matmul needs the cube recipes, which this rollout lacks">,
+    stays_tile<tile::matmul_acc, "tile.matmul_acc needs the cube recipes, which this rollout lacks">> {};
 // clang-format on
 
 // Compiling is checking: the default set covers every Tile op and is unambiguous (the same
