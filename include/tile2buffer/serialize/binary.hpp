@@ -7,8 +7,11 @@
 /// equal to the original and keeps its names and locations.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <ranges>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -31,7 +34,6 @@ inline constexpr std::int64_t binary_version = 1;
 inline constexpr std::string_view binary_magic = "tile2buffer-ir";
 
 namespace detail {
-
 
 /// Regions an op owns, by opcode (the reader rejects any other count).
 constexpr std::uint32_t region_count(opcode c) {
@@ -91,7 +93,7 @@ class binary_writer {
     return 0;
   }
 
-  /// One leaf or nested record (a nested record is an array of its fields: `loc`).
+  /// One leaf or nested record (a map of its fields; `loc` is an array of them).
   template <class T>
   constexpr void put(const T& x) {
     if constexpr (std::is_enum_v<T>) w_.str(spelling(x).names[static_cast<std::size_t>(x)]);
@@ -99,13 +101,20 @@ class binary_writer {
     else if constexpr (std::is_integral_v<T>) w_.integer(x);
     else if constexpr (std::is_same_v<T, span32>) w_.str(f_.str(x));
     else if constexpr (std::is_same_v<T, extent>) extent_value(x);
-    else if constexpr (is_optional<T>) x ? put(*x) : w_.nil();
-    else if constexpr (is_array<T>) {
+    else if constexpr (std::is_same_v<T, value_id>) w_.integer(id(x));
+    else if constexpr (std::is_same_v<T, type>) type_map(x);
+    else if constexpr (std::is_same_v<T, operand>) operand_map(x);
+    else if constexpr (std::is_same_v<T, op_id>) op_map(x);
+    else if constexpr (requires { x.has_value(); }) x ? put(*x) : w_.nil();
+    else if constexpr (std::ranges::range<T>) {
       w_.array(x.size());
       for (const auto& e : x) put(e);
-    } else {
+    } else if constexpr (std::is_same_v<T, location>) {
       w_.array(field_count<T>);
       for_each_field(x, [&](std::string_view, const auto& m) { put(m); });
+    } else {
+      w_.map(field_count<T>);
+      fields(x, all);
     }
   }
   /// The adapted fields of `x` that `keep` accepts, as map entries.
@@ -120,9 +129,7 @@ class binary_writer {
     if (e.is_runtime()) {
       w_.str("?");
     } else if (e.is_value()) {
-      w_.map(1);
-      w_.str("value");
-      w_.integer(id(e.value()));
+      w_.map(1), w_.str("value"), put(e.value());
     } else {
       w_.integer(e.number);
     }
@@ -130,20 +137,8 @@ class binary_writer {
   constexpr void type_map(const type& t) {
     w_.map(type_keys_of(t.kind).size);
     fields(t, [&](std::string_view key) { return carries(t.kind, key); });
-    if (t.is_tensor()) {
-      w_.str("stride");
-      t.has_stride ? put(t.stride) : w_.nil();
-    }
-    if (t.is_tile()) {
-      w_.str("storage");
-      if (t.mem.valid()) {
-        w_.map(2);
-        w_.str("mem"), w_.integer(id(t.mem));
-        w_.str("offset"), w_.integer(t.mem_offset);
-      } else {
-        w_.nil();
-      }
-    }
+    if (t.is_tensor()) w_.str("stride"), t.has_stride ? put(t.stride) : w_.nil();
+    if (t.is_tile()) w_.str("storage"), t.mem.valid() ? put(storage_clause{t.mem, t.mem_offset}) : w_.nil();
   }
   /// `id`, `name` and `type`: a value definition's fields, also a parameter's first ones.
   constexpr void value_fields(value_id v) {
@@ -173,9 +168,7 @@ class binary_writer {
           w_.array(0);
           return;
         }
-        w_.array(s.count);
-        for (const operand& e : f_.pool(s)) operand_map(e);
-        return;
+        return put(f_.pool(s));
       }
       case operand_kind::space: return enum_operand<memory_space>(o.num, "memory-space");
       case operand_kind::dtype: return enum_operand<dtype>(o.num, "dtype");
@@ -194,20 +187,14 @@ class binary_writer {
     w_.str("args");
     w_.array(reg.args.count);
     for (std::uint32_t i = 0; i < reg.args.count; ++i) value_def(value_id{reg.args.begin + i});
-    w_.str("ops");
-    const auto ops = f_.ops_of(r);
-    w_.array(ops.size());
-    for (const op_id o : ops) op_map(o);
+    w_.str("ops"), put(f_.ops_of(r));
   }
   constexpr void op_map(op_id o) {
     const op_node& n = f_.op(o);
     w_.map(6);
     w_.str("op"), w_.str(mnemonic(n.code()));
     w_.str("loc"), put(n.loc);
-    const auto args = f_.args(o);
-    w_.str("args");
-    w_.array(args.size());
-    for (const operand& a : args) operand_map(a);
+    w_.str("args"), put(f_.args(o));
     const auto kws = f_.kwargs_of(o);
     w_.str("kwargs");
     w_.map(kws.size());
@@ -234,9 +221,7 @@ class binary_writer {
       value_fields(p.value);
       fields(p, all);
     }
-    w_.str("results");
-    w_.array(f_.results.size());
-    for (const type& t : f_.results) type_map(t);
+    w_.str("results"), put(f_.results);
     w_.str("body"), region_map(f_.body);
   }
 
@@ -385,12 +370,11 @@ class binary_reader {
         return false;
       }
       const std::string_view key = str();
-      for (std::size_t j = 0; j < o.count; ++j)
-        if (o.fields[j].key == key) {
-          in_.seek(key_pos);
-          fail(text("duplicate field '") << key << "'");
-          return false;
-        }
+      if (find(o, key) != nullptr) {
+        in_.seek(key_pos);
+        fail(text("duplicate field '") << key << "'");
+        return false;
+      }
       if (o.count == o.fields.size()) {
         in_.seek(key_pos);
         fail(text("unexpected field '") << key << "'");
@@ -407,34 +391,29 @@ class binary_reader {
   }
   /// The scanned keys must be exactly `keys`.
   constexpr bool exact(const object& o, std::span<const std::string_view> keys, std::string_view what) {
-    for (std::size_t j = 0; j < o.count; ++j) {
-      bool known = false;
-      for (const auto& k : keys) known = known || k == o.fields[j].key;
-      if (!known) {
+    for (std::size_t j = 0; j < o.count; ++j)
+      if (std::ranges::find(keys, o.fields[j].key) == keys.end()) {
         in_.seek(o.fields[j].pos);
         fail(text("unexpected field '") << o.fields[j].key << "' in " << what);
         return false;
       }
-    }
-    for (const auto& k : keys) {
-      bool present = false;
-      for (std::size_t j = 0; j < o.count; ++j) present = present || o.fields[j].key == k;
-      if (!present) {
+    for (const auto& k : keys)
+      if (find(o, k) == nullptr) {
         fail(text("missing required field '") << k << "' in " << what);
         return false;
       }
-    }
     return true;
+  }
+  [[nodiscard]] static constexpr const entry* find(const object& o, std::string_view key) {
+    for (std::size_t j = 0; j < o.count; ++j)
+      if (o.fields[j].key == key) return &o.fields[j];
+    return nullptr;
   }
   /// Seeks to a field's value and names it in the path until the returned scope ends.
   [[nodiscard]] constexpr scope at(const object& o, std::string_view key) {
-    bool found = false;
-    for (std::size_t j = 0; j < o.count; ++j)
-      if (o.fields[j].key == key) {
-        in_.seek(o.fields[j].pos);
-        found = true;
-      }
-    if (!found) {
+    if (const entry* e = find(o, key)) {
+      in_.seek(e->pos);
+    } else {
       in_.seek(o.end);
       fail(text("missing required field '") << key << "'");
     }
@@ -454,7 +433,8 @@ class binary_reader {
   }
 
   //===--- IR pieces ---===//
-  /// One leaf or nested record (`loc`, an array of its fields); `what` names it in messages.
+  /// One leaf or nested record (a map of its fields; `loc` is an array of them); `what` names
+  /// it in messages.
   template <class T>
   constexpr void get(T& x, std::string_view what) {
     if constexpr (std::is_enum_v<T>) x = enum_value<T>();
@@ -462,7 +442,7 @@ class binary_reader {
     else if constexpr (std::is_same_v<T, std::uint32_t>) x = static_cast<T>(integer_in(0, 0xffffffffLL, what));
     else if constexpr (std::is_same_v<T, span32>) x = b_->intern(str());
     else if constexpr (std::is_same_v<T, extent>) x = extent_value();
-    else if constexpr (is_optional<T>) is_nil() ? nil() : get(x.emplace(), what);
+    else if constexpr (requires { x.has_value(); }) is_nil() ? nil() : get(x.emplace(), what);
     else if constexpr (std::is_same_v<T, std::int64_t>) x = integer();
     else if constexpr (std::is_same_v<T, std::string_view>) x = str();
     else if constexpr (std::is_same_v<T, value_id>) x = ref();
@@ -470,21 +450,27 @@ class binary_reader {
     else if constexpr (std::is_same_v<T, type>) x = type_value();
     else if constexpr (std::is_same_v<T, operand>) x = operand_value();
     else if constexpr (std::is_same_v<T, function>) x = function_value();
-    else if constexpr (std::is_same_v<T, std::array<std::int64_t, 2>>) x = int_pair(what);
-    else if constexpr (is_vector<T>) elements(array(), [&](std::size_t) { get(x.emplace_back(), what); });
-    else if constexpr (is_array<T>) {
+    else if constexpr (requires { x.emplace_back(); }) elements(array(), [&](std::size_t) { get(x.emplace_back(), what); });
+    else if constexpr (std::ranges::range<T>) {
       array_of(x.size(), what);
-      for (std::size_t i = 0; i < x.size() && ok(); ++i) {
-        auto e = element(i);
+      elements(x.size(), [&](std::size_t i) {
+        if (std::is_integral_v<std::ranges::range_value_t<T>> && in_.peek() != msgpack::family::integer)
+          return fail(text(what) << " must be an integer array; element " << static_cast<std::int64_t>(i)
+                                 << " must be an integer");
         get(x[i], what);
-      }
-    } else {
+      });
+    } else if constexpr (std::is_same_v<T, location>) {
       array_of(field_count<T>, what);
       std::size_t i = 0;
       for_each_field(x, [&](std::string_view key, auto& m) {
         auto e = element(i++);
         get(m, field_noun(key));
       });
+    } else {
+      object o;
+      if (!scan(o, what) || !exact(o, keys_of<T>(std::array<std::string_view, 0>{}), what)) return;
+      fields(o, x, all);
+      finish(o);
     }
   }
   /// The adapted fields of `x` that `keep` accepts, from the scanned map `o`.
@@ -510,20 +496,6 @@ class binary_reader {
     get(x, field_noun(key));
   }
   static constexpr bool all(std::string_view) { return true; }
-  constexpr std::array<std::int64_t, 2> int_pair(std::string_view what) {
-    std::array<std::int64_t, 2> v{};
-    array_of(2, what);
-    for (std::size_t i = 0; i < 2 && ok(); ++i) {
-      auto s = element(i);
-      if (in_.peek() != msgpack::family::integer) {
-        fail(text(what) << " must be an integer array; element " << static_cast<std::int64_t>(i)
-                        << " must be an integer");
-        return v;
-      }
-      v[i] = integer();
-    }
-    return v;
-  }
   constexpr value_id ref() {
     const std::int64_t v = integer();
     if (ok() && (v < 0 || v >= static_cast<std::int64_t>(value_count_))) {
@@ -545,13 +517,10 @@ class binary_reader {
         object o;
         if (!scan(o, "a valid extent") || !exact(o, std::array<std::string_view, 1>{"value"}, "a valid extent"))
           return {};
-        extent e;
-        {
-          auto s = at(o, "value");
-          e = extent::of(ref());
-        }
+        value_id v;
+        field(o, "value", v);
         finish(o);
-        return e;
+        return extent::of(v);
       }
       default:
         fail(text("a valid extent must be an integer, \"?\" or {value: id}, got ") << msgpack::family_name(in_.peek()));
@@ -567,29 +536,12 @@ class binary_reader {
     if (!ok()) return {};
     if (!exact(o, type_keys_of(t.kind).view(), type_nouns[static_cast<std::size_t>(t.kind)])) return {};
     fields(o, t, [&](std::string_view key) { return key != "kind" && carries(t.kind, key); });
-    if (t.is_tensor()) {
-      auto s = at(o, "stride");
-      if (is_nil()) {
-        nil();
-      } else {
-        t.has_stride = true;
-        t.stride = int_pair("stride");
-      }
-    }
-    if (t.is_tile()) {
-      auto s = at(o, "storage");
-      if (is_nil()) {
-        nil();
-      } else {
-        object st;
-        if (scan(st, "a storage clause") &&
-            exact(st, std::array<std::string_view, 2>{"mem", "offset"}, "a storage clause")) {
-          field(st, "mem", t.mem);
-          field(st, "offset", t.mem_offset);
-          finish(st);
-        }
-      }
-    }
+    std::optional<std::array<std::int64_t, 2>> stride;
+    std::optional<storage_clause> storage;
+    if (t.is_tensor()) field(o, "stride", stride);
+    if (t.is_tile()) field(o, "storage", storage);
+    if (stride) t.has_stride = true, t.stride = *stride;
+    if (storage) t.mem = storage->mem, t.mem_offset = storage->offset;
     finish(o);
     return t;
   }
@@ -659,7 +611,7 @@ class binary_reader {
         case operand_kind::tuple: {
           std::vector<operand> elems;
           get(elems, "elements");
-          if (ok()) out = b_->tuple(std::span<const operand>(elems.data(), elems.size()));
+          if (ok()) out = b_->tuple(elems);
           break;
         }
         case operand_kind::space: out = operand::of(enum_value<memory_space>()); break;
@@ -752,10 +704,7 @@ class binary_reader {
       value_defs(n, names, types);
     }
     if (!ok()) return;
-    b_->emit(c, std::span<const operand>(args.data(), args.size()), std::span<const kwarg>(kws.data(), kws.size()),
-             std::span<const type>(types.data(), types.size()),
-             std::span<const std::string_view>(names.data(), names.size()), l,
-             nregions > 0 ? span32{first.index, nregions} : span32{});
+    b_->emit(c, args, kws, types, names, l, nregions > 0 ? span32{first.index, nregions} : span32{});
     finish(o);
   }
 
@@ -775,9 +724,7 @@ class binary_reader {
       value_defs(n, names, types);
     }
     if (!ok()) return;
-    if (r.valid())
-      b_->open_region(r, std::span<const type>(types.data(), types.size()),
-                      std::span<const std::string_view>(names.data(), names.size()));
+    if (r.valid()) b_->open_region(r, types, names);
     {
       auto s = at(o, "ops");
       elements(array(), [&](std::size_t) { op_value(depth); });
@@ -835,13 +782,6 @@ class binary_reader {
     return b.finish();
   }
 
-  constexpr void program_value(program& p) {
-    object o;
-    if (!scan(o, "a program") || !exact(o, keys_of<program>(std::array<std::string_view, 0>{}), "a program")) return;
-    fields(o, p, all);
-    finish(o);
-  }
-
   constexpr void envelope(program& p) {
     const std::size_t n = array();
     if (!ok()) return;
@@ -868,7 +808,7 @@ class binary_reader {
         return;
       }
     }
-    program_value(p);  // paths start at the program's own fields
+    get(p, "a program");  // paths start at the program's own fields
   }
 
   msgpack::reader in_;

@@ -9,11 +9,9 @@
 
 #include <array>
 #include <cstddef>
-#include <optional>
 #include <span>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <boost/hana/accessors.hpp>
 #include <boost/hana/adapt_struct.hpp>
@@ -25,6 +23,14 @@
 
 #include "tile2buffer/ir/function.hpp"
 
+namespace tile2buffer::inline v0::detail {
+/// A Tile's `storage` in the file: its planned allocation and the byte offset in it.
+struct storage_clause {
+  value_id mem;
+  std::int64_t offset = 0;
+};
+}  // namespace tile2buffer::inline v0::detail
+
 // Why here and not in ir/: the adaptation is the file format's view of the IR, not the IR's.
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::location, line, col);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::type, kind, shape, dt, tlayout, space, valid, blayout, slayout, fractal, pad,
@@ -32,6 +38,7 @@ BOOST_HANA_ADAPT_STRUCT(tile2buffer::type, kind, shape, dt, tlayout, space, vali
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::param_info, dir, loc);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::function, kind, name, loc, stage, buffer_ir_selected, target);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::program, file, functions);
+BOOST_HANA_ADAPT_STRUCT(tile2buffer::detail::storage_clause, mem, offset);
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -49,6 +56,7 @@ constexpr std::string_view field_noun(std::string_view key) {
   if (key == "loc") return "a location [line, col]";
   if (key == "line") return "a line";
   if (key == "col") return "a column";
+  if (key == "storage") return "a storage clause";
   return key;
 }
 
@@ -67,9 +75,8 @@ template <class T, std::size_t N>
 constexpr std::array<std::string_view, field_count<T> + N> keys_of(std::array<std::string_view, N> extra) {
   std::array<std::string_view, field_count<T> + N> out{};
   std::size_t i = 0;
-  boost::hana::for_each(boost::hana::accessors<T>(), [&](auto field) {
-    out[i++] = file_key(boost::hana::to<const char*>(boost::hana::first(field)));
-  });
+  T x{};
+  for_each_field(x, [&](std::string_view key, const auto&) { out[i++] = key; });
   for (const std::string_view k : extra) out[i++] = k;
   return out;
 }
@@ -135,19 +142,6 @@ constexpr enum_spelling spelling(direction) { return {direction_names, "directio
 constexpr enum_spelling spelling(function_kind) { return {function_kind_names, "function kind"}; }
 constexpr enum_spelling spelling(ir_stage) { return {stage_names, "stage"}; }
 constexpr enum_spelling spelling(target_arch) { return {target_names, "target"}; }
-
-template <class T>
-inline constexpr bool is_optional = false;
-template <class T>
-inline constexpr bool is_optional<std::optional<T>> = true;
-template <class T>
-inline constexpr bool is_array = false;
-template <class T, std::size_t N>
-inline constexpr bool is_array<std::array<T, N>> = true;
-template <class T>
-inline constexpr bool is_vector = false;
-template <class T>
-inline constexpr bool is_vector<std::vector<T>> = true;
 
 }  // namespace detail
 }  // namespace v0
