@@ -7,11 +7,9 @@
 /// equal to the original and keeps its names and locations.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <ranges>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -106,7 +104,7 @@ class binary_writer {
     else if constexpr (std::is_same_v<T, operand>) operand_map(x);
     else if constexpr (std::is_same_v<T, op_id>) op_map(x);
     else if constexpr (requires { x.has_value(); }) x ? put(*x) : w_.nil();
-    else if constexpr (std::ranges::range<T>) {
+    else if constexpr (requires { x.begin(), x.size(); }) {
       w_.array(x.size());
       for (const auto& e : x) put(e);
     } else if constexpr (std::is_same_v<T, location>) {
@@ -391,12 +389,15 @@ class binary_reader {
   }
   /// The scanned keys must be exactly `keys`.
   constexpr bool exact(const object& o, std::span<const std::string_view> keys, std::string_view what) {
-    for (std::size_t j = 0; j < o.count; ++j)
-      if (std::ranges::find(keys, o.fields[j].key) == keys.end()) {
+    for (std::size_t j = 0; j < o.count; ++j) {
+      bool known = false;
+      for (const auto& k : keys) known = known || k == o.fields[j].key;
+      if (!known) {
         in_.seek(o.fields[j].pos);
         fail(text("unexpected field '") << o.fields[j].key << "' in " << what);
         return false;
       }
+    }
     for (const auto& k : keys)
       if (find(o, k) == nullptr) {
         fail(text("missing required field '") << k << "' in " << what);
@@ -451,10 +452,10 @@ class binary_reader {
     else if constexpr (std::is_same_v<T, operand>) x = operand_value();
     else if constexpr (std::is_same_v<T, function>) x = function_value();
     else if constexpr (requires { x.emplace_back(); }) elements(array(), [&](std::size_t) { get(x.emplace_back(), what); });
-    else if constexpr (std::ranges::range<T>) {
+    else if constexpr (requires { x.begin(), x.size(); }) {
       array_of(x.size(), what);
       elements(x.size(), [&](std::size_t i) {
-        if (std::is_integral_v<std::ranges::range_value_t<T>> && in_.peek() != msgpack::family::integer)
+        if (std::is_integral_v<std::remove_cvref_t<decltype(x[0])>> && in_.peek() != msgpack::family::integer)
           return fail(text(what) << " must be an integer array; element " << static_cast<std::int64_t>(i)
                                  << " must be an integer");
         get(x[i], what);
