@@ -9,8 +9,10 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "tile2buffer/detail/text.hpp"
@@ -19,6 +21,7 @@
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/opcode.hpp"
 #include "tile2buffer/serialize/msgpack.hpp"
+#include "tile2buffer/serialize/schema.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -29,11 +32,6 @@ inline constexpr std::int64_t binary_version = 1;
 inline constexpr std::string_view binary_magic = "tile2buffer-ir";
 
 namespace detail {
-
-inline constexpr std::array<std::string_view, 7> type_kind_names{"none", "scalar", "tensor", "tile",
-                                                                 "buffer", "mem", "task"};
-inline constexpr std::array<std::string_view, 9> operand_kind_names{"none",  "value", "int",   "float", "bool",
-                                                                    "tuple", "space", "dtype", "symbol"};
 
 /// Regions an op owns, by opcode (the reader rejects any other count).
 constexpr std::uint32_t region_count(opcode c) {
@@ -93,145 +91,93 @@ class binary_writer {
     return 0;
   }
 
-  constexpr void loc(location l) {
-    w_.array(2);
-    w_.integer(l.line);
-    w_.integer(l.col);
+  /// One leaf or nested record (a map of its fields; `loc` is an array of them).
+  template <class T>
+  constexpr void put(const T& x) {
+    if constexpr (std::is_enum_v<T>) w_.str(spelling(x).names[static_cast<std::size_t>(x)]);
+    else if constexpr (std::is_same_v<T, bool>) w_.boolean(x);
+    else if constexpr (std::is_integral_v<T>) w_.integer(x);
+    else if constexpr (std::is_same_v<T, span32>) w_.str(f_.str(x));
+    else if constexpr (std::is_same_v<T, extent>) extent_value(x);
+    else if constexpr (std::is_same_v<T, value_id>) w_.integer(id(x));
+    else if constexpr (std::is_same_v<T, type>) type_map(x);
+    else if constexpr (std::is_same_v<T, operand>) operand_map(x);
+    else if constexpr (std::is_same_v<T, op_id>) op_map(x);
+    else if constexpr (requires { x.has_value(); }) x ? put(*x) : w_.nil();
+    else if constexpr (requires { x.begin(), x.size(); }) {
+      w_.array(x.size());
+      for (const auto& e : x) put(e);
+    } else if constexpr (std::is_same_v<T, location>) {
+      w_.array(field_count<T>);
+      for_each_field(x, [&](std::string_view, const auto& m) { put(m); });
+    } else {
+      w_.map(field_count<T>);
+      fields(x, all);
+    }
   }
-  constexpr void pair(std::int64_t a, std::int64_t b) {
-    w_.array(2);
-    w_.integer(a);
-    w_.integer(b);
+  /// The adapted fields of `x` that `keep` accepts, as map entries.
+  template <class T, class Keep>
+  constexpr void fields(const T& x, Keep keep) {
+    for_each_field(x, [&](std::string_view key, const auto& m) {
+      if (keep(key)) w_.str(key), put(m);
+    });
   }
+  static constexpr bool all(std::string_view) { return true; }
   constexpr void extent_value(const extent& e) {
     if (e.is_runtime()) {
       w_.str("?");
     } else if (e.is_value()) {
-      w_.map(1);
-      w_.str("value");
-      w_.integer(id(e.value()));
+      w_.map(1), w_.str("value"), put(e.value());
     } else {
       w_.integer(e.number);
     }
   }
   constexpr void type_map(const type& t) {
-    const auto k = static_cast<std::size_t>(t.kind);
-    switch (t.kind) {
-      case type_kind::scalar:
-        w_.map(2);
-        w_.str("kind"), w_.str(type_kind_names[k]);
-        w_.str("dtype"), w_.str(name(t.dt));
-        return;
-      case type_kind::tensor:
-        w_.map(5);
-        w_.str("kind"), w_.str(type_kind_names[k]);
-        w_.str("shape"), pair(t.shape[0], t.shape[1]);
-        w_.str("dtype"), w_.str(name(t.dt));
-        w_.str("layout"), w_.str(name(t.tlayout));
-        w_.str("stride");
-        if (t.has_stride) pair(t.stride[0], t.stride[1]);
-        else w_.nil();
-        return;
-      case type_kind::tile:
-      case type_kind::buffer:
-        w_.map(t.is_tile() ? 11 : 10);
-        w_.str("kind"), w_.str(type_kind_names[k]);
-        w_.str("shape"), pair(t.shape[0], t.shape[1]);
-        w_.str("dtype"), w_.str(name(t.dt));
-        w_.str("space"), w_.str(name(t.space));
-        w_.str("valid");
-        w_.array(2);
-        extent_value(t.valid[0]);
-        extent_value(t.valid[1]);
-        w_.str("blayout"), w_.str(name(t.blayout));
-        w_.str("slayout"), w_.str(name(t.slayout));
-        w_.str("fractal"), w_.integer(t.fractal);
-        w_.str("pad"), w_.str(name(t.pad));
-        w_.str("compact"), w_.str(name(t.compact));
-        if (t.is_tile()) {
-          w_.str("storage");
-          if (t.mem.valid()) {
-            w_.map(2);
-            w_.str("mem"), w_.integer(id(t.mem));
-            w_.str("offset"), w_.integer(t.mem_offset);
-          } else {
-            w_.nil();
-          }
-        }
-        return;
-      case type_kind::none:
-      case type_kind::mem:
-      case type_kind::task:
-        w_.map(1);
-        w_.str("kind"), w_.str(type_kind_names[k]);
-        return;
-    }
+    w_.map(type_keys_of(t.kind).size);
+    fields(t, [&](std::string_view key) { return carries(t.kind, key); });
+    if (t.is_tensor()) w_.str("stride"), t.has_stride ? put(t.stride) : w_.nil();
+    if (t.is_tile()) w_.str("storage"), t.mem.valid() ? put(storage_clause{t.mem, t.mem_offset}) : w_.nil();
   }
-  constexpr void value_def(value_id v) {
-    w_.map(3);
+  /// `id`, `name` and `type`: a value definition's fields, also a parameter's first ones.
+  constexpr void value_fields(value_id v) {
     w_.str("id"), w_.integer(id(v));
     w_.str("name"), w_.str(f_.name_of(v));
     w_.str("type"), type_map(f_.type_of(v));
   }
+  constexpr void value_def(value_id v) {
+    w_.map(3);
+    value_fields(v);
+  }
   constexpr void operand_map(const operand& o) {
-    const auto k = static_cast<std::size_t>(o.kind);
+    const auto keys = operand_keys(o.kind);
+    w_.map(keys.size);
+    w_.str("kind"), put(o.kind);
+    if (keys.size > 1) w_.str(keys.keys[1]);
     switch (o.kind) {
-      case operand_kind::none:
-        w_.map(1);
-        w_.str("kind"), w_.str(operand_kind_names[k]);
-        return;
-      case operand_kind::value:
-        w_.map(2);
-        w_.str("kind"), w_.str(operand_kind_names[k]);
-        w_.str("id"), w_.integer(id(o.value()));
-        return;
-      case operand_kind::float_lit:
-        w_.map(3);
-        w_.str("kind"), w_.str(operand_kind_names[k]);
-        w_.str("mantissa"), w_.integer(o.num);
-        w_.str("exp10"), w_.integer(o.exp10);
-        return;
+      case operand_kind::none: return;
+      case operand_kind::value: w_.integer(id(o.value())); return;
+      case operand_kind::int_lit: w_.integer(o.num); return;
+      case operand_kind::float_lit: w_.integer(o.num), w_.str("exp10"), w_.integer(o.exp10); return;
+      case operand_kind::bool_lit: w_.boolean(o.num != 0); return;
       case operand_kind::tuple: {
         const span32 s = o.tuple();
-        w_.map(2);
-        w_.str("kind"), w_.str(operand_kind_names[k]);
-        w_.str("elements");
         if (s.begin > f_.operands.size() || s.count > f_.operands.size() - s.begin) {
           error_ << "function @" << f_.name_of() << ": a tuple operand lies outside the operand pool";
           w_.array(0);
           return;
         }
-        w_.array(s.count);
-        for (const operand& e : f_.pool(s)) operand_map(e);
-        return;
+        return put(f_.pool(s));
       }
-      default: break;
-    }
-    w_.map(2);
-    w_.str("kind"), w_.str(operand_kind_names[k]);
-    w_.str("value");
-    switch (o.kind) {
-      case operand_kind::int_lit: w_.integer(o.num); return;
-      case operand_kind::bool_lit: w_.boolean(o.num != 0); return;
-      case operand_kind::space:
-        if (o.num >= 0 && o.num < static_cast<std::int64_t>(space_names.size())) {
-          w_.str(name(static_cast<memory_space>(o.num)));
-        } else {
-          error_ << "function @" << f_.name_of() << ": memory-space operand out of range";
-          w_.nil();
-        }
-        return;
-      case operand_kind::dtype:
-        if (o.num >= 0 && o.num < static_cast<std::int64_t>(dtype_names.size())) {
-          w_.str(name(static_cast<dtype>(o.num)));
-        } else {
-          error_ << "function @" << f_.name_of() << ": dtype operand out of range";
-          w_.nil();
-        }
-        return;
+      case operand_kind::space: return enum_operand<memory_space>(o.num, "memory-space");
+      case operand_kind::dtype: return enum_operand<dtype>(o.num, "dtype");
       case operand_kind::symbol: w_.str(f_.symbol(o)); return;
-      default: w_.nil(); return;
     }
+  }
+  template <class E>
+  constexpr void enum_operand(std::int64_t n, std::string_view what) {
+    if (n >= 0 && n < static_cast<std::int64_t>(spelling(E{}).names.size())) return put(static_cast<E>(n));
+    error_ << "function @" << f_.name_of() << ": " << what << " operand out of range";
+    w_.nil();
   }
   constexpr void region_map(region_id r) {
     const region_info& reg = f_.region(r);
@@ -239,20 +185,14 @@ class binary_writer {
     w_.str("args");
     w_.array(reg.args.count);
     for (std::uint32_t i = 0; i < reg.args.count; ++i) value_def(value_id{reg.args.begin + i});
-    w_.str("ops");
-    const auto ops = f_.ops_of(r);
-    w_.array(ops.size());
-    for (const op_id o : ops) op_map(o);
+    w_.str("ops"), put(f_.ops_of(r));
   }
   constexpr void op_map(op_id o) {
     const op_node& n = f_.op(o);
     w_.map(6);
     w_.str("op"), w_.str(mnemonic(n.code()));
-    w_.str("loc"), loc(n.loc);
-    const auto args = f_.args(o);
-    w_.str("args");
-    w_.array(args.size());
-    for (const operand& a : args) operand_map(a);
+    w_.str("loc"), put(n.loc);
+    w_.str("args"), put(f_.args(o));
     const auto kws = f_.kwargs_of(o);
     w_.str("kwargs");
     w_.map(kws.size());
@@ -269,31 +209,17 @@ class binary_writer {
     for (std::uint32_t i = 0; i < n.results.count; ++i) value_def(value_id{n.results.begin + i});
   }
   constexpr void function_map() {
-    w_.map(10);
-    w_.str("kind"), w_.str(name(f_.kind));
-    w_.str("name"), w_.str(f_.name_of());
-    w_.str("loc"), loc(f_.loc);
-    w_.str("stage"), w_.str(name(f_.stage));
-    w_.str("buffer_ir_selected");
-    if (f_.buffer_ir_selected) w_.boolean(*f_.buffer_ir_selected);
-    else w_.nil();
-    w_.str("target");
-    if (f_.target) w_.str(name(*f_.target));
-    else w_.nil();
+    w_.map(field_count<function> + 4);
+    fields(f_, all);
     w_.str("value_count"), w_.integer(count_);
     w_.str("params");
     w_.array(f_.params.size());
     for (const param_info& p : f_.params) {
-      w_.map(5);
-      w_.str("id"), w_.integer(id(p.value));
-      w_.str("name"), w_.str(f_.name_of(p.value));
-      w_.str("type"), type_map(f_.type_of(p.value));
-      w_.str("direction"), w_.str(name(p.dir));
-      w_.str("loc"), loc(p.loc);
+      w_.map(3 + field_count<param_info>);
+      value_fields(p.value);
+      fields(p, all);
     }
-    w_.str("results");
-    w_.array(f_.results.size());
-    for (const type& t : f_.results) type_map(t);
+    w_.str("results"), put(f_.results);
     w_.str("body"), region_map(f_.body);
   }
 
@@ -338,13 +264,13 @@ class binary_reader {
     std::string_view name;  ///< empty: an array index
     std::int64_t index = 0;
   };
-  struct field {
+  struct entry {
     std::string_view key;
     std::size_t pos = 0;
   };
   /// A scanned map: its keys with the position of each value, and the position after it.
   struct object {
-    std::array<field, 16> fields{};
+    std::array<entry, 16> fields{};
     std::size_t count = 0;
     std::size_t end = 0;
   };
@@ -375,11 +301,12 @@ class binary_reader {
   constexpr void fail(const text& m) { fail(m.view()); }
 
   //===--- primitives (each notes the path on failure) ---===//
-  constexpr std::int64_t integer() {
-    const auto v = in_.integer();
+  template <class V>
+  constexpr V noted(V v) {
     note_failure();
     return v;
   }
+  constexpr std::int64_t integer() { return noted(in_.integer()); }
   constexpr std::int64_t integer_in(std::int64_t lo, std::int64_t hi, std::string_view what) {
     const std::int64_t v = integer();
     if (ok() && (v < lo || v > hi)) {
@@ -390,21 +317,9 @@ class binary_reader {
     }
     return v;
   }
-  constexpr std::string_view str() {
-    const auto s = in_.str();
-    note_failure();
-    return s;
-  }
-  constexpr bool boolean() {
-    const bool b = in_.boolean();
-    note_failure();
-    return b;
-  }
-  constexpr std::size_t array() {
-    const auto n = in_.array();
-    note_failure();
-    return n;
-  }
+  constexpr std::string_view str() { return noted(in_.str()); }
+  constexpr bool boolean() { return noted(in_.boolean()); }
+  constexpr std::size_t array() { return noted(in_.array()); }
   constexpr std::size_t array_of(std::size_t want, std::string_view what) {
     const std::size_t n = array();
     if (ok() && n != want) {
@@ -416,19 +331,17 @@ class binary_reader {
     return n;
   }
   [[nodiscard]] constexpr bool is_nil() const { return in_.peek() == msgpack::family::nil; }
-  constexpr void nil() {
-    in_.nil();
-    note_failure();
-  }
-  template <class E, std::size_t N>
-  constexpr E enum_value(const std::array<std::string_view, N>& names, std::string_view what) {
+  constexpr void nil() { noted(in_.nil()); }
+  template <class E>
+  constexpr E enum_value() {
+    const auto [names, what] = spelling(E{});
     const std::string_view s = str();
     if (!ok()) return E{};
-    for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t i = 0; i < names.size(); ++i)
       if (names[i] == s) return static_cast<E>(i);
     text m;
     m << "unknown " << what << " '" << s << "' (expected one of";
-    for (std::size_t i = 0; i < N; ++i) m << (i == 0 ? " " : ", ") << names[i];
+    for (std::size_t i = 0; i < names.size(); ++i) m << (i == 0 ? " " : ", ") << names[i];
     m << ')';
     fail(m);
     return E{};
@@ -455,18 +368,17 @@ class binary_reader {
         return false;
       }
       const std::string_view key = str();
-      for (std::size_t j = 0; j < o.count; ++j)
-        if (o.fields[j].key == key) {
-          in_.seek(key_pos);
-          fail(text("duplicate field '") << key << "'");
-          return false;
-        }
+      if (find(o, key) != nullptr) {
+        in_.seek(key_pos);
+        fail(text("duplicate field '") << key << "'");
+        return false;
+      }
       if (o.count == o.fields.size()) {
         in_.seek(key_pos);
         fail(text("unexpected field '") << key << "'");
         return false;
       }
-      o.fields[o.count++] = field{key, in_.pos()};
+      o.fields[o.count++] = entry{key, in_.pos()};
       path_.push_back(segment{key, 0});
       in_.skip();
       note_failure();
@@ -476,8 +388,7 @@ class binary_reader {
     return ok();
   }
   /// The scanned keys must be exactly `keys`.
-  template <std::size_t N>
-  constexpr bool exact(const object& o, const std::array<std::string_view, N>& keys, std::string_view what) {
+  constexpr bool exact(const object& o, std::span<const std::string_view> keys, std::string_view what) {
     for (std::size_t j = 0; j < o.count; ++j) {
       bool known = false;
       for (const auto& k : keys) known = known || k == o.fields[j].key;
@@ -487,25 +398,23 @@ class binary_reader {
         return false;
       }
     }
-    for (const auto& k : keys) {
-      bool present = false;
-      for (std::size_t j = 0; j < o.count; ++j) present = present || o.fields[j].key == k;
-      if (!present) {
+    for (const auto& k : keys)
+      if (find(o, k) == nullptr) {
         fail(text("missing required field '") << k << "' in " << what);
         return false;
       }
-    }
     return true;
+  }
+  [[nodiscard]] static constexpr const entry* find(const object& o, std::string_view key) {
+    for (std::size_t j = 0; j < o.count; ++j)
+      if (o.fields[j].key == key) return &o.fields[j];
+    return nullptr;
   }
   /// Seeks to a field's value and names it in the path until the returned scope ends.
   [[nodiscard]] constexpr scope at(const object& o, std::string_view key) {
-    bool found = false;
-    for (std::size_t j = 0; j < o.count; ++j)
-      if (o.fields[j].key == key) {
-        in_.seek(o.fields[j].pos);
-        found = true;
-      }
-    if (!found) {
+    if (const entry* e = find(o, key)) {
+      in_.seek(e->pos);
+    } else {
       in_.seek(o.end);
       fail(text("missing required field '") << key << "'");
     }
@@ -525,33 +434,69 @@ class binary_reader {
   }
 
   //===--- IR pieces ---===//
-  constexpr location loc() {
-    array_of(2, "a location [line, col]");
-    location l;
-    {
-      auto s = element(0);
-      l.line = static_cast<std::uint32_t>(integer_in(0, 0xffffffffLL, "a line"));
+  /// One leaf or nested record (a map of its fields; `loc` is an array of them); `what` names
+  /// it in messages.
+  template <class T>
+  constexpr void get(T& x, std::string_view what) {
+    if constexpr (std::is_enum_v<T>) x = enum_value<T>();
+    else if constexpr (std::is_same_v<T, bool>) x = boolean();
+    else if constexpr (std::is_same_v<T, std::uint32_t>) x = static_cast<T>(integer_in(0, 0xffffffffLL, what));
+    else if constexpr (std::is_same_v<T, span32>) x = b_->intern(str());
+    else if constexpr (std::is_same_v<T, extent>) x = extent_value();
+    else if constexpr (requires { x.has_value(); }) is_nil() ? nil() : get(x.emplace(), what);
+    else if constexpr (std::is_same_v<T, std::int64_t>) x = integer();
+    else if constexpr (std::is_same_v<T, std::string_view>) x = str();
+    else if constexpr (std::is_same_v<T, value_id>) x = ref();
+    else if constexpr (std::is_same_v<T, text>) x = text(str());
+    else if constexpr (std::is_same_v<T, type>) x = type_value();
+    else if constexpr (std::is_same_v<T, operand>) x = operand_value();
+    else if constexpr (std::is_same_v<T, function>) x = function_value();
+    else if constexpr (requires { x.emplace_back(); }) elements(array(), [&](std::size_t) { get(x.emplace_back(), what); });
+    else if constexpr (requires { x.begin(), x.size(); }) {
+      array_of(x.size(), what);
+      elements(x.size(), [&](std::size_t i) {
+        if (std::is_integral_v<std::remove_cvref_t<decltype(x[0])>> && in_.peek() != msgpack::family::integer)
+          return fail(text(what) << " must be an integer array; element " << static_cast<std::int64_t>(i)
+                                 << " must be an integer");
+        get(x[i], what);
+      });
+    } else if constexpr (std::is_same_v<T, location>) {
+      array_of(field_count<T>, what);
+      std::size_t i = 0;
+      for_each_field(x, [&](std::string_view key, auto& m) {
+        auto e = element(i++);
+        get(m, field_noun(key));
+      });
+    } else {
+      object o;
+      if (!scan(o, what) || !exact(o, keys_of<T>(std::array<std::string_view, 0>{}), what)) return;
+      fields(o, x, all);
+      finish(o);
     }
-    {
-      auto s = element(1);
-      l.col = static_cast<std::uint32_t>(integer_in(0, 0xffffffffLL, "a column"));
-    }
-    return l;
   }
-  constexpr std::array<std::int64_t, 2> int_pair(std::string_view what) {
-    std::array<std::int64_t, 2> v{};
-    array_of(2, what);
-    for (std::size_t i = 0; i < 2 && ok(); ++i) {
-      auto s = element(i);
-      if (in_.peek() != msgpack::family::integer) {
-        fail(text(what) << " must be an integer array; element " << static_cast<std::int64_t>(i)
-                        << " must be an integer");
-        return v;
-      }
-      v[i] = integer();
-    }
-    return v;
+  /// The adapted fields of `x` that `keep` accepts, from the scanned map `o`.
+  template <class T, class Keep>
+  constexpr void fields(const object& o, T& x, Keep keep) {
+    for_each_field(x, [&](std::string_view key, auto& m) {
+      if (!ok() || !keep(key)) return;
+      field(o, key, m);
+    });
   }
+  /// Decodes `n` array elements with `f(i)`, each under its index in the path.
+  template <class F>
+  constexpr void elements(std::size_t n, F f) {
+    for (std::size_t i = 0; i < n && ok(); ++i) {
+      auto e = element(i);
+      f(i);
+    }
+  }
+  /// One field of the scanned map `o`.
+  template <class T>
+  constexpr void field(const object& o, std::string_view key, T& x) {
+    auto s = at(o, key);
+    get(x, field_noun(key));
+  }
+  static constexpr bool all(std::string_view) { return true; }
   constexpr value_id ref() {
     const std::int64_t v = integer();
     if (ok() && (v < 0 || v >= static_cast<std::int64_t>(value_count_))) {
@@ -573,13 +518,10 @@ class binary_reader {
         object o;
         if (!scan(o, "a valid extent") || !exact(o, std::array<std::string_view, 1>{"value"}, "a valid extent"))
           return {};
-        extent e;
-        {
-          auto s = at(o, "value");
-          e = extent::of(ref());
-        }
+        value_id v;
+        field(o, "value", v);
         finish(o);
-        return e;
+        return extent::of(v);
       }
       default:
         fail(text("a valid extent must be an integer, \"?\" or {value: id}, got ") << msgpack::family_name(in_.peek()));
@@ -591,119 +533,16 @@ class binary_reader {
     object o;
     if (!scan(o, "a type")) return {};
     type t;
-    {
-      auto s = at(o, "kind");
-      t.kind = enum_value<type_kind>(type_kind_names, "type kind");
-    }
+    field(o, "kind", t.kind);
     if (!ok()) return {};
-    switch (t.kind) {
-      case type_kind::scalar:
-        if (!exact(o, std::array<std::string_view, 2>{"kind", "dtype"}, "a scalar type")) return {};
-        break;
-      case type_kind::tensor:
-        if (!exact(o, std::array<std::string_view, 5>{"kind", "shape", "dtype", "layout", "stride"}, "a tensor type"))
-          return {};
-        break;
-      case type_kind::tile:
-        if (!exact(o,
-                   std::array<std::string_view, 11>{"kind", "shape", "dtype", "space", "valid", "blayout", "slayout",
-                                                    "fractal", "pad", "compact", "storage"},
-                   "a tile type"))
-          return {};
-        break;
-      case type_kind::buffer:
-        if (!exact(o,
-                   std::array<std::string_view, 10>{"kind", "shape", "dtype", "space", "valid", "blayout", "slayout",
-                                                    "fractal", "pad", "compact"},
-                   "a buffer type"))
-          return {};
-        break;
-      default:
-        if (!exact(o, std::array<std::string_view, 1>{"kind"}, "a type of this kind")) return {};
-        finish(o);
-        return t;
-    }
-    {
-      auto s = at(o, "dtype");
-      t.dt = enum_value<dtype>(dtype_names, "dtype");
-    }
-    if (t.kind == type_kind::scalar) {
-      finish(o);
-      return t;
-    }
-    {
-      auto s = at(o, "shape");
-      t.shape = int_pair("shape");
-    }
-    if (t.kind == type_kind::tensor) {
-      {
-        auto s = at(o, "layout");
-        t.tlayout = enum_value<tensor_layout>(tensor_layout_names, "tensor layout");
-      }
-      {
-        auto s = at(o, "stride");
-        if (is_nil()) {
-          nil();
-        } else {
-          t.has_stride = true;
-          t.stride = int_pair("stride");
-        }
-      }
-      finish(o);
-      return t;
-    }
-    {
-      auto s = at(o, "space");
-      t.space = enum_value<memory_space>(space_names, "memory space");
-    }
-    {
-      auto s = at(o, "valid");
-      array_of(2, "valid");
-      for (std::size_t i = 0; i < 2 && ok(); ++i) {
-        auto e = element(i);
-        t.valid[i] = extent_value();
-      }
-    }
-    {
-      auto s = at(o, "blayout");
-      t.blayout = enum_value<box_layout>(box_layout_names, "box layout");
-    }
-    {
-      auto s = at(o, "slayout");
-      t.slayout = enum_value<box_layout>(box_layout_names, "box layout");
-    }
-    {
-      auto s = at(o, "fractal");
-      t.fractal = static_cast<std::uint32_t>(integer_in(0, 0xffffffffLL, "fractal"));
-    }
-    {
-      auto s = at(o, "pad");
-      t.pad = enum_value<pad_value>(pad_names, "pad value");
-    }
-    {
-      auto s = at(o, "compact");
-      t.compact = enum_value<compact_mode>(compact_names, "compact mode");
-    }
-    if (t.kind == type_kind::tile) {
-      auto s = at(o, "storage");
-      if (is_nil()) {
-        nil();
-      } else {
-        object st;
-        if (scan(st, "a storage clause") &&
-            exact(st, std::array<std::string_view, 2>{"mem", "offset"}, "a storage clause")) {
-          {
-            auto m = at(st, "mem");
-            t.mem = ref();
-          }
-          {
-            auto m = at(st, "offset");
-            t.mem_offset = integer();
-          }
-          finish(st);
-        }
-      }
-    }
+    if (!exact(o, type_keys_of(t.kind).view(), type_nouns[static_cast<std::size_t>(t.kind)])) return {};
+    fields(o, t, [&](std::string_view key) { return key != "kind" && carries(t.kind, key); });
+    std::optional<std::array<std::int64_t, 2>> stride;
+    std::optional<storage_clause> storage;
+    if (t.is_tensor()) field(o, "stride", stride);
+    if (t.is_tile()) field(o, "storage", storage);
+    if (stride) t.has_stride = true, t.stride = *stride;
+    if (storage) t.mem = storage->mem, t.mem_offset = storage->offset;
     finish(o);
     return t;
   }
@@ -711,17 +550,18 @@ class binary_reader {
   /// `{id, name, type}`; the id must be the next one in definition order.
   constexpr void value_def(std::string_view& name_out, type& type_out) {
     object o;
-    if (!scan(o, "a value") || !exact(o, std::array<std::string_view, 3>{"id", "name", "type"}, "a value")) return;
-    def_id(o);
-    {
-      auto s = at(o, "name");
-      name_out = str();
-    }
-    {
-      auto s = at(o, "type");
-      type_out = type_value();
-    }
+    if (!scan(o, "a value") || !exact(o, value_keys, "a value")) return;
+    value_fields(o, name_out, type_out);
     finish(o);
+  }
+  static constexpr std::array<std::string_view, 3> value_keys{"id", "name", "type"};
+  constexpr void value_defs(std::size_t n, std::vector<std::string_view>& names, std::vector<type>& types) {
+    elements(n, [&](std::size_t) { value_def(names.emplace_back(), types.emplace_back()); });
+  }
+  constexpr void value_fields(const object& o, std::string_view& name_out, type& type_out) {
+    def_id(o);
+    field(o, "name", name_out);
+    field(o, "type", type_out);
   }
   constexpr void def_id(const object& o) {
     auto s = at(o, "id");
@@ -745,83 +585,45 @@ class binary_reader {
     object o;
     if (!scan(o, "an operand")) return {};
     operand_kind k{};
-    {
-      auto s = at(o, "kind");
-      k = enum_value<operand_kind>(operand_kind_names, "operand kind");
-    }
+    field(o, "kind", k);
     if (!ok()) return {};
+    const auto keys = operand_keys(k);
+    const std::string_view kname = operand_kind_names[static_cast<std::size_t>(k)];
+    if (!exact(o, keys.view(), (text(kname[0] == 'i' ? "an " : "a ") << kname << " operand").view())) return {};
     operand out;
-    switch (k) {
-      case operand_kind::none:
-        exact(o, std::array<std::string_view, 1>{"kind"}, "a none operand");
-        break;
-      case operand_kind::value:
-        if (exact(o, std::array<std::string_view, 2>{"kind", "id"}, "a value operand")) {
-          auto s = at(o, "id");
-          out = operand::of(ref());
-        }
-        break;
-      case operand_kind::int_lit:
-        if (exact(o, std::array<std::string_view, 2>{"kind", "value"}, "an int operand")) {
-          auto s = at(o, "value");
-          out = operand::integer(integer());
-        }
-        break;
-      case operand_kind::float_lit:
-        if (exact(o, std::array<std::string_view, 3>{"kind", "mantissa", "exp10"}, "a float operand")) {
-          std::int64_t m = 0, e = 0;
-          {
-            auto s = at(o, "mantissa");
-            m = integer();
-          }
-          {
-            auto s = at(o, "exp10");
-            e = integer_in(-32768, 32767, "exp10");
-            // Normalizing strips the mantissa's trailing zeros; each one raises the exponent.
-            std::int64_t normalized = e;
-            for (std::int64_t r = m; r != 0 && r % 10 == 0; r /= 10) ++normalized;
-            if (ok() && normalized > 32767) fail("exp10 overflows once the mantissa's trailing zeros are removed");
-          }
-          if (ok()) out = operand::decimal(m, static_cast<int>(e));
-        }
-        break;
-      case operand_kind::bool_lit:
-        if (exact(o, std::array<std::string_view, 2>{"kind", "value"}, "a bool operand")) {
-          auto s = at(o, "value");
-          out = operand::boolean(boolean());
-        }
-        break;
-      case operand_kind::tuple:
-        if (exact(o, std::array<std::string_view, 2>{"kind", "elements"}, "a tuple operand")) {
-          auto s = at(o, "elements");
+    if (k == operand_kind::float_lit) {
+      std::int64_t m = 0, e = 0;
+      field(o, "mantissa", m);
+      {
+        auto s = at(o, "exp10");
+        e = integer_in(-32768, 32767, "exp10");
+        // Normalizing strips the mantissa's trailing zeros; each one raises the exponent.
+        std::int64_t normalized = e;
+        for (std::int64_t r = m; r != 0 && r % 10 == 0; r /= 10) ++normalized;
+        if (ok() && normalized > 32767) fail("exp10 overflows once the mantissa's trailing zeros are removed");
+      }
+      if (ok()) out = operand::decimal(m, static_cast<int>(e));
+    } else if (keys.size > 1) {
+      auto s = at(o, keys.keys[1]);
+      switch (k) {
+        case operand_kind::value: out = operand::of(ref()); break;
+        case operand_kind::int_lit: out = operand::integer(integer()); break;
+        case operand_kind::bool_lit: out = operand::boolean(boolean()); break;
+        case operand_kind::tuple: {
           std::vector<operand> elems;
-          const std::size_t n = array();
-          for (std::size_t i = 0; i < n && ok(); ++i) {
-            auto e = element(i);
-            elems.push_back(operand_value());
-          }
-          if (ok()) out = b_->tuple(std::span<const operand>(elems.data(), elems.size()));
+          get(elems, "elements");
+          if (ok()) out = b_->tuple(elems);
+          break;
         }
-        break;
-      case operand_kind::space:
-        if (exact(o, std::array<std::string_view, 2>{"kind", "value"}, "a space operand")) {
-          auto s = at(o, "value");
-          out = operand::of(enum_value<memory_space>(space_names, "memory space"));
-        }
-        break;
-      case operand_kind::dtype:
-        if (exact(o, std::array<std::string_view, 2>{"kind", "value"}, "a dtype operand")) {
-          auto s = at(o, "value");
-          out = operand::of(enum_value<dtype>(dtype_names, "dtype"));
-        }
-        break;
-      case operand_kind::symbol:
-        if (exact(o, std::array<std::string_view, 2>{"kind", "value"}, "a symbol operand")) {
-          auto s = at(o, "value");
+        case operand_kind::space: out = operand::of(enum_value<memory_space>()); break;
+        case operand_kind::dtype: out = operand::of(enum_value<dtype>()); break;
+        case operand_kind::symbol: {
           const std::string_view sym = str();
           if (ok()) out = b_->symbol(sym);
+          break;
         }
-        break;
+        default: break;
+      }
     }
     finish(o);
     return ok() ? out : operand{};
@@ -845,19 +647,9 @@ class binary_reader {
       c = *found;
     }
     location l;
-    {
-      auto s = at(o, "loc");
-      l = loc();
-    }
+    field(o, "loc", l);
     std::vector<operand> args;
-    {
-      auto s = at(o, "args");
-      const std::size_t n = array();
-      for (std::size_t i = 0; i < n && ok(); ++i) {
-        auto e = element(i);
-        args.push_back(operand_value());
-      }
-    }
+    field(o, "args", args);
     std::vector<kwarg> kws;
     {
       auto s = at(o, "kwargs");
@@ -894,10 +686,7 @@ class binary_reader {
       }
       nregions = static_cast<std::uint32_t>(n);
       if (nregions > 0) first = b_->reserve_regions(nregions);
-      for (std::uint32_t i = 0; i < nregions && ok(); ++i) {
-        auto e = element(i);
-        region_value(region_id{first.index + i}, depth + 1);
-      }
+      elements(n, [&](std::size_t i) { region_value(region_id{first.index + static_cast<std::uint32_t>(i)}, depth + 1); });
     }
     if (!ok()) return;
     std::vector<type> types;
@@ -913,18 +702,10 @@ class binary_reader {
         fail(m);
         return;
       }
-      for (std::size_t i = 0; i < n && ok(); ++i) {
-        auto e = element(i);
-        names.emplace_back();
-        types.emplace_back();
-        value_def(names.back(), types.back());
-      }
+      value_defs(n, names, types);
     }
     if (!ok()) return;
-    b_->emit(c, std::span<const operand>(args.data(), args.size()), std::span<const kwarg>(kws.data(), kws.size()),
-             std::span<const type>(types.data(), types.size()),
-             std::span<const std::string_view>(names.data(), names.size()), l,
-             nregions > 0 ? span32{first.index, nregions} : span32{});
+    b_->emit(c, args, kws, types, names, l, nregions > 0 ? span32{first.index, nregions} : span32{});
     finish(o);
   }
 
@@ -941,69 +722,29 @@ class binary_reader {
         fail("the function body takes no arguments");
         return;
       }
-      for (std::size_t i = 0; i < n && ok(); ++i) {
-        auto e = element(i);
-        names.emplace_back();
-        types.emplace_back();
-        value_def(names.back(), types.back());
-      }
+      value_defs(n, names, types);
     }
     if (!ok()) return;
-    if (r.valid())
-      b_->open_region(r, std::span<const type>(types.data(), types.size()),
-                      std::span<const std::string_view>(names.data(), names.size()));
+    if (r.valid()) b_->open_region(r, types, names);
     {
       auto s = at(o, "ops");
-      const std::size_t n = array();
-      for (std::size_t i = 0; i < n && ok(); ++i) {
-        auto e = element(i);
-        op_value(depth);
-      }
+      elements(array(), [&](std::size_t) { op_value(depth); });
     }
     if (r.valid()) b_->close_region();
     finish(o);
   }
 
+  static constexpr auto function_keys =
+      keys_of<function>(std::array<std::string_view, 4>{"value_count", "params", "results", "body"});
+  static constexpr auto param_keys = keys_of<param_info>(value_keys);
+
   constexpr function function_value() {
     object o;
-    if (!scan(o, "a function") ||
-        !exact(o,
-               std::array<std::string_view, 10>{"kind", "name", "loc", "stage", "buffer_ir_selected", "target",
-                                                "value_count", "params", "results", "body"},
-               "a function"))
-      return {};
-    function_kind kind{};
-    std::string_view fname;
-    location floc;
-    {
-      auto s = at(o, "kind");
-      kind = enum_value<function_kind>(function_kind_names, "function kind");
-    }
-    {
-      auto s = at(o, "name");
-      fname = str();
-    }
-    {
-      auto s = at(o, "loc");
-      floc = loc();
-    }
-    if (!ok()) return {};
-    function_builder b(kind, fname, floc);
+    if (!scan(o, "a function") || !exact(o, function_keys, "a function")) return {};
+    // The header's fields go straight into the function; the name is the first one interned.
+    function_builder b(function_kind{}, {});
     b_ = &b;
-    {
-      auto s = at(o, "stage");
-      b.fn().stage = enum_value<ir_stage>(stage_names, "stage");
-    }
-    {
-      auto s = at(o, "buffer_ir_selected");
-      if (is_nil()) nil();
-      else b.fn().buffer_ir_selected = boolean();
-    }
-    {
-      auto s = at(o, "target");
-      if (is_nil()) nil();
-      else b.fn().target = enum_value<target_arch>(target_names, "target");
-    }
+    fields(o, b.fn(), all);
     {
       auto s = at(o, "value_count");
       // Why the bound: every value takes several bytes, and ids near no_id are reserved by `extent`.
@@ -1013,46 +754,19 @@ class binary_reader {
     }
     {
       auto s = at(o, "params");
-      const std::size_t n = array();
-      for (std::size_t i = 0; i < n && ok(); ++i) {
-        auto e = element(i);
+      elements(array(), [&](std::size_t) {
         object p;
-        if (!scan(p, "a parameter") ||
-            !exact(p, std::array<std::string_view, 5>{"id", "name", "type", "direction", "loc"}, "a parameter"))
-          break;
-        def_id(p);
+        if (!scan(p, "a parameter") || !exact(p, param_keys, "a parameter")) return;
         std::string_view pname;
         type ptype;
-        direction dir{};
-        location ploc;
-        {
-          auto f = at(p, "name");
-          pname = str();
-        }
-        {
-          auto f = at(p, "type");
-          ptype = type_value();
-        }
-        {
-          auto f = at(p, "direction");
-          dir = enum_value<direction>(direction_names, "direction");
-        }
-        {
-          auto f = at(p, "loc");
-          ploc = loc();
-        }
-        if (ok()) b.param(pname, ptype, dir, ploc);
+        param_info info;
+        value_fields(p, pname, ptype);
+        fields(p, info, all);
+        if (ok()) b.param(pname, ptype, info.dir, info.loc);
         finish(p);
-      }
+      });
     }
-    {
-      auto s = at(o, "results");
-      const std::size_t n = array();
-      for (std::size_t i = 0; i < n && ok(); ++i) {
-        auto e = element(i);
-        b.result_type(type_value());
-      }
-    }
+    field(o, "results", b.fn().results);
     {
       auto s = at(o, "body");
       if (ok()) region_value(region_id{}, 0);
@@ -1067,24 +781,6 @@ class binary_reader {
     b_ = nullptr;
     finish(o);
     return b.finish();
-  }
-
-  constexpr void program_value(program& p) {
-    object o;
-    if (!scan(o, "a program") || !exact(o, std::array<std::string_view, 2>{"file", "functions"}, "a program")) return;
-    {
-      auto s = at(o, "file");
-      p.file = text(str());
-    }
-    {
-      auto s = at(o, "functions");
-      const std::size_t n = array();
-      for (std::size_t i = 0; i < n && ok(); ++i) {
-        auto e = element(i);
-        p.functions.push_back(function_value());
-      }
-    }
-    finish(o);
   }
 
   constexpr void envelope(program& p) {
@@ -1113,7 +809,7 @@ class binary_reader {
         return;
       }
     }
-    program_value(p);  // paths start at the program's own fields
+    get(p, "a program");  // paths start at the program's own fields
   }
 
   msgpack::reader in_;
