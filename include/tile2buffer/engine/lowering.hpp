@@ -14,8 +14,8 @@
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
-#include "tile2buffer/options.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
+#include "tile2buffer/options.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
