@@ -10,6 +10,7 @@
 
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -37,11 +38,10 @@ constexpr bool cast_expressible(dtype from, dtype to) {
 constexpr text scalar_op_problem(const function& f, op_id o) {
   const op_node& n = f.op(o);
   const opcode c = n.code();
-  const auto args = f.args(o);
   if (n.results.count != 1) return {};
   const dtype res = f.type_of(f.result(o)).dt;
   if (c == opcode::scalar_cast) {
-    const auto from = args.empty() ? std::nullopt : scalar_dtype(f, args[0]);
+    const auto from = scalar_dtype(f, typed<scalar::cast>(f, o).value());
     if (from && !cast_expressible(*from, res))
       return text("cast from ") << name(*from) << " to " << name(res)
                                 << " has no PTO form (unsigned casts are identity, same-width reinterpretation, or from/to INDEX)";
@@ -49,7 +49,7 @@ constexpr text scalar_op_problem(const function& f, op_id o) {
   }
   bool uns = is_unsigned(res);
   bool flt = is_float(res);
-  for (const operand& a : args)
+  for (const operand& a : f.args(o))  // every operand, whatever its name
     if (const auto d = scalar_dtype(f, a)) {
       uns = uns || is_unsigned(*d);
       flt = flt || is_float(*d);
