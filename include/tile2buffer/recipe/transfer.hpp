@@ -48,10 +48,12 @@ struct lower_load {
       return match_result::no(text("GM load requires matching FP16/BF16/FP32/INT32 element types, got ")
                               << tile2buffer::name(gm.dt) << " -> " << tile2buffer::name(dst.dt));
     if (ld.kwarg_set(keyword::cache)) return match_result::no(text("cache-policy loads require a Buffer transfer recipe"));
+    // The shape operand is the physical window (the verifier holds it to the tile's shape); the
+    // Buffer load reads Valid(result), which the optional fourth operand only restates.
     const auto ext = ld.elements(ld.shape());
-    for (int i = 0; i < 2; ++i)
-      if (ext[i].kind != operand_kind::int_lit || ext[i].num != dst.valid[i].number)
-        return match_result::no(text("tile.load extents must equal the tile's static valid extents"));
+    for (std::size_t i = 0; i < 2; ++i)
+      if (ext[i].kind != operand_kind::int_lit || ext[i].num != dst.shape[i])
+        return match_result::no(text("tile.load shape must equal the tile's physical shape"));
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::load> ld, lowering& l) {

@@ -101,9 +101,23 @@ constexpr void check_tile_op(verify_state& s, const op_view& v) {
         s.fail(v.loc, v.mn, " result dtype must equal the tensor dtype");
       if (off.ok && !nonnegative(off)) s.fail(v.loc, v.mn, " offsets must be nonnegative");
       if (r == nullptr || !ext.ok) return;
-      if (!within(ext, r->shape)) s.fail(v.loc, v.mn, " extents must fit the tile shape");
-      if (val.ok && !within(val, r->shape)) s.fail(v.loc, v.mn, " valid extents must fit the tile shape");
-      if (src != nullptr && off.ok && ext.known[0] && ext.known[1] && !static_fits(off, ext.num, src->shape))
+      // One reading (spec, example 05): the shape operand is the physical window, and what is
+      // read from GM is Valid(result); a fourth operand restates those valid extents.
+      if (!ext.known[0] || !ext.known[1] || ext.num != r->shape)
+        s.fail(v.loc, v.mn, " shape operand must equal the tile's physical shape (the valid extents come from the result type)");
+      if (val.ok) {
+        const auto e = s.elements(a[3]);
+        for (std::size_t i = 0; i < 2; ++i) {
+          const extent want = r->valid[i];
+          const bool same = e[i].kind == operand_kind::int_lit ? want.is_static() && want.number == e[i].num
+                                                               : e[i].is_value() && want.is_value() && want.value() == e[i].value();
+          if (!same) {
+            s.fail(v.loc, v.mn, " valid extents operand must restate the result's valid extents");
+            break;
+          }
+        }
+      }
+      if (src != nullptr && off.ok && !static_fits(off, static_extent(*r), src->shape))
         s.fail(v.loc, v.mn, " window must lie within the tensor");
       return;
     }
