@@ -3,7 +3,7 @@
 /// A host set that drops tile.exp without saying it stays Tile: the op is named in the first error.
 // EXPECT-FIRST-ERROR: uncovered_tile_op<
 // EXPECT-FIRST-ERROR: tile_exp
-// EXPECT-ERROR: add a recipe for it, or `stays_tile<tile::<op>, "reason">`
+// EXPECT-ERROR: add a recipe for it, or `stays_tile<tile::<op>,
 // EXPECT-ERROR-COUNT: 1
 #include "host_recipes.hpp"
 
