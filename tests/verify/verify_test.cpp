@@ -49,7 +49,7 @@ const rule_case rule_cases[] = {
     {"elementwise dtypes", add_kernel, flaw::add_dtype, "tile.add operands must have matching dtypes", at(7)},
     {"scalar form", tile_ops_kernel, flaw::adds_scalar, "tile.muls operand 1 must be a scalar", at(4)},
     {"load dtype", add_kernel, flaw::load_dtype, "tile.load result dtype must equal the tensor dtype", at(6)},
-    {"load extents", add_kernel, flaw::load_extents, "tile.load extents must fit the tile shape", at(5)},
+    {"load extents", add_kernel, flaw::load_extents, "tile.load shape operand must equal the tile's physical shape", at(5)},
     {"load window", add_kernel, flaw::load_window, "tile.load window must lie within the tensor", at(6)},
     {"store result", add_kernel, flaw::store_result, "tile.store result type must equal the tensor operand's type",
      at(8)},
