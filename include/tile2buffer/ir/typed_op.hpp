@@ -9,6 +9,7 @@
 /// compile, and an accessor's position is looked up in the table, never written by hand.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -235,10 +236,21 @@ class view : public op_ref<C> {
 #undef T2B_OPERAND_ACCESSOR
 #undef T2B_REST_ACCESSOR
 
-/// The operand of op `o` that the catalogue names `name`, for code that handles a family of
-/// ops generically (every elementwise Buffer op has a `dest`); `operand{}` when it has none.
-constexpr operand named_operand(const function& f, op_id o, std::string_view name) {
-  const int i = detail::operand_position(f.op(o).code(), name);
+namespace detail {
+/// Where each opcode has the operand named `Name` (-1: none), tabulated once per name.
+template <fixed_string Name>
+inline constexpr std::array<int, opcode_count> operand_positions = [] {
+  std::array<int, opcode_count> p{};
+  for (std::size_t i = 0; i < opcode_count; ++i) p[i] = operand_position(static_cast<opcode>(i), Name.view());
+  return p;
+}();
+}  // namespace detail
+
+/// The operand of op `o` that the catalogue names `Name`, for code that handles a family of ops
+/// generically (every elementwise Buffer op has a `dest`); `operand{}` when it has none.
+template <detail::fixed_string Name>
+constexpr operand named_operand(const function& f, op_id o) {
+  const int i = detail::operand_positions<Name>[static_cast<std::size_t>(f.op(o).code())];
   const auto a = f.args(o);
   return i >= 0 && static_cast<std::size_t>(i) < a.size() ? a[static_cast<std::size_t>(i)] : operand{};
 }

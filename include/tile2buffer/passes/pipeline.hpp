@@ -38,12 +38,7 @@ constexpr result<program> run_pass(pass_id id, const program& p, const options& 
     case pass_id::init_storage: return init_storage(p, opts, cache);
     case pass_id::select: return select<Recipes>(p, opts, cache);
     case pass_id::legalize: return legalize(p, opts, cache);
-    case pass_id::verify_tile_storage: {
-      result<program> r;
-      r.errors = tile_storage_errors(p, cache);
-      if (r.ok()) r.value = p;
-      return r;
-    }
+    case pass_id::verify_tile_storage: return verify_tile_storage(p, opts, cache);
     case pass_id::plan: return plan(p, opts, cache);
     case pass_id::lower: return lower_tile_to_buffer<Recipes>(p, opts, cache);
     case pass_id::verify_buffer: return verify_buffer(p, opts);

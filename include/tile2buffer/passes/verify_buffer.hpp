@@ -97,10 +97,10 @@ class buffer_checker {
     const ew_kind ew = info(c).ew;
     if (is_buffer_op(c) && ew != ew_kind::none && ew != ew_kind::fill) {
       // Every elementwise Buffer op names its inputs lhs/rhs or source, and its destination dest.
-      const value_id dst = value_of(named_operand(f_, o, "dest"));
+      const value_id dst = value_of(named_operand<"dest">(f_, o));
       const bool exact_allowed = c != opcode::buffer_recip;
-      for (std::string_view input : {"lhs", "rhs", "source"})
-        if (const operand x = named_operand(f_, o, input); x.kind != operand_kind::none) prove(o, value_of(x), dst, exact_allowed);
+      for (const operand x : {named_operand<"lhs">(f_, o), named_operand<"rhs">(f_, o), named_operand<"source">(f_, o)})
+        if (x.kind != operand_kind::none) prove(o, value_of(x), dst, exact_allowed);
       return;
     }
     if (c == opcode::buffer_copy) {

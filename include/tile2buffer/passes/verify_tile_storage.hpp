@@ -108,11 +108,15 @@ constexpr std::vector<diagnostic> tile_storage_errors(const program& p, bool sel
   analysis_cache cache;
   return tile_storage_errors(p, cache, selected_only);
 }
-constexpr result<program> verify_tile_storage(const program& p, const options&, bool selected_only = true) {
+constexpr result<program> verify_tile_storage(const program& p, const options&, analysis_cache& cache, bool selected_only = true) {
   result<program> r;
-  r.errors = tile_storage_errors(p, selected_only);
+  r.errors = tile_storage_errors(p, cache, selected_only);
   if (r.ok()) r.value = p;
   return r;
+}
+constexpr result<program> verify_tile_storage(const program& p, const options& opts, bool selected_only = true) {
+  analysis_cache cache;
+  return verify_tile_storage(p, opts, cache, selected_only);
 }
 
 }  // namespace v0
