@@ -2,8 +2,7 @@
 /// @file analysis/kernel.hpp
 /// The shared-analyses slot: facts about one kernel computed once and read by select, the
 /// checking passes, the planner and lower (recipes see them through `match_context` and
-/// `lowering`). Today it holds the storage facts; the window, valid-extent and cube issues add
-/// alignment, disjointness and valid-metadata versions here, next to them.
+/// `lowering`): storage facts, scalar divisibility (the alignment proof) and use-site windows.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +10,9 @@
 #include <optional>
 #include <vector>
 
+#include "tile2buffer/analysis/divisibility.hpp"
 #include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/ir/function.hpp"
 
 namespace tile2buffer {
@@ -19,10 +20,12 @@ inline namespace v0 {
 
 struct kernel_analyses {
   storage_facts storage;
+  scalar_divisibility divisibility;
+  window_facts windows;
   /// verify_tile_storage found this exact function clean, so lower need not check it again.
   bool storage_checked = false;
 
-  constexpr explicit kernel_analyses(const function& f) : storage(f) {}
+  constexpr explicit kernel_analyses(const function& f) : storage(f), divisibility(f), windows(f, divisibility) {}
 };
 
 /// Kernel analyses of one program, indexed like `program::functions`, computed on first use.

@@ -2,8 +2,8 @@
 /// @file engine/lowering.hpp
 /// The state one function's conversion runs with: the rewriter building the Buffer-stage
 /// function, the kernel's shared analyses, the storage index (allocation -> distinct descriptor
-/// windows, each with the Buffer handle a recipe defines for it), the Tile value -> handle map,
-/// and the diagnostics. Recipes use only this; the rules of what to emit live in recipe/.
+/// windows, each with the Buffer handle a recipe defines for it), the Tile value -> handle map
+/// (use-site windows included), and the diagnostics. Recipes use only this; the rules of what to emit live in recipe/.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,7 @@ class lowering {
     std::int64_t offset = 0;
     type desc;
     value_id first;
+    bool parent = false;  ///< sliced or assembled into: a use-site window is cut from it
   };
 
   constexpr lowering(const function& src, const options& opts, const kernel_analyses& analyses)
@@ -54,8 +55,27 @@ class lowering {
   }
   constexpr void fail(op_id o, std::string_view source, text message) { fail(rw_.source().op(o).loc, source, static_cast<text&&>(message)); }
 
-  /// The Buffer handle standing for Tile value `v` (defined where its allocation was).
+  /// A use-site window's handle and where it was cut: the handle it is a subview of and its
+  /// (target-side) offsets, so an assemble recognises a source that already is its window.
+  struct use_site_window {
+    value_id handle;
+    value_id parent;
+    operand offsets;
+  };
+  /// Records the Buffer handle defined at the use site for window `tile` (reference §5.7).
+  constexpr void define_window(value_id tile, use_site_window w) {
+    if (windows_.empty()) windows_.resize(rw_.source().values.size());
+    windows_[tile.index] = w;
+  }
+  [[nodiscard]] constexpr const use_site_window* window_of(value_id tile) const {
+    if (tile.index >= windows_.size() || !windows_[tile.index].handle.valid()) return nullptr;
+    return &windows_[tile.index];
+  }
+
+  /// The Buffer handle standing for Tile value `v`: its use-site window, or the handle defined
+  /// where its allocation was.
   [[nodiscard]] constexpr value_id handle(value_id v) const {
+    if (const use_site_window* w = window_of(v)) return w->handle;
     const key_ref k = value_key_[v.index];
     if (k.alloc == no_id) return value_id{};
     return key_handles_[k.alloc][k.key];
@@ -114,14 +134,15 @@ class lowering {
     const function& f = rw_.source();
     for (std::uint32_t i = 0; i < f.values.size(); ++i) {
       const type& t = f.values[i].ty;
-      if (!t.is_tile() || !t.has_storage()) continue;
+      if (!t.is_tile() || !t.has_storage() || analyses_->windows.is_window(value_id{i})) continue;
       const std::uint32_t a = facts().index_of(t.mem);
       if (a == no_id) continue;  // verify_tile_storage reports it
       const type desc = buffer_descriptor(t);
       auto& ks = keys_[a];
       std::uint32_t k = 0;
       while (k < ks.size() && !(ks[k].offset == t.mem_offset && ks[k].desc == desc)) ++k;
-      if (k == ks.size()) ks.push_back(window{t.mem_offset, desc, value_id{i}});
+      if (k == ks.size()) ks.push_back(window{t.mem_offset, desc, value_id{i}, false});
+      ks[k].parent = ks[k].parent || analyses_->windows.is_window_source(value_id{i});
       value_key_[i] = key_ref{a, k};
     }
     for (std::size_t a = 0; a < keys_.size(); ++a) key_handles_[a].assign(keys_[a].size(), value_id{});
@@ -133,6 +154,7 @@ class lowering {
   std::vector<key_ref> value_key_;
   std::vector<std::vector<window>> keys_;
   std::vector<std::vector<value_id>> key_handles_;
+  std::vector<use_site_window> windows_;  // by Tile value id; empty until a window is defined
   std::vector<diagnostic> errors_;
 };
 

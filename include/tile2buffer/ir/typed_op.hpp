@@ -51,7 +51,7 @@ constexpr std::string_view operand_names(opcode c) {
     case opcode::tile_row_sum:
     case opcode::tile_row_max: return "source";
     case opcode::tile_reshape: return "source shape";
-    case opcode::tile_slice: return "source offsets shape valid";
+    case opcode::tile_slice: return "source shape offsets valid";
     case opcode::tile_assemble: return "target source offsets";
     case opcode::tile_set_validshape: return "tile rows cols";
     case opcode::tile_extract: return "source row col";

@@ -2,8 +2,9 @@
 /// @file passes/init_storage.hpp
 /// init_storage (InitMemRef): gives an unplanned device function storage. One allocation per
 /// Tile value; results that are in place by definition share their source's storage (assemble,
-/// matmul_acc, set_validshape, reshape/reinterpret/transpose views); slices are windows with no
-/// storage of their own; a region result shares one allocation with its iteration values.
+/// matmul_acc, set_validshape, reshape/reinterpret/transpose views); windows (slices, and relabels
+/// of slices) have no storage of their own; a region result shares one allocation with its
+/// iteration values.
 /// Planned functions (any tile.alloc or storage clause) pass through unchanged.
 #pragma once
 
@@ -12,6 +13,7 @@
 
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
@@ -49,6 +51,7 @@ constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc) {
 }
 
 constexpr function init_function_storage(const function& f) {
+  const window_facts windows(f, scalar_divisibility(f));
   // owner[v]: the value whose allocation v lives in (itself for a fresh allocation); no_id = none.
   std::vector<std::uint32_t> owner(f.values.size(), no_id);
   std::vector<value_id> fresh;  // values that get their own allocation, in program order
@@ -78,7 +81,7 @@ constexpr function init_function_storage(const function& f) {
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       const value_id res = f.result(o, i);
       if (!f.type_of(res).is_tile()) continue;
-      if (c == opcode::tile_slice) continue;  // a window of its source
+      if (windows.is_window(res)) continue;  // lives in its storage tile's bytes
       if (const auto src = storage_source(f, o); src && src->is_value() && owner[src->ref] != no_id) {
         owner[res.index] = owner[src->ref];
         continue;

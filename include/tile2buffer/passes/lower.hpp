@@ -58,7 +58,7 @@ constexpr result<function> lower_function(const function& f, const options& opts
   result<function> r;
   // The storage closure is rechecked here even when automatic verification is off (unless
   // verify_tile_storage already found this very function clean).
-  if (!analyses.storage_checked) r.errors = check_tile_storage(f, analyses.storage);
+  if (!analyses.storage_checked) r.errors = check_tile_storage(f, analyses);
   for (const auto& p : f.params)
     if (f.type_of(p.value).is_tile())
       r.fail(p.loc, "lower", "device Tile parameters require the Buffer helper ABI recipe");

@@ -37,7 +37,7 @@ constexpr result<program> plan(const program& p, const options& opts, analysis_c
     if (!f.is_device() || f.stage != ir_stage::tile || !addressed(opts.planner)) continue;
     const kernel_analyses& before = cache.get(p, fi);
     const auto& allocs = before.storage.allocations();
-    const auto addr = place(opts.planner, allocs, live_intervals(f, before.storage));
+    const auto addr = place(opts.planner, allocs, live_intervals(f, before.storage, &before.windows));
     kernel_analyses after = before;
     after.storage_checked = false;
     bool changed = false;

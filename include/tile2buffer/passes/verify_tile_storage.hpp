@@ -26,7 +26,8 @@ constexpr bool storage_overlaps(const type& a, const type& b) {
 }  // namespace detail
 
 /// Storage diagnostics of one Tile-stage function (empty when its storage is closed and legal).
-constexpr std::vector<diagnostic> check_tile_storage(const function& f, const storage_facts& facts) {
+constexpr std::vector<diagnostic> check_tile_storage(const function& f, const kernel_analyses& analyses) {
+  const storage_facts& facts = analyses.storage;
   std::vector<diagnostic> out;
   const auto fail = [&](location loc, text msg) { out.push_back(diagnostic{loc, text("verify-tile-storage"), static_cast<text&&>(msg), {}}); };
   for (const allocation& a : facts.allocations()) {
@@ -38,15 +39,11 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const st
     const value_info& i = f.value(v);
     return i.def.valid() ? f.op(i.def).loc : f.loc;
   };
-  // Slice results are windows of their source; everything else needs its own storage clause.
-  std::vector<char> window(f.values.size(), 0);
-  walk(f, [&](op_id o) {
-    if (f.op(o).code() == opcode::tile_slice) window[f.result(o).index] = 1;
-  });
+  // Windows live in their storage tile's bytes; everything else needs its own storage clause.
   for (std::uint32_t i = 0; i < f.values.size(); ++i) {
     const type& t = f.values[i].ty;
-    if (!t.is_tile() || window[i] || f.values[i].origin == value_origin::param) continue;
     const value_id v{i};
+    if (!t.is_tile() || analyses.windows.is_window(v) || f.values[i].origin == value_origin::param) continue;
     if (!t.has_storage()) {
       fail(where(v), text("tile value '") << f.name_of(v) << "' must have planned storage (run init_storage)");
       continue;
@@ -87,7 +84,7 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const st
   });
   return out;
 }
-constexpr std::vector<diagnostic> check_tile_storage(const function& f) { return check_tile_storage(f, storage_facts(f)); }
+constexpr std::vector<diagnostic> check_tile_storage(const function& f) { return check_tile_storage(f, kernel_analyses(f)); }
 
 /// The pass: checks every selected device function (or every device Tile function when
 /// `selected_only` is false, as `lower` does for explicit pipelines).
@@ -98,7 +95,7 @@ constexpr std::vector<diagnostic> tile_storage_errors(const program& p, analysis
     const function& f = p.functions[i];
     if (!f.is_device() || f.stage != ir_stage::tile) continue;
     if (selected_only && !(f.buffer_ir_selected && *f.buffer_ir_selected)) continue;
-    auto errors = check_tile_storage(f, cache.get(p, i).storage);
+    auto errors = check_tile_storage(f, cache.get(p, i));
     if (errors.empty()) cache.mark_storage_checked(i);
     for (auto& d : errors) out.push_back(static_cast<diagnostic&&>(d));
   }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file plan/lifetime.hpp
 /// Live intervals of allocations over program-order op positions. An allocation is live from
-/// the first to the last op that defines or reads a Tile value stored in it; an interval that
+/// the first to the last op that defines or reads a Tile value stored in it, or a window cut from
+/// such a value (a read through a slice reads the source's bytes); an interval that
 /// reaches into a loop from outside covers the whole loop (the next iteration may read it).
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/ir/walk.hpp"
 
 namespace tile2buffer {
@@ -81,8 +83,10 @@ constexpr void cover_loops(std::vector<live_interval>& live, const std::vector<l
 }
 }  // namespace detail
 
-/// One interval per allocation of `facts`, in the same order.
-constexpr std::vector<live_interval> live_intervals(const function& f, const storage_facts& facts) {
+/// One interval per allocation of `facts`, in the same order. `windows` (when given) maps each
+/// window to the storage tile it reads.
+constexpr std::vector<live_interval> live_intervals(const function& f, const storage_facts& facts,
+                                                    const window_facts* windows = nullptr) {
   std::vector<live_interval> live(facts.allocations().size());
   std::vector<std::uint32_t> pos(f.ops.size(), 0);
   std::uint32_t next = 0;
@@ -98,6 +102,7 @@ constexpr std::vector<live_interval> live_intervals(const function& f, const sto
     for (op_id o : f.ops_of(region_id{i})) end[r.parent.index] = std::max(end[r.parent.index], end[o.index]);
   }
   const auto touch = [&](value_id v, std::uint32_t p) {
+    if (windows != nullptr) v = windows->storage_of(v);
     const type& t = f.type_of(v);
     if (!t.is_tile() || !t.has_storage()) return;
     const std::uint32_t a = facts.index_of(t.mem);

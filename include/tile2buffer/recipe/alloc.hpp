@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file recipe/alloc.hpp
-/// tile.alloc (reference §5.5 root finalization): the allocation's Buffer definitions replace
+/// tile.alloc (reference §5.3 root finalization): the allocation's Buffer definitions replace
 /// it — one typed root when a single window covers it, else a 32-byte-aligned UINT8 byte root
 /// with a shared `buffer.subview` per byte window and a typed `buffer.reshape` per descriptor.
+/// Window parents (tiles that are sliced or assembled into) are never byte-root relabels, since
+/// PTOAS cannot subview one: a full-capacity parent is the typed root itself (the byte root is
+/// then a relabel of it), a smaller one gets an alias allocation at its placed address
+/// (addressed planners only).
 #pragma once
 
 #include <algorithm>
@@ -25,8 +29,9 @@ struct lower_alloc {
 
  private:
   using window = lowering::window;
-  /// Byte windows and typed views of a shared root, in canonical key order.
-  static constexpr void emit_views(typed<tile::alloc> op, lowering& l, std::uint32_t a, value_id root);
+  /// Byte windows and typed views of a shared root, in canonical key order; `typed_root` is the
+  /// key the root itself stands for (no_id when the root is the UINT8 byte root).
+  static constexpr void emit_views(typed<tile::alloc> op, lowering& l, std::uint32_t a, value_id root, std::uint32_t typed_root);
 };
 
 constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
@@ -64,15 +69,19 @@ constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
     return;
   }
   if (alloc.capacity % 32 != 0) return l.fail(loc, name, text("a shared storage root needs its capacity aligned to 32 bytes"));
-  const type root_t = buffer_type(alloc.capacity / 32, 32, dtype::uint8);
-  const std::string_view root_names[] = {f.name_of(alloc.mem)};
+  std::uint32_t typed_root = no_id;
+  for (std::uint32_t k = 0; k < ks.size() && typed_root == no_id; ++k)
+    if (ks[k].parent && ks[k].offset == 0 && ks[k].desc.bytes() == alloc.capacity && ks[k].desc.static_valid()) typed_root = k;
+  const type root_t = typed_root != no_id ? ks[typed_root].desc : buffer_type(alloc.capacity / 32, 32, dtype::uint8);
+  const std::string_view root_names[] = {typed_root != no_id ? f.name_of(ks[typed_root].first) : f.name_of(alloc.mem)};
   const operand root_args[] = {b.tuple({}), with_address ? operand::integer(*alloc.address) : operand{}};
   const value_id root = b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(root_args, with_address ? 2 : 1), {},
                                              std::span<const type>(&root_t, 1), root_names, loc));
-  emit_views(op, l, a, root);
+  if (typed_root != no_id) l.define_handle(a, typed_root, root);
+  emit_views(op, l, a, root, typed_root);
 }
 
-constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::uint32_t a, value_id root) {
+constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::uint32_t a, value_id root, std::uint32_t typed_root) {
   const function& f = l.source();
   const allocation& alloc = l.facts().allocations()[a];
   const auto ks = l.windows(a);
@@ -93,21 +102,40 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
   const std::string_view root_name = f.name_of(alloc.mem);
   std::vector<std::pair<std::int64_t, std::int64_t>> byte_keys;  // (offset, bytes) -> byte_windows[i]
   std::vector<value_id> byte_windows;
+  value_id byte_root = typed_root == no_id ? root : value_id{};  // a typed root is relabelled to bytes on first need
   for (std::uint32_t k : order) {
+    if (k == typed_root) continue;
     const window& m = ks[k];
     if (!m.desc.static_valid())
       return l.fail(loc, name, text("a runtime-valid tile needs its own allocation; it cannot share a byte-view storage root"));
     if (m.offset % 32 != 0 || m.desc.bytes() % 32 != 0)
       return l.fail(loc, name, text("static byte views require offsets and windows aligned to 32 bytes (offset ")
                                    << m.offset << ", " << m.desc.bytes() << " bytes)");
-    value_id base = root;
-    if (m.offset != 0 || m.desc.bytes() != alloc.capacity) {
+    const bool whole = m.offset == 0 && m.desc.bytes() == alloc.capacity;
+    if (m.parent && !whole) {
+      // A window parent inside a shared allocation: its own typed allocation over the same bytes.
+      if (!addressed(l.opts().planner))
+        return l.fail(loc, name, text("a tile that is sliced or assembled into cannot share an addressless storage root ('")
+                                     << f.name_of(m.first) << "' at offset " << m.offset << ")");
+      const operand args[] = {b.tuple({}), operand::integer(*alloc.address + m.offset)};
+      const std::string_view vn[] = {f.name_of(m.first)};
+      l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_alloc, args, {}, std::span<const type>(&m.desc, 1), vn, loc)));
+      continue;
+    }
+    value_id base = whole ? root : value_id{};
+    if (!whole) {
+      if (!byte_root.valid()) {
+        const type bt = buffer_type(alloc.capacity / 32, 32, dtype::uint8);
+        const operand rargs[] = {operand::of(root)};
+        const std::string_view bn[] = {root_name};
+        byte_root = b.fn().result(b.emit(opcode::buffer_reshape, rargs, {}, std::span<const type>(&bt, 1), bn, loc));
+      }
       const std::pair<std::int64_t, std::int64_t> wk{m.offset, m.desc.bytes()};
       std::size_t w = 0;
       while (w < byte_keys.size() && byte_keys[w] != wk) ++w;
       if (w == byte_keys.size()) {
         const type wt = buffer_type(m.desc.bytes() / 32, 32, dtype::uint8);
-        const operand args[] = {operand::of(root), b.pair(m.offset / 32, 0)};
+        const operand args[] = {operand::of(byte_root), b.pair(m.offset / 32, 0)};
         const std::string_view wn[] = {root_name};
         byte_keys.push_back(wk);
         byte_windows.push_back(b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&wt, 1), wn, loc)));

@@ -9,12 +9,13 @@
 #include "tile2buffer/recipe/elementwise.hpp"
 #include "tile2buffer/recipe/spmd.hpp"
 #include "tile2buffer/recipe/transfer.hpp"
+#include "tile2buffer/recipe/window.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
 
-// Reductions stay Tile by the spec; the view, window, valid-shape and cube recipes arrive in
-// later rollout slices and stay Tile until then.
+// Reductions stay Tile by the spec; the valid-shape and cube recipes arrive in later rollout
+// slices and stay Tile until then.
 // clang-format off
 struct default_recipes : recipe_list<
     lower_alloc, lower_create, lower_load, lower_store, lower_move,
@@ -32,13 +33,11 @@ struct default_recipes : recipe_list<
     lower_elementwise<opcode::tile_lrelu>,
     lower_spmd_query<opcode::tile_get_block_idx>, lower_spmd_query<opcode::tile_get_block_num>,
     lower_spmd_query<opcode::tile_get_subblock_idx>,
+    lower_slice, lower_assemble,
+    lower_relabel<opcode::tile_reshape>, lower_relabel<opcode::tile_reinterpret_view>,
     stays_tile<tile::row_sum, "reductions remain Tile in the normal pipeline">,
     stays_tile<tile::row_max, "reductions remain Tile in the normal pipeline">,
-    stays_tile<tile::reshape, "tile.reshape has no Buffer recipe in this rollout">,
-    stays_tile<tile::reinterpret_view, "tile.reinterpret_view has no Buffer recipe in this rollout">,
     stays_tile<tile::transpose_view, "tile.transpose_view needs the cube recipes, which this rollout lacks">,
-    stays_tile<tile::slice, "tile.slice windows have no Buffer recipe in this rollout">,
-    stays_tile<tile::assemble, "tile.assemble has no Buffer recipe in this rollout">,
     stays_tile<tile::set_validshape, "tile.set_validshape needs the runtime-valid recipes, which this rollout lacks">,
     stays_tile<tile::extract, "tile.extract needs the cube recipes, which this rollout lacks">,
     stays_tile<tile::matmul, "tile.matmul needs the cube recipes, which this rollout lacks">,

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file analysis/divisibility.hpp
+/// Power-of-two divisibility of integer scalar SSA values: for each value, how many low bits are
+/// known to be zero (its 2-adic valuation, capped). The alignment proof of slices and assembles
+/// (a byte offset is a multiple of 32) reads it; constants, sums, products, differences, min/max,
+/// mod and casts propagate facts, everything else (parameters, SPMD queries, region values) knows
+/// nothing. Why powers of two only: every alignment the contract asks for is one.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/walk.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+class scalar_divisibility {
+ public:
+  /// Valuation of 0: divisible by every power of two the analysis tracks.
+  static constexpr int top = 62;
+
+  /// Trailing zero bits of a constant (`top` for 0).
+  static constexpr int of_constant(std::int64_t n) {
+    if (n == 0) return top;
+    int k = 0;
+    auto u = static_cast<std::uint64_t>(n);
+    while ((u & 1u) == 0 && k < top) {
+      u >>= 1;
+      ++k;
+    }
+    return k;
+  }
+
+  constexpr explicit scalar_divisibility(const function& f) : bits_(f.values.size(), 0) {
+    walk(f, [&](op_id o) {
+      const op_node& n = f.op(o);
+      if (n.results.count != 1) return;
+      // Why integers only: a float product with a power-of-two literal says nothing once cast.
+      const auto integral = [&](value_id v) { return f.type_of(v).is_scalar() && is_integer(f.type_of(v).dt); };
+      if (!integral(f.result(o))) return;
+      const auto a = f.args(o);
+      int k = 0;
+      switch (n.code()) {
+        case opcode::scalar_const: k = a.empty() ? 0 : of(a[0]); break;
+        case opcode::scalar_cast: k = !a.empty() && a[0].is_value() && integral(a[0].value()) ? of(a[0]) : 0; break;
+        case opcode::scalar_add:
+        case opcode::scalar_sub:
+        case opcode::scalar_min:
+        case opcode::scalar_max:
+        case opcode::scalar_mod: k = a.size() == 2 ? std::min(of(a[0]), of(a[1])) : 0; break;
+        case opcode::scalar_mul: k = a.size() == 2 ? std::min(top, of(a[0]) + of(a[1])) : 0; break;
+        default: return;
+      }
+      bits_[f.result(o).index] = static_cast<std::uint8_t>(k);
+    });
+  }
+
+  /// Known trailing zero bits of an integer operand (a literal or a value; 0 when unknown).
+  [[nodiscard]] constexpr int of(const operand& x) const {
+    if (x.kind == operand_kind::int_lit) return of_constant(x.num);
+    if (x.is_value() && x.ref < bits_.size()) return bits_[x.ref];
+    return 0;
+  }
+
+ private:
+  std::vector<std::uint8_t> bits_;
+};
+
+}  // namespace v0
+}  // namespace tile2buffer

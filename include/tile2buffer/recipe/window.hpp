@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file recipe/window.hpp
+/// Planned storage views and use-site windows (reference §5.6 steps 5, 6, 8, 9; §5.7):
+/// - `tile.reshape` / `tile.reinterpret_view` of a storage tile emit nothing: the typed alias was
+///   declared with the allocation; of a window, a `buffer.reshape` of it at the same site;
+/// - `tile.slice` is a `buffer.subview` of its source at the slice site (runtime offsets stay
+///   operands, the row pitch is the source's);
+/// - `tile.assemble` writes in place: target copied first when the result has other storage,
+///   then the source copied into a window of the result (nothing when it already is that window).
+/// Every window and assemble base must be provably 32-byte aligned (analysis/windows.hpp).
+#pragma once
+
+#include <string_view>
+
+#include "tile2buffer/recipe/common.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+/// Bits of alignment the contract asks of every Vec base address (32 bytes).
+inline constexpr int vec_base_bits = 5;
+
+/// Why an addressless (PTOAS) allocation cannot serve `parent` as a window parent, if it cannot:
+/// PTOAS cannot subview a byte-root relabel, so a window parent must cover its whole allocation,
+/// and one symbolic allocation keeps one window-parent descriptor.
+constexpr text addressless_window_parent_problem(const function& f, const kernel_analyses& k, value_id parent) {
+  const type& t = f.type_of(parent);
+  const allocation* a = k.storage.find(t.mem);
+  if (a == nullptr) return {};
+  if (t.mem_offset != 0 || t.bytes() != a->capacity)
+    return text("a tile that is sliced or assembled into cannot share an addressless storage root: '") << f.name_of(parent)
+                                                                                                     << "' covers only part of its allocation";
+  for (value_id other : k.windows.sources()) {
+    const type& o = f.type_of(other);
+    if (o.mem == t.mem && buffer_descriptor(o) != buffer_descriptor(t))
+      return text("one addressless allocation cannot hold several differently shaped or typed window parents ('")
+             << f.name_of(parent) << "' and '" << f.name_of(other) << "')";
+  }
+  return {};
+}
+
+/// Operands equal after mapping: the same value, the same literal, or tuples of equal elements.
+constexpr bool same_operand(const function& f, const operand& a, const operand& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == operand_kind::tuple) {
+    const auto x = f.elements(a);
+    const auto y = f.elements(b);
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!same_operand(f, x[i], y[i])) return false;
+    return true;
+  }
+  return a.ref == b.ref && a.num == b.num && a.exp10 == b.exp10;
+}
+
+/// Valid extents given explicitly to a slice: constants positive and within the window, each
+/// literal matching a static result extent, a runtime extent only for a runtime result extent.
+constexpr text slice_valid_problem(const typed<tile::slice>& op) {
+  const operand v = op.valid();
+  const type& r = op.result_type();
+  if (v.kind == operand_kind::tuple) {
+    const auto e = op.elements(v);
+    for (std::size_t i = 0; i < e.size() && i < 2; ++i) {
+      if (e[i].kind == operand_kind::int_lit) {
+        if (e[i].num <= 0) return text("zero-valid slice windows are rejected");
+        if (e[i].num > r.shape[i]) return text("a slice's valid extent must fit its window");
+        if (!r.valid[i].is_static() || r.valid[i].number != e[i].num)
+          return text("a literal slice valid extent needs the same static result extent");
+      } else if (r.valid[i].is_static()) {
+        return text("a runtime slice valid extent needs a dynamic result extent");
+      }
+    }
+  }
+  return static_valid_problem(r);
+}
+
+}  // namespace detail
+
+struct lower_slice {
+  using source = tile::slice;
+  static constexpr std::string_view name = "lower-slice";
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = true;
+
+  static constexpr match_result match(typed<tile::slice> op, const match_context& ctx) {
+    const type& dst = op.result_type();
+    const type* src = op.tile_type(op.source());
+    if (src == nullptr) return match_result::no(text("tile.slice needs a Tile source"));
+    if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::slice_valid_problem(op); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    const kernel_analyses& k = ctx.kernel();
+    const window_facts::window* w = k.windows.find(op.result());
+    if (w == nullptr) return match_result::no(text("tile.slice result is not a window of its source"));
+    if (const auto* parent = k.windows.find(w->parent); parent != nullptr && parent->relabel)
+      return match_result::no(text("slicing a relabelled window stays Tile"));
+    if (w->aligned_bits < detail::vec_base_bits)
+      return match_result::no(text("slice base address is not provably 32-byte aligned (row pitch ")
+                              << op.fn().type_of(w->storage).row_bytes() << " bytes; offsets must give a multiple of 32 bytes)");
+    if (!addressed(ctx.opts.planner))
+      if (auto why = detail::addressless_window_parent_problem(op.fn(), k, w->storage); !why.empty())
+        return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+
+  static constexpr void rewrite(typed<tile::slice> op, lowering& l) {
+    const value_id res = op.result();
+    const value_id parent = l.handle(op.source().value());
+    const operand offsets = l.rw().map(op.offsets());
+    const operand args[] = {operand::of(parent), offsets, l.valid_tuple(res)};
+    const type desc = buffer_descriptor(op.result_type());
+    const std::string_view names[] = {op.fn().name_of(res)};
+    const value_id h = l.builder().fn().result(l.builder().emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
+    l.define_window(res, {h, parent, offsets});
+  }
+};
+
+/// tile.reshape and tile.reinterpret_view: storage-preserving relabels.
+template <opcode C>
+struct lower_relabel {
+  using source = op_t<C>;
+  static constexpr std::string_view name = detail::recipe_name<C>::value;
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = true;
+  static_assert(C == opcode::tile_reshape || C == opcode::tile_reinterpret_view);
+
+  static constexpr match_result match(typed<source> op, const match_context& ctx) {
+    const type& dst = op.result_type();
+    const type* src = op.tile_type(op.source());
+    if (src == nullptr) return match_result::no(text(mnemonic(C)) << " needs a Tile source");
+    if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::static_valid_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (C == opcode::tile_reshape && dst.dt != src->dt) return match_result::no(text("tile.reshape must keep the element type"));
+    if (dst.bytes() != src->bytes())
+      return match_result::no(text(mnemonic(C)) << " must preserve the physical bytes (" << src->bytes() << " -> " << dst.bytes() << ")");
+    const kernel_analyses& k = ctx.kernel();
+    const window_facts::window* w = k.windows.find(op.result());
+    if (w == nullptr) {
+      if (!dst.has_storage() || dst.mem != src->mem || dst.mem_offset != src->mem_offset)
+        return match_result::no(text(mnemonic(C)) << " must preserve its source's storage window");
+      return match_result::yes();
+    }
+    // A relabel of a window: it needs a dense window (whole parent rows, or a single row).
+    if (!w->static_offset) return match_result::no(text("relabelling a window at runtime offsets stays Tile"));
+    const type& root = op.fn().type_of(w->storage);
+    if (src->shape[0] != 1 && src->row_bytes() != root.row_bytes())
+      return match_result::no(text("relabelling a strided window (rows of ") << src->row_bytes() << " bytes in a row pitch of "
+                                                                              << root.row_bytes() << ") stays Tile");
+    return match_result::yes();
+  }
+
+  static constexpr void rewrite(typed<source> op, lowering& l) {
+    const value_id res = op.result();
+    if (!l.analyses().windows.is_window(res)) return;  // the typed alias was declared with the allocation
+    const operand args[] = {operand::of(l.handle(op.source().value()))};
+    const type desc = buffer_descriptor(op.result_type());
+    const std::string_view names[] = {op.fn().name_of(res)};
+    const value_id h = l.builder().fn().result(l.builder().emit(opcode::buffer_reshape, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
+    l.define_window(res, {h, value_id{}, operand{}});
+  }
+};
+
+struct lower_assemble {
+  using source = tile::assemble;
+  static constexpr std::string_view name = "lower-assemble";
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = true;
+
+  static constexpr match_result match(typed<tile::assemble> op, const match_context& ctx) {
+    const type& dst = op.result_type();
+    const type* tgt = op.tile_type(op.target());
+    const type* src = op.tile_type(op.source());
+    if (tgt == nullptr || src == nullptr) return match_result::no(text("tile.assemble needs Tile target and source"));
+    for (const type* t : {&dst, tgt, src})
+      if (t->space != memory_space::vec)
+        return match_result::no(text("tile.assemble into ") << tile2buffer::name(dst.space) << " from " << tile2buffer::name(src->space)
+                                                            << " requires a Buffer transfer recipe (only Vec -> Vec is supported)");
+    if (op.kwarg_set(keyword::pre_quant) || op.kwarg_set(keyword::pre_relu))
+      return match_result::no(text("pre_quant/pre_relu assembles require a Buffer transfer recipe"));
+    for (const type* t : {&dst, tgt, src}) {
+      if (auto why = dense_vec_problem(*t); !why.empty()) return match_result::no(static_cast<text&&>(why));
+      if (auto why = detail::static_valid_problem(*t); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    }
+    const kernel_analyses& k = ctx.kernel();
+    if (k.windows.is_window(op.target().value()) || k.windows.is_window(op.result()))
+      return match_result::no(text("tile.assemble into a window target stays Tile"));
+    const type& source_storage = op.fn().type_of(k.windows.storage_of(op.source().value()));
+    if (source_storage.row_bytes() != tgt->row_bytes())
+      return match_result::no(text("tile.assemble needs matching source and target row pitches (") << source_storage.row_bytes()
+                                                                                                  << " vs " << tgt->row_bytes() << " bytes)");
+    const auto off = op.elements(op.offsets());
+    int bits = scalar_divisibility::top;
+    for (std::size_t i = 0; i < off.size() && i < 2; ++i)
+      bits = std::min(bits, k.divisibility.of(off[i]) + scalar_divisibility::of_constant(i == 0 ? dst.row_bytes() : element_bytes(dst.dt)));
+    if (off.size() != 2 || bits < detail::vec_base_bits)
+      return match_result::no(text("assemble destination is not provably 32-byte aligned (row pitch ") << dst.row_bytes() << " bytes)");
+    if (!addressed(ctx.opts.planner))
+      if (auto why = detail::addressless_window_parent_problem(op.fn(), k, op.result()); !why.empty())
+        return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+
+  static constexpr void rewrite(typed<tile::assemble> op, lowering& l) {
+    const function& f = op.fn();
+    const value_id res = op.result();
+    const value_id target = op.target().value();
+    const value_id source = op.source().value();
+    const value_id dst = l.handle(res);
+    const value_id tgt = l.handle(target);
+    const type& rt = op.result_type();
+    const type& tt = f.type_of(target);
+    auto& b = l.builder();
+    // The result has other storage than the target: preserve the target first (through a view of
+    // its own valid rectangle when the assemble enlarges the valid region). Same bytes: nothing.
+    if (tgt != dst && !(tt.mem == rt.mem && tt.mem_offset == rt.mem_offset)) {
+      value_id into = dst;
+      if (buffer_descriptor(tt) != buffer_descriptor(rt)) {
+        const operand args[] = {operand::of(dst), b.pair(0, 0), l.valid_tuple(target)};
+        const type desc = buffer_descriptor(tt);
+        const text nm = text(f.name_of(res)) << "_target";
+        const std::string_view names[] = {nm.view()};
+        into = b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
+      }
+      b.emit0(opcode::buffer_copy, {operand::of(tgt), operand::of(into)}, op.loc());
+    }
+    const operand offsets = l.rw().map(op.offsets());
+    if (const auto* w = l.window_of(source); w != nullptr && w->parent == dst && detail::same_operand(b.fn(), w->offsets, offsets))
+      return;  // the source was written in place: it already is the assembled window
+    const operand args[] = {operand::of(dst), offsets, l.valid_tuple(source)};
+    const type desc = buffer_descriptor(f.type_of(source));
+    const text nm = text(f.name_of(res)) << "_window";
+    const std::string_view names[] = {nm.view()};
+    const value_id window = b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
+    b.emit0(opcode::buffer_copy, {operand::of(l.handle(source)), operand::of(window)}, op.loc());
+  }
+};
+
+}  // namespace v0
+}  // namespace tile2buffer
