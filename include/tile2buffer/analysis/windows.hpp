@@ -29,6 +29,23 @@ constexpr bool is_relabel_op(opcode c) {
          c == opcode::tile_set_validshape;
 }
 
+namespace detail {
+/// Structurally equal operands of one function: the same value, the same literal, or tuples of
+/// equal elements (how an assemble recognises the offsets its source window was cut at).
+constexpr bool same_operand(const function& f, const operand& a, const operand& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == operand_kind::tuple) {
+    const auto x = f.elements(a);
+    const auto y = f.elements(b);
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!same_operand(f, x[i], y[i])) return false;
+    return true;
+  }
+  return a.ref == b.ref && a.num == b.num && a.exp10 == b.exp10;
+}
+}  // namespace detail
+
 class window_facts {
  public:
   struct window {

@@ -39,11 +39,12 @@ constexpr std::optional<operand> storage_source(const function& f, op_id o) {
 }
 
 /// Emits `mem_<name> = tile.alloc(SPACE, bytes)` sized for source Tile value `v` into the
-/// rewriter's current region, at `loc`; returns the new allocation (a target value).
-constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc) {
+/// rewriter's current region, at `loc`; returns the new allocation (a target value). `suffix`
+/// extends the name (`mem_<name><suffix>`).
+constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::string_view suffix = {}) {
   const function& f = rw.source();
   const type& t = f.type_of(v);
-  const text nm = text("mem_") << f.name_of(v);
+  const text nm = text("mem_") << f.name_of(v) << suffix;
   const std::string_view names[] = {nm.view()};
   const operand args[] = {operand::of(t.space), operand::integer(t.bytes())};
   const type mt = mem_type();

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file passes/legalize.hpp
-/// Storage legalization for selected kernels. Today: a `tile.recip` whose result overlaps its
-/// source's storage gets a distinct destination allocation (the native op needs disjoint storage).
+/// Storage legalization for selected kernels:
+/// - a `tile.recip` whose result overlaps its source's storage gets a distinct destination
+///   allocation (the native op needs disjoint storage);
+/// - a `tile.assemble` whose source may overlap the window it writes (a window of the target,
+///   say) reads a snapshot instead: the source's full storage tile is copied into new storage
+///   right before the assemble and the source window is cut again from the copy with the same
+///   offset operands. No snapshot for an exact self-write or for static byte spans proven
+///   disjoint (spans run from a window's first to its last byte, gaps between rows included,
+///   as the Buffer verifier counts them).
 /// Overlap means the same bytes of one allocation, or, for addressed planners, two allocations
 /// whose placed (`addr =`) byte ranges intersect.
 /// Region entry copies and parallel-move yields arrive with the control-flow recipes.
@@ -12,6 +19,8 @@
 
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/analysis/windows.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
 #include "tile2buffer/options.hpp"
@@ -34,6 +43,92 @@ constexpr bool placed_ranges_overlap(const storage_facts& facts, const type& a, 
   return sa < sb + b.bytes() && sb < sa + a.bytes();
 }
 
+/// The bytes a Tile value may touch in its allocation: [begin, end); `precise` when every offset
+/// on the way is a literal.
+struct byte_span {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+  bool precise = true;
+};
+
+constexpr byte_span span_of(const function& f, const window_facts& windows, value_id v) {
+  const type& storage = f.type_of(windows.storage_of(v));
+  const window_facts::window* w = windows.find(v);
+  if (w == nullptr) return {storage.mem_offset, storage.mem_offset + storage.bytes(), true};
+  if (!w->static_offset) return {storage.mem_offset, storage.mem_offset + storage.bytes(), false};
+  const type& t = f.type_of(v);
+  const std::int64_t begin = storage.mem_offset + w->offset;
+  const std::int64_t len = w->relabel ? t.bytes() : (t.shape[0] - 1) * storage.row_bytes() + t.row_bytes();
+  return {begin, begin + len, true};
+}
+
+/// Whether assemble `o` needs its source snapshotted (see the file comment).
+constexpr bool assemble_needs_snapshot(const function& f, const kernel_analyses& k, op_id o, bool with_addresses) {
+  const typed<tile::assemble> op(f, o);
+  if (!op.source().is_value() || !op.target().is_value() || op.result_count() != 1) return false;
+  const value_id src = op.source().value();
+  const type& st = f.type_of(k.windows.storage_of(src));
+  const type& rt = op.result_type();
+  const type& vt = f.type_of(src);
+  if (!st.has_storage() || !rt.has_storage()) return false;
+  byte_span s = span_of(f, k.windows, src);
+  const auto off = op.elements(op.offsets());
+  byte_span d{rt.mem_offset, rt.mem_offset + rt.bytes(), false};
+  if (off.size() == 2 && off[0].kind == operand_kind::int_lit && off[1].kind == operand_kind::int_lit) {
+    d.begin = rt.mem_offset + off[0].num * rt.row_bytes() + off[1].num * element_bytes(rt.dt);
+    d.end = d.begin + (vt.shape[0] - 1) * rt.row_bytes() + vt.row_bytes();
+    d.precise = true;
+  }
+  if (st.mem != rt.mem) {
+    if (!with_addresses) return false;
+    const allocation* a = k.storage.find(st.mem);
+    const allocation* b = k.storage.find(rt.mem);
+    if (a == nullptr || b == nullptr || a->space != b->space || !a->address || !b->address) return false;
+    s.begin += *a->address;
+    s.end += *a->address;
+    d.begin += *b->address;
+    d.end += *b->address;
+  }
+  if (s.end <= d.begin || d.end <= s.begin) return false;
+  if (s.precise && d.precise && s.begin == d.begin && s.end == d.end && st.row_bytes() == rt.row_bytes()) return false;
+  // An exact self-write with runtime offsets: the source was cut from the target (or the result)
+  // at the very offset operands the assemble writes to.
+  if (const window_facts::window* w = k.windows.find(src); w != nullptr && !w->relabel &&
+      (w->parent == op.target().value() || w->parent == op.result())) {
+    const value_info& def = f.value(src);
+    if (def.def.valid() && same_operand(f, typed<tile::slice>(f, def.def).offsets(), op.offsets())) return false;
+  }
+  return true;
+}
+
+/// Copies `o`'s source storage tile into new storage and cuts the source window again from it;
+/// returns the operand the assemble reads instead of its source.
+constexpr operand snapshot_source(rewriter& rw, const kernel_analyses& k, op_id o) {
+  const function& f = rw.source();
+  const value_id src = typed<tile::assemble>(f, o).source().value();
+  const value_id storage = k.windows.storage_of(src);
+  const location loc = f.op(o).loc;
+  const value_id mem = emit_alloc_for(rw, storage, loc, "_snapshot");
+  type st = rw.mapped_type(storage);
+  st.mem = mem;
+  st.mem_offset = 0;
+  const text nm = text(f.name_of(storage)) << "_snapshot";
+  operand now = operand::of(rw.builder().emit1(opcode::tile_move, {rw.map(operand::of(storage))}, st, nm.view(), loc));
+  // The window chain from the storage tile down to the source, outermost first.
+  std::vector<value_id> chain;
+  for (value_id v = src; k.windows.is_window(v); v = k.windows.find(v)->parent) chain.push_back(v);
+  for (std::size_t i = chain.size(); i-- > 0;) {
+    const op_id def = f.value(chain[i]).def;
+    std::vector<operand> args = rw.map(f.args(def));
+    args[0] = now;
+    const type t = rw.mapped_type(chain[i]);
+    const text wn = text(f.name_of(chain[i])) << "_snapshot";
+    const std::string_view names[] = {wn.view()};
+    now = operand::of(rw.builder().fn().result(rw.builder().emit(f.op(def).code(), args, {}, std::span<const type>(&t, 1), names, loc)));
+  }
+  return now;
+}
+
 }  // namespace detail
 
 constexpr result<program> legalize(const program& p, const options& opts, analysis_cache& cache) {
@@ -42,9 +137,16 @@ constexpr result<program> legalize(const program& p, const options& opts, analys
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     const function& f = p.functions[i];
     std::vector<op_id> recips;
+    std::vector<char> snapshot;  // by op id: the assemble reads a snapshot of its source
+    const kernel_analyses* k = nullptr;
     if (f.is_device() && f.stage == ir_stage::tile && f.buffer_ir_selected && *f.buffer_ir_selected) {
-      const storage_facts& facts = cache.get(p, i).storage;
+      k = &cache.get(p, i);
+      const storage_facts& facts = k->storage;
       walk(f, [&](op_id o) {
+        if (f.op(o).code() == opcode::tile_assemble && detail::assemble_needs_snapshot(f, *k, o, addressed(opts.planner))) {
+          snapshot.resize(f.ops.size());
+          snapshot[o.index] = 1;
+        }
         if (f.op(o).code() != opcode::tile_recip) return;
         const operand source = typed<tile::recip>(f, o).source();
         if (!source.is_value()) return;
@@ -56,13 +158,20 @@ constexpr result<program> legalize(const program& p, const options& opts, analys
           recips.push_back(o);
       });
     }
-    if (recips.empty()) {
+    if (recips.empty() && snapshot.empty()) {
       r.value.functions.push_back(f);
       continue;
     }
     rewriter rw(f);
     for (op_id o : recips) rw.set_storage(f.result(o), detail::emit_alloc_for(rw, f.result(o), f.op(o).loc), 0);
-    rw.clone_ops(f.body);
+    rw.clone_ops(f.body, [&](op_id o) {
+      if (o.index >= snapshot.size() || !snapshot[o.index]) return false;
+      const operand source = detail::snapshot_source(rw, *k, o);
+      std::vector<operand> args = rw.map(f.args(o));
+      args[1] = source;
+      rw.emit_like(o, args);
+      return true;
+    });
     r.value.functions.push_back(rw.finish());
     cache.invalidate(i);
   }

@@ -40,20 +40,6 @@ constexpr text addressless_window_parent_problem(const function& f, const kernel
   return {};
 }
 
-/// Operands equal after mapping: the same value, the same literal, or tuples of equal elements.
-constexpr bool same_operand(const function& f, const operand& a, const operand& b) {
-  if (a.kind != b.kind) return false;
-  if (a.kind == operand_kind::tuple) {
-    const auto x = f.elements(a);
-    const auto y = f.elements(b);
-    if (x.size() != y.size()) return false;
-    for (std::size_t i = 0; i < x.size(); ++i)
-      if (!same_operand(f, x[i], y[i])) return false;
-    return true;
-  }
-  return a.ref == b.ref && a.num == b.num && a.exp10 == b.exp10;
-}
-
 /// Valid extents given explicitly to a slice: constants positive and within the window, each
 /// literal matching a static result extent, a runtime extent only for a runtime result extent.
 constexpr text slice_valid_problem(const typed<tile::slice>& op) {
@@ -147,7 +133,7 @@ struct lower_relabel {
     const type& root = op.fn().type_of(w->storage);
     if (src->shape[0] != 1 && src->row_bytes() != root.row_bytes())
       return match_result::no(text("relabelling a strided window (rows of ") << src->row_bytes() << " bytes in a row pitch of "
-                                                                              << root.row_bytes() << ") stays Tile");
+                                                                              << root.row_bytes() << " bytes) stays Tile");
     return match_result::yes();
   }
 
