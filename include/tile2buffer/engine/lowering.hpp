@@ -55,11 +55,12 @@ class lowering {
   }
   constexpr void fail(op_id o, std::string_view source, text message) { fail(rw_.source().op(o).loc, source, static_cast<text&&>(message)); }
 
-  /// A use-site window's handle and where it was cut: the handle it is a subview of and its
-  /// (target-side) offsets, so an assemble recognises a source that already is its window.
+  /// A use-site window's handle and where it was cut: the storage handle it is a subview of and
+  /// its cumulative (target-side) offsets in it, bound once at the slice; nested slices add to
+  /// them and an assemble recognises a source that already is its window by them.
   struct use_site_window {
     value_id handle;
-    value_id parent;
+    value_id base;
     operand offsets;
   };
   /// Records the Buffer handle defined at the use site for window `tile` (reference §5.7).

@@ -3,8 +3,9 @@
 /// Planned storage views and use-site windows (reference §5.6 steps 5, 6, 8, 9; §5.7):
 /// - `tile.reshape` / `tile.reinterpret_view` of a storage tile emit nothing: the typed alias was
 ///   declared with the allocation; of a window, a `buffer.reshape` of it at the same site;
-/// - `tile.slice` is a `buffer.subview` of its source at the slice site (runtime offsets stay
-///   operands, the row pitch is the source's);
+/// - `tile.slice` is a `buffer.subview` of its storage tile's handle at the slice site: runtime
+///   offsets stay operands, the row pitch is the storage tile's, and a nested slice adds its
+///   offsets to its parent's (one INDEX sum per runtime axis, bound at the slice);
 /// - `tile.assemble` writes in place: target copied first when the result has other storage,
 ///   then the source copied into a window of the result (nothing when it already is that window).
 /// Every window and assemble base must be provably 32-byte aligned (analysis/windows.hpp).
@@ -92,13 +93,40 @@ struct lower_slice {
 
   static constexpr void rewrite(typed<tile::slice> op, lowering& l) {
     const value_id res = op.result();
-    const value_id parent = l.handle(op.source().value());
-    const operand offsets = l.rw().map(op.offsets());
-    const operand args[] = {operand::of(parent), offsets, l.valid_tuple(res)};
+    const value_id src = op.source().value();
+    auto& b = l.builder();
+    value_id base = l.handle(src);
+    operand offsets = l.rw().map(op.offsets());
+    if (const auto* parent = l.window_of(src)) {
+      // Why cumulative: every window is one subview of its storage tile, so its row pitch is
+      // that tile's whatever the nesting depth.
+      base = parent->base;
+      const auto outer = b.fn().elements(parent->offsets);
+      const auto inner = b.fn().elements(offsets);
+      const operand sum[] = {index_sum(l, outer[0], inner[0], op, "_row"), index_sum(l, outer[1], inner[1], op, "_col")};
+      offsets = b.tuple(sum);
+    }
+    const operand args[] = {operand::of(base), offsets, l.valid_tuple(res)};
     const type desc = buffer_descriptor(op.result_type());
     const std::string_view names[] = {op.fn().name_of(res)};
-    const value_id h = l.builder().fn().result(l.builder().emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
-    l.define_window(res, {h, parent, offsets});
+    const value_id h = b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
+    l.define_window(res, {h, base, offsets});
+  }
+
+ private:
+  /// `a + b` as an INDEX operand: folded when both are literals, else one `scalar.add` (operands
+  /// of another integer type cast to INDEX first).
+  static constexpr operand index_sum(lowering& l, const operand& a, const operand& b, const typed<tile::slice>& op, std::string_view axis) {
+    if (a.kind == operand_kind::int_lit && b.kind == operand_kind::int_lit) return operand::integer(a.num + b.num);
+    if (a.kind == operand_kind::int_lit && a.num == 0) return b;
+    if (b.kind == operand_kind::int_lit && b.num == 0) return a;
+    auto& fb = l.builder();
+    const auto as_index = [&](const operand& x) {
+      if (!x.is_value() || fb.fn().type_of(x.value()).dt == dtype::index) return x;
+      return l.cast(x, dtype::index, op.loc());
+    };
+    const text nm = text(op.fn().name_of(op.result())) << axis;
+    return operand::of(fb.emit1(opcode::scalar_add, {as_index(a), as_index(b)}, scalar_type(dtype::index), nm.view(), op.loc()));
   }
 };
 
@@ -144,7 +172,7 @@ struct lower_relabel {
     const type desc = buffer_descriptor(op.result_type());
     const std::string_view names[] = {op.fn().name_of(res)};
     const value_id h = l.builder().fn().result(l.builder().emit(opcode::buffer_reshape, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
-    l.define_window(res, {h, value_id{}, operand{}});
+    l.define_window(res, {h, value_id{}, operand{}});  // never sliced (that stays Tile), never an assemble's own window
   }
 };
 
@@ -212,7 +240,7 @@ struct lower_assemble {
       b.emit0(opcode::buffer_copy, {operand::of(tgt), operand::of(into)}, op.loc());
     }
     const operand offsets = l.rw().map(op.offsets());
-    if (const auto* w = l.window_of(source); w != nullptr && w->parent == dst && detail::same_operand(b.fn(), w->offsets, offsets))
+    if (const auto* w = l.window_of(source); w != nullptr && w->base == dst && detail::same_operand(b.fn(), w->offsets, offsets))
       return;  // the source was written in place: it already is the assembled window
     const operand args[] = {operand::of(dst), offsets, l.valid_tuple(source)};
     const type desc = buffer_descriptor(f.type_of(source));
