@@ -19,6 +19,26 @@
 /// within a bound (FP32 1e4, FP16 1e3); otherwise it conditions an operand first (abs, adds 1,
 /// minimums 2) or picks another op.
 ///
+/// Windows (`gen_options::windows`, off by default): the kernel also loads window parents (tall
+/// or wide tiles, 8 KiB at 16 rows) and adds window steps whose results are used like any other
+/// value:
+///  - tile.slice with static or runtime offsets, nested slices (a slice of a slice), all with
+///    window rows a multiple of 32 bytes. Runtime row offsets come from INDEX parameters
+///    (`row<n>`, possibly plus a literal); runtime column offsets are provably 32-byte aligned
+///    scalar SSA: `block = tile.get_block_idx()`, `s = block * K` or `s = col<n> * K` with K a
+///    whole number of 32-byte units, and sums of such terms and aligned literals;
+///  - tile.reshape of dense non-window tiles (same bytes, rows a multiple of 32 bytes);
+///  - tile.assemble into a dense non-window target from a source with the target's row pitch: a
+///    dense tile as wide as the target, or a slice of such a tile, including the target itself
+///    (overlapping, or at the slice's own offsets: an exact self-write).
+/// About `unaligned_probability` of window kernels (`gen_plan::unaligned`) start with a slice
+/// whose column offset selection cannot prove 32-byte aligned (a static offset off the 32-byte
+/// grid, or a parameter used directly), so the kernel must stay Tile.
+/// Every runtime scalar has a recorded legal range (`gen_plan::scalars`, `gen_plan::block_max`)
+/// inside which every window stays within its source, for every combination of values;
+/// `bindings(plan)` picks 0, 1, the middle and the maximum of each range, and a corner mix, and
+/// `sim_options_for` turns one into simulator options.
+///
 /// Growth: `generate_plan` produces an abstract plan (steps over value numbers) that `emit`
 /// turns into IR; new features (views, control flow, runtime valid extents, cube) add step kinds
 /// and options without changing existing seeds' programs when their options are off.
@@ -28,12 +48,16 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tile2buffer/ir/builder.hpp"
 #include "tile2buffer/recipe/spec_tables.hpp"
+#include "tile2buffer/sim/options.hpp"
 
 namespace tile2buffer {
 namespace testing {
@@ -48,9 +72,21 @@ struct gen_options {
   double load_probability = 0.18;     ///< chance that a step loads a new tile
   double store_probability = 0.08;    ///< chance that a step stores a live value
   double final_store_probability = 0.7;  ///< chance that a never-stored leaf is stored at the end
+  bool windows = false;                 ///< window parents and window steps (see the file comment)
+  double window_probability = 0.3;      ///< chance that a step is a window step
+  double runtime_offset_probability = 0.5;  ///< chance that a slice has runtime offsets
+  double unaligned_probability = 0.12;  ///< chance that a window kernel has an unalignable slice
 };
 
+/// An index operand: scalar number `scalar` (see gen_plan::scalars) when >= 0, else literal `num`.
+struct gen_index {
+  int scalar = -1;
+  std::int64_t num = 0;
+  bool operator==(const gen_index&) const = default;
+};
 /// One planned step; `in` and `result` are value numbers, `tensor` an input or output number.
+/// Scalar steps (tile.get_block_idx, scalar.mul, scalar.add) read `args` and define scalar
+/// number `result` instead.
 struct gen_step {
   opcode op = opcode::tile_add;
   std::vector<int> in;
@@ -59,13 +95,30 @@ struct gen_step {
   int tensor = -1;
   std::int64_t row = 0;  ///< load/store row offset
   int result = -1;
+  std::array<gen_index, 2> offsets{};  ///< slice/assemble (row, column) offsets
+  std::vector<gen_index> args;         ///< scalar steps' operands
 };
+/// What storage a value names: its own, a window of a tile (slice), or a relabel (reshape).
+enum class gen_kind : std::uint8_t { dense, window, relabel };
 struct gen_value {
   dtype dt = dtype::fp32;
   std::int64_t cols = 0;
   double lo = 0, hi = 0;  ///< conservative bounds of every element
   bool stored = false;
   bool used = false;
+  std::int64_t rows = 0;
+  gen_kind kind = gen_kind::dense;
+  std::int64_t pitch = 0;  ///< row pitch in elements: `cols`, or the sliced dense tile's
+  bool unaligned = false;  ///< a window whose column offset selection cannot prove aligned
+};
+/// An INDEX scalar: a kernel parameter (`param`, bound by `name`) or a scalar SSA result.
+/// Over every legal binding its value lies in [lo, hi] and is a multiple of `multiple`, which
+/// is all an alignment proof can know about it (parameters and the block index: 1).
+struct gen_scalar {
+  std::string name;
+  bool param = false;
+  std::int64_t lo = 0, hi = 0;
+  std::int64_t multiple = 1;
 };
 struct gen_tensor {
   dtype dt = dtype::fp32;
@@ -76,9 +129,12 @@ struct gen_plan {
   std::uint64_t seed = 0;
   std::int64_t rows = 16;
   std::vector<gen_tensor> inputs;
-  std::vector<gen_tensor> outputs;  ///< rows grow by `rows` per store
+  std::vector<gen_tensor> outputs;  ///< rows grow by the stored value's rows per store
   std::vector<gen_value> values;
   std::vector<gen_step> steps;
+  std::vector<gen_scalar> scalars;  ///< parameters are the ones with `param`, in parameter order
+  std::int64_t block_max = -1;      ///< legal block_idx range [0, block_max]; -1: never queried
+  bool unaligned = false;           ///< a slice's alignment is unprovable: the kernel must stay Tile
 };
 
 namespace detail {
@@ -98,7 +154,12 @@ class planner {
 
   gen_plan run() {
     choose_classes();
+    // Why every draw below sits behind `opt_.windows`: with windows off, each seed must draw
+    // exactly the numbers it drew before windows existed, so its program is unchanged.
+    plan_.unaligned = opt_.windows && uniform() < opt_.unaligned_probability;
+    pending_unaligned_ = plan_.unaligned;
     while (emitted_ < ops_) {
+      if (opt_.windows && live_count() > 0 && uniform() < opt_.window_probability && window()) continue;
       const double r = uniform();
       if (live_count() == 0 || r < opt_.load_probability) {
         load();
@@ -108,6 +169,7 @@ class planner {
         load();
       }
     }
+    if (opt_.windows && (pending_unaligned_ || !window_done_) && !window()) slice_of(load_of(parent()), false);
     bool any = false;
     for (const auto& s : plan_.steps) any = any || s.op == opcode::tile_store;
     for (int v = 0; v < static_cast<int>(plan_.values.size()); ++v) {
@@ -123,8 +185,9 @@ class planner {
  private:
   struct shape_class {
     dtype dt;
+    std::int64_t rows;
     std::int64_t cols;
-    int weight;
+    int weight;  ///< load weight; 0 for shapes only windows produce
   };
 
   double uniform() { return static_cast<double>(rng_() >> 11) * (1.0 / 9007199254740992.0); }
@@ -139,11 +202,24 @@ class planner {
       const std::int64_t c = cols_for(dtype::fp32);
       bool dup = false;
       for (const auto& k : classes_) dup = dup || k.cols == c;
-      if (!dup) classes_.push_back({dtype::fp32, c, 6});
+      if (!dup) classes_.push_back({dtype::fp32, opt_.rows, c, 6});
     }
-    if (opt_.fp16) classes_.push_back({dtype::fp16, cols_for(dtype::fp16), 2});
-    if (opt_.int32) classes_.push_back({dtype::int32, cols_for(dtype::int32), 2});
-    if (opt_.bf16) classes_.push_back({dtype::bf16, cols_for(dtype::bf16), 1});
+    if (opt_.fp16) classes_.push_back({dtype::fp16, opt_.rows, cols_for(dtype::fp16), 2});
+    if (opt_.int32) classes_.push_back({dtype::int32, opt_.rows, cols_for(dtype::int32), 2});
+    if (opt_.bf16) classes_.push_back({dtype::bf16, opt_.rows, cols_for(dtype::bf16), 1});
+    if (!opt_.windows) return;
+    // Window parents: 2 * rows x 256 bytes or rows x 512 bytes, so windows have room to move.
+    std::vector<dtype> others;
+    if (opt_.fp16) others.push_back(dtype::fp16);
+    if (opt_.int32) others.push_back(dtype::int32);
+    if (opt_.bf16) others.push_back(dtype::bf16);
+    const auto add_parent = [&](dtype d, int weight) {
+      const bool tall = uniform() < 0.5;
+      classes_.push_back({d, tall ? 2 * opt_.rows : opt_.rows, (tall ? 256 : 512) / element_bytes(d), weight});
+    };
+    add_parent(dtype::fp32, 4);
+    parent_ = classes_.size() - 1;
+    if (!others.empty()) add_parent(others[below(others.size())], 2);
   }
   const shape_class& pick_class() {
     int total = 0;
@@ -158,41 +234,52 @@ class planner {
   int live_count() const { return static_cast<int>(plan_.values.size()); }
   int pick_any() { return static_cast<int>(below(plan_.values.size())); }
   /// A recent value of one class (short-lived temporaries): one of the last six.
-  int pick_recent(dtype d, std::int64_t cols) {
+  int pick_recent(const shape_class& k) {
     std::vector<int> of;
     for (int v = static_cast<int>(plan_.values.size()) - 1; v >= 0 && of.size() < 6; --v) {
       const gen_value& x = plan_.values[static_cast<std::size_t>(v)];
-      if (x.dt == d && x.cols == cols) of.push_back(v);
+      if (x.dt == k.dt && x.rows == k.rows && x.cols == k.cols) of.push_back(v);
     }
     return of.empty() ? -1 : of[below(of.size())];
   }
-  int new_value(dtype d, std::int64_t cols, double lo, double hi) {
-    plan_.values.push_back(gen_value{d, cols, lo, hi, false, false});
+  int new_value(dtype d, std::int64_t rows, std::int64_t cols, double lo, double hi, gen_kind kind = gen_kind::dense,
+                std::int64_t pitch = 0) {
+    gen_value x;
+    x.dt = d;
+    x.rows = rows;
+    x.cols = cols;
+    x.lo = lo;
+    x.hi = hi;
+    x.kind = kind;
+    x.pitch = pitch > 0 ? pitch : cols;
+    plan_.values.push_back(x);
     return static_cast<int>(plan_.values.size()) - 1;
   }
   gen_value& val(int v) { return plan_.values[static_cast<std::size_t>(v)]; }
 
-  void load() {
-    const shape_class k = pick_class();
+  void load() { load_of(pick_class()); }
+  int load_of(const shape_class k) {
     std::vector<int> same;
-    for (int t = 0; t < static_cast<int>(plan_.inputs.size()); ++t)
-      if (plan_.inputs[static_cast<std::size_t>(t)].dt == k.dt && plan_.inputs[static_cast<std::size_t>(t)].cols == k.cols)
-        same.push_back(t);
+    for (int t = 0; t < static_cast<int>(plan_.inputs.size()); ++t) {
+      const gen_tensor& in = plan_.inputs[static_cast<std::size_t>(t)];
+      if (in.dt == k.dt && in.cols == k.cols && in.rows >= k.rows) same.push_back(t);
+    }
     int t;
     if (!same.empty() && uniform() < 0.5) {
       t = same[below(same.size())];  // a shared input, loaded again
     } else {
-      plan_.inputs.push_back(gen_tensor{k.dt, uniform() < 0.3 ? 2 * opt_.rows : opt_.rows, k.cols});
+      plan_.inputs.push_back(gen_tensor{k.dt, uniform() < 0.3 ? 2 * k.rows : k.rows, k.cols});
       t = static_cast<int>(plan_.inputs.size()) - 1;
     }
     gen_step s;
     s.op = opcode::tile_load;
     s.tensor = t;
-    s.row = plan_.inputs[static_cast<std::size_t>(t)].rows > opt_.rows && uniform() < 0.5 ? opt_.rows : 0;
+    s.row = plan_.inputs[static_cast<std::size_t>(t)].rows >= 2 * k.rows && uniform() < 0.5 ? k.rows : 0;
     const double bound = is_float(k.dt) ? 2.0 : 16.0;
-    s.result = new_value(k.dt, k.cols, -bound, bound);
+    s.result = new_value(k.dt, k.rows, k.cols, -bound, bound);
     plan_.steps.push_back(s);
     ++emitted_;
+    return s.result;
   }
 
   void store(int v) {
@@ -210,7 +297,7 @@ class planner {
     s.in = {v};
     s.tensor = out;
     s.row = plan_.outputs[static_cast<std::size_t>(out)].rows;
-    plan_.outputs[static_cast<std::size_t>(out)].rows += opt_.rows;
+    plan_.outputs[static_cast<std::size_t>(out)].rows += x.rows;
     plan_.steps.push_back(s);
     x.stored = true;
     ++emitted_;
@@ -290,6 +377,7 @@ class planner {
     if (!in.empty() && !result_interval(op, val(in[0]), in.size() > 1 ? &val(in[1]) : nullptr, s.value(), lo, hi))
       return -1;
     const dtype d = in.empty() ? dtype::fp32 : val(in[0]).dt;
+    const std::int64_t rows = in.empty() ? full_rows_ : val(in[0]).rows;
     const std::int64_t cols = in.empty() ? full_cols_ : val(in[0]).cols;
     if (std::max(std::fabs(lo), std::fabs(hi)) > limit(d)) return -1;
     for (int v : in) val(v).used = true;
@@ -298,7 +386,7 @@ class planner {
     st.in = std::move(in);
     st.mantissa = s.mantissa;
     st.exp10 = s.exp10;
-    st.result = new_value(d, cols, lo, hi);
+    st.result = new_value(d, rows, cols, lo, hi);
     plan_.steps.push_back(st);
     ++emitted_;
     return st.result;
@@ -308,7 +396,7 @@ class planner {
     // A class with a live value that some op computes on.
     std::vector<const shape_class*> usable;
     for (const auto& k : classes_)
-      if (k.dt != dtype::bf16 && pick_recent(k.dt, k.cols) >= 0) usable.push_back(&k);
+      if (k.dt != dtype::bf16 && pick_recent(k) >= 0) usable.push_back(&k);
     if (usable.empty()) return false;
     const shape_class& k = *usable[below(usable.size())];
     // The spec table's ops on this element type, in table order (the order fixes each seed's program).
@@ -320,13 +408,14 @@ class planner {
       const opcode op = table_ops[below(table_ops.size())];
       const literal s = scalar_for(op);
       if (op == opcode::tile_full) {
+        full_rows_ = k.rows;
         full_cols_ = k.cols;
         if (emit(op, {}, s) >= 0) return true;
         continue;
       }
       const ew_kind kind = info(op).ew;
-      std::vector<int> in{pick_recent(k.dt, k.cols)};
-      if (kind == ew_kind::binary) in.push_back(pick_recent(k.dt, k.cols));
+      std::vector<int> in{pick_recent(k)};
+      if (kind == ew_kind::binary) in.push_back(pick_recent(k));
       if (emit(op, in, s) >= 0) return true;
       // Condition an FP32 operand so the op's precondition holds, then retry once.
       if (k.dt != dtype::fp32 || emitted_ + 3 > ops_) continue;
@@ -345,13 +434,298 @@ class planner {
     return false;
   }
 
+  //===--- windows ---===//
+  static constexpr int max_params = 4;
+  static std::int64_t unit(dtype d) { return 32 / element_bytes(d); }  ///< elements per 32 bytes
+  std::int64_t between(std::int64_t lo, std::int64_t hi) {
+    return lo + static_cast<std::int64_t>(below(static_cast<std::size_t>(hi - lo + 1)));
+  }
+  const shape_class& parent() const { return classes_[parent_]; }
+  void note_class(dtype d, std::int64_t rows, std::int64_t cols) {
+    for (const auto& k : classes_)
+      if (k.dt == d && k.rows == rows && k.cols == cols) return;
+    classes_.push_back({d, rows, cols, 0});
+  }
+  /// Up to ten of the latest values, newest first, that `keep(value number, value)` accepts.
+  template <class Keep>
+  std::vector<int> recent(Keep keep) const {
+    std::vector<int> out;
+    for (int v = live_count() - 1; v >= 0 && out.size() < 10; --v)
+      if (keep(v, plan_.values[static_cast<std::size_t>(v)])) out.push_back(v);
+    return out;
+  }
+  int pick(const std::vector<int>& of) { return of[below(of.size())]; }
+
+  // Scalars. Every operand is nonnegative, so sums and products take their extremes at the ends.
+  const gen_scalar& scalar(int s) const { return plan_.scalars[static_cast<std::size_t>(s)]; }
+  std::int64_t low(const gen_index& x) const { return x.scalar >= 0 ? scalar(x.scalar).lo : x.num; }
+  std::int64_t high(const gen_index& x) const { return x.scalar >= 0 ? scalar(x.scalar).hi : x.num; }
+  std::int64_t multiple(const gen_index& x) const { return x.scalar >= 0 ? scalar(x.scalar).multiple : x.num; }
+  bool provably_aligned(const gen_index& x, dtype d) const { return multiple(x) * element_bytes(d) % 32 == 0; }
+  static gen_index fixed(std::int64_t n) { return gen_index{-1, n}; }
+  static gen_index ssa(int s) { return gen_index{s, 0}; }
+  int new_scalar(std::string name, bool param, std::int64_t lo, std::int64_t hi, std::int64_t mult) {
+    plan_.scalars.push_back(gen_scalar{std::move(name), param, lo, hi, mult});
+    return static_cast<int>(plan_.scalars.size()) - 1;
+  }
+  int new_param(const char* prefix, std::int64_t hi) {
+    return new_scalar(prefix + std::to_string(params_++), true, 0, hi, 1);
+  }
+  int scalar_step(opcode op, gen_index a, gen_index b) {
+    const bool mul = op == opcode::scalar_mul;
+    const std::int64_t lo = mul ? low(a) * low(b) : low(a) + low(b);
+    const std::int64_t hi = mul ? high(a) * high(b) : high(a) + high(b);
+    const std::int64_t mult = mul ? multiple(a) * multiple(b) : std::gcd(multiple(a), multiple(b));
+    gen_step st;
+    st.op = op;
+    st.args = {a, b};
+    st.result = new_scalar("s" + std::to_string(plan_.scalars.size()), false, lo, hi, mult);
+    plan_.steps.push_back(st);
+    ++emitted_;
+    return st.result;
+  }
+  /// The block index, queried once per kernel; its range is fixed by the first window using it.
+  int block_index(std::int64_t max) {
+    if (block_ >= 0) return block_;
+    plan_.block_max = max;
+    gen_step st;
+    st.op = opcode::tile_get_block_idx;
+    st.result = block_ = new_scalar("block", false, 0, max, 1);
+    plan_.steps.push_back(st);
+    ++emitted_;
+    return block_;
+  }
+  /// Earlier scalars whose whole range lies in [0, hi] (optionally: provably aligned for `d`).
+  std::vector<int> scalars_within(std::int64_t hi, const dtype* aligned_for = nullptr) const {
+    std::vector<int> out;
+    for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
+      if (scalar(s).lo >= 0 && scalar(s).hi <= hi && (!aligned_for || provably_aligned(ssa(s), *aligned_for)))
+        out.push_back(s);
+    return out;
+  }
+
+  /// A row offset in [0, slack] under every legal binding. Rows need no alignment, so any earlier
+  /// scalar that fits will do, as does a parameter (plus a literal).
+  gen_index row_offset(std::int64_t slack, bool runtime) {
+    if (!runtime || slack == 0) return fixed(between(0, slack));
+    const std::vector<int> fits = scalars_within(slack);
+    if (!fits.empty() && (uniform() < 0.4 || params_ >= max_params)) return ssa(pick(fits));
+    if (params_ >= max_params) return fixed(between(0, slack));
+    const std::int64_t hi = uniform() < 0.6 ? slack : between(1, slack);
+    const int p = new_param("row", hi);
+    if (hi < slack && uniform() < 0.5) return ssa(scalar_step(opcode::scalar_add, ssa(p), fixed(between(1, slack - hi))));
+    return ssa(p);
+  }
+
+  /// A column offset in [0, room] elements that selection can prove 32-byte aligned: a literal
+  /// multiple of the unit, or (runtime) block * K, p * K, their sum, plus an aligned literal,
+  /// every K a whole number of units.
+  gen_index column_offset(dtype d, std::int64_t room, bool runtime) {
+    const std::int64_t a = unit(d), units = room / a;
+    if (!runtime || units == 0) return fixed(a * between(0, units));
+    const std::vector<int> fits = scalars_within(a * units, &d);
+    if (!fits.empty() && uniform() < 0.35) return ssa(pick(fits));
+    const double form = uniform();
+    const bool want_block = form < 0.65, want_param = form >= 0.4;
+    std::int64_t left = units;  // in units
+    std::optional<gen_index> acc;
+    if (want_block) {
+      const std::int64_t budget = want_param ? left - 1 : left;  // leave the parameter a unit
+      std::int64_t max = plan_.block_max;
+      if (max < 0 && budget >= 1) max = between(1, std::min<std::int64_t>(budget, 7));
+      if (max >= 1 && max <= budget) {
+        const std::int64_t k = between(1, budget / max);
+        acc = ssa(scalar_step(opcode::scalar_mul, ssa(block_index(max)), fixed(k * a)));
+        left -= k * max;
+      }
+    }
+    if (want_param && left >= 1) {
+      std::vector<int> reuse;
+      for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
+        if (scalar(s).param && scalar(s).hi <= left) reuse.push_back(s);
+      int p = -1;
+      std::int64_t k = 1;
+      if (!reuse.empty() && (uniform() < 0.3 || params_ >= max_params)) {
+        p = pick(reuse);
+        k = between(1, left / std::max<std::int64_t>(1, scalar(p).hi));
+      } else if (params_ < max_params) {
+        k = between(1, std::min<std::int64_t>(2, left));
+        p = new_param("col", uniform() < 0.6 ? left / k : between(1, left / k));
+      }
+      if (p >= 0) {
+        left -= k * scalar(p).hi;
+        const gen_index term = ssa(scalar_step(opcode::scalar_mul, ssa(p), fixed(k * a)));
+        acc = acc ? ssa(scalar_step(opcode::scalar_add, *acc, term)) : term;
+      }
+    }
+    if (!acc) return fixed(a * between(0, units));
+    if (left >= 1 && uniform() < 0.3) acc = ssa(scalar_step(opcode::scalar_add, *acc, fixed(a * between(1, left))));
+    return *acc;
+  }
+
+  /// A column offset in [0, room] (room >= 1) that selection cannot prove aligned: a literal off
+  /// the 32-byte grid, or a parameter used directly.
+  gen_index unaligned_column_offset(dtype d, std::int64_t room) {
+    if (params_ < max_params && uniform() < 0.5) return ssa(new_param("col", room));
+    std::int64_t c = 0;
+    while (c % unit(d) == 0) c = between(1, room);
+    return fixed(c);
+  }
+
+  /// A window shape inside `s` whose rows are whole 32-byte units, leaving a unit of room when
+  /// the column offset must be able to leave the 32-byte grid.
+  std::array<std::int64_t, 2> window_shape(const gen_value& s, bool unaligned) {
+    const std::int64_t a = unit(s.dt), max_cols = unaligned ? s.cols - a : s.cols;
+    // Shapes that already exist keep binary ops between windows and other values likely.
+    std::vector<std::array<std::int64_t, 2>> known;
+    for (const auto& k : classes_)
+      if (k.dt == s.dt && k.rows <= s.rows && k.cols <= max_cols && (k.rows != s.rows || k.cols != s.cols))
+        known.push_back({k.rows, k.cols});
+    if (!known.empty() && uniform() < 0.5) return known[below(known.size())];
+    std::vector<std::int64_t> rows{s.rows};
+    for (std::int64_t r : {s.rows / 2, s.rows / 4})
+      if (r >= 1 && std::find(rows.begin(), rows.end(), r) == rows.end()) rows.push_back(r);
+    std::vector<std::int64_t> cols;
+    for (std::int64_t c : {a, 2 * a, 4 * a, s.cols / 2, s.cols})
+      if (c % a == 0 && c >= a && c <= max_cols && std::find(cols.begin(), cols.end(), c) == cols.end()) cols.push_back(c);
+    const std::int64_t r = uniform() < 0.15 ? between(1, s.rows) : rows[below(rows.size())];
+    return {r, cols[below(cols.size())]};
+  }
+
+  /// Values a slice may cut: not relabels (a window of a relabel stays Tile) and not unalignable
+  /// windows, with room for a smaller window (two units of columns for an unaligned one).
+  std::vector<int> slice_sources(bool unaligned) const {
+    return recent([&](int, const gen_value& x) {
+      if (x.kind == gen_kind::relabel || x.unaligned) return false;
+      return unaligned ? x.cols >= 2 * unit(x.dt) : x.rows > 1 || x.cols > unit(x.dt);
+    });
+  }
+
+  /// Slices `src`; returns the window. The step's offsets are in plan.steps.back().
+  int slice_of(int src, bool unaligned) { return slice_of(src, unaligned, opt_.runtime_offset_probability); }
+  int slice_of(int src, bool unaligned, double runtime_probability) {
+    const gen_value s = val(src);  // a copy: new values may move the vector
+    const auto [h, w] = window_shape(s, unaligned);
+    const std::size_t mode = uniform() < runtime_probability ? 1 + below(3) : 0;  // 1: row, 2: column, 3: both
+    const gen_index col = unaligned ? unaligned_column_offset(s.dt, s.cols - w) : column_offset(s.dt, s.cols - w, mode >= 2);
+    const gen_index row = row_offset(s.rows - h, mode == 1 || mode == 3);
+    gen_step st;
+    st.op = opcode::tile_slice;
+    st.in = {src};
+    st.offsets = {row, col};
+    st.result = new_value(s.dt, h, w, s.lo, s.hi, gen_kind::window, s.pitch);
+    val(st.result).unaligned = unaligned;
+    val(src).used = true;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    note_class(s.dt, h, w);
+    window_done_ = true;
+    return st.result;
+  }
+
+  /// Reshapes a recent dense non-window tile to another width whose rows are a multiple of 32 bytes.
+  bool reshape() {
+    const std::vector<int> from = recent([](int, const gen_value& x) { return x.kind == gen_kind::dense; });
+    if (from.empty()) return false;
+    const int v = pick(from);
+    const gen_value s = val(v);
+    const std::int64_t elements = s.rows * s.cols;
+    std::vector<std::int64_t> widths;
+    for (std::int64_t bytes = 32; bytes <= 512; bytes *= 2) {
+      const std::int64_t w = bytes / element_bytes(s.dt);
+      if (w != s.cols && elements % w == 0 && elements / w <= 128) widths.push_back(w);
+    }
+    if (widths.empty()) return false;
+    const std::int64_t w = widths[below(widths.size())];
+    gen_step st;
+    st.op = opcode::tile_reshape;
+    st.in = {v};
+    st.result = new_value(s.dt, elements / w, w, s.lo, s.hi, gen_kind::relabel);
+    val(v).used = true;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    note_class(s.dt, elements / w, w);
+    window_done_ = true;
+    return true;
+  }
+
+  /// Static aligned offsets placing a `src`-shaped window inside `target`.
+  std::array<gen_index, 2> place(const gen_value& target, const gen_value& src) {
+    const std::int64_t a = unit(target.dt);
+    return {fixed(between(0, target.rows - src.rows)), fixed(a * between(0, (target.cols - src.cols) / a))};
+  }
+
+  /// Assembles into a recent dense tile a source with its row pitch: a slice of the target itself
+  /// (at its own offsets, or elsewhere: overlapping), or another tile as wide as the target, or a
+  /// slice of one.
+  bool assemble() {
+    const std::vector<int> targets = recent([](int, const gen_value& x) { return x.kind == gen_kind::dense; });
+    if (targets.empty()) return false;
+    const int t = pick(targets);
+    const gen_value target = val(t);
+    const double r = uniform();
+    int src = -1;
+    std::array<gen_index, 2> at{};
+    std::vector<int> same_pitch;
+    if (r >= 0.5)
+      same_pitch = recent([&](int v, const gen_value& x) {
+        const bool pitch = x.kind == gen_kind::window ? x.pitch == target.cols : x.kind == gen_kind::dense && x.cols == target.cols;
+        return v != t && x.dt == target.dt && !x.unaligned && pitch && x.rows <= target.rows && x.cols <= target.cols;
+      });
+    if (same_pitch.empty()) {
+      // Mostly static offsets: an exact self-write at runtime offsets needs the recipe to see the
+      // same SSA on both sides, which only some kernels should depend on.
+      src = slice_of(t, false, 0.3);
+      at = r < 0.2 ? plan_.steps.back().offsets : place(target, val(src));
+    } else {
+      src = pick(same_pitch);
+      at = place(target, val(src));
+    }
+    gen_step st;
+    st.op = opcode::tile_assemble;
+    st.in = {t, src};
+    st.offsets = at;
+    st.result = new_value(target.dt, target.rows, target.cols, std::min(target.lo, val(src).lo),
+                          std::max(target.hi, val(src).hi));
+    val(t).used = val(src).used = true;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    window_done_ = true;
+    return true;
+  }
+
+  /// One window step; false when nothing suits the chosen kind. A kernel meant to stay Tile gets
+  /// its unalignable slice first, so no other window op can be the reason selection gives.
+  bool window() {
+    if (pending_unaligned_) {
+      std::vector<int> from = slice_sources(true);
+      slice_of(from.empty() ? load_of(parent()) : pick(from), true);
+      pending_unaligned_ = false;
+      return true;
+    }
+    const double r = uniform();
+    if (r < 0.5) {
+      const std::vector<int> from = slice_sources(false);
+      if (from.empty()) return false;
+      slice_of(pick(from), false);
+      return true;
+    }
+    return r < 0.7 ? reshape() : assemble();
+  }
+
   std::mt19937_64 rng_;
   int ops_;
   gen_options opt_;
   gen_plan plan_;
   std::vector<shape_class> classes_;
   int emitted_ = 0;
+  std::int64_t full_rows_ = 0;
   std::int64_t full_cols_ = 0;
+  std::size_t parent_ = 0;  ///< the FP32 window parent class
+  bool pending_unaligned_ = false;
+  bool window_done_ = false;
+  int params_ = 0;
+  int block_ = -1;  ///< the block index scalar, once queried
 };
 
 }  // namespace detail
@@ -375,6 +749,13 @@ inline program emit(const gen_plan& plan) {
     outputs.push_back(b.param("Out" + std::to_string(i), tensor_type(t.rows, t.cols, t.dt), direction::out));
     b.result_type(tensor_type(t.rows, t.cols, t.dt));
   }
+  const type index = scalar_type(dtype::index);
+  std::vector<value_id> scalars(plan.scalars.size());
+  for (std::size_t i = 0; i < plan.scalars.size(); ++i)
+    if (plan.scalars[i].param) scalars[i] = b.param(plan.scalars[i].name, index);
+  const auto index_operand = [&](const gen_index& x) {
+    return x.scalar >= 0 ? operand::of(scalars[static_cast<std::size_t>(x.scalar)]) : operand::integer(x.num);
+  };
   std::vector<value_id> values(plan.values.size());
   std::vector<value_id> current = outputs;  // the latest version of each output
   std::uint32_t line = 1;
@@ -388,27 +769,38 @@ inline program emit(const gen_plan& plan) {
                     tensor_type(t.rows, t.cols, t.dt), "o" + std::to_string(line), at);
       continue;
     }
+    if (s.op == opcode::tile_get_block_idx || s.op == opcode::scalar_mul || s.op == opcode::scalar_add) {
+      const std::string& sname = plan.scalars[static_cast<std::size_t>(s.result)].name;
+      scalars[static_cast<std::size_t>(s.result)] =
+          s.args.empty() ? b.emit1(s.op, {}, index, sname, at)
+                         : b.emit1(s.op, {index_operand(s.args[0]), index_operand(s.args[1])}, index, sname, at);
+      continue;
+    }
     const gen_value& r = plan.values[static_cast<std::size_t>(s.result)];
-    const type tt = tile_type(plan.rows, r.cols, r.dt);
+    const type tt = tile_type(r.rows, r.cols, r.dt);
     const std::string vname = "v" + std::to_string(s.result);
+    const auto in = [&](std::size_t i) { return operand::of(values[static_cast<std::size_t>(s.in[i])]); };
     value_id out;
     if (s.op == opcode::tile_load) {
       out = b.emit1(opcode::tile_load,
-                    {operand::of(inputs[static_cast<std::size_t>(s.tensor)]), b.pair(s.row, 0), b.pair(plan.rows, r.cols)},
+                    {operand::of(inputs[static_cast<std::size_t>(s.tensor)]), b.pair(s.row, 0), b.pair(r.rows, r.cols)},
                     tt, vname, at);
+    } else if (s.op == opcode::tile_slice) {
+      out = b.emit1(opcode::tile_slice,
+                    {in(0), b.pair(r.rows, r.cols), b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])})},
+                    tt, vname, at);
+    } else if (s.op == opcode::tile_assemble) {
+      out = b.emit1(opcode::tile_assemble,
+                    {in(0), in(1), b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])})}, tt, vname, at);
+    } else if (s.op == opcode::tile_reshape) {
+      out = b.emit1(opcode::tile_reshape, {in(0), b.pair(r.rows, r.cols)}, tt, vname, at);
     } else {
       const operand lit = operand::decimal(s.mantissa, s.exp10);
       switch (info(s.op).ew) {
         case ew_kind::fill: out = b.emit1(s.op, {lit}, tt, vname, at); break;
-        case ew_kind::unary: out = b.emit1(s.op, {operand::of(values[static_cast<std::size_t>(s.in[0])])}, tt, vname, at); break;
-        case ew_kind::scalar_form:
-          out = b.emit1(s.op, {operand::of(values[static_cast<std::size_t>(s.in[0])]), lit}, tt, vname, at);
-          break;
-        default:
-          out = b.emit1(s.op,
-                        {operand::of(values[static_cast<std::size_t>(s.in[0])]),
-                         operand::of(values[static_cast<std::size_t>(s.in[1])])},
-                        tt, vname, at);
+        case ew_kind::unary: out = b.emit1(s.op, {in(0)}, tt, vname, at); break;
+        case ew_kind::scalar_form: out = b.emit1(s.op, {in(0), lit}, tt, vname, at); break;
+        default: out = b.emit1(s.op, {in(0), in(1)}, tt, vname, at);
       }
     }
     values[static_cast<std::size_t>(s.result)] = out;
@@ -425,6 +817,49 @@ inline program emit(const gen_plan& plan) {
 /// A valid, unplanned, straight-line Tile kernel with about `ops` steps (see the file comment).
 inline program generate_kernel(std::uint64_t seed, int ops, const gen_options& opt = {}) {
   return emit(generate_plan(seed, ops, opt));
+}
+
+/// Values for a kernel's runtime scalars: each parameter by name, and the block index.
+struct gen_binding {
+  std::vector<std::pair<std::string, std::int64_t>> scalars;
+  std::int64_t block_idx = 0;
+  bool operator==(const gen_binding&) const = default;
+};
+
+/// Legal bindings covering every recorded range: all scalars at their minimum (0), at 1, at the
+/// middle and at the maximum, then a corner mix (parameters alternately at their maximum and
+/// minimum, the block index at its maximum). Duplicates are dropped; a kernel without runtime
+/// scalars gets one empty binding.
+inline std::vector<gen_binding> bindings(const gen_plan& plan) {
+  const auto at = [](std::int64_t lo, std::int64_t hi, int which, int nth) {
+    switch (which) {
+      case 0: return lo;
+      case 1: return std::min(lo + 1, hi);
+      case 2: return lo + (hi - lo) / 2;
+      case 3: return hi;
+      default: return nth % 2 == 0 ? hi : lo;
+    }
+  };
+  std::vector<gen_binding> out;
+  for (int which = 0; which < 5; ++which) {
+    gen_binding b;
+    int nth = 0;
+    for (const gen_scalar& s : plan.scalars)
+      if (s.param) b.scalars.emplace_back(s.name, at(s.lo, s.hi, which, nth++));
+    if (plan.block_max >= 0) b.block_idx = which == 4 ? plan.block_max : at(0, plan.block_max, which, 0);
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(std::move(b));
+  }
+  return out;
+}
+
+/// Simulator options running a plan's kernel under `b` (block_num covers the block range).
+inline sim::sim_options sim_options_for(const gen_plan& plan, const gen_binding& b, std::uint64_t seed) {
+  sim::sim_options o;
+  o.seed = seed;
+  o.block_idx = b.block_idx;
+  o.block_num = std::max<std::int64_t>(1, plan.block_max + 1);
+  for (const auto& [name, value] : b.scalars) o.scalars.push_back({name, static_cast<double>(value)});
+  return o;
 }
 
 }  // namespace testing
