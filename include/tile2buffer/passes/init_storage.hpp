@@ -5,9 +5,12 @@
 /// matmul_acc, set_validshape, reshape/reinterpret/transpose views); windows (slices, and relabels
 /// of slices) have no storage of their own; a region result shares one allocation with its
 /// iteration values.
+/// An in-place result (assemble, matmul_acc) whose operand's storage is still read afterwards (by
+/// the operand itself, a relabel or a window of it) gets its own allocation instead.
 /// Planned functions (any tile.alloc or storage clause) pass through unchanged.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -51,14 +54,51 @@ constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::s
   return rw.target().result(rw.builder().emit(opcode::tile_alloc, args, {}, std::span<const type>(&mt, 1), names, loc));
 }
 
+/// Ops whose result overwrites the storage of an operand (`storage_source`) in place.
+constexpr bool writes_in_place(opcode c) { return c == opcode::tile_assemble || c == opcode::tile_matmul_acc; }
+
+/// For each value, the program-order position of its last use; a use inside a region counts at
+/// the end of the region's top-level op (a later iteration may read it again).
+constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<std::uint32_t>& pos) {
+  std::vector<op_id> order;
+  walk(f, [&](op_id o) {
+    pos[o.index] = static_cast<std::uint32_t>(order.size());
+    order.push_back(o);
+  });
+  std::vector<std::uint32_t> anchor(f.ops.size(), 0);
+  const auto top = f.ops_of(f.body);
+  for (std::size_t k = 0; k < top.size(); ++k) {
+    const std::uint32_t start = pos[top[k].index];
+    const std::uint32_t stop = k + 1 < top.size() ? pos[top[k + 1].index] : static_cast<std::uint32_t>(order.size());
+    for (std::uint32_t p = start; p < stop; ++p) anchor[order[p].index] = p == start ? start : stop - 1;
+  }
+  std::vector<std::uint32_t> last(f.values.size(), 0);
+  const auto use = [&](const operand& x, std::uint32_t at, auto& self) -> void {
+    if (x.is_value()) last[x.ref] = std::max(last[x.ref], at);
+    if (x.kind == operand_kind::tuple)
+      for (const operand& e : f.elements(x)) self(e, at, self);
+  };
+  for (op_id o : order) {
+    for (const operand& x : f.args(o)) use(x, anchor[o.index], use);
+    for (const kwarg& k : f.kwargs_of(o)) use(k.value, anchor[o.index], use);
+  }
+  return last;
+}
+
 constexpr function init_function_storage(const function& f) {
   const window_facts windows(f, scalar_divisibility(f));
+  std::vector<std::uint32_t> pos(f.ops.size(), 0);
+  const std::vector<std::uint32_t> last = last_uses(f, pos);
   // owner[v]: the value whose allocation v lives in (itself for a fresh allocation); no_id = none.
   std::vector<std::uint32_t> owner(f.values.size(), no_id);
+  // family_last[o]: the last use of any value defined so far in owner o's storage (windows included).
+  std::vector<std::uint32_t> family_last(f.values.size(), 0);
   std::vector<value_id> fresh;  // values that get their own allocation, in program order
+  const auto join = [&](value_id v, std::uint32_t family) { family_last[family] = std::max(family_last[family], last[v.index]); };
   const auto own = [&](value_id v) {
     owner[v.index] = v.index;
     fresh.push_back(v);
+    join(v, v.index);
   };
   walk(f, [&](op_id o) {
     const op_node& n = f.op(o);
@@ -82,10 +122,19 @@ constexpr function init_function_storage(const function& f) {
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       const value_id res = f.result(o, i);
       if (!f.type_of(res).is_tile()) continue;
-      if (windows.is_window(res)) continue;  // lives in its storage tile's bytes
-      if (const auto src = storage_source(f, o); src && src->is_value() && owner[src->ref] != no_id) {
-        owner[res.index] = owner[src->ref];
+      if (windows.is_window(res)) {  // lives in its storage tile's bytes
+        if (const std::uint32_t family = owner[windows.storage_of(res).index]; family != no_id) join(res, family);
         continue;
+      }
+      if (const auto src = storage_source(f, o); src && src->is_value() && owner[src->ref] != no_id) {
+        const std::uint32_t family = owner[src->ref];
+        // An in-place write shares its operand's storage only when no older value in that
+        // storage is read afterwards; otherwise the result gets its own and lowering copies.
+        if (!writes_in_place(c) || family_last[family] <= pos[o.index]) {
+          owner[res.index] = family;
+          join(res, family);
+          continue;
+        }
       }
       own(res);
     }
