@@ -46,6 +46,8 @@ class lowering {
   [[nodiscard]] constexpr const storage_facts& facts() const noexcept { return analyses_->storage; }
   /// The distinct windows of allocation `alloc` (an index into `facts().allocations()`).
   [[nodiscard]] constexpr std::span<const window> windows(std::uint32_t alloc) const { return keys_[alloc]; }
+  /// The Buffer handle defined for window `key` of allocation `alloc` (invalid until defined).
+  [[nodiscard]] constexpr value_id key_handle(std::uint32_t alloc, std::uint32_t key) const { return key_handles_[alloc][key]; }
   /// Records the Buffer handle that stands for window `key` of allocation `alloc`.
   constexpr void define_handle(std::uint32_t alloc, std::uint32_t key, value_id handle) { key_handles_[alloc][key] = handle; }
   [[nodiscard]] constexpr const std::vector<diagnostic>& errors() const noexcept { return errors_; }

@@ -6,7 +6,8 @@
 /// Window parents (tiles that are sliced or assembled into) are never byte-root relabels, since
 /// PTOAS cannot subview one: a full-capacity parent is the typed root itself (the byte root is
 /// then a relabel of it), a smaller one gets an alias allocation at its placed address
-/// (addressed planners only).
+/// (addressed planners only). A static partial valid rectangle of a fully valid member is a
+/// zero-offset subview of it (so addressless storage can hold a partially valid assemble target).
 #pragma once
 
 #include <algorithm>
@@ -103,8 +104,20 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
   std::vector<std::pair<std::int64_t, std::int64_t>> byte_keys;  // (offset, bytes) -> byte_windows[i]
   std::vector<value_id> byte_windows;
   value_id byte_root = typed_root == no_id ? root : value_id{};  // a typed root is relabelled to bytes on first need
+  // A static partial valid rectangle of a fully valid member (same offset, dtype and shape) is a
+  // zero-offset subview of that member's handle, defined once the member's handle exists.
+  const auto full_sibling = [&](const window& m) -> std::uint32_t {
+    if (!m.desc.static_valid() || (m.desc.valid[0].number == m.desc.shape[0] && m.desc.valid[1].number == m.desc.shape[1])) return no_id;
+    for (std::uint32_t s = 0; s < ks.size(); ++s) {
+      const type& d = ks[s].desc;
+      if (ks[s].offset == m.offset && d.dt == m.desc.dt && d.shape == m.desc.shape && d.static_valid() &&
+          d.valid[0].number == d.shape[0] && d.valid[1].number == d.shape[1])
+        return s;
+    }
+    return no_id;
+  };
   for (std::uint32_t k : order) {
-    if (k == typed_root) continue;
+    if (k == typed_root || full_sibling(ks[k]) != no_id) continue;
     const window& m = ks[k];
     if (!m.desc.static_valid())
       return l.fail(loc, name, text("a runtime-valid tile needs its own allocation; it cannot share a byte-view storage root"));
@@ -145,6 +158,14 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
     const operand rargs[] = {operand::of(base)};
     const std::string_view vn[] = {f.name_of(m.first)};
     l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_reshape, rargs, {}, std::span<const type>(&m.desc, 1), vn, loc)));
+  }
+  for (std::uint32_t k : order) {
+    const std::uint32_t s = full_sibling(ks[k]);
+    if (k == typed_root || s == no_id) continue;
+    const window& m = ks[k];
+    const operand args[] = {operand::of(l.key_handle(a, s)), b.pair(0, 0), b.pair(m.desc.valid[0].number, m.desc.valid[1].number)};
+    const std::string_view vn[] = {f.name_of(m.first)};
+    l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&m.desc, 1), vn, loc)));
   }
 }
 
