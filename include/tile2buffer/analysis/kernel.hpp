@@ -2,7 +2,8 @@
 /// @file analysis/kernel.hpp
 /// The shared-analyses slot: facts about one kernel computed once and read by select, the
 /// checking passes, the planner and lower (recipes see them through `match_context` and
-/// `lowering`): storage facts, scalar divisibility (the alignment proof) and use-site windows.
+/// `lowering`): storage facts, scalar divisibility (the alignment proof), use-site windows and
+/// valid-metadata versions.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/divisibility.hpp"
+#include "tile2buffer/analysis/metadata.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/ir/function.hpp"
@@ -22,10 +24,11 @@ struct kernel_analyses {
   storage_facts storage;
   scalar_divisibility divisibility;
   window_facts windows;
+  metadata_versions versions;
   /// verify_tile_storage found this exact function clean, so lower need not check it again.
   bool storage_checked = false;
 
-  constexpr explicit kernel_analyses(const function& f) : storage(f), divisibility(f), windows(f, divisibility) {}
+  constexpr explicit kernel_analyses(const function& f) : storage(f), divisibility(f), windows(f, divisibility), versions(f) {}
 };
 
 /// Kernel analyses of one program, indexed like `program::functions`, computed on first use.

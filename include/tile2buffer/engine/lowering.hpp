@@ -6,6 +6,7 @@
 /// (use-site windows included), and the diagnostics. Recipes use only this; the rules of what to emit live in recipe/.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -135,12 +136,29 @@ class lowering {
 
   constexpr void index_storage() {
     const function& f = rw_.source();
+    // Runtime-valid unification (reference §5.3 step 1): tiles naming the window of a runtime-
+    // valid tile (same allocation, offset, dtype and shape) share its one dynamic handle.
+    struct dynamic_window {
+      value_id mem;
+      std::int64_t offset;
+      dtype dt;
+      std::array<std::int64_t, 2> shape;
+    };
+    std::vector<dynamic_window> dynamic;
+    const auto indexed = [&](std::uint32_t i) {
+      const type& t = f.values[i].ty;
+      return t.is_tile() && t.has_storage() && !analyses_->windows.is_window(value_id{i}) && facts().index_of(t.mem) != no_id;
+    };
+    for (std::uint32_t i = 0; i < f.values.size(); ++i)
+      if (const type& t = f.values[i].ty; indexed(i) && !buffer_descriptor(t).static_valid())
+        dynamic.push_back(dynamic_window{t.mem, t.mem_offset, t.dt, t.shape});
     for (std::uint32_t i = 0; i < f.values.size(); ++i) {
       const type& t = f.values[i].ty;
-      if (!t.is_tile() || !t.has_storage() || analyses_->windows.is_window(value_id{i})) continue;
+      if (!indexed(i)) continue;  // verify_tile_storage reports storage that names no allocation
       const std::uint32_t a = facts().index_of(t.mem);
-      if (a == no_id) continue;  // verify_tile_storage reports it
-      const type desc = buffer_descriptor(t);
+      type desc = buffer_descriptor(t);
+      for (const dynamic_window& d : dynamic)
+        if (d.mem == t.mem && d.offset == t.mem_offset && d.dt == t.dt && d.shape == t.shape) desc.valid = {extent::runtime(), extent::runtime()};
       auto& ks = keys_[a];
       std::uint32_t k = 0;
       while (k < ks.size() && !(ks[k].offset == t.mem_offset && ks[k].desc == desc)) ++k;

@@ -17,6 +17,63 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
+/// Valid-state prefixing (reference §5.5): an op that defines a tile with a dynamic handle first
+/// states the extents it produces. Relabels and setters update no metadata of their own.
+constexpr void prefix_valid_state(const function& f, op_id o, lowering& l) {
+  const opcode c = f.op(o).code();
+  if (c == opcode::tile_alloc || c == opcode::tile_set_validshape || is_relabel_op(c) || c == opcode::tile_slice) return;
+  for (std::uint32_t i = 0; i < f.op(o).results.count; ++i) {
+    const value_id r = f.result(o, i);
+    if (!f.type_of(r).is_tile() || l.analyses().windows.is_window(r)) continue;
+    const value_id h = l.handle(r);
+    if (!h.valid() || l.builder().fn().type_of(h).static_valid()) continue;
+    l.builder().emit0(opcode::buffer_set_validshape, {operand::of(h), l.valid_tuple(r)}, f.op(o).loc);
+  }
+}
+
+/// The valid extents an op's data movement covers: a load's, move's or elementwise result's, a
+/// store's source's; none for ops that move no data.
+constexpr const type* data_extent_type(const function& f, op_id o) {
+  const opcode c = f.op(o).code();
+  if (c == opcode::tile_store) {
+    const operand t = named_operand<"tile">(f, o);
+    return t.is_value() ? &f.type_of(t.value()) : nullptr;
+  }
+  if (c == opcode::tile_load || c == opcode::tile_move || info(c).ew != ew_kind::none) return &f.type_of(f.result(o));
+  return nullptr;
+}
+
+/// Emits `rewrite` so that it runs only when both valid extents are positive (reference: loads,
+/// stores and arithmetic execute only then): unguarded for positive literals, not at all for a
+/// literal 0 (a store's result still names its tensor), inside `if (rows > 0 and cols > 0)`
+/// otherwise. The rewrite defines no views that escape: windows with runtime extents stay Tile.
+template <class Rewrite>
+constexpr void guarded(const function& f, op_id o, lowering& l, Rewrite&& rewrite) {
+  const type* t = data_extent_type(f, o);
+  if (t == nullptr || (t->static_valid() && t->valid[0].number > 0 && t->valid[1].number > 0)) return rewrite();
+  if ((t->valid[0].is_static() && t->valid[0].number == 0) || (t->valid[1].is_static() && t->valid[1].number == 0)) {
+    if (f.op(o).code() == opcode::tile_store) l.rw().bind(f.result(o), l.rw().map(named_operand<"tensor">(f, o)));
+    return;
+  }
+  auto& b = l.builder();
+  const location loc = f.op(o).loc;
+  operand cond{};
+  for (const extent& e : t->valid) {
+    if (!e.is_value()) continue;
+    const operand positive = operand::of(b.emit1(opcode::scalar_gt, {l.rw().lookup(e.value()), operand::integer(0)}, scalar_type(dtype::bool_), {}, loc));
+    cond = cond.kind == operand_kind::none ? positive
+                                           : operand::of(b.emit1(opcode::scalar_and, {cond, positive}, scalar_type(dtype::bool_), {}, loc));
+  }
+  // Why two regions: an `if` always has its then and else arms (here the else arm is empty).
+  const region_id then = b.reserve_regions(2);
+  b.open_region(then, {}, {});
+  rewrite();
+  b.close_region();
+  b.open_region(region_id{then.index + 1}, {}, {});
+  b.close_region();
+  b.emit(opcode::cf_if, std::span<const operand>(&cond, 1), {}, {}, {}, loc, span32{then.index, 2});
+}
+
 template <recipe_set Recipes>
 constexpr void lower_region(const function& f, region_id r, lowering& l, const match_context& ctx) {
   l.rw().clone_ops(r, [&](op_id o) {
@@ -32,9 +89,14 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
       return false;  // cloned with remapped operands
     }
     if (!is_tile_op(c)) return false;  // return is cloned with remapped operands
+    if (const value_id stale = ctx.kernel().versions.stale_use(o); stale.valid()) {
+      l.fail(o, "lower", stale_version_reason(f, stale));
+      return true;
+    }
     recipe_choice choice = try_recipes<Recipes>(f, o, ctx, /*rollout_only=*/false);
     if (choice) {
-      choice.chosen->rewrite(f, o, l);
+      prefix_valid_state(f, o, l);
+      guarded(f, o, l, [&] { choice.chosen->rewrite(f, o, l); });
       return true;
     }
     text why;

@@ -68,6 +68,8 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
       return;
     }
     if (!is_tile_op(c)) return;
+    if (const value_id stale = analyses.versions.stale_use(o); stale.valid())
+      return keep(n.loc, text(mnemonic(c)) << ": " << stale_version_reason(fn, stale));
     recipe_choice choice = try_recipes<Recipes>(fn, o, ctx, /*rollout_only=*/true);
     if (choice) return;
     if (choice.stays && choice.first_failed == nullptr) return keep(n.loc, text(mnemonic(c)) << ": " << choice.stays->reason);

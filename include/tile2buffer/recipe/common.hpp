@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "tile2buffer/analysis/descriptor.hpp"
+#include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/concepts/recipe.hpp"
 #include "tile2buffer/engine/lowering.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
@@ -30,8 +31,9 @@ struct recipe_name {
   static constexpr std::string_view value{storage.data(), storage.size()};
 };
 
-/// Equal Buffer descriptors: physical shape, dtype, space, layout and valid extents.
-constexpr bool same_descriptor(const type& a, const type& b) { return buffer_descriptor(a) == buffer_descriptor(b); }
+/// Equal Buffer descriptors and structurally equal valid extents (the same literal or the same SSA
+/// value per axis): two runtime descriptor dimensions alone do not prove equal runtime values.
+constexpr bool same_descriptor(const type& a, const type& b) { return buffer_descriptor(a) == buffer_descriptor(b) && a.valid == b.valid; }
 
 /// A scalar element operand must be a numeric literal or a signed-integer/INDEX/FP16/BF16/FP32 scalar.
 constexpr text element_scalar_problem(const function& f, const operand& s) {
@@ -45,10 +47,27 @@ constexpr text element_scalar_problem(const function& f, const operand& s) {
   return text("element scalar conversion requires a numeric scalar operand");
 }
 
-/// Static valid extents (runtime-valid recipes are a later rollout slice).
-constexpr text static_valid_problem(const type& t) {
+/// Static positive valid extents: what windows, relabels and assembles need (runtime or empty
+/// extents there stay Tile by the spec).
+constexpr text static_valid_problem(const type& t, std::string_view what) {
   if (t.static_valid() && t.valid[0].number > 0 && t.valid[1].number > 0) return {};
-  return text("runtime or empty valid extents need the runtime-valid recipes, which this rollout lacks");
+  return text(what) << " with runtime or empty valid extents stay Tile";
+}
+
+/// A tile whose valid metadata can change (a runtime or empty extent) owns one dynamic handle:
+/// every tile in its allocation must name the same window (offset, dtype, shape), since a
+/// dynamic descriptor cannot be a byte-root view. Empty when `v` is static or alone.
+constexpr text dynamic_storage_problem(const function& f, const kernel_analyses& k, value_id v) {
+  const type& t = f.type_of(v);
+  if (buffer_descriptor(t).static_valid() || !t.has_storage()) return {};
+  for (std::uint32_t i = 0; i < f.values.size(); ++i) {
+    const type& o = f.values[i].ty;
+    if (!o.is_tile() || o.mem != t.mem || k.windows.is_window(value_id{i})) continue;
+    if (o.mem_offset != t.mem_offset || o.dt != t.dt || o.shape != t.shape)
+      return text("a runtime-valid tile needs its own allocation; '") << f.name_of(v) << "' shares one with '"
+                                                                       << f.name_of(value_id{i}) << "'";
+  }
+  return {};
 }
 
 }  // namespace detail

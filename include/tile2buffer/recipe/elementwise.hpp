@@ -26,12 +26,12 @@ struct lower_elementwise {
   static constexpr opcode target = *buffer_counterpart(C);
   static_assert(kind != ew_kind::none, "lower_elementwise: the op is not elementwise");
 
-  static constexpr match_result match(typed<source> op, const match_context&) {
+  static constexpr match_result match(typed<source> op, const match_context& ctx) {
     const type& dst = op.result_type();
     if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (!elementwise_allows(C, dst.dt))
       return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt) << " is not in the default rollout");
-    if (auto why = detail::static_valid_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const auto matches_dst = [&](const operand& x) {
       const type* t = op.tile_type(x);
       return t != nullptr && detail::same_descriptor(*t, dst);

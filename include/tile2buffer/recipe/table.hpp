@@ -9,13 +9,14 @@
 #include "tile2buffer/recipe/elementwise.hpp"
 #include "tile2buffer/recipe/spmd.hpp"
 #include "tile2buffer/recipe/transfer.hpp"
+#include "tile2buffer/recipe/valid.hpp"
 #include "tile2buffer/recipe/window.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
 
-// Reductions stay Tile by the spec; the valid-shape and cube recipes arrive in later rollout
-// slices and stay Tile until then.
+// Reductions stay Tile by the spec; the cube recipes arrive in a later rollout slice and stay
+// Tile until then.
 // clang-format off
 struct default_recipes : recipe_list<
     lower_alloc, lower_create, lower_load, lower_store, lower_move,
@@ -33,12 +34,11 @@ struct default_recipes : recipe_list<
     lower_elementwise<opcode::tile_lrelu>,
     lower_spmd_query<opcode::tile_get_block_idx>, lower_spmd_query<opcode::tile_get_block_num>,
     lower_spmd_query<opcode::tile_get_subblock_idx>,
-    lower_slice, lower_assemble,
+    lower_slice, lower_assemble, lower_set_validshape,
     lower_relabel<opcode::tile_reshape>, lower_relabel<opcode::tile_reinterpret_view>,
     stays_tile<tile::row_sum, "reductions remain Tile in the normal pipeline">,
     stays_tile<tile::row_max, "reductions remain Tile in the normal pipeline">,
     stays_tile<tile::transpose_view, "tile.transpose_view needs the cube recipes, which this rollout lacks">,
-    stays_tile<tile::set_validshape, "tile.set_validshape needs the runtime-valid recipes, which this rollout lacks">,
     stays_tile<tile::extract, "tile.extract needs the cube recipes, which this rollout lacks">,
     stays_tile<tile::matmul, "tile.matmul needs the cube recipes, which this rollout lacks">,
     stays_tile<tile::matmul_acc, "tile.matmul_acc needs the cube recipes, which this rollout lacks">> {};

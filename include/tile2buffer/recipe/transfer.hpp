@@ -36,10 +36,10 @@ struct lower_load {
   static constexpr std::string_view name = "lower-load";
   static constexpr int benefit = 1;
   static constexpr bool default_rollout = true;
-  static constexpr match_result match(typed<tile::load> ld, const match_context&) {
+  static constexpr match_result match(typed<tile::load> ld, const match_context& ctx) {
     const type& dst = ld.result_type();
     if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::static_valid_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(ld.fn(), ctx.kernel(), ld.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const type* gm_type = ld.type_of(ld.tensor());
     if (gm_type == nullptr) return match_result::no(text("tile.load needs a GM tensor value"));
     const type& gm = *gm_type;
@@ -72,7 +72,6 @@ struct lower_store {
     const type* src = st.tile_type(st.tile());
     if (src == nullptr) return match_result::no(text("tile.store needs a Tile source"));
     if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::static_valid_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const type* gm_type = st.type_of(st.tensor());
     if (gm_type == nullptr) return match_result::no(text("tile.store needs a GM tensor value"));
     const type& gm = *gm_type;
@@ -101,7 +100,7 @@ struct lower_move {
   static constexpr std::string_view name = "lower-move";
   static constexpr int benefit = 1;
   static constexpr bool default_rollout = true;
-  static constexpr match_result match(typed<tile::move> mv, const match_context&) {
+  static constexpr match_result match(typed<tile::move> mv, const match_context& ctx) {
     const type& dst = mv.result_type();
     const type* src = mv.tile_type(mv.source());
     if (src == nullptr) return match_result::no(text("tile.move needs a Tile source"));
@@ -109,7 +108,7 @@ struct lower_move {
       return match_result::no(text("tile.move from ") << tile2buffer::name(src->space) << " to " << tile2buffer::name(dst.space)
                                                       << " needs the cube transfer recipes");
     if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::static_valid_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(mv.fn(), ctx.kernel(), mv.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (!detail::same_descriptor(*src, dst))
       return match_result::no(text("tile.move Vec -> Vec requires identical descriptors"));
     return match_result::yes();

@@ -59,7 +59,7 @@ constexpr text slice_valid_problem(const typed<tile::slice>& op) {
       }
     }
   }
-  return static_valid_problem(r);
+  return static_valid_problem(r, "windows");
 }
 
 }  // namespace detail
@@ -145,7 +145,8 @@ struct lower_relabel {
     if (src == nullptr) return match_result::no(text(mnemonic(C)) << " needs a Tile source");
     if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::static_valid_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::static_valid_problem(dst, "relabels"); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::static_valid_problem(*src, "relabels"); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (C == opcode::tile_reshape && dst.dt != src->dt) return match_result::no(text("tile.reshape must keep the element type"));
     if (dst.bytes() != src->bytes())
       return match_result::no(text(mnemonic(C)) << " must preserve the physical bytes (" << src->bytes() << " -> " << dst.bytes() << ")");
@@ -195,7 +196,7 @@ struct lower_assemble {
       return match_result::no(text("pre_quant/pre_relu assembles require a Buffer transfer recipe"));
     for (const type* t : {&dst, tgt, src}) {
       if (auto why = dense_vec_problem(*t); !why.empty()) return match_result::no(static_cast<text&&>(why));
-      if (auto why = detail::static_valid_problem(*t); !why.empty()) return match_result::no(static_cast<text&&>(why));
+      if (auto why = detail::static_valid_problem(*t, "assembles"); !why.empty()) return match_result::no(static_cast<text&&>(why));
     }
     const kernel_analyses& k = ctx.kernel();
     if (k.windows.is_window(op.target().value()) || k.windows.is_window(op.result()))
