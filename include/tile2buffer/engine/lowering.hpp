@@ -84,6 +84,19 @@ class lowering {
     if (k.alloc == no_id) return value_id{};
     return key_handles_[k.alloc][k.key];
   }
+  /// The handle of Tile value `v` typed by `v`'s own descriptor. A tile whose handle is shared with
+  /// other valid descriptors (a dynamic handle for a static tile) gets a zero-offset bridge
+  /// subview at this use: it keeps the storage and adds no copy or metadata update (reference:
+  /// operands and destination then have matching per-dimension descriptors).
+  constexpr value_id typed_handle(value_id v, location loc) {
+    const value_id h = handle(v);
+    const type want = buffer_descriptor(rw_.source().type_of(v));
+    if (!h.valid() || builder().fn().type_of(h) == want) return h;
+    const operand args[] = {operand::of(h), builder().pair(0, 0), valid_tuple(v)};
+    const std::string_view names[] = {rw_.source().name_of(v)};
+    return builder().fn().result(builder().emit(opcode::buffer_subview, args, {}, std::span<const type>(&want, 1), names, loc));
+  }
+
   /// `Valid(tile)`: the tile's own valid extents as a tuple, runtime extents remapped.
   constexpr operand valid_tuple(value_id tile) {
     const type& t = rw_.source().type_of(tile);

@@ -51,7 +51,7 @@ struct lower_elementwise {
   static constexpr void rewrite(typed<source> op, lowering& l) {
     const value_id result = op.result();
     const dtype dt = op.result_type().dt;
-    const auto handle_of = [&](const operand& x) { return operand::of(l.handle(x.value())); };
+    const auto handle_of = [&](const operand& x) { return operand::of(l.typed_handle(x.value(), op.loc())); };
     const auto element = [&](const operand& x) { return l.element_scalar(x, dt, op.loc(), name); };
     // Why a fixed array: elementwise ops have at most two inputs, and a heap list per op was a
     // visible share of the lower pass. Operands in the Buffer op's order (operand_names).
@@ -68,7 +68,7 @@ struct lower_elementwise {
     } else {
       args[count++] = element(op.value());
     }
-    args[count++] = operand::of(l.handle(result));
+    args[count++] = operand::of(l.typed_handle(result, op.loc()));
     std::vector<kwarg> kws;
     if constexpr (kind != ew_kind::fill)  // fill's shape and dtype already live in the destination descriptor
       for (const kwarg& k : op.kwargs()) kws.push_back(kwarg{k.key, l.rw().map(k.value)});

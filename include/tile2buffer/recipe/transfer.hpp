@@ -114,9 +114,9 @@ struct lower_move {
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::move> mv, lowering& l) {
-    const value_id from = l.handle(mv.source().value());
-    const value_id to = l.handle(mv.result());
-    if (from == to) return;  // an exact self-copy disappears
+    if (l.handle(mv.source().value()) == l.handle(mv.result())) return;  // an exact self-copy disappears
+    const value_id from = l.typed_handle(mv.source().value(), mv.loc());
+    const value_id to = l.typed_handle(mv.result(), mv.loc());
     l.builder().emit0(opcode::buffer_copy, {operand::of(from), operand::of(to)}, mv.loc());
   }
 };

@@ -230,7 +230,7 @@ struct lower_assemble {
     // The result has other storage than the target: preserve the target first (through a view of
     // its own valid rectangle when the assemble enlarges the valid region). Same bytes: nothing.
     if (tgt != dst && !(tt.mem == rt.mem && tt.mem_offset == rt.mem_offset)) {
-      value_id into = dst;
+      value_id into = l.typed_handle(res, op.loc());
       if (buffer_descriptor(tt) != buffer_descriptor(rt)) {
         const operand args[] = {operand::of(dst), b.pair(0, 0), l.valid_tuple(target)};
         const type desc = buffer_descriptor(tt);
@@ -238,7 +238,7 @@ struct lower_assemble {
         const std::string_view names[] = {nm.view()};
         into = b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
       }
-      b.emit0(opcode::buffer_copy, {operand::of(tgt), operand::of(into)}, op.loc());
+      b.emit0(opcode::buffer_copy, {operand::of(l.typed_handle(target, op.loc())), operand::of(into)}, op.loc());
     }
     const operand offsets = l.rw().map(op.offsets());
     if (const auto* w = l.window_of(source); w != nullptr && w->base == dst && detail::same_operand(b.fn(), w->offsets, offsets))
@@ -248,7 +248,7 @@ struct lower_assemble {
     const text nm = text(f.name_of(res)) << "_window";
     const std::string_view names[] = {nm.view()};
     const value_id window = b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
-    b.emit0(opcode::buffer_copy, {operand::of(l.handle(source)), operand::of(window)}, op.loc());
+    b.emit0(opcode::buffer_copy, {operand::of(l.typed_handle(source, op.loc())), operand::of(window)}, op.loc());
   }
 };
 
