@@ -39,6 +39,22 @@
 /// `bindings(plan)` picks 0, 1, the middle and the maximum of each range, and a corner mix, and
 /// `sim_options_for` turns one into simulator options.
 ///
+/// Valid extents (`gen_options::valid_extents`, off by default): loads may have partial valid
+/// rectangles (`tile.load(X, (r0, c0), (R, C), (vr, vc))`, the third operand the physical shape,
+/// the fourth restating the result type's `valid=[vr, vc]`); each extent is the physical extent, a
+/// literal in [1, extent], or a runtime INDEX scalar: a parameter (`rows<n>`, `cols<n>`) or block
+/// index arithmetic (`block`, `block * K`, `min(block * K, extent)`), whose recorded range is
+/// [0, physical extent], so bindings reach empty, one-element, middle and full extents. Loads of
+/// one shape often share a valid pattern, so elementwise ops combine operands whose valid
+/// expressions are structurally identical (the same SSA scalar), and results restate them.
+/// `tile.set_validshape` narrows a current version to extents that stay within its valid
+/// rectangle under every binding (a literal no larger, a parameter ranging up to the literal,
+/// `min(s, k)` of a runtime extent `s`), so nothing uninitialized ever becomes readable; the old
+/// version is never used again. About `stays_tile_probability` of the kernels
+/// (`gen_plan::tile_reason`) deliberately break that rule once (a read of the old version after a
+/// setter: "metadata version") or, with windows, narrow a slice ("window"), and must stay Tile.
+/// Windows only cut, relabel and assemble fully valid current versions that no setter produced.
+///
 /// Growth: `generate_plan` produces an abstract plan (steps over value numbers) that `emit`
 /// turns into IR; new features (views, control flow, runtime valid extents, cube) add step kinds
 /// and options without changing existing seeds' programs when their options are off.
@@ -76,6 +92,12 @@ struct gen_options {
   double window_probability = 0.3;      ///< chance that a step is a window step
   double runtime_offset_probability = 0.5;  ///< chance that a slice has runtime offsets
   double unaligned_probability = 0.12;  ///< chance that a window kernel has an unalignable slice
+  bool valid_extents = false;           ///< partial and runtime valid extents, setters (see the file comment)
+  double partial_valid_probability = 0.6;   ///< chance that a load has a partial valid rectangle
+  double runtime_extent_probability = 0.5;  ///< chance that a new partial extent is a runtime scalar
+  double spmd_extent_probability = 0.3;     ///< chance that a new runtime extent derives from the block index
+  double setter_probability = 0.06;         ///< chance that a step is a tile.set_validshape
+  double stays_tile_probability = 0.1;      ///< chance that a valid-extent kernel must stay Tile
 };
 
 /// An index operand: scalar number `scalar` (see gen_plan::scalars) when >= 0, else literal `num`.
@@ -96,7 +118,7 @@ struct gen_step {
   std::int64_t row = 0;  ///< load/store row offset
   int result = -1;
   std::array<gen_index, 2> offsets{};  ///< slice/assemble (row, column) offsets
-  std::vector<gen_index> args;         ///< scalar steps' operands
+  std::vector<gen_index> args;         ///< scalar steps' operands; set_validshape's (rows, cols)
 };
 /// What storage a value names: its own, a window of a tile (slice), or a relabel (reshape).
 enum class gen_kind : std::uint8_t { dense, window, relabel };
@@ -110,6 +132,10 @@ struct gen_value {
   gen_kind kind = gen_kind::dense;
   std::int64_t pitch = 0;  ///< row pitch in elements: `cols`, or the sliced dense tile's
   bool unaligned = false;  ///< a window whose column offset selection cannot prove aligned
+  std::array<gen_index, 2> valid{};  ///< valid (rows, cols); the physical shape when fully valid
+  bool stale = false;      ///< a set_validshape superseded it: an old metadata version
+  opcode made_by = opcode::tile_load;  ///< the defining op
+  bool viewed = false;     ///< a slice, reshape or assemble result may alias its storage
 };
 /// An INDEX scalar: a kernel parameter (`param`, bound by `name`) or a scalar SSA result.
 /// Over every legal binding its value lies in [lo, hi] and is a multiple of `multiple`, which
@@ -119,6 +145,7 @@ struct gen_scalar {
   bool param = false;
   std::int64_t lo = 0, hi = 0;
   std::int64_t multiple = 1;
+  bool extent = false;  ///< used as a valid extent (its range then starts at 0)
 };
 struct gen_tensor {
   dtype dt = dtype::fp32;
@@ -135,6 +162,9 @@ struct gen_plan {
   std::vector<gen_scalar> scalars;  ///< parameters are the ones with `param`, in parameter order
   std::int64_t block_max = -1;      ///< legal block_idx range [0, block_max]; -1: never queried
   bool unaligned = false;           ///< a slice's alignment is unprovable: the kernel must stay Tile
+  /// Non-empty: the kernel must stay Tile, and selection's reason contains this ("metadata
+  /// version": an old version is read after a set_validshape; "window": a slice is narrowed).
+  std::string tile_reason;
 };
 
 namespace detail {
@@ -158,8 +188,16 @@ class planner {
     // exactly the numbers it drew before windows existed, so its program is unchanged.
     plan_.unaligned = opt_.windows && uniform() < opt_.unaligned_probability;
     pending_unaligned_ = plan_.unaligned;
+    // Why never both: a kernel that must stay Tile has exactly one construct selection rejects,
+    // so the reason it reports is the one the plan records.
+    if (opt_.valid_extents && !plan_.unaligned && uniform() < opt_.stays_tile_probability) {
+      pending_window_setter_ = opt_.windows && uniform() < 0.5;
+      pending_stale_ = !pending_window_setter_;
+      plan_.tile_reason = pending_window_setter_ ? "window" : "metadata version";
+    }
     while (emitted_ < ops_) {
       if (opt_.windows && live_count() > 0 && uniform() < opt_.window_probability && window()) continue;
+      if (opt_.valid_extents && live_count() > 0 && uniform() < opt_.setter_probability && setter()) continue;
       const double r = uniform();
       if (live_count() == 0 || r < opt_.load_probability) {
         load();
@@ -170,6 +208,7 @@ class planner {
       }
     }
     if (opt_.windows && (pending_unaligned_ || !window_done_) && !window()) slice_of(load_of(parent()), false);
+    if (pending_stale_ || pending_window_setter_) setter();
     bool any = false;
     for (const auto& s : plan_.steps) any = any || s.op == opcode::tile_store;
     for (int v = 0; v < static_cast<int>(plan_.values.size()); ++v) {
@@ -232,13 +271,20 @@ class planner {
     return classes_.front();
   }
   int live_count() const { return static_cast<int>(plan_.values.size()); }
-  int pick_any() { return static_cast<int>(below(plan_.values.size())); }
-  /// A recent value of one class (short-lived temporaries): one of the last six.
-  int pick_recent(const shape_class& k) {
+  int pick_any() {
+    if (!opt_.valid_extents) return static_cast<int>(below(plan_.values.size()));
+    std::vector<int> current;
+    for (int v = 0; v < live_count(); ++v)
+      if (!val(v).stale) current.push_back(v);
+    return pick(current);
+  }
+  /// A recent current version of one class (short-lived temporaries): one of the last six, with
+  /// valid extents `like` when given (elementwise operands must agree on them structurally).
+  int pick_recent(const shape_class& k, const std::array<gen_index, 2>* like = nullptr) {
     std::vector<int> of;
     for (int v = static_cast<int>(plan_.values.size()) - 1; v >= 0 && of.size() < 6; --v) {
       const gen_value& x = plan_.values[static_cast<std::size_t>(v)];
-      if (x.dt == k.dt && x.rows == k.rows && x.cols == k.cols) of.push_back(v);
+      if (x.dt == k.dt && x.rows == k.rows && x.cols == k.cols && !x.stale && (!like || x.valid == *like)) of.push_back(v);
     }
     return of.empty() ? -1 : of[below(of.size())];
   }
@@ -252,13 +298,15 @@ class planner {
     x.hi = hi;
     x.kind = kind;
     x.pitch = pitch > 0 ? pitch : cols;
+    x.valid = {fixed(rows), fixed(cols)};
     plan_.values.push_back(x);
     return static_cast<int>(plan_.values.size()) - 1;
   }
   gen_value& val(int v) { return plan_.values[static_cast<std::size_t>(v)]; }
 
-  void load() { load_of(pick_class()); }
-  int load_of(const shape_class k) {
+  void load() { load_of(pick_class(), true); }
+  /// Loads a tile of class `k`; with valid extents and `may_narrow`, possibly partially valid.
+  int load_of(const shape_class k, bool may_narrow = false) {
     std::vector<int> same;
     for (int t = 0; t < static_cast<int>(plan_.inputs.size()); ++t) {
       const gen_tensor& in = plan_.inputs[static_cast<std::size_t>(t)];
@@ -276,7 +324,11 @@ class planner {
     s.tensor = t;
     s.row = plan_.inputs[static_cast<std::size_t>(t)].rows >= 2 * k.rows && uniform() < 0.5 ? k.rows : 0;
     const double bound = is_float(k.dt) ? 2.0 : 16.0;
+    // Before the result exists: a runtime extent may add scalar steps, which must come first.
+    std::optional<std::array<gen_index, 2>> valid;
+    if (may_narrow && opt_.valid_extents && uniform() < opt_.partial_valid_probability) valid = load_valid(k);
     s.result = new_value(k.dt, k.rows, k.cols, -bound, bound);
+    if (valid) val(s.result).valid = *valid;
     plan_.steps.push_back(s);
     ++emitted_;
     return s.result;
@@ -387,6 +439,8 @@ class planner {
     st.mantissa = s.mantissa;
     st.exp10 = s.exp10;
     st.result = new_value(d, rows, cols, lo, hi);
+    if (!st.in.empty()) val(st.result).valid = val(st.in[0]).valid;
+    val(st.result).made_by = op;
     plan_.steps.push_back(st);
     ++emitted_;
     return st.result;
@@ -415,7 +469,8 @@ class planner {
       }
       const ew_kind kind = info(op).ew;
       std::vector<int> in{pick_recent(k)};
-      if (kind == ew_kind::binary) in.push_back(pick_recent(k));
+      const std::array<gen_index, 2> like = val(in[0]).valid;
+      if (kind == ew_kind::binary) in.push_back(pick_recent(k, &like));
       if (emit(op, in, s) >= 0) return true;
       // Condition an FP32 operand so the op's precondition holds, then retry once.
       if (k.dt != dtype::fp32 || emitted_ + 3 > ops_) continue;
@@ -472,9 +527,9 @@ class planner {
     return new_scalar(prefix + std::to_string(params_++), true, 0, hi, 1);
   }
   int scalar_step(opcode op, gen_index a, gen_index b) {
-    const bool mul = op == opcode::scalar_mul;
-    const std::int64_t lo = mul ? low(a) * low(b) : low(a) + low(b);
-    const std::int64_t hi = mul ? high(a) * high(b) : high(a) + high(b);
+    const bool mul = op == opcode::scalar_mul, min = op == opcode::scalar_min;
+    const std::int64_t lo = mul ? low(a) * low(b) : min ? std::min(low(a), low(b)) : low(a) + low(b);
+    const std::int64_t hi = mul ? high(a) * high(b) : min ? std::min(high(a), high(b)) : high(a) + high(b);
     const std::int64_t mult = mul ? multiple(a) * multiple(b) : std::gcd(multiple(a), multiple(b));
     gen_step st;
     st.op = op;
@@ -596,7 +651,7 @@ class planner {
   /// windows, with room for a smaller window (two units of columns for an unaligned one).
   std::vector<int> slice_sources(bool unaligned) const {
     return recent([&](int, const gen_value& x) {
-      if (x.kind == gen_kind::relabel || x.unaligned) return false;
+      if (x.kind == gen_kind::relabel || x.unaligned || !windowable(x)) return false;
       return unaligned ? x.cols >= 2 * unit(x.dt) : x.rows > 1 || x.cols > unit(x.dt);
     });
   }
@@ -614,8 +669,9 @@ class planner {
     st.in = {src};
     st.offsets = {row, col};
     st.result = new_value(s.dt, h, w, s.lo, s.hi, gen_kind::window, s.pitch);
+    val(st.result).made_by = st.op;
     val(st.result).unaligned = unaligned;
-    val(src).used = true;
+    val(src).used = val(src).viewed = true;
     plan_.steps.push_back(st);
     ++emitted_;
     note_class(s.dt, h, w);
@@ -625,7 +681,7 @@ class planner {
 
   /// Reshapes a recent dense non-window tile to another width whose rows are a multiple of 32 bytes.
   bool reshape() {
-    const std::vector<int> from = recent([](int, const gen_value& x) { return x.kind == gen_kind::dense; });
+    const std::vector<int> from = recent([](int, const gen_value& x) { return x.kind == gen_kind::dense && windowable(x); });
     if (from.empty()) return false;
     const int v = pick(from);
     const gen_value s = val(v);
@@ -641,7 +697,8 @@ class planner {
     st.op = opcode::tile_reshape;
     st.in = {v};
     st.result = new_value(s.dt, elements / w, w, s.lo, s.hi, gen_kind::relabel);
-    val(v).used = true;
+    val(st.result).made_by = st.op;
+    val(v).used = val(v).viewed = true;
     plan_.steps.push_back(st);
     ++emitted_;
     note_class(s.dt, elements / w, w);
@@ -659,7 +716,7 @@ class planner {
   /// (at its own offsets, or elsewhere: overlapping), or another tile as wide as the target, or a
   /// slice of one.
   bool assemble() {
-    const std::vector<int> targets = recent([](int, const gen_value& x) { return x.kind == gen_kind::dense; });
+    const std::vector<int> targets = recent([](int, const gen_value& x) { return x.kind == gen_kind::dense && windowable(x); });
     if (targets.empty()) return false;
     const int t = pick(targets);
     const gen_value target = val(t);
@@ -670,7 +727,8 @@ class planner {
     if (r >= 0.5)
       same_pitch = recent([&](int v, const gen_value& x) {
         const bool pitch = x.kind == gen_kind::window ? x.pitch == target.cols : x.kind == gen_kind::dense && x.cols == target.cols;
-        return v != t && x.dt == target.dt && !x.unaligned && pitch && x.rows <= target.rows && x.cols <= target.cols;
+        return v != t && x.dt == target.dt && !x.unaligned && windowable(x) && pitch && x.rows <= target.rows &&
+               x.cols <= target.cols;
       });
     if (same_pitch.empty()) {
       // Mostly static offsets: an exact self-write at runtime offsets needs the recipe to see the
@@ -687,7 +745,8 @@ class planner {
     st.offsets = at;
     st.result = new_value(target.dt, target.rows, target.cols, std::min(target.lo, val(src).lo),
                           std::max(target.hi, val(src).hi));
-    val(t).used = val(src).used = true;
+    val(st.result).made_by = st.op;
+    val(t).used = val(src).used = val(t).viewed = true;
     plan_.steps.push_back(st);
     ++emitted_;
     window_done_ = true;
@@ -713,6 +772,169 @@ class planner {
     return r < 0.7 ? reshape() : assemble();
   }
 
+  //===--- valid extents ---===//
+  static constexpr int max_extent_params = 4;
+  static bool full_valid(const gen_value& x) { return x.valid[0] == fixed(x.rows) && x.valid[1] == fixed(x.cols); }
+  /// Windows take only fully valid current versions that no setter made: a window of a partial
+  /// rectangle could read uninitialized elements, and a window of versioned storage is the
+  /// separate Tile-only share.
+  static bool windowable(const gen_value& x) {
+    return !x.stale && x.made_by != opcode::tile_set_validshape && full_valid(x);
+  }
+  void mark_extent(const gen_index& x) {
+    if (x.scalar >= 0) plan_.scalars[static_cast<std::size_t>(x.scalar)].extent = true;
+  }
+  int new_extent_param(int axis, std::int64_t hi) {
+    const int p = new_scalar((axis == 0 ? "rows" : "cols") + std::to_string(extent_params_++), true, 0, hi, 1);
+    mark_extent(ssa(p));
+    return p;
+  }
+  /// Extent scalars whose range is [0, hi] exactly (`exact`) or lies within it.
+  std::vector<int> extent_scalars(std::int64_t hi, bool exact) const {
+    std::vector<int> out;
+    for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
+      if (scalar(s).extent && scalar(s).lo == 0 && (exact ? scalar(s).hi == hi : scalar(s).hi <= hi)) out.push_back(s);
+    return out;
+  }
+  struct valid_pattern {
+    dtype dt;
+    std::int64_t rows, cols;
+    std::array<gen_index, 2> valid;
+  };
+  void note_pattern(const gen_value& x) {
+    if (!full_valid(x)) patterns_.push_back({x.dt, x.rows, x.cols, x.valid});
+  }
+
+  /// The block index scaled onto [0, full]: `block`, or `block * K` when the block range (fixed by
+  /// the block's first use) times K is `full`, else `min(block * K, full)`.
+  gen_index block_extent(std::int64_t full) {
+    std::int64_t k = 1;
+    if (block_ < 0) {
+      std::vector<std::int64_t> ks;
+      for (const std::int64_t d : {1, 2, 4})
+        if (full % d == 0 && full / d >= 1) ks.push_back(d);
+      k = ks[below(ks.size())];
+      block_index(full / k);
+    } else {
+      const std::int64_t m = std::max<std::int64_t>(1, plan_.block_max);
+      k = (full + m - 1) / m;
+    }
+    gen_index e = ssa(block_);
+    if (k > 1) e = ssa(scalar_step(opcode::scalar_mul, e, fixed(k)));
+    if (plan_.block_max * k != full) e = ssa(scalar_step(opcode::scalar_min, e, fixed(full)));
+    mark_extent(e);
+    return e;
+  }
+  /// A runtime extent ranging over exactly [0, full]: an earlier one (so loads can match),
+  /// block index arithmetic, or a new parameter.
+  gen_index runtime_extent(int axis, std::int64_t full) {
+    const std::vector<int> same = extent_scalars(full, true);
+    if (!same.empty() && uniform() < 0.4) return ssa(pick(same));
+    if (uniform() < opt_.spmd_extent_probability) return block_extent(full);
+    if (extent_params_ < max_extent_params) return ssa(new_extent_param(axis, full));
+    return same.empty() ? block_extent(full) : ssa(pick(same));
+  }
+  /// The valid rectangle of a partially valid load of class `k`: often one the class already has
+  /// (elementwise operands must match structurally), else per axis the full extent, a literal in
+  /// [1, extent] or a runtime extent, not full on both.
+  std::array<gen_index, 2> load_valid(const shape_class& k) {
+    std::vector<int> known;
+    for (int i = 0; i < static_cast<int>(patterns_.size()); ++i) {
+      const valid_pattern& p = patterns_[static_cast<std::size_t>(i)];
+      if (p.dt == k.dt && p.rows == k.rows && p.cols == k.cols) known.push_back(i);
+    }
+    if (!known.empty() && uniform() < 0.5) return patterns_[static_cast<std::size_t>(pick(known))].valid;
+    const std::array<std::int64_t, 2> full{k.rows, k.cols};
+    std::array<gen_index, 2> v{};
+    for (const int axis : {0, 1}) {
+      const std::int64_t n = full[static_cast<std::size_t>(axis)];
+      gen_index& e = v[static_cast<std::size_t>(axis)];
+      if (uniform() < 0.3) e = fixed(n);
+      else if (uniform() < opt_.runtime_extent_probability) e = runtime_extent(axis, n);
+      else e = fixed(between(1, n));
+    }
+    if (v[0] == fixed(full[0]) && v[1] == fixed(full[1])) v[1] = fixed(between(1, std::max<std::int64_t>(1, full[1] - 1)));
+    patterns_.push_back({k.dt, k.rows, k.cols, v});
+    return v;
+  }
+
+  /// An extent that never exceeds `cur` under any legal binding: a literal no larger than a
+  /// literal `cur`, a runtime extent ranging within it, or `min(cur, k)` of a runtime `cur`.
+  gen_index narrowed(int axis, const gen_index& cur) {
+    if (cur.scalar < 0) {
+      const std::int64_t n = cur.num;
+      if (n <= 0 || uniform() < 0.5) return fixed(between(std::min<std::int64_t>(1, n), n));
+      const std::vector<int> fits = extent_scalars(n, false);
+      if (!fits.empty() && (uniform() < 0.4 || extent_params_ >= max_extent_params)) return ssa(pick(fits));
+      if (extent_params_ < max_extent_params) return ssa(new_extent_param(axis, n));
+      return fixed(between(1, n));
+    }
+    gen_index other = fixed(between(1, std::max<std::int64_t>(1, high(cur))));
+    std::vector<int> others = extent_scalars(high(cur), false);
+    others.erase(std::remove(others.begin(), others.end(), cur.scalar), others.end());
+    if (!others.empty() && uniform() < 0.3) other = ssa(pick(others));
+    const gen_index e = ssa(scalar_step(opcode::scalar_min, cur, other));
+    mark_extent(e);
+    return e;
+  }
+  /// `tile.set_validshape(t, r, c)` narrowing at least one axis (see `narrowed`); `t` becomes
+  /// stale. Returns the new version.
+  int narrow(int t) {
+    const gen_value x = val(t);  // a copy: new values may move the vector
+    std::array<bool, 2> change{uniform() < 0.6, uniform() < 0.6};
+    if (!change[0] && !change[1]) change[below(2)] = true;
+    std::array<gen_index, 2> v = x.valid;
+    for (const int axis : {0, 1}) {
+      const auto a = static_cast<std::size_t>(axis);
+      if (change[a]) v[a] = narrowed(axis, x.valid[a]);
+    }
+    gen_step st;
+    st.op = opcode::tile_set_validshape;
+    st.in = {t};
+    st.args = {v[0], v[1]};
+    st.result = new_value(x.dt, x.rows, x.cols, x.lo, x.hi, x.kind, x.pitch);
+    val(st.result).valid = v;
+    val(st.result).made_by = st.op;
+    val(t).used = val(t).stale = true;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    note_pattern(val(st.result));
+    return st.result;
+  }
+  /// A set_validshape step on a recent allocation-backed current version (not a window, relabel
+  /// or assemble result, and with no view of it that a later step could read as an alias of the
+  /// old version), or the kernel's pending Tile-only share: a read of the old version right after
+  /// its setter, or a narrowed slice. False when nothing suits.
+  bool setter() {
+    if (pending_window_setter_) {
+      pending_window_setter_ = false;
+      const std::vector<int> from = slice_sources(false);
+      store(narrow(slice_of(from.empty() ? load_of(parent()) : pick(from), false)));
+      return true;
+    }
+    std::vector<int> from = recent([](int, const gen_value& x) {
+      return !x.stale && !x.viewed && x.kind == gen_kind::dense && x.made_by != opcode::tile_assemble;
+    });
+    if (from.empty()) {
+      if (!pending_stale_) return false;
+      from.push_back(load_of(pick_class()));
+    }
+    // Chains of versions (a setter of a setter result) are rare by chance; favour them a little.
+    std::vector<int> versions;
+    for (const int v : from)
+      if (val(v).made_by == opcode::tile_set_validshape) versions.push_back(v);
+    const int t = !versions.empty() && uniform() < 0.4 ? pick(versions) : pick(from);
+    narrow(t);
+    if (pending_stale_) {
+      pending_stale_ = false;
+      if (val(t).dt == dtype::fp32 && uniform() < 0.5)
+        emit(opcode::tile_abs, {t}, literal{0, 0});  // |x| keeps every bound: it cannot fail
+      else
+        store(t);
+    }
+    return true;
+  }
+
   std::mt19937_64 rng_;
   int ops_;
   gen_options opt_;
@@ -726,6 +948,10 @@ class planner {
   bool window_done_ = false;
   int params_ = 0;
   int block_ = -1;  ///< the block index scalar, once queried
+  bool pending_stale_ = false;          ///< the kernel still owes its read of an old version
+  bool pending_window_setter_ = false;  ///< the kernel still owes its narrowed slice
+  int extent_params_ = 0;
+  std::vector<valid_pattern> patterns_;  ///< partial valid rectangles so far, per class
 };
 
 }  // namespace detail
@@ -769,7 +995,8 @@ inline program emit(const gen_plan& plan) {
                     tensor_type(t.rows, t.cols, t.dt), "o" + std::to_string(line), at);
       continue;
     }
-    if (s.op == opcode::tile_get_block_idx || s.op == opcode::scalar_mul || s.op == opcode::scalar_add) {
+    if (s.op == opcode::tile_get_block_idx || s.op == opcode::scalar_mul || s.op == opcode::scalar_add ||
+        s.op == opcode::scalar_min) {
       const std::string& sname = plan.scalars[static_cast<std::size_t>(s.result)].name;
       scalars[static_cast<std::size_t>(s.result)] =
           s.args.empty() ? b.emit1(s.op, {}, index, sname, at)
@@ -777,14 +1004,26 @@ inline program emit(const gen_plan& plan) {
       continue;
     }
     const gen_value& r = plan.values[static_cast<std::size_t>(s.result)];
-    const type tt = tile_type(r.rows, r.cols, r.dt);
+    const auto extent_of = [&](const gen_index& x) {
+      return x.scalar >= 0 ? extent::of(scalars[static_cast<std::size_t>(x.scalar)]) : extent::of(x.num);
+    };
+    const bool full = r.valid[0] == gen_index{-1, r.rows} && r.valid[1] == gen_index{-1, r.cols};
+    const type physical = tile_type(r.rows, r.cols, r.dt);
+    const type tt = full ? physical : with_valid(physical, extent_of(r.valid[0]), extent_of(r.valid[1]));
     const std::string vname = "v" + std::to_string(s.result);
     const auto in = [&](std::size_t i) { return operand::of(values[static_cast<std::size_t>(s.in[i])]); };
     value_id out;
-    if (s.op == opcode::tile_load) {
+    if (s.op == opcode::tile_load && full) {
       out = b.emit1(opcode::tile_load,
                     {operand::of(inputs[static_cast<std::size_t>(s.tensor)]), b.pair(s.row, 0), b.pair(r.rows, r.cols)},
                     tt, vname, at);
+    } else if (s.op == opcode::tile_load) {
+      out = b.emit1(opcode::tile_load,
+                    {operand::of(inputs[static_cast<std::size_t>(s.tensor)]), b.pair(s.row, 0), b.pair(r.rows, r.cols),
+                     b.tuple({index_operand(r.valid[0]), index_operand(r.valid[1])})},
+                    tt, vname, at);
+    } else if (s.op == opcode::tile_set_validshape) {
+      out = b.emit1(opcode::tile_set_validshape, {in(0), index_operand(s.args[0]), index_operand(s.args[1])}, tt, vname, at);
     } else if (s.op == opcode::tile_slice) {
       out = b.emit1(opcode::tile_slice,
                     {in(0), b.pair(r.rows, r.cols), b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])})},
@@ -829,7 +1068,10 @@ struct gen_binding {
 /// Legal bindings covering every recorded range: all scalars at their minimum (0), at 1, at the
 /// middle and at the maximum, then a corner mix (parameters alternately at their maximum and
 /// minimum, the block index at its maximum). Duplicates are dropped; a kernel without runtime
-/// scalars gets one empty binding.
+/// scalars gets one empty binding. Extent ranges start at 0 and end at the extent they may reach,
+/// so every extent parameter is bound to an empty, a one-element, a middle and a full extent, and
+/// block index extents (`block * K`, capped at the extent) to 0, K, a middle value and the full
+/// extent.
 inline std::vector<gen_binding> bindings(const gen_plan& plan) {
   const auto at = [](std::int64_t lo, std::int64_t hi, int which, int nth) {
     switch (which) {
