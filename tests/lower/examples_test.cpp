@@ -109,6 +109,31 @@ TEST_CASE("05_runtime_valid lowers under every planner and agrees with Tile for 
   }
 }
 
+TEST_CASE("the simulator rejects an unguarded Buffer op on an empty valid rectangle, so a missing guard is caught") {
+  const program tile = load("05_runtime_valid.t2b");
+  // 05 lowered by hand without its guards: fine while cols > 0, an error at cols == 0.
+  const auto unguarded = parse(R"(aiv @runtime_valid(X: Tensor[[16, 64], FP32], Out: out Tensor[[16, 64], FP32], cols: Scalar[INDEX]) -> Tensor[[16, 64], FP32] attributes {stage = buffer} {
+  loaded = buffer.alloc((16, 64)) : Buffer[[16, 64], FP32, Vec, valid=[?, ?]]
+  doubled = buffer.alloc((16, 64)) : Buffer[[16, 64], FP32, Vec, valid=[?, ?]]
+  buffer.set_validshape(loaded, (16, cols))
+  buffer.load(X, (0, 0), (16, cols), loaded)
+  buffer.set_validshape(doubled, (16, cols))
+  buffer.add(loaded, loaded, doubled)
+  buffer.store(doubled, (0, 0), (16, cols), Out)
+  return Out
+}
+)", "unguarded.t2b");
+  REQUIRE_MESSAGE(unguarded.ok(), std::string(format_all(unguarded.errors, "unguarded.t2b").view()));
+  for (double cols : {0.0, 32.0}) {
+    sim::sim_options o;
+    o.scalars.push_back(sim::scalar_binding{"cols", cols});
+    const auto report = sim::check_numerics(tile, unguarded.value, "runtime_valid", o);
+    CAPTURE(report.text);
+    CHECK(report.ok == (cols > 0));
+    if (cols == 0) CHECK(report.text.find("executes on an empty valid rectangle") != std::string::npos);
+  }
+}
+
 TEST_CASE("kernels outside this rollout stay Tile with a reason, and lowering them explicitly fails closed") {
   for (const char* name : {"06_cube.t2b", "07_branch.t2b", "08_loop_swap.t2b"}) {
     CAPTURE(name);

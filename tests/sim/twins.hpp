@@ -300,11 +300,15 @@ inline twin runtime_valid(flaw fl = flaw::none) {
     const auto loaded = k.op(opcode::buffer_alloc, {k.pair(16, 64), k.i(0)}, dyn, "loaded_buf");
     const auto doubled = k.op(opcode::buffer_alloc, {k.pair(16, 64), k.i(4096)}, dyn, "doubled_buf");
     const operand valid = fl == flaw::valid_overrun ? k.pair(16, 64) : k.pair(k.i(16), k.v(cols));
+    // Native ops cannot run on an empty rectangle: the data movement is guarded by cols > 0.
+    const auto nonempty = k.op(opcode::scalar_gt, {k.v(cols), k.i(0)}, scalar_type(dtype::bool_), "nonempty");
     k.call(opcode::buffer_set_validshape, {k.v(loaded), valid});
-    k.call(opcode::buffer_load, {k.v(X), k.pair(0, 0), valid, k.v(loaded)});
+    k.if_(k.v(nonempty), {}, [&] { k.call(opcode::buffer_load, {k.v(X), k.pair(0, 0), valid, k.v(loaded)}); }, [] {});
     k.call(opcode::buffer_set_validshape, {k.v(doubled), valid});
-    k.call(opcode::buffer_add, {k.v(loaded), k.v(loaded), k.v(doubled)});
-    k.call(opcode::buffer_store, {k.v(doubled), k.pair(0, 0), valid, k.v(Out)});
+    k.if_(k.v(nonempty), {}, [&] {
+      k.call(opcode::buffer_add, {k.v(loaded), k.v(loaded), k.v(doubled)});
+      k.call(opcode::buffer_store, {k.v(doubled), k.pair(0, 0), valid, k.v(Out)});
+    }, [] {});
     k.ret({k.v(Out)});
     t.buffer = k.done();
   }

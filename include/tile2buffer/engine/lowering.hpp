@@ -65,6 +65,9 @@ class lowering {
     value_id handle;
     value_id base;
     operand offsets;
+    /// A window with runtime valid extents: its subview is built at each consumer, inside the
+    /// consumer's guard, so the empty path never constructs an empty native subview.
+    bool deferred = false;
   };
   /// Records the Buffer handle defined at the use site for window `tile` (reference §5.7).
   constexpr void define_window(value_id tile, use_site_window w) {
@@ -72,7 +75,7 @@ class lowering {
     windows_[tile.index] = w;
   }
   [[nodiscard]] constexpr const use_site_window* window_of(value_id tile) const {
-    if (tile.index >= windows_.size() || !windows_[tile.index].handle.valid()) return nullptr;
+    if (tile.index >= windows_.size() || !(windows_[tile.index].handle.valid() || windows_[tile.index].deferred)) return nullptr;
     return &windows_[tile.index];
   }
 
@@ -89,8 +92,13 @@ class lowering {
   /// subview at this use: it keeps the storage and adds no copy or metadata update (reference:
   /// operands and destination then have matching per-dimension descriptors).
   constexpr value_id typed_handle(value_id v, location loc) {
-    const value_id h = handle(v);
     const type want = buffer_descriptor(rw_.source().type_of(v));
+    if (const use_site_window* w = window_of(v); w != nullptr && w->deferred) {
+      const operand args[] = {operand::of(w->base), w->offsets, valid_tuple(v)};
+      const std::string_view names[] = {rw_.source().name_of(v)};
+      return builder().fn().result(builder().emit(opcode::buffer_subview, args, {}, std::span<const type>(&want, 1), names, loc));
+    }
+    const value_id h = handle(v);
     if (!h.valid() || builder().fn().type_of(h) == want) return h;
     const operand args[] = {operand::of(h), builder().pair(0, 0), valid_tuple(v)};
     const std::string_view names[] = {rw_.source().name_of(v)};

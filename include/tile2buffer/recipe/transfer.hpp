@@ -88,7 +88,7 @@ struct lower_store {
   static constexpr void rewrite(typed<tile::store> st, lowering& l) {
     const operand gm = l.rw().map(st.tensor());
     const value_id src = st.tile().value();
-    const operand ops[] = {operand::of(l.handle(src)), l.rw().map(st.offsets()), l.valid_tuple(src), gm};
+    const operand ops[] = {operand::of(l.typed_handle(src, st.loc())), l.rw().map(st.offsets()), l.valid_tuple(src), gm};
     l.builder().emit(opcode::buffer_store, ops, {}, {}, {}, st.loc());
     // The store's result is the tensor it wrote: later uses (the return) name the parameter.
     l.rw().bind(st.result(), gm);

@@ -59,7 +59,9 @@ constexpr text slice_valid_problem(const typed<tile::slice>& op) {
       }
     }
   }
-  return static_valid_problem(r, "windows");
+  if (r.valid[0].number == 0 && r.valid[0].is_static()) return text("zero-valid slice windows are rejected");
+  if (r.valid[1].number == 0 && r.valid[1].is_static()) return text("zero-valid slice windows are rejected");
+  return {};
 }
 
 }  // namespace detail
@@ -80,8 +82,10 @@ struct lower_slice {
     const kernel_analyses& k = ctx.kernel();
     const window_facts::window* w = k.windows.find(op.result());
     if (w == nullptr) return match_result::no(text("tile.slice result is not a window of its source"));
-    if (const auto* parent = k.windows.find(w->parent); parent != nullptr && parent->relabel)
-      return match_result::no(text("slicing a relabelled window stays Tile"));
+    const auto* parent = k.windows.find(w->parent);
+    if (parent != nullptr && parent->relabel) return match_result::no(text("slicing a relabelled window stays Tile"));
+    if (parent != nullptr && (!dst.static_valid() || !src->static_valid()))
+      return match_result::no(text("nested windows with runtime valid extents stay Tile"));
     if (w->aligned_bits < detail::vec_base_bits)
       return match_result::no(text("slice base address is not provably 32-byte aligned (row pitch ")
                               << op.fn().type_of(w->storage).row_bytes() << " bytes; offsets must give a multiple of 32 bytes)");
@@ -106,11 +110,12 @@ struct lower_slice {
       const operand sum[] = {index_sum(l, outer[0], inner[0], op, "_row"), index_sum(l, outer[1], inner[1], op, "_col")};
       offsets = b.tuple(sum);
     }
+    if (!op.result_type().static_valid()) return l.define_window(res, {value_id{}, base, offsets, true});
     const operand args[] = {operand::of(base), offsets, l.valid_tuple(res)};
     const type desc = buffer_descriptor(op.result_type());
     const std::string_view names[] = {op.fn().name_of(res)};
     const value_id h = b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
-    l.define_window(res, {h, base, offsets});
+    l.define_window(res, {h, base, offsets, false});
   }
 
  private:

@@ -292,6 +292,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     h.base = src->address(off[0], off[1]);
     std::array<std::int64_t, 2> v{};
     if (!descriptor_valid(o, rt, runtime, v)) return false;
+    if (v[0] == 0 || v[1] == 0) return fail(o, "builds an empty native subview: dynamic-valid views belong inside their consumers' guards");
     h.valid_rows = v[0];
     h.valid_cols = v[1];
     return define(o, h);
@@ -335,6 +336,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     if (ext[0] != dst->valid_rows || ext[1] != dst->valid_cols)
       return fail(o, "extents " + rect(ext[0], ext[1]) + " differ from the valid " +
                          rect(dst->valid_rows, dst->valid_cols) + " of `" + name_of(*dst) + "`");
+    if (ext[0] == 0 || ext[1] == 0) return empty_rectangle(o);
     if (g->dt != dst->desc.dt) return fail(o, "tensor and buffer element types differ");
     if (dst->desc.space != memory_space::vec && dst->desc.space != memory_space::mat)
       return fail(o, "loads target Vec or Mat");
@@ -361,6 +363,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     if (ext[0] != src->valid_rows || ext[1] != src->valid_cols)
       return fail(o, "extents " + rect(ext[0], ext[1]) + " differ from the valid " +
                          rect(src->valid_rows, src->valid_cols) + " of `" + name_of(*src) + "`");
+    if (ext[0] == 0 || ext[1] == 0) return empty_rectangle(o);
     const dtype from = src->desc.dt;
     const bool narrowing = src->desc.space == memory_space::acc && from == dtype::fp32 &&
                            (g->dt == dtype::fp16 || g->dt == dtype::bf16);
@@ -385,6 +388,12 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     return true;
   }
 
+  /// The native load/store/arithmetic/copy cannot execute on an empty rectangle (spec: they run
+  /// only when both valid extents are positive), so reaching one means a missing guard.
+  bool empty_rectangle(op_id o) {
+    return fail(o, "executes on an empty valid rectangle; Buffer IR must guard it to run only when both extents are positive");
+  }
+
   bool copy(op_id o) {
     const auto args = f_.args(o);
     const handle* src = handle_arg(o, args[0]);
@@ -398,6 +407,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
                       s.shape == d.shape && s.dt == d.dt;
     if (!vec && !mte1) return fail(o, "copies Vec to Vec with equal descriptors or Mat to Left/Right");
     if (!same_valid(o, *src, *dst)) return false;
+    if (dst->valid_rows == 0 || dst->valid_cols == 0) return empty_rectangle(o);
     cells v;
     for (std::int64_t i = 0; i < dst->valid_rows; ++i)
       for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
@@ -487,6 +497,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     if (args.empty()) return fail(o, "needs a destination");
     const handle* dst = handle_arg(o, args.back());
     if (!dst) return false;
+    if (dst->valid_rows == 0 || dst->valid_cols == 0) return empty_rectangle(o);
     const dtype d = dst->desc.dt;
     if (!ew_defined(op, d)) return fail(o, std::string("not defined on ") + std::string(name(d)));
     const ew_kind kind = info(c).ew;

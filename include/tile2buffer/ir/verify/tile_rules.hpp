@@ -216,6 +216,15 @@ constexpr void check_tile_op(verify_state& s, const op_view& v) {
       const index_pair p{
           true, {a[1].kind == operand_kind::int_lit, a[2].kind == operand_kind::int_lit}, {a[1].num, a[2].num}};
       if (!within(p, src->shape)) s.fail(v.loc, v.mn, " extents must fit the tile shape");
+      // The result's type states the new metadata: each extent restates its operand.
+      for (int i = 0; i < 2; ++i) {
+        const operand& e = a[1 + static_cast<std::size_t>(i)];
+        const extent want = e.kind == operand_kind::int_lit ? extent::of(e.num) : e.is_value() ? extent::of(e.value()) : r->valid[i];
+        if (r->valid[i] != want) {
+          s.fail(v.loc, v.mn, " result valid extents must restate the operands");
+          break;
+        }
+      }
       return;
     }
     case opcode::tile_extract: {
