@@ -43,11 +43,6 @@ testing::gen_options valid_kernels(std::uint64_t seed) {
 }
 int ops_for(std::uint64_t seed) { return 6 + static_cast<int>(seed % 12); }
 
-std::string describe(const testing::gen_binding& b) {
-  std::string s = "block_idx=" + std::to_string(b.block_idx);
-  for (const auto& [name, value] : b.scalars) s += " " + name + "=" + std::to_string(value);
-  return s;
-}
 
 /// Which valid-extent features a kernel has, to see what selection accepts.
 std::string flavour(const testing::gen_plan& plan) {
@@ -119,7 +114,7 @@ TEST_CASE("valid-extent kernels x 3 planners: selected lowerings match Tile for 
         const auto report = sim::check_numerics(tile, lowered.value, k, testing::sim_options_for(plan, b, seed));
         ++checks;
         if (!report.ok) {
-          numerics.add(head + " (" + describe(b) + "):\n" + report.text + std::string(print(tile).view()) +
+          numerics.add(head + " (" + testing::describe(b) + "):\n" + report.text + std::string(print(tile).view()) +
                        std::string(print(lowered.value).view()));
           break;
         }

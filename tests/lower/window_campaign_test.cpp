@@ -39,11 +39,6 @@ testing::gen_options window_kernels() {
 }
 int ops_for(std::uint64_t seed) { return 8 + static_cast<int>(seed % 16); }
 
-std::string describe(const testing::gen_binding& b) {
-  std::string s = "block_idx=" + std::to_string(b.block_idx);
-  for (const auto& [name, value] : b.scalars) s += " " + name + "=" + std::to_string(value);
-  return s;
-}
 }  // namespace
 
 TEST_CASE("window kernels x 3 planners: selected lowerings match Tile for every binding; unalignable ones stay Tile") {
@@ -85,7 +80,7 @@ TEST_CASE("window kernels x 3 planners: selected lowerings match Tile for every 
       ++selected_by[which];
       for (const testing::gen_binding& b : binds) {
         const auto report = sim::check_numerics(tile, lowered.value, k, testing::sim_options_for(plan, b, seed));
-        REQUIRE_MESSAGE(report.ok, "seed ", seed, " ", name(planner), " (", describe(b), "):\n", report.text,
+        REQUIRE_MESSAGE(report.ok, "seed ", seed, " ", name(planner), " (", testing::describe(b), "):\n", report.text,
                         std::string(print(tile).view()), std::string(print(lowered.value).view()));
         ++checks;
       }

@@ -1065,6 +1065,13 @@ struct gen_binding {
   bool operator==(const gen_binding&) const = default;
 };
 
+/// A binding as text for failure messages: `block_idx=2 row0=5 ...`.
+inline std::string describe(const gen_binding& b) {
+  std::string s = "block_idx=" + std::to_string(b.block_idx);
+  for (const auto& [name, value] : b.scalars) s += " " + name + "=" + std::to_string(value);
+  return s;
+}
+
 /// Legal bindings covering every recorded range: all scalars at their minimum (0), at 1, at the
 /// middle and at the maximum, then a corner mix (parameters alternately at their maximum and
 /// minimum, the block index at its maximum). Duplicates are dropped; a kernel without runtime
