@@ -10,6 +10,10 @@ namespace {
 using namespace tile2buffer;
 using namespace t2b_test;
 
+// The default set covers every Tile op and is unambiguous (recipe/table.hpp leaves this check
+// to the first use of the set).
+static_assert(registry<default_recipes>::checked);
+
 constexpr bool lowers_with(planner_kind planner) {
   const auto r = lower(single(add_mul_kernel()), options{.planner = planner});
   if (!r.ok()) return false;
