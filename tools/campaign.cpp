@@ -71,14 +71,6 @@ struct tally {
   }
 };
 
-/// A copy of `p` whose addressed buffer.alloc ops all sit at address 0 (as in campaign_test.cpp).
-program collapse_addresses(const program& p) {
-  program q = p;
-  for (auto& f : q.functions)
-    for (const auto& n : f.ops)
-      if (n.code() == opcode::buffer_alloc && n.op.args.count == 2) f.operands[n.op.args.begin + 1] = operand::integer(0);
-  return q;
-}
 
 /// Writes DIR/seed-<seed>-<planner>.t2b: a `#` comment header, then the Tile program. Why the
 /// Tile program: `t2b-opt --planner=P --check-numerics=SEED FILE` lowers and compares it again.
@@ -123,7 +115,7 @@ tally run_kernel(const config& cfg, std::uint64_t seed, shape s) {
       continue;
     }
     ++t.lowered;
-    const program checked = cfg.break_addresses ? collapse_addresses(lowered.value) : lowered.value;
+    const program checked = cfg.break_addresses ? testing::collapse_addresses(lowered.value) : lowered.value;
     // Why stop at the first failing binding: one reproducer per (seed, planner) is enough.
     for (const testing::gen_binding& b : binds) {
       const auto report = sim::check_numerics(tile, checked, k, testing::sim_options_for(plan, b, seed));

@@ -24,15 +24,6 @@ sim::sim_options seeded(std::uint64_t seed) {
   o.seed = seed;
   return o;
 }
-
-/// A copy of `p` whose addressed buffer.alloc ops all sit at address 0.
-program collapse_addresses(const program& p) {
-  program q = p;
-  for (auto& f : q.functions)
-    for (const auto& n : f.ops)
-      if (n.code() == opcode::buffer_alloc && n.op.args.count == 2) f.operands[n.op.args.begin + 1] = operand::integer(0);
-  return q;
-}
 }  // namespace
 
 TEST_CASE("generated kernels x 3 planners: every lowering is numerically equal to its Tile program") {
@@ -70,7 +61,7 @@ TEST_CASE("the campaign's check fails when a real lowering places live buffers a
     const program tile = testing::generate_kernel(seed, 16 + static_cast<int>(seed % 24));
     const auto lowered = lower(tile, options{.planner = planner_kind::pypto});
     REQUIRE(lowered.ok());
-    const auto report = sim::check_numerics(tile, collapse_addresses(lowered.value), tile.functions[0].name_of(), seeded(seed));
+    const auto report = sim::check_numerics(tile, testing::collapse_addresses(lowered.value), tile.functions[0].name_of(), seeded(seed));
     ++tried;
     if (!report.ok) {
       ++caught;

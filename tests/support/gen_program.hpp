@@ -1065,6 +1065,16 @@ struct gen_binding {
   bool operator==(const gen_binding&) const = default;
 };
 
+/// A deliberately broken lowering: a copy of `p` whose addressed buffer.alloc ops all sit at
+/// address 0, so live buffers overlap (proves a campaign's numerics check can fail).
+inline program collapse_addresses(const program& p) {
+  program q = p;
+  for (auto& f : q.functions)
+    for (const auto& n : f.ops)
+      if (n.code() == opcode::buffer_alloc && n.op.args.count == 2) f.operands[n.op.args.begin + 1] = operand::integer(0);
+  return q;
+}
+
 /// A binding as text for failure messages: `block_idx=2 row0=5 ...`.
 inline std::string describe(const gen_binding& b) {
   std::string s = "block_idx=" + std::to_string(b.block_idx);
