@@ -22,9 +22,6 @@ struct allocation {
   std::optional<std::int64_t> address;   ///< set by addressed planners
 };
 
-/// Window-producing ops: their results alias the source's storage and carry no storage clause.
-constexpr bool is_window_op(opcode c) { return c == opcode::tile_slice; }
-
 class storage_facts {
  public:
   constexpr explicit storage_facts(const function& f) : alloc_of_(f.values.size(), no_id) {

@@ -125,7 +125,6 @@ class window_facts {
   }
   /// Every window source, by value id.
   [[nodiscard]] constexpr std::span<const value_id> sources() const noexcept { return sources_; }
-  [[nodiscard]] constexpr bool empty() const noexcept { return windows_.empty() && sources_.empty(); }
 
  private:
   std::vector<std::uint32_t> of_;  // value id -> index into windows_
