@@ -177,7 +177,7 @@ constexpr result<program> legalize(const program& p, const options& opts, analys
     // cloned through this same callback.
     const auto custom = [&](op_id o, const auto& self) -> bool {
       const op_node& n = f.op(o);
-      if (n.code() == opcode::tile_alloc && o.index < f.ops.size() && !regions.orphan.empty() && regions.orphan[f.result(o).index])
+      if (n.code() == opcode::tile_alloc && !regions.orphan.empty() && regions.orphan[f.result(o).index])
         return true;  // its only value now writes a branch result
       if (const auto moves = regions.at(o); !moves.empty()) {
         const std::vector<operand> moved = detail::emit_parallel_move(rw, moves, n.loc, overlap);
