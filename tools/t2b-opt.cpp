@@ -2,7 +2,9 @@
 /// @file t2b-opt.cpp
 /// The `mlir-opt`-style driver: reads a `.t2b` file (or stdin), parses and verifies it, and
 /// prints the canonical text. Exit codes: 0 success, 1 input errors, 2 bad command line.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +41,7 @@ struct cli_options {
   enum class output_format { text, binary, pto, pto_generic } format = output_format::text;
   std::string pto_kernel;
   std::optional<std::uint64_t> check_numerics_seed;
+  std::vector<tile2buffer::sim::scalar_binding> scalars;  ///< --scalar NAME=VALUE, for --check-numerics
 };
 
 template <class E, std::size_t N>
@@ -138,6 +141,17 @@ constexpr flag flags[] = {
        }
        o.check_numerics_seed = seed;
        o.pipeline = true;
+       return {};
+     }},
+    {"--scalar", "NAME=VALUE", "with --check-numerics: bind scalar parameter NAME (repeatable; BOOL is 0 or 1)",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       const std::size_t eq = v.find('=');
+       if (eq == 0 || eq == std::string_view::npos || eq + 1 == v.size()) return "--scalar needs NAME=VALUE";
+       const std::string value(v.substr(eq + 1));
+       char* end = nullptr;
+       const double d = std::strtod(value.c_str(), &end);
+       if (end != value.c_str() + value.size() || !std::isfinite(d)) return "--scalar: VALUE must be a finite number";
+       o.scalars.push_back(tile2buffer::sim::scalar_binding{std::string(v.substr(0, eq)), d});
        return {};
      }},
     {"--emit", "tile|buffer|binary|pto|pto-generic",
@@ -284,6 +298,7 @@ int check_numerics(const cli_options& opts, const program& tile_program, const p
     if (!f.is_device() || f.stage != ir_stage::buffer || before == nullptr || before->stage != ir_stage::tile) continue;
     sim::sim_options so;
     so.seed = *opts.check_numerics_seed;
+    so.scalars = opts.scalars;
     const sim::compare_report r = sim::check_numerics(tile_program, lowered, f.name_of(), so);
     std::printf("@%.*s: %s", static_cast<int>(f.name_of().size()), f.name_of().data(), r.text.c_str());
     all_ok = all_ok && r.ok;

@@ -103,20 +103,20 @@ class rewriter {
   /// returns true when it emitted their replacement itself.
   template <class Custom>
   constexpr op_id clone(op_id o, Custom&& custom) {
-    const op_node& n = src_.op(o);
-    span32 regions{};
-    if (n.regions.count != 0) {
-      const region_id first = b_.reserve_regions(n.regions.count);
-      regions = {first.index, n.regions.count};
-      for (std::uint32_t r = 0; r < n.regions.count; ++r)
-        clone_region(region_id{n.regions.begin + r}, region_id{first.index + r}, custom);
-    }
+    const span32 regions = clone_regions(o, custom);
     // Why a member buffer: one operand list per cloned op was a heap allocation per op. Regions
     // are cloned above, so nothing else fills the buffer before emit_like has copied it.
     const auto src = src_.args(o);
     args_.clear();
     for (const auto& a : src) args_.push_back(map(a));
     return emit_like(o, args_, regions);
+  }
+  /// As `clone`, with the op's operands given (target-side, mapped before its regions are cloned:
+  /// a pass that replaces a region op's operands, such as a loop's initializers).
+  template <class Custom>
+  constexpr op_id clone_with(op_id o, std::span<const operand> args, Custom&& custom) {
+    const span32 regions = clone_regions(o, custom);
+    return emit_like(o, args, regions);
   }
   /// Clones every op of source region `r`, in order, into the current region.
   constexpr void clone_ops(region_id r);
@@ -162,6 +162,14 @@ class rewriter {
   constexpr function finish() { return b_.finish(); }
 
  private:
+  template <class Custom>
+  constexpr span32 clone_regions(op_id o, Custom& custom) {
+    const op_node& n = src_.op(o);
+    if (n.regions.count == 0) return {};
+    const region_id first = b_.reserve_regions(n.regions.count);
+    for (std::uint32_t r = 0; r < n.regions.count; ++r) clone_region(region_id{n.regions.begin + r}, region_id{first.index + r}, custom);
+    return span32{first.index, n.regions.count};
+  }
   template <class Custom>
   constexpr void clone_region(region_id from, region_id to, Custom& custom) {
     const region_info& r = src_.region(from);

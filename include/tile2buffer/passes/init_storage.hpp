@@ -3,8 +3,9 @@
 /// init_storage (InitMemRef): gives an unplanned device function storage. One allocation per
 /// Tile value; results that are in place by definition share their source's storage (assemble,
 /// matmul_acc, set_validshape, reshape/reinterpret/transpose views); windows (slices, and relabels
-/// of slices) have no storage of their own; a region result shares one allocation with its
-/// iteration values.
+/// of slices) have no storage of their own; a loop result shares one allocation with its
+/// iteration values (its initializer's, when nothing reads that after the loop starts); a branch
+/// result gets its own (legalization retargets producers into it or moves into it).
 /// An in-place result (assemble, matmul_acc) whose operand's storage is still read afterwards (by
 /// the operand itself, a relabel or a window of it) gets its own allocation instead.
 /// Planned functions (any tile.alloc or storage clause) pass through unchanged.
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
@@ -104,17 +106,32 @@ constexpr function init_function_storage(const function& f) {
     const op_node& n = f.op(o);
     const opcode c = n.code();
     if (n.results.count == 0) return;
-    if (c == opcode::cf_for || c == opcode::cf_while) {
-      // Iteration values and results of one carry share storage.
-      const std::uint32_t first_iter = c == opcode::cf_for ? 1 : 0;
+    if (is_loop_op(c)) {
+      // A carry lives in its initializer's storage when nothing reads that storage once the
+      // loop has started (and no other carry of the loop took it); otherwise in its own, and
+      // legalization copies the initializer in before the loop.
+      const auto inits = loop_inits(f, o);
+      std::vector<std::uint32_t> taken;
       for (std::uint32_t i = 0; i < n.results.count; ++i) {
         const value_id res = f.result(o, i);
         if (!f.type_of(res).is_tile()) continue;
-        own(res);
+        std::uint32_t family = no_id;
+        if (i < inits.size() && inits[i].is_value() && !windows.is_window(inits[i].value())) {
+          const std::uint32_t from = owner[inits[i].value().index];
+          if (from != no_id && family_last[from] <= pos[o.index] && std::find(taken.begin(), taken.end(), from) == taken.end())
+            family = from;
+        }
+        if (family == no_id) {
+          own(res);
+        } else {
+          owner[res.index] = family;
+          join(res, family);
+          taken.push_back(family);
+        }
         for (std::uint32_t r = 0; r < n.regions.count; ++r) {
-          const region_id reg{n.regions.begin + r};
-          const std::uint32_t idx = first_iter + i;
-          if (idx < f.region(reg).args.count) owner[f.arg(reg, idx).index] = res.index;
+          const value_id it = iteration_value(f, o, f.region_of(o, r), i);
+          owner[it.index] = owner[res.index];
+          join(it, owner[res.index]);
         }
       }
       return;

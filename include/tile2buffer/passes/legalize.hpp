@@ -11,7 +11,8 @@
 ///   as the Buffer verifier counts them).
 /// Overlap means the same bytes of one allocation, or, for addressed planners, two allocations
 /// whose placed (`addr =`) byte ranges intersect.
-/// Region entry copies and parallel-move yields arrive with the control-flow recipes.
+/// - every Tile region boundary gets canonical storage (passes/legalize_regions.hpp): branch
+///   results written in their arms, loop entry copies, parallel-move yields.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include "tile2buffer/engine/rewriter.hpp"
 #include "tile2buffer/options.hpp"
 #include "tile2buffer/passes/init_storage.hpp"
+#include "tile2buffer/passes/legalize_regions.hpp"
 #include "tile2buffer/passes/verify_tile_storage.hpp"
 
 namespace tile2buffer {
@@ -139,6 +141,7 @@ constexpr result<program> legalize(const program& p, const options& opts, analys
     std::vector<op_id> recips;
     std::vector<char> snapshot;  // by op id: the assemble reads a snapshot of its source
     const kernel_analyses* k = nullptr;
+    detail::region_plan regions;
     if (f.is_device() && f.stage == ir_stage::tile && f.buffer_ir_selected && *f.buffer_ir_selected) {
       k = &cache.get(p, i);
       const storage_facts& facts = k->storage;
@@ -157,21 +160,42 @@ constexpr result<program> legalize(const program& p, const options& opts, analys
             (addressed(opts.planner) && detail::placed_ranges_overlap(facts, src, dst)))
           recips.push_back(o);
       });
+      regions = detail::plan_region_storage(f, *k);
     }
-    if (recips.empty() && snapshot.empty()) {
+    if (recips.empty() && snapshot.empty() && regions.empty()) {
       r.value.functions.push_back(f);
       continue;
     }
     rewriter rw(f);
     for (op_id o : recips) rw.set_storage(f.result(o), detail::emit_alloc_for(rw, f.result(o), f.op(o).loc), 0);
-    rw.clone_ops(f.body, [&](op_id o) {
+    for (const auto& [v, t] : regions.retarget) rw.override_type(v, t);
+    const bool with_addresses = addressed(opts.planner);
+    const auto overlap = [&](const type& a, const type& b) {
+      return detail::storage_overlaps(a, b) || (with_addresses && detail::placed_ranges_overlap(k->storage, a, b));
+    };
+    // Why `self`: a loop with entry copies is cloned with new initializers, and its regions are
+    // cloned through this same callback.
+    const auto custom = [&](op_id o, const auto& self) -> bool {
+      const op_node& n = f.op(o);
+      if (n.code() == opcode::tile_alloc && o.index < f.ops.size() && !regions.orphan.empty() && regions.orphan[f.result(o).index])
+        return true;  // its only value now writes a branch result
+      if (const auto moves = regions.at(o); !moves.empty()) {
+        const std::vector<operand> moved = detail::emit_parallel_move(rw, moves, n.loc, overlap);
+        std::vector<operand> args = rw.map(f.args(o));
+        const std::size_t first = n.code() == opcode::cf_for ? 3 : 0;  // a loop's initializers, or a yield's operands
+        for (std::size_t m = 0; m < moves.size(); ++m) args[first + moves[m].position] = moved[m];
+        if (n.code() == opcode::cf_yield) rw.emit_like(o, args);
+        else rw.clone_with(o, args, [&](op_id x) { return self(x, self); });
+        return true;
+      }
       if (o.index >= snapshot.size() || !snapshot[o.index]) return false;
       const operand source = detail::snapshot_source(rw, *k, o);
       std::vector<operand> args = rw.map(f.args(o));
       args[1] = source;
       rw.emit_like(o, args);
       return true;
-    });
+    };
+    rw.clone_ops(f.body, [&](op_id o) { return custom(o, custom); });
     r.value.functions.push_back(rw.finish());
     cache.invalidate(i);
   }

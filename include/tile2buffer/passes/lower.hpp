@@ -7,9 +7,11 @@
 #pragma once
 
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/region_contract.hpp"
 #include "tile2buffer/analysis/scalar_contract.hpp"
 #include "tile2buffer/engine/lowering.hpp"
 #include "tile2buffer/engine/try_recipes.hpp"
+#include "tile2buffer/passes/lower_regions.hpp"
 #include "tile2buffer/passes/select.hpp"
 #include "tile2buffer/passes/verify_tile_storage.hpp"
 
@@ -74,13 +76,26 @@ constexpr void guarded(const function& f, op_id o, lowering& l, Rewrite&& rewrit
   b.emit(opcode::cf_if, std::span<const operand>(&cond, 1), {}, {}, {}, loc, span32{then.index, 2});
 }
 
+/// Lowers the ops of region `r` into the open region; `yields` is the context of `r`'s trailing
+/// yield (null for the function body).
 template <recipe_set Recipes>
-constexpr void lower_region(const function& f, region_id r, lowering& l, const match_context& ctx) {
+constexpr void lower_region(const function& f, region_id r, lowering& l, const match_context& ctx, yield_context* yields) {
   l.rw().clone_ops(r, [&](op_id o) {
     const op_node& n = f.op(o);
     const opcode c = n.code();
     if (is_region_op(c)) {
-      l.fail(o, "lower", text("'") << mnemonic(c) << "' regions need the control-flow recipes, which this rollout lacks");
+      // Explicit pipelines skip selection: the region contract is enforced here too.
+      if (text why = region_op_problem(f, o, ctx.kernel().windows); !why.empty()) {
+        l.fail(o, "lower", text(mnemonic(c)) << ": " << why);
+        return true;
+      }
+      const auto body = [&](region_id inner, yield_context& y) { lower_region<Recipes>(f, inner, l, ctx, &y); };
+      if (c == opcode::cf_if) lower_if(f, o, l, body);
+      else lower_loop(f, o, l, body);
+      return true;
+    }
+    if (c == opcode::cf_yield && yields != nullptr) {
+      lower_yield(f, o, l, *yields);
       return true;
     }
     if (dialect_of(c) == dialect::scalar) {
@@ -126,7 +141,7 @@ constexpr result<function> lower_function(const function& f, const options& opts
       r.fail(p.loc, "lower", "device Tile parameters require the Buffer helper ABI recipe");
   if (!r.ok()) return r;
   lowering l(f, opts, analyses);
-  detail::lower_region<Recipes>(f, f.body, l, match_context{opts, &analyses});
+  detail::lower_region<Recipes>(f, f.body, l, match_context{opts, &analyses}, nullptr);
   if (!l.errors().empty()) {
     r.errors = l.errors();
     return r;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/region_contract.hpp"
 #include "tile2buffer/analysis/scalar_contract.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/try_recipes.hpp"
@@ -23,21 +24,6 @@ struct selection_entry {
   text reason;  ///< empty when selected
   location loc;  ///< where the reason applies
 };
-
-namespace detail {
-/// The parameter a returned GM value aliases (through tile.store results), or an invalid id.
-constexpr value_id gm_alias_root(const function& f, value_id v) {
-  for (int guard = 0; guard < 1 << 20; ++guard) {
-    const value_info& info = f.value(v);
-    if (info.origin == value_origin::param) return v;
-    if (info.origin != value_origin::result || f.op(info.def).code() != opcode::tile_store) return value_id{};
-    const operand gm = typed<tile::store>(f, info.def).tensor();
-    if (!gm.is_value()) return value_id{};
-    v = gm.value();
-  }
-  return value_id{};
-}
-}  // namespace detail
 
 /// Why `fn` stays Tile under `opts` (empty reason when it is selected), ignoring any recorded
 /// decision; `analyses` are the kernel's shared analyses.
@@ -60,7 +46,10 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
     if (!e.reason.empty()) return;
     const op_node& n = fn.op(o);
     const opcode c = n.code();
-    if (is_region_op(c)) return keep(n.loc, text("'") << mnemonic(c) << "' regions need the control-flow recipes, which this rollout lacks");
+    if (is_region_op(c)) {
+      if (text why = region_op_problem(fn, o, analyses.windows); !why.empty()) keep(n.loc, text(mnemonic(c)) << ": " << why);
+      return;
+    }
     if (c == opcode::orch_submit) return keep(n.loc, text("a device function cannot submit tasks"));
     if (dialect_of(c) == dialect::scalar) {
       if (text why = scalar_op_problem(fn, o); !why.empty())
@@ -82,7 +71,7 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
       const auto vals = typed<cf::return_>(fn, o).values();
       for (std::size_t i = 0; i < vals.size() && i < fn.results.size(); ++i) {
         if (!fn.results[i].is_tensor()) continue;
-        const value_id root = vals[i].is_value() ? detail::gm_alias_root(fn, vals[i].value()) : value_id{};
+        const value_id root = vals[i].is_value() ? gm_alias_root(fn, vals[i].value()) : value_id{};
         if (!root.valid() || fn.type_of(root) != fn.results[i])
           return keep(fn.op(o).loc, text("GM return aliases must resolve to parameters whose types match the declared results"));
       }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/descriptor.hpp"
+#include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/verify.hpp"
@@ -47,9 +48,23 @@ class buffer_checker {
     errors_.push_back(diagnostic{f_.op(o).loc, text("verify-buffer"), static_cast<text&&>(msg), {}});
   }
   static constexpr value_id value_of(const operand& x) { return x.is_value() ? x.value() : value_id{}; }
+  /// Buffer handles are never yielded, carried or returned: storage identity is explicit, so a
+  /// handle flowing through control flow would be an implicit alias.
+  constexpr void check_no_escaping_handle(op_id o) {
+    const opcode c = f_.op(o).code();
+    const std::string_view how = c == opcode::cf_yield ? "yielded" : c == opcode::cf_return ? "returned" : "a region result or carry";
+    const auto operands = is_loop_op(c) ? loop_inits(f_, o) : c == opcode::cf_if ? std::span<const operand>{} : f_.args(o);
+    for (const operand& x : operands)
+      if (x.is_value() && f_.type_of(x.value()).is_buffer())
+        fail(o, text("Buffer handle '") << f_.name_of(x.value()) << "' cannot be " << how);
+    for (std::uint32_t i = 0; is_region_op(c) && i < f_.op(o).results.count; ++i)
+      if (f_.type_of(f_.result(o, i)).is_buffer())
+        fail(o, text("Buffer handle '") << f_.name_of(f_.result(o, i)) << "' cannot be " << how);
+  }
   constexpr void visit(op_id o) {
     const op_node& n = f_.op(o);
     const opcode c = n.code();
+    if (c == opcode::cf_yield || c == opcode::cf_return || is_region_op(c)) check_no_escaping_handle(o);
     if (c == opcode::buffer_alloc) {
       const value_id h = f_.result(o);
       const type& t = f_.type_of(h);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
@@ -21,6 +22,59 @@ namespace detail {
 /// Byte ranges of two Tile values in one allocation overlap.
 constexpr bool storage_overlaps(const type& a, const type& b) {
   return a.mem == b.mem && a.mem_offset < b.mem_offset + b.bytes() && b.mem_offset < a.mem_offset + a.bytes();
+}
+
+/// Two Tile types name the same storage window (same allocation, offset and size).
+constexpr bool same_window(const type& a, const type& b) {
+  return a.mem == b.mem && a.mem_offset == b.mem_offset && a.bytes() == b.bytes();
+}
+
+/// The region rules (reference §4.2): branch result windows pairwise disjoint (identical
+/// allowed), each arm's trailing yield naming exactly its result's window; each loop carry's
+/// initializer, iteration values, yield and result one window, different carries disjoint.
+template <class Fail>
+constexpr void check_region_storage(const function& f, op_id o, Fail&& fail) {
+  const op_node& n = f.op(o);
+  const auto tile = [&](const operand& x) { return x.is_value() && f.type_of(x.value()).is_tile() && f.type_of(x.value()).has_storage(); };
+  const bool loop = is_loop_op(n.code());
+  for (std::uint32_t i = 0; i < n.results.count; ++i) {
+    const value_id a = f.result(o, i);
+    if (!tile(operand::of(a))) continue;
+    for (std::uint32_t j = i + 1; j < n.results.count; ++j) {
+      const value_id b = f.result(o, j);
+      if (tile(operand::of(b)) && storage_overlaps(f.type_of(a), f.type_of(b)) && (loop || !same_window(f.type_of(a), f.type_of(b))))
+        fail(n.loc, text(loop ? "loop carries '" : "branch result windows '") << f.name_of(a) << "' and '" << f.name_of(b) << "' overlap");
+    }
+  }
+  if (n.code() == opcode::cf_if) {
+    for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+      const op_id y = trailing_yield(f, f.region_of(o, r));
+      for (std::uint32_t i = 0; y.valid() && i < n.results.count && i < f.args(y).size(); ++i) {
+        const value_id res = f.result(o, i);
+        const operand x = f.args(y)[i];
+        if (tile(operand::of(res)) && tile(x) && !same_window(f.type_of(x.value()), f.type_of(res)))
+          fail(f.op(y).loc, text("every tile branch arm must yield exactly its result's window: the ") << (r == 0 ? "then" : "else")
+                                << " arm yields '" << f.name_of(x.value()) << "' for '" << f.name_of(res) << "'");
+      }
+    }
+    return;
+  }
+  if (!loop) return;
+  const auto inits = loop_inits(f, o);
+  const op_id y = trailing_yield(f, loop_body(f, o));
+  for (std::uint32_t i = 0; i < n.results.count && i < inits.size(); ++i) {
+    const value_id res = f.result(o, i);
+    if (!tile(operand::of(res))) continue;
+    bool same = tile(inits[i]) && same_window(f.type_of(inits[i].value()), f.type_of(res));
+    for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+      const value_id it = iteration_value(f, o, f.region_of(o, r), i);
+      same = same && same_window(f.type_of(it), f.type_of(res));
+    }
+    if (y.valid() && i < f.args(y).size()) same = same && tile(f.args(y)[i]) && same_window(f.type_of(f.args(y)[i].value()), f.type_of(res));
+    if (!same)
+      fail(n.loc, text("loop carry '") << f.name_of(res)
+                                        << "': initializer, iteration value, yield and result must share canonical storage");
+  }
 }
 
 }  // namespace detail
@@ -72,6 +126,7 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
   };
   walk(f, [&](op_id o) {
     const op_node& n = f.op(o);
+    if (is_region_op(n.code())) detail::check_region_storage(f, o, fail);
     if (n.code() == opcode::tile_recip) {
       const auto [src, dst] = source_and_result(typed<tile::recip>(f, o).source(), o);
       if (src != nullptr && detail::storage_overlaps(*src, *dst))

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file analysis/region_contract.hpp
+/// Which If/For/While ops the default contract lowers (reference §3.2 "Control flow", §5.8):
+/// Tile results and carries are dense Vec tiles with static valid extents (window carries and
+/// dynamic-valid carries stay Tile), GM results and carries keep one parameter alias, and For
+/// loops have an INDEX induction variable and a positive literal step. Selection keeps a kernel
+/// that breaks these on Tile; explicit lowering fails closed with the same words.
+#pragma once
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tile2buffer/analysis/regions.hpp"
+#include "tile2buffer/analysis/windows.hpp"
+#include "tile2buffer/detail/text.hpp"
+#include "tile2buffer/ir/walk.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+/// Why Tile value `v` (a branch result or yield, a carry's initializer, iteration value, result
+/// or yield) cannot be a region carry; empty when it can (or is no Tile).
+constexpr text tile_carry_problem(const function& f, const window_facts& windows, const operand& x, std::string_view role) {
+  if (!x.is_value()) return {};
+  const value_id v = x.value();
+  const type& t = f.type_of(v);
+  if (!t.is_tile()) return {};
+  if (windows.is_window(v))
+    return text(role) << " '" << f.name_of(v) << "' is a window: window region carries and results stay Tile";
+  if (t.space != memory_space::vec)
+    return text(role) << " '" << f.name_of(v) << "' is in " << name(t.space)
+                      << ": matrix region carries (and Acc-to-Acc transfers) need the cube path";
+  if (!t.static_valid())
+    return text(role) << " '" << f.name_of(v) << "' has runtime valid extents: dynamic-valid region carries stay Tile";
+  return {};
+}
+
+/// The first tile.set_validshape in loop `o`'s regions whose tile is defined outside the loop:
+/// a later iteration would read the superseded version, which the straight-line version
+/// analysis cannot see.
+constexpr text loop_setter_problem(const function& f, op_id o) {
+  std::vector<char> inside(f.ops.size(), 0);
+  inside[o.index] = 1;  // its own iteration values are rebound every iteration
+  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r) walk(f, f.region_of(o, r), [&](op_id x) { inside[x.index] = 1; });
+  text why;
+  for (std::uint32_t r = 0; r < f.op(o).regions.count && why.empty(); ++r)
+    walk(f, f.region_of(o, r), [&](op_id x) {
+      if (!why.empty() || f.op(x).code() != opcode::tile_set_validshape) return;
+      const operand t = view<opcode::tile_set_validshape>(f, x).tile();
+      if (!t.is_value()) return;
+      const value_info& info = f.value(t.value());
+      const op_id def = info.origin == value_origin::region_arg ? f.region(info.region).parent : info.def;
+      if (!def.valid() || !inside[def.index])
+        why = text("tile.set_validshape of '") << f.name_of(t.value())
+                                               << "', defined outside the loop, would leave the next iteration reading a superseded version";
+    });
+  return why;
+}
+
+}  // namespace detail
+
+/// Why region op `o` is outside the default contract; empty when it is inside.
+constexpr text region_op_problem(const function& f, op_id o, const window_facts& windows) {
+  const opcode c = f.op(o).code();
+  const op_node& n = f.op(o);
+  if (c == opcode::cf_if) {
+    const op_id then_yield = n.regions.count > 0 ? trailing_yield(f, f.region_of(o, 0)) : op_id{};
+    const op_id else_yield = n.regions.count > 1 ? trailing_yield(f, f.region_of(o, 1)) : op_id{};
+    for (std::uint32_t i = 0; i < n.results.count; ++i) {
+      const value_id res = f.result(o, i);
+      const type& t = f.type_of(res);
+      const operand a = then_yield.valid() && i < f.args(then_yield).size() ? f.args(then_yield)[i] : operand{};
+      const operand b = else_yield.valid() && i < f.args(else_yield).size() ? f.args(else_yield)[i] : operand{};
+      if (t.is_tensor()) {
+        const value_id ra = a.is_value() ? gm_alias_root(f, a.value()) : value_id{};
+        const value_id rb = b.is_value() ? gm_alias_root(f, b.value()) : value_id{};
+        if (!ra.valid() || ra != rb)
+          return text("GM branch results must alias the same parameter in both arms ('") << f.name_of(res) << "')";
+        continue;
+      }
+      for (const auto& [x, role] : {std::pair{operand::of(res), "branch result"}, std::pair{a, "then-arm yield"}, std::pair{b, "else-arm yield"}})
+        if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
+    }
+    return {};
+  }
+  if (!is_loop_op(c)) return {};
+  if (c == opcode::cf_for) {
+    const operand step = f.args(o)[2];
+    if (step.kind != operand_kind::int_lit || step.num <= 0)
+      return text("for loops need a provably positive constant step (a positive integer literal)");
+    if (f.type_of(f.arg(f.region_of(o, 0), 0)).dt != dtype::index) return text("for loops need an INDEX induction variable");
+  }
+  const region_id body = loop_body(f, o);
+  const op_id yield = trailing_yield(f, body);
+  const auto inits = loop_inits(f, o);
+  for (std::uint32_t i = 0; i < n.results.count && i < inits.size(); ++i) {
+    const value_id res = f.result(o, i);
+    const operand next = yield.valid() && i < f.args(yield).size() ? f.args(yield)[i] : operand{};
+    if (f.type_of(res).is_tensor()) {
+      const value_id from = inits[i].is_value() ? gm_alias_root(f, inits[i].value()) : value_id{};
+      const value_id to = next.is_value() ? gm_alias_root(f, next.value()) : value_id{};
+      if (!from.valid() || from != to)
+        return text("GM loop results must retain their initial parameter alias ('") << f.name_of(res) << "')";
+      continue;
+    }
+    for (const auto& [x, role] : {std::pair{inits[i], "loop initializer"}, std::pair{operand::of(res), "loop result"}, std::pair{next, "loop yield"}})
+      if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
+  }
+  return detail::loop_setter_problem(f, o);
+}
+
+}  // namespace v0
+}  // namespace tile2buffer

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file static_coverage_region.cpp
+/// Compiling is passing: control flow through the public pipeline in constant evaluation. The
+/// spec's branch and swap-loop kernels lower with every planner to Buffer IR whose region ops
+/// carry only scalars (the branch keeps its offset, the loop its two INDEX carries), with one
+/// scratch copy breaking the swap cycle; a dynamic step and a changing GM alias keep their
+/// kernels Tile with the spec's reasons.
+#include <string_view>
+
+#include "static_coverage.hpp"
+#include "tile2buffer/text/parse.hpp"
+
+namespace t2b_coverage {
+namespace {
+
+constexpr std::string_view kernels = R"(
+aiv @branch(A: Tensor[[16, 32], FP32], B: Tensor[[16, 32], FP32], Out: out Tensor[[32, 64], FP32], flag: Scalar[BOOL]) -> Tensor[[32, 64], FP32] {
+  a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  b = tile.load(B, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  chosen, offset = if flag -> (Tile[[16, 32], FP32, Vec], INDEX) {
+    product = tile.mul(a, b) : Tile[[16, 32], FP32, Vec]
+    yield product, 16
+  } else {
+    yield a, 0
+  }
+  result = tile.store(chosen, (offset, 0), Out) : Tensor[[32, 64], FP32]
+  return result
+}
+aiv @swap_loop(A: Tensor[[16, 32], FP32], B: Tensor[[16, 32], FP32], Out: out Tensor[[64, 64], FP32], count: Scalar[INDEX]) -> Tensor[[64, 64], FP32] {
+  a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  b = tile.load(B, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  left_out, row_out, right_out, column_out = for i in range(0, count, 1) iter(left = a, row = 0, right = b, column = 0) -> (Tile[[16, 32], FP32, Vec], INDEX, Tile[[16, 32], FP32, Vec], INDEX) {
+    row_next = row + 1
+    column_next = column + 2
+    yield right, row_next, left, column_next
+  }
+  result = tile.store(left_out, (row_out, column_out), Out) : Tensor[[64, 64], FP32]
+  return result
+}
+aiv @dynamic_step(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], step: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
+  a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  r = for i in range(0, 4, step) iter(x = a) -> (Tile[[16, 32], FP32, Vec]) {
+    y = tile.adds(x, 1.0) : Tile[[16, 32], FP32, Vec]
+    yield y
+  }
+  s = tile.store(r, (0, 0), Out) : Tensor[[16, 32], FP32]
+  return s
+}
+aiv @gm_alias(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], Other: out Tensor[[16, 32], FP32], count: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
+  a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  o_out = for i in range(0, count, 1) iter(o = Out) -> (Tensor[[16, 32], FP32]) {
+    s = tile.store(a, (0, 0), o) : Tensor[[16, 32], FP32]
+    yield Other
+  }
+  return o_out
+}
+)";
+
+/// Every region op's results and region arguments (but a For's induction variable) are scalars.
+constexpr bool scalar_regions_only(const function& f) {
+  for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
+    const op_node& n = f.ops[i];
+    if (!is_region_op(n.code())) continue;
+    for (std::uint32_t r = 0; r < n.results.count; ++r)
+      if (!f.values[n.results.begin + r].ty.is_scalar()) return false;
+    for (std::uint32_t g = 0; g < n.regions.count; ++g) {
+      const region_info& reg = f.regions[n.regions.begin + g];
+      for (std::uint32_t a = 0; a < reg.args.count; ++a)
+        if (!f.values[reg.args.begin + a].ty.is_scalar()) return false;
+    }
+  }
+  return true;
+}
+constexpr int count(const function& f, opcode c) {
+  int n = 0;
+  for (const auto& node : f.ops) n += node.code() == c ? 1 : 0;
+  return n;
+}
+
+constexpr bool lowers(planner_kind planner) {
+  const auto parsed = parse(kernels, "regions");
+  if (!parsed.ok()) return false;
+  const options opts{.planner = planner};
+  const auto r = lower(parsed.value, opts);
+  if (!r.ok() || r.value.functions.size() != 4) return false;
+  const function& branch = r.value.functions[0];
+  const function& loop = r.value.functions[1];
+  if (branch.stage != ir_stage::buffer || loop.stage != ir_stage::buffer || !scalar_regions_only(branch) || !scalar_regions_only(loop))
+    return false;
+  // The branch: a retargeted mul in one arm, a copy in the other, an if with one (scalar)
+  // result; the loop: one for, and 1 snapshot + 2 moves for the swap.
+  if (count(branch, opcode::buffer_mul) != 1 || count(branch, opcode::buffer_copy) != 1) return false;
+  if (count(loop, opcode::buffer_copy) != 3 || count(loop, opcode::cf_for) != 1) return false;
+  for (const auto& n : branch.ops)
+    if (n.code() == opcode::cf_if && n.results.count != 1) return false;
+  const auto why = explain_selection(r.value, opts);
+  return why.size() == 4 && !why[2].selected && contains(why[2].reason.view(), "provably positive constant step") &&
+         !why[3].selected && contains(why[3].reason.view(), "GM loop results must retain their initial parameter alias");
+}
+static_assert(lowers(planner_kind::pypto));
+static_assert(lowers(planner_kind::dsa_rp));
+static_assert(lowers(planner_kind::ptoas));
+
+}  // namespace
+}  // namespace t2b_coverage
