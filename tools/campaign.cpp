@@ -28,9 +28,10 @@ namespace {
 using namespace tile2buffer;
 
 /// The generator shapes, with the options and kernel lengths of their campaign tests
-/// (tests/lower/campaign_test.cpp, window_campaign_test.cpp, valid_campaign_test.cpp).
-enum class shape : std::uint8_t { line, windows, valid };
-constexpr std::string_view shape_names[] = {"line", "windows", "valid"};
+/// (tests/lower/campaign_test.cpp, window_campaign_test.cpp, valid_campaign_test.cpp,
+/// region_campaign_test.cpp).
+enum class shape : std::uint8_t { line, windows, valid, regions };
+constexpr std::string_view shape_names[] = {"line", "windows", "valid", "regions"};
 
 testing::gen_plan plan_for(shape s, std::uint64_t seed) {
   testing::gen_options o;
@@ -45,6 +46,11 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed) {
       o.windows = seed % 2 == 0;
       o.rows = 8;
       return testing::generate_plan(seed, 6 + static_cast<int>(seed % 12), o);
+    case shape::regions:
+      o.regions = true;
+      o.windows = seed % 2 == 0;
+      o.rows = 8;
+      return testing::generate_plan(seed, 6 + static_cast<int>(seed % 12), o);
   }
   return {};
 }
@@ -52,7 +58,7 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed) {
 struct config {
   std::uint64_t kernels = 100;
   std::uint64_t seed = 1;
-  std::vector<shape> shapes{shape::line, shape::windows, shape::valid};
+  std::vector<shape> shapes{shape::line, shape::windows, shape::valid, shape::regions};
   std::vector<planner_kind> planners{planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas};
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string out = ".";
@@ -157,7 +163,7 @@ std::optional<std::vector<E>> pick_list(std::string_view v, const std::string_vi
 }
 
 constexpr const char* usage =
-    "usage: t2b-campaign [--kernels N] [--seed S] [--shapes line,windows,valid] [--planners pypto,dsa_rp,ptoas]\n"
+    "usage: t2b-campaign [--kernels N] [--seed S] [--shapes line,windows,valid,regions] [--planners pypto,dsa_rp,ptoas]\n"
     "                    [--jobs J] [--out DIR]\n";
 
 /// Fills `cfg` from argv; returns an error message, or empty on success.
@@ -178,7 +184,7 @@ std::string parse_args(int argc, char** argv, config& cfg) {
       if (flag == "--jobs") cfg.jobs = static_cast<unsigned>(*n);
     } else if (flag == "--shapes") {
       const auto s = pick_list<shape>(v, shape_names);
-      if (!s) return "--shapes takes a list of line, windows, valid";
+      if (!s) return "--shapes takes a list of line, windows, valid, regions";
       cfg.shapes = *s;
     } else if (flag == "--planners") {
       const auto p = pick_list<planner_kind>(v, planner_names);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file gen_program.hpp
-/// Random generator of valid, unplanned, straight-line Tile kernels for differential testing.
+/// Random generator of valid, unplanned Tile kernels (straight-line, or with branches and loops) for
+/// differential testing.
 ///
 ///     tile2buffer::program p = tile2buffer::testing::generate_kernel(seed, 40, {});
 ///
@@ -55,6 +56,37 @@
 /// setter: "metadata version") or, with windows, narrow a slice ("window"), and must stay Tile.
 /// Windows only cut, relabel and assemble fully valid current versions that no setter produced.
 ///
+/// Regions (`gen_options::regions`, off by default): the kernel also has branches and loops,
+/// nested up to `region_depth` deep (a loop in a loop, a branch in a loop, a loop in a branch),
+/// planned in the flat step list between `open`, `next` and `close` markers (gen_mark):
+///  - `if` on a BOOL parameter (`flag<n>`) with Tile results and an INDEX result: an arm computes
+///    a fresh value or yields one defined before the branch, both arms may yield the same outer
+///    value, and pairs swap (`yield a, b` / `yield b, a`); the INDEX result may become a store's
+///    row offset (the output reserves every row it may reach);
+///  - `for` with a constant trip count (0 to 3, start 0 or 1, step 1 or 2) or a runtime one
+///    (`range(0, count<n>, step)`, count in [0, 3], so zero trips happen), and `while` whose
+///    condition `k < limit<n>` reads a carried INDEX counter (k += 1);
+///  - carries that swap, rotate (three), fan out (two carries from one initializer; one value
+///    yielded to two carries), accumulate (`acc_next = tile.add(acc, x)`) or update, INDEX
+///    offsets advancing each iteration, and GM carries: an output stored inside the body at a
+///    carried row offset (`o_out, r_out = for ... iter(o = Out, r = base) { s = tile.store(x,
+///    (r, 0), o); yield s, r + rows }`, the output reserving rows for every iteration); an
+///    output stored by a nested region is carried (or yielded by both arms) by every enclosing
+///    region, and a branch may yield one input parameter in both arms (a GM result);
+///  - initializers are often read again after their loop.
+/// Branch results and carries are dense, fully and statically valid values of a loaded class;
+/// region bodies compute, load and (with windows) slice values defined outside the region. A
+/// loop body runs at most `trips` times (3), so when a loop closes the generator re-derives the
+/// intervals of everything in it over that many iterations and drops the loop (restoring the
+/// plan) if a bound or precondition would fail. About `region_tile_probability` of region
+/// kernels (`gen_plan::tile_reason`) have one construct that must stay Tile: a for loop whose
+/// step is a runtime INDEX parameter (`step<n>` in [1, 2]: "step"), a branch whose arms yield two
+/// different input parameters as a GM result ("GM branch results must alias the same
+/// parameter"), or a loop whose backedge yields another input parameter than its initializer
+/// ("GM loop results must retain their initial parameter alias"); loads then read the result.
+/// `bindings(plan)` adds two mixes for region parameters, so each flag is bound to 0 and 1, each
+/// count and limit to 0, 1, 2 and 3, and each step to 1 and 2.
+///
 /// Growth: `generate_plan` produces an abstract plan (steps over value numbers) that `emit`
 /// turns into IR; new features (views, control flow, runtime valid extents, cube) add step kinds
 /// and options without changing existing seeds' programs when their options are off.
@@ -98,6 +130,10 @@ struct gen_options {
   double spmd_extent_probability = 0.3;     ///< chance that a new runtime extent derives from the block index
   double setter_probability = 0.06;         ///< chance that a step is a tile.set_validshape
   double stays_tile_probability = 0.1;      ///< chance that a valid-extent kernel must stay Tile
+  bool regions = false;                     ///< branches and loops with carries (see the file comment)
+  double region_probability = 0.3;          ///< chance that a step is a branch or a loop
+  double region_tile_probability = 0.1;    ///< chance that a region kernel must stay Tile
+  int region_depth = 2;                     ///< deepest nesting of regions
 };
 
 /// An index operand: scalar number `scalar` (see gen_plan::scalars) when >= 0, else literal `num`.
@@ -106,9 +142,32 @@ struct gen_index {
   std::int64_t num = 0;
   bool operator==(const gen_index&) const = default;
 };
+/// What a region operand names: a value, an INDEX operand, or a GM tensor: output number `id`
+/// when `id >= 0`, else input number `-1 - id` (the emitter uses its current SSA version).
+enum class gen_ref_kind : std::uint8_t { tile, scalar, tensor };
+struct gen_ref {
+  gen_ref_kind kind = gen_ref_kind::tile;
+  int id = -1;        ///< tile: value number; tensor: see above
+  gen_index index{};  ///< scalar operand
+};
+/// One loop carry or branch result. `arg` and `result` are value numbers (tiles) or scalar numbers
+/// (scalars); tensors have neither in the plan: the result becomes the current version of `init`'s
+/// tensor (branches use only `init.id` of a tensor result).
+struct gen_carry {
+  gen_ref init;
+  int arg = -1;
+  int result = -1;
+};
+/// Region structure in the flat step list: `open` (op cf_if, cf_for or cf_while), the region's
+/// steps ending in a `cf_yield` step, for `if` a `next` marker and the else steps (ending in a
+/// yield), then `close` (same op).
+enum class gen_mark : std::uint8_t { none, open, next, close };
 /// One planned step; `in` and `result` are value numbers, `tensor` an input or output number.
 /// Scalar steps (tile.get_block_idx, scalar.mul, scalar.add) read `args` and define scalar
-/// number `result` instead.
+/// number `result` instead. A store with `args` writes at row `args[0]` (a runtime offset).
+/// Region opens: `args` is (flag) for if, (start, stop, step) for for, (limit) for while, whose
+/// condition is `carries[0] < limit`; `carries` are the carries or results, `trips` the most
+/// iterations any binding runs. Yields list their operands in `refs`.
 struct gen_step {
   opcode op = opcode::tile_add;
   std::vector<int> in;
@@ -119,6 +178,10 @@ struct gen_step {
   int result = -1;
   std::array<gen_index, 2> offsets{};  ///< slice/assemble (row, column) offsets
   std::vector<gen_index> args;         ///< scalar steps' operands; set_validshape's (rows, cols)
+  gen_mark mark = gen_mark::none;
+  std::vector<gen_carry> carries;
+  std::vector<gen_ref> refs;
+  std::int64_t trips = 0;
 };
 /// What storage a value names: its own, a window of a tile (slice), or a relabel (reshape).
 enum class gen_kind : std::uint8_t { dense, window, relabel };
@@ -136,6 +199,8 @@ struct gen_value {
   bool stale = false;      ///< a set_validshape superseded it: an old metadata version
   opcode made_by = opcode::tile_load;  ///< the defining op
   bool viewed = false;     ///< a slice, reshape or assemble result may alias its storage
+  bool hidden = false;     ///< defined inside a closed region: out of scope
+  bool carried = false;    ///< a loop's region argument
 };
 /// An INDEX scalar: a kernel parameter (`param`, bound by `name`) or a scalar SSA result.
 /// Over every legal binding its value lies in [lo, hi] and is a multiple of `multiple`, which
@@ -146,6 +211,9 @@ struct gen_scalar {
   std::int64_t lo = 0, hi = 0;
   std::int64_t multiple = 1;
   bool extent = false;  ///< used as a valid extent (its range then starts at 0)
+  bool control = false;  ///< a region parameter (`flag<n>`, `count<n>`, `limit<n>`, `step<n>`)
+  bool flag = false;     ///< a BOOL parameter
+  bool hidden = false;   ///< defined inside a closed region: out of scope
 };
 struct gen_tensor {
   dtype dt = dtype::fp32;
@@ -163,7 +231,9 @@ struct gen_plan {
   std::int64_t block_max = -1;      ///< legal block_idx range [0, block_max]; -1: never queried
   bool unaligned = false;           ///< a slice's alignment is unprovable: the kernel must stay Tile
   /// Non-empty: the kernel must stay Tile, and selection's reason contains this ("metadata
-  /// version": an old version is read after a set_validshape; "window": a slice is narrowed).
+  /// version": an old version is read after a set_validshape; "window": a slice is narrowed;
+  /// region kernels: "step", "GM branch results must alias the same parameter", "GM loop results
+  /// must retain their initial parameter alias").
   std::string tile_reason;
 };
 
@@ -187,17 +257,26 @@ class planner {
     // Why every draw below sits behind `opt_.windows`: with windows off, each seed must draw
     // exactly the numbers it drew before windows existed, so its program is unchanged.
     plan_.unaligned = opt_.windows && uniform() < opt_.unaligned_probability;
+    // Why region kernels drop the unalignable slice: their Tile-only share is a region construct.
+    if (opt_.regions) plan_.unaligned = false;
     pending_unaligned_ = plan_.unaligned;
     // Why never both: a kernel that must stay Tile has exactly one construct selection rejects,
     // so the reason it reports is the one the plan records.
-    if (opt_.valid_extents && !plan_.unaligned && uniform() < opt_.stays_tile_probability) {
+    if (opt_.valid_extents && !opt_.regions && !plan_.unaligned && uniform() < opt_.stays_tile_probability) {
       pending_window_setter_ = opt_.windows && uniform() < 0.5;
       pending_stale_ = !pending_window_setter_;
       plan_.tile_reason = pending_window_setter_ ? "window" : "metadata version";
     }
+    if (opt_.regions && uniform() < opt_.region_tile_probability) {
+      static constexpr const char* reasons[] = {"step", "GM branch results must alias the same parameter",
+                                                "GM loop results must retain their initial parameter alias"};
+      pending_region_tile_ = 1 + static_cast<int>(below(3));
+      plan_.tile_reason = reasons[pending_region_tile_ - 1];
+    }
     while (emitted_ < ops_) {
       if (opt_.windows && live_count() > 0 && uniform() < opt_.window_probability && window()) continue;
       if (opt_.valid_extents && live_count() > 0 && uniform() < opt_.setter_probability && setter()) continue;
+      if (opt_.regions && live_count() > 0 && uniform() < opt_.region_probability && region(0)) continue;
       const double r = uniform();
       if (live_count() == 0 || r < opt_.load_probability) {
         load();
@@ -209,11 +288,24 @@ class planner {
     }
     if (opt_.windows && (pending_unaligned_ || !window_done_) && !window()) slice_of(load_of(parent()), false);
     if (pending_stale_ || pending_window_setter_) setter();
+    // Every region kernel has a region (and its pending Tile-only construct, if any).
+    for (int attempt = 0; opt_.regions && (!region_done_ || pending_region_tile_ != 0); ++attempt) {
+      if (live_count() == 0) load();
+      if (attempt < 8) {
+        region(0);
+        continue;
+      }
+      // Constructs that cannot fail: a loop swapping two loads (with the owed runtime step or GM
+      // alias change), or the owed GM branch.
+      const bool ok = pending_region_tile_ == 2 ? gm_branch() : loop(0, false, pending_region_tile_, true);
+      if (ok) pending_region_tile_ = 0;
+      region_done_ = region_done_ || ok;
+    }
     bool any = false;
     for (const auto& s : plan_.steps) any = any || s.op == opcode::tile_store;
     for (int v = 0; v < static_cast<int>(plan_.values.size()); ++v) {
       const gen_value& val = plan_.values[static_cast<std::size_t>(v)];
-      if (!val.stored && !val.used && (uniform() < opt_.final_store_probability || !any)) {
+      if (!val.stored && !val.used && !val.hidden && (uniform() < opt_.final_store_probability || !any)) {
         store(v);
         any = true;
       }
@@ -272,10 +364,10 @@ class planner {
   }
   int live_count() const { return static_cast<int>(plan_.values.size()); }
   int pick_any() {
-    if (!opt_.valid_extents) return static_cast<int>(below(plan_.values.size()));
+    if (!opt_.valid_extents && !opt_.regions) return static_cast<int>(below(plan_.values.size()));
     std::vector<int> current;
     for (int v = 0; v < live_count(); ++v)
-      if (!val(v).stale) current.push_back(v);
+      if (!val(v).stale && !val(v).hidden) current.push_back(v);
     return pick(current);
   }
   /// A recent current version of one class (short-lived temporaries): one of the last six, with
@@ -284,7 +376,8 @@ class planner {
     std::vector<int> of;
     for (int v = static_cast<int>(plan_.values.size()) - 1; v >= 0 && of.size() < 6; --v) {
       const gen_value& x = plan_.values[static_cast<std::size_t>(v)];
-      if (x.dt == k.dt && x.rows == k.rows && x.cols == k.cols && !x.stale && (!like || x.valid == *like)) of.push_back(v);
+      if (x.dt == k.dt && x.rows == k.rows && x.cols == k.cols && !x.stale && !x.hidden && (!like || x.valid == *like))
+        of.push_back(v);
     }
     return of.empty() ? -1 : of[below(of.size())];
   }
@@ -506,7 +599,7 @@ class planner {
   std::vector<int> recent(Keep keep) const {
     std::vector<int> out;
     for (int v = live_count() - 1; v >= 0 && out.size() < 10; --v)
-      if (keep(v, plan_.values[static_cast<std::size_t>(v)])) out.push_back(v);
+      if (!plan_.values[static_cast<std::size_t>(v)].hidden && keep(v, plan_.values[static_cast<std::size_t>(v)])) out.push_back(v);
     return out;
   }
   int pick(const std::vector<int>& of) { return of[below(of.size())]; }
@@ -554,7 +647,8 @@ class planner {
   std::vector<int> scalars_within(std::int64_t hi, const dtype* aligned_for = nullptr) const {
     std::vector<int> out;
     for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
-      if (scalar(s).lo >= 0 && scalar(s).hi <= hi && (!aligned_for || provably_aligned(ssa(s), *aligned_for)))
+      if (!scalar(s).hidden && !scalar(s).control && scalar(s).lo >= 0 && scalar(s).hi <= hi &&
+          (!aligned_for || provably_aligned(ssa(s), *aligned_for)))
         out.push_back(s);
     return out;
   }
@@ -597,7 +691,7 @@ class planner {
     if (want_param && left >= 1) {
       std::vector<int> reuse;
       for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
-        if (scalar(s).param && scalar(s).hi <= left) reuse.push_back(s);
+        if (scalar(s).param && !scalar(s).control && scalar(s).hi <= left) reuse.push_back(s);
       int p = -1;
       std::int64_t k = 1;
       if (!reuse.empty() && (uniform() < 0.3 || params_ >= max_params)) {
@@ -793,7 +887,8 @@ class planner {
   std::vector<int> extent_scalars(std::int64_t hi, bool exact) const {
     std::vector<int> out;
     for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
-      if (scalar(s).extent && scalar(s).lo == 0 && (exact ? scalar(s).hi == hi : scalar(s).hi <= hi)) out.push_back(s);
+      if (scalar(s).extent && !scalar(s).hidden && scalar(s).lo == 0 && (exact ? scalar(s).hi == hi : scalar(s).hi <= hi))
+        out.push_back(s);
     return out;
   }
   struct valid_pattern {
@@ -935,6 +1030,669 @@ class planner {
     return true;
   }
 
+  //===--- regions ---===//
+  static constexpr int max_control_params = 3;  ///< per role: flags, counts, limits, steps
+  struct scope_mark {
+    int values;
+    std::size_t scalars;
+    int floor;
+  };
+  /// Enters a region: what is defined from here on goes out of scope at `close_scope`.
+  scope_mark open_scope() {
+    const scope_mark m{live_count(), plan_.scalars.size(), region_floor_};
+    region_floor_ = live_count();
+    ++depth_;
+    return m;
+  }
+  void close_scope(const scope_mark& m) {
+    for (int v = m.values; v < live_count(); ++v) val(v).hidden = true;
+    for (std::size_t s = m.scalars; s < plan_.scalars.size(); ++s)
+      if (!plan_.scalars[s].param) plan_.scalars[s].hidden = true;
+    region_floor_ = m.floor;
+    --depth_;
+  }
+  static bool same_class(const gen_value& x, const shape_class& k) {
+    return x.dt == k.dt && x.rows == k.rows && x.cols == k.cols;
+  }
+  /// A value a branch may yield or a loop may carry: in scope, dense, fully and statically valid.
+  static bool carriable(const gen_value& x) {
+    return !x.hidden && !x.stale && x.kind == gen_kind::dense && full_valid(x);
+  }
+  static bool adds(dtype d) { return d == dtype::fp32 || d == dtype::fp16 || d == dtype::int32; }
+  /// A class that kernels load (not one only windows produce); `add`: one tile.add supports.
+  const shape_class& region_class(bool add) {
+    std::vector<int> of;
+    for (int i = 0; i < static_cast<int>(classes_.size()); ++i) {
+      const shape_class& k = classes_[static_cast<std::size_t>(i)];
+      if (k.weight > 0 && (!add || adds(k.dt))) of.push_back(i);
+    }
+    return of.empty() ? classes_.front() : classes_[static_cast<std::size_t>(pick(of))];
+  }
+  /// A carriable value of class `k` defined before this point: a recent one, or a new load.
+  int outer_of(const shape_class& k, int other = -1) {
+    const std::vector<int> c =
+        recent([&](int v, const gen_value& x) { return v != other && carriable(x) && same_class(x, k); });
+    if (!c.empty() && uniform() < 0.8) return pick(c);
+    return load_of(k);
+  }
+  /// A value of class `k` computed here (an elementwise op on class values), else a new load.
+  int fresh_of(const shape_class& k) {
+    if (k.dt != dtype::bf16) {
+      std::vector<opcode> table_ops;
+      for (const auto& row : elementwise_table)
+        if (elementwise_allows(row.op, k.dt)) table_ops.push_back(row.op);
+      for (int attempt = 0; attempt < 6 && !table_ops.empty(); ++attempt) {
+        const opcode op = table_ops[below(table_ops.size())];
+        const literal s = scalar_for(op);
+        int r = -1;
+        if (op == opcode::tile_full) {
+          full_rows_ = k.rows;
+          full_cols_ = k.cols;
+          r = emit(op, {}, s);
+        } else {
+          std::vector<int> in{pick_recent(k)};
+          if (in[0] < 0 || !full_valid(val(in[0]))) continue;
+          if (info(op).ew == ew_kind::binary) in.push_back(pick_recent(k, &val(in[0]).valid));
+          r = emit(op, in, s);
+        }
+        if (r >= 0) return r;
+      }
+    }
+    return load_of(k);
+  }
+  /// `x` updated by one elementwise op (FP32: any unary or scalar form, else add/mul with a class
+  /// value), or `x` itself when no op keeps the bounds.
+  int update_of(int x) {
+    const gen_value v = val(x);
+    const shape_class k{v.dt, v.rows, v.cols, 0};
+    if (v.dt == dtype::fp32) {
+      static constexpr opcode ops[] = {opcode::tile_adds, opcode::tile_muls, opcode::tile_subs, opcode::tile_maximums,
+                                       opcode::tile_minimums, opcode::tile_abs, opcode::tile_neg, opcode::tile_relu,
+                                       opcode::tile_lrelu, opcode::tile_add, opcode::tile_sub, opcode::tile_mul};
+      for (int attempt = 0; attempt < 4; ++attempt) {
+        const opcode op = ops[below(std::size(ops))];
+        std::vector<int> in{x};
+        if (info(op).ew == ew_kind::binary) in.push_back(pick_recent(k));
+        if (in.back() < 0) continue;
+        const int r = emit(op, in, op == opcode::tile_muls ? literal{5, -1} : scalar_for(op));
+        if (r >= 0) return r;
+      }
+      return x;
+    }
+    if (!adds(v.dt)) return x;
+    const int other = pick_recent(k);
+    const int r = other < 0 ? -1 : emit(uniform() < 0.7 ? opcode::tile_add : opcode::tile_mul, {x, other}, literal{0, 0});
+    return r >= 0 ? r : x;
+  }
+  /// A region parameter of a role (`flag`, `count`, `limit`, `step`): an earlier one, or a new one.
+  int control_param(const std::string& role, std::int64_t lo, std::int64_t hi) {
+    std::vector<int> same;
+    for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
+      if (scalar(s).control && scalar(s).name.rfind(role, 0) == 0) same.push_back(s);
+    if (!same.empty() && (static_cast<int>(same.size()) >= max_control_params || uniform() < 0.35)) return pick(same);
+    const int p = new_scalar(role + std::to_string(same.size()), true, lo, hi, 1);
+    plan_.scalars[static_cast<std::size_t>(p)].control = true;
+    plan_.scalars[static_cast<std::size_t>(p)].flag = role == "flag";
+    return p;
+  }
+  /// An INDEX scalar defined by a region (argument or result) over [lo, hi]. Multiple 1: no
+  /// alignment proof sees through a region, so column offsets never use it.
+  int region_scalar(std::int64_t lo, std::int64_t hi) {
+    return new_scalar("k" + std::to_string(plan_.scalars.size()), false, lo, hi, 1);
+  }
+  /// The output a value of class (d, cols) is stored to (the last such one, or a new one).
+  int output_for(dtype d, std::int64_t cols) {
+    int out = -1;
+    for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o)
+      if (plan_.outputs[static_cast<std::size_t>(o)].dt == d && plan_.outputs[static_cast<std::size_t>(o)].cols == cols) out = o;
+    if (out >= 0) return out;
+    plan_.outputs.push_back(gen_tensor{d, 0, cols});
+    return static_cast<int>(plan_.outputs.size()) - 1;
+  }
+  /// Stores `v` at row `base + off` of an output, reserving the rows every binding may reach.
+  void store_at(int v, const gen_index& off) {
+    const gen_value x = val(v);
+    const int out = output_for(x.dt, x.cols);
+    const std::int64_t base = plan_.outputs[static_cast<std::size_t>(out)].rows;
+    gen_step s;
+    s.op = opcode::tile_store;
+    s.in = {v};
+    s.tensor = out;
+    s.row = base;
+    s.args = {base == 0 ? off : ssa(scalar_step(opcode::scalar_add, off, fixed(base)))};
+    plan_.outputs[static_cast<std::size_t>(out)].rows += x.rows + high(off);
+    plan_.steps.push_back(s);
+    val(v).stored = true;
+    ++emitted_;
+  }
+  /// Outputs stored inside steps [from, to) (at any depth).
+  std::vector<int> outputs_stored(std::size_t from, std::size_t to) const {
+    std::vector<int> out;
+    for (std::size_t i = from; i < to; ++i) {
+      const gen_step& s = plan_.steps[i];
+      if (s.op == opcode::tile_store && std::find(out.begin(), out.end(), s.tensor) == out.end()) out.push_back(s.tensor);
+    }
+    return out;
+  }
+  static gen_ref tile_ref(int v) { return gen_ref{gen_ref_kind::tile, v, {}}; }
+  static gen_ref scalar_ref(const gen_index& x) { return gen_ref{gen_ref_kind::scalar, -1, x}; }
+  static gen_ref tensor_ref(int id) { return gen_ref{gen_ref_kind::tensor, id, {}}; }
+  void push_mark(opcode op, gen_mark m) {
+    gen_step s;
+    s.op = op;
+    s.mark = m;
+    plan_.steps.push_back(s);
+  }
+  void push_yield(std::vector<gen_ref> refs) {
+    gen_step s;
+    s.op = opcode::cf_yield;
+    s.refs = std::move(refs);
+    plan_.steps.push_back(s);
+  }
+
+  /// A few ordinary steps inside a region: computations, loads, slices of values defined outside
+  /// (static offsets, or a row offset from a scalar in scope), and nested regions.
+  void body_steps(int n, int depth) {
+    for (int i = 0; i < n; ++i) {
+      const double r = uniform();
+      if (depth < opt_.region_depth && r < 0.25) {
+        region(depth);
+      } else if (opt_.windows && r < 0.45) {
+        if (!body_slice()) load_of(pick_class());
+      } else if (r < 0.6 || !compute()) {
+        load_of(pick_class());
+      }
+    }
+  }
+  bool body_slice() {
+    const std::vector<int> from = recent([&](int v, const gen_value& x) {
+      return v < region_floor_ && !x.carried && x.kind != gen_kind::relabel && !x.unaligned && windowable(x) &&
+             (x.rows > 1 || x.cols > unit(x.dt));
+    });
+    if (from.empty()) return false;
+    const int src = pick(from);
+    const int w = slice_of(src, false, 0.0);
+    const std::int64_t slack = val(src).rows - val(w).rows;
+    const std::vector<int> rows = scalars_within(slack);
+    if (!rows.empty() && uniform() < 0.5) plan_.steps.back().offsets[0] = ssa(pick(rows));
+    return true;
+  }
+
+  /// One branch or loop (a pending Tile-only construct first, at the top level).
+  bool region(int depth) {
+    bool ok = false;
+    if (depth == 0 && pending_region_tile_ != 0) {
+      ok = pending_region_tile_ == 2 ? gm_branch() : loop(0, false, pending_region_tile_);
+      if (ok) pending_region_tile_ = 0;
+    } else {
+      const double r = uniform();
+      ok = r < 0.4 ? branch(depth) : loop(depth, r >= 0.75);
+    }
+    region_done_ = region_done_ || (ok && depth == 0);
+    return ok;
+  }
+
+  /// An `if` on a flag whose results mix Tile values (fresh in an arm, defined before the branch,
+  /// the same value in both arms, a swapped pair) and an INDEX scalar; outputs stored inside its
+  /// arms become GM results yielding the same parameter in both arms.
+  bool branch(int depth) {
+    const int flag = control_param("flag", 0, 1);
+    enum class arm : std::uint8_t { fresh, outer };
+    struct result_plan {
+      shape_class k;
+      std::array<arm, 2> how;
+      std::array<int, 2> value;  ///< outer values per arm
+    };
+    std::vector<result_plan> tiles;
+    const int n = 1 + static_cast<int>(below(2));
+    for (int i = 0; i < n; ++i) {
+      const double r = uniform();
+      const shape_class k = region_class(false);
+      if (r < 0.25 && k.dt != dtype::bf16) {  // fresh in one arm, defined before in the other
+        const int a = outer_of(k);
+        const bool then_fresh = uniform() < 0.6;
+        tiles.push_back({k, {then_fresh ? arm::fresh : arm::outer, then_fresh ? arm::outer : arm::fresh}, {a, a}});
+      } else if (r < 0.4) {  // the same outer value in both arms
+        const int a = outer_of(k);
+        tiles.push_back({k, {arm::outer, arm::outer}, {a, a}});
+      } else if (r < 0.65) {  // a swapped pair
+        const int a = outer_of(k), b = outer_of(k, a);
+        tiles.push_back({k, {arm::outer, arm::outer}, {a, b}});
+        tiles.push_back({k, {arm::outer, arm::outer}, {b, a}});
+        ++i;
+      } else if (r < 0.85 && k.dt != dtype::bf16) {
+        tiles.push_back({k, {arm::fresh, arm::fresh}, {-1, -1}});
+      } else {  // different values defined before the branch
+        const int a = outer_of(k), b = outer_of(k, a);
+        tiles.push_back({k, {arm::outer, arm::outer}, {a, b}});
+      }
+    }
+    const bool with_scalar = uniform() < 0.5;
+    std::array<gen_index, 2> offsets{};
+    if (with_scalar)
+      for (gen_index& o : offsets) {
+        const std::vector<int> known = scalars_within(4 * opt_.rows);
+        o = !known.empty() && uniform() < 0.3 ? ssa(pick(known)) : fixed(opt_.rows * static_cast<std::int64_t>(below(3)));
+      }
+    // A GM result over an input, the same parameter in both arms.
+    const int gm_input = !plan_.inputs.empty() && uniform() < 0.15 ? static_cast<int>(below(plan_.inputs.size())) : -1;
+
+    gen_step h;
+    h.op = opcode::cf_if;
+    h.mark = gen_mark::open;
+    h.args = {ssa(flag)};
+    const std::size_t hdr = plan_.steps.size();
+    plan_.steps.push_back(h);
+    ++emitted_;
+    std::array<std::size_t, 2> yields{};
+    std::array<std::vector<double>, 2> lo, hi;
+    for (int side = 0; side < 2; ++side) {
+      if (side == 1) push_mark(opcode::cf_if, gen_mark::next);
+      const scope_mark m = open_scope();
+      body_steps(static_cast<int>(below(3)), depth + 1);
+      std::vector<gen_ref> refs;
+      for (const result_plan& t : tiles) {
+        const int v = t.how[static_cast<std::size_t>(side)] == arm::fresh ? fresh_of(t.k) : t.value[static_cast<std::size_t>(side)];
+        refs.push_back(tile_ref(v));
+        lo[static_cast<std::size_t>(side)].push_back(val(v).lo);
+        hi[static_cast<std::size_t>(side)].push_back(val(v).hi);
+      }
+      if (with_scalar) refs.push_back(scalar_ref(offsets[static_cast<std::size_t>(side)]));
+      if (gm_input >= 0) refs.push_back(tensor_ref(-1 - gm_input));
+      yields[static_cast<std::size_t>(side)] = plan_.steps.size();
+      push_yield(std::move(refs));
+      close_scope(m);
+    }
+    for (const int o : outputs_stored(hdr, plan_.steps.size())) {
+      plan_.steps[yields[0]].refs.push_back(tensor_ref(o));
+      plan_.steps[yields[1]].refs.push_back(tensor_ref(o));
+      plan_.steps[hdr].carries.push_back(gen_carry{tensor_ref(o), -1, -1});
+    }
+    push_mark(opcode::cf_if, gen_mark::close);
+    std::vector<gen_carry> results;
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      const shape_class& k = tiles[i].k;
+      const int r = new_value(k.dt, k.rows, k.cols, std::min(lo[0][i], lo[1][i]), std::max(hi[0][i], hi[1][i]));
+      val(r).made_by = opcode::cf_if;
+      results.push_back(gen_carry{{}, -1, r});
+    }
+    int offset = -1;
+    if (with_scalar) {
+      offset = region_scalar(std::min(low(offsets[0]), low(offsets[1])), std::max(high(offsets[0]), high(offsets[1])));
+      results.push_back(gen_carry{scalar_ref({}), -1, offset});
+    }
+    if (gm_input >= 0) results.push_back(gen_carry{tensor_ref(-1 - gm_input), -1, -1});
+    auto& carries = plan_.steps[hdr].carries;
+    carries.insert(carries.begin(), results.begin(), results.end());
+    // The scalar result as a store's row offset (as in the spec's branch example).
+    if (offset >= 0 && uniform() < 0.6) store_at(results.front().result, ssa(offset));
+    return true;
+  }
+
+  /// The Tile-only branch: its arms yield two different input parameters, then a load reads the
+  /// result.
+  bool gm_branch() {
+    const shape_class k = region_class(false);
+    const int a = static_cast<int>(plan_.inputs.size());
+    plan_.inputs.push_back(gen_tensor{k.dt, k.rows, k.cols});
+    plan_.inputs.push_back(gen_tensor{k.dt, k.rows, k.cols});
+    gen_step h;
+    h.op = opcode::cf_if;
+    h.mark = gen_mark::open;
+    h.args = {ssa(control_param("flag", 0, 1))};
+    h.carries = {gen_carry{tensor_ref(-1 - a), -1, -1}};
+    plan_.steps.push_back(h);
+    ++emitted_;
+    push_yield({tensor_ref(-1 - a)});
+    push_mark(opcode::cf_if, gen_mark::next);
+    push_yield({tensor_ref(-2 - a)});
+    push_mark(opcode::cf_if, gen_mark::close);
+    load_through(a, k);
+    return true;
+  }
+  /// A load of input `t` (through its current version, e.g. a region result).
+  void load_through(int t, const shape_class& k) {
+    gen_step s;
+    s.op = opcode::tile_load;
+    s.tensor = t;
+    const double bound = is_float(k.dt) ? 2.0 : 16.0;
+    s.result = new_value(k.dt, k.rows, k.cols, -bound, bound);
+    plan_.steps.push_back(s);
+    ++emitted_;
+  }
+
+  /// A for or while loop with carries: Tile swaps, rotations, fan-outs, accumulators and updates,
+  /// INDEX offsets, and GM outputs stored at a carried row offset. `special`: 1 a runtime step
+  /// (Tile-only), 3 a GM carry whose backedge names another parameter (Tile-only); `safe`: one
+  /// swap of two loads and no other body steps, which cannot fail. False (and the planner
+  /// unchanged, but for random draws) when the body's values would leave their bounds over the
+  /// loop's iterations.
+  bool loop(int depth, bool is_while, int special = 0, bool safe = false) {
+    planner saved = *this;
+    const auto rollback = [&] {
+      const auto now = rng_;
+      *this = std::move(saved);
+      rng_ = now;
+    };
+    gen_step h;
+    h.op = is_while ? opcode::cf_while : opcode::cf_for;
+    h.mark = gen_mark::open;
+    std::int64_t trips = 0;
+    if (is_while) {
+      const gen_index limit = uniform() < 0.6 ? ssa(control_param("limit", 0, 3)) : fixed(between(1, 3));
+      h.args = {limit};
+      trips = high(limit);
+    } else if (special == 1) {
+      const gen_index stop = uniform() < 0.5 ? ssa(control_param("count", 0, 3)) : fixed(3);
+      h.args = {fixed(0), stop, ssa(control_param("step", 1, 2))};
+      trips = high(stop);
+    } else if (special == 0 && uniform() < 0.5) {
+      const std::int64_t step = uniform() < 0.7 ? 1 : 2, start = uniform() < 0.7 ? 0 : 1;
+      trips = uniform() < 0.1 ? 0 : between(1, 3);
+      const std::int64_t stop = trips == 0 ? start : start + step * (trips - 1) + between(1, step);
+      h.args = {fixed(start), fixed(stop), fixed(step)};
+    } else if (safe && special == 0) {
+      trips = between(1, 3);
+      h.args = {fixed(0), fixed(trips), fixed(1)};
+    } else {
+      const std::int64_t step = uniform() < 0.8 ? 1 : 2;
+      h.args = {fixed(0), ssa(control_param("count", 0, 3)), fixed(step)};
+      trips = (3 + step - 1) / step;
+    }
+    h.trips = trips;
+    const std::int64_t runs = std::max<std::int64_t>(trips, 1);  // rows reserved per carried store
+
+    // The carries' jobs, and their initializers (defined before the loop).
+    enum class job_kind : std::uint8_t { counter, accumulate, update, swap, rotate, fanout, offset, gm, alias };
+    struct job {
+      job_kind kind;
+      std::size_t first;  ///< its first carry
+      shape_class k;
+      std::int64_t inc = 1;
+    };
+    std::vector<job> jobs;
+    std::vector<gen_carry>& carries = h.carries;
+    const auto tile_carry = [&](int init) { carries.push_back(gen_carry{tile_ref(init), -1, -1}); };
+    if (is_while) {
+      jobs.push_back({job_kind::counter, carries.size(), classes_.front(), 1});
+      carries.push_back(gen_carry{scalar_ref(fixed(0)), -1, -1});
+    }
+    if (special == 3) {
+      const shape_class k = region_class(false);
+      const int a = static_cast<int>(plan_.inputs.size());
+      plan_.inputs.push_back(gen_tensor{k.dt, k.rows, k.cols});
+      plan_.inputs.push_back(gen_tensor{k.dt, k.rows, k.cols});
+      jobs.push_back({job_kind::alias, carries.size(), k, 0});
+      carries.push_back(gen_carry{tensor_ref(-1 - a), -1, -1});
+    } else if (safe) {
+      const shape_class k = region_class(false);
+      jobs.push_back({job_kind::swap, carries.size(), k, 0});
+      const int a = load_of(k);
+      tile_carry(a);
+      tile_carry(load_of(k));
+    } else {
+      const int n = 1 + static_cast<int>(below(2));
+      for (int i = 0; i < n; ++i) {
+        const double r = uniform();
+        job j{job_kind::update, carries.size(), region_class(false), 1};
+        if (r < 0.2) {
+          j.kind = job_kind::accumulate;
+          j.k = region_class(true);
+          tile_carry(outer_of(j.k));
+        } else if (r < 0.35) {
+          tile_carry(outer_of(j.k));
+        } else if (r < 0.5) {
+          j.kind = job_kind::swap;
+          const int a = outer_of(j.k);
+          tile_carry(a);
+          tile_carry(outer_of(j.k, a));
+        } else if (r < 0.6) {
+          j.kind = job_kind::rotate;
+          const int a = outer_of(j.k), b = outer_of(j.k, a);
+          tile_carry(a);
+          tile_carry(b);
+          tile_carry(outer_of(j.k, b));
+        } else if (r < 0.72) {
+          j.kind = job_kind::fanout;
+          const int a = outer_of(j.k);
+          tile_carry(a);
+          tile_carry(a);
+        } else if (r < 0.82) {
+          j.kind = job_kind::offset;
+          const std::vector<int> known = scalars_within(2 * opt_.rows);
+          const gen_index init = !known.empty() && uniform() < 0.4 ? ssa(pick(known)) : fixed(between(0, 2));
+          j.inc = uniform() < 0.5 ? 1 : opt_.rows;
+          carries.push_back(gen_carry{scalar_ref(init), -1, -1});
+        } else {
+          j.kind = job_kind::gm;
+          const int out = output_for(j.k.dt, j.k.cols);
+          const std::int64_t base = plan_.outputs[static_cast<std::size_t>(out)].rows;
+          plan_.outputs[static_cast<std::size_t>(out)].rows += runs * j.k.rows;
+          j.inc = j.k.rows;
+          carries.push_back(gen_carry{tensor_ref(out), -1, -1});
+          carries.push_back(gen_carry{scalar_ref(fixed(base)), -1, -1});
+        }
+        jobs.push_back(j);
+      }
+    }
+    const std::size_t hdr = plan_.steps.size();
+    plan_.steps.push_back(h);
+    ++emitted_;
+
+    // Region arguments, then the body and the backedge.
+    const scope_mark m = open_scope();
+    std::vector<std::int64_t> incs(carries.size(), 0);
+    for (const job& j : jobs)
+      if (j.kind == job_kind::counter || j.kind == job_kind::offset || j.kind == job_kind::gm)
+        incs[j.kind == job_kind::gm ? j.first + 1 : j.first] = j.inc;
+    for (std::size_t c = 0; c < plan_.steps[hdr].carries.size(); ++c) {
+      gen_carry& g = plan_.steps[hdr].carries[c];
+      if (g.init.kind == gen_ref_kind::tile) {
+        const gen_value x = val(g.init.id);
+        g.arg = new_value(x.dt, x.rows, x.cols, x.lo, x.hi);
+        val(g.arg).carried = true;
+        val(g.arg).made_by = h.op;
+      } else if (g.init.kind == gen_ref_kind::scalar) {
+        const gen_index& i = g.init.index;
+        g.arg = region_scalar(low(i), high(i) + incs[c] * std::max<std::int64_t>(trips - 1, 0));
+      }
+    }
+    if (special != 3 && !safe) body_steps(static_cast<int>(below(3)), depth + 1);
+    const std::vector<gen_carry> cs = plan_.steps[hdr].carries;  // a copy: steps may grow
+    std::vector<gen_ref> refs(cs.size());
+    for (const job& j : jobs) {
+      const std::size_t f = j.first;
+      const int a = cs[f].arg;
+      switch (j.kind) {
+        case job_kind::counter:
+        case job_kind::offset: refs[f] = scalar_ref(ssa(scalar_step(opcode::scalar_add, ssa(a), fixed(j.inc)))); break;
+        case job_kind::accumulate: {
+          const int x = pick_recent(j.k);
+          const int r = x < 0 ? -1 : emit(opcode::tile_add, {a, x}, literal{0, 0});
+          refs[f] = tile_ref(r >= 0 ? r : a);
+          break;
+        }
+        case job_kind::update: refs[f] = tile_ref(update_of(a)); break;
+        case job_kind::swap:
+          refs[f] = tile_ref(uniform() < 0.3 ? update_of(cs[f + 1].arg) : cs[f + 1].arg);
+          refs[f + 1] = tile_ref(a);
+          break;
+        case job_kind::rotate:
+          refs[f] = tile_ref(cs[f + 1].arg);
+          refs[f + 1] = tile_ref(cs[f + 2].arg);
+          refs[f + 2] = tile_ref(a);
+          break;
+        case job_kind::fanout: {
+          const int y = update_of(a);
+          refs[f] = tile_ref(y);
+          refs[f + 1] = tile_ref(uniform() < 0.5 ? y : cs[f + 1].arg);
+          break;
+        }
+        case job_kind::gm: {
+          // Store a class value (a carried one, one defined before, or a new one) at the carried row.
+          std::vector<int> of = recent([&](int, const gen_value& x) { return same_class(x, j.k) && full_valid(x) && !x.stale; });
+          const int x = !of.empty() && uniform() < 0.8 ? pick(of) : load_of(j.k);
+          gen_step s;
+          s.op = opcode::tile_store;
+          s.in = {x};
+          s.tensor = cs[f].init.id;
+          s.args = {ssa(cs[f + 1].arg)};
+          plan_.steps.push_back(s);
+          val(x).stored = true;
+          ++emitted_;
+          refs[f] = cs[f].init;
+          refs[f + 1] = scalar_ref(ssa(scalar_step(opcode::scalar_add, ssa(cs[f + 1].arg), fixed(j.inc))));
+          break;
+        }
+        case job_kind::alias: refs[f] = tensor_ref(cs[f].init.id - 1); break;
+      }
+    }
+    // Outputs stored by nested loops are carried here too (the same parameter, unchanged alias).
+    for (const int o : outputs_stored(hdr + 1, plan_.steps.size())) {
+      bool carried = false;
+      for (const gen_carry& g : cs) carried = carried || (g.init.kind == gen_ref_kind::tensor && g.init.id == o);
+      if (carried) continue;
+      plan_.steps[hdr].carries.push_back(gen_carry{tensor_ref(o), -1, -1});
+      refs.push_back(tensor_ref(o));
+    }
+    push_yield(std::move(refs));
+    close_scope(m);
+    push_mark(h.op, gen_mark::close);
+    const std::size_t end = plan_.steps.size() - 1;
+    std::vector<int> inits;
+    for (std::size_t c = 0; c < plan_.steps[hdr].carries.size(); ++c) {
+      gen_carry& g = plan_.steps[hdr].carries[c];
+      if (g.init.kind == gen_ref_kind::tile) {
+        const gen_value x = val(g.init.id);
+        g.result = new_value(x.dt, x.rows, x.cols, x.lo, x.hi);
+        val(g.result).made_by = h.op;
+        inits.push_back(static_cast<int>(c));
+      } else if (g.init.kind == gen_ref_kind::scalar) {
+        const gen_index& i = g.init.index;
+        g.result = region_scalar(low(i), high(i) + incs[c] * trips);
+      }
+    }
+    if (!rederive_region(hdr, end)) {
+      rollback();
+      return false;
+    }
+    if (special == 3) load_through(-1 - cs[0].init.id, jobs.back().k);
+    // An initializer read again after the loop: it must have kept its value.
+    if (!inits.empty() && uniform() < 0.4) {
+      const gen_carry g = plan_.steps[hdr].carries[static_cast<std::size_t>(inits[below(inits.size())])];
+      if (adds(val(g.init.id).dt) && emit(opcode::tile_add, {g.init.id, g.result}, literal{0, 0}) >= 0) return true;
+      if (!val(g.init.id).hidden) store(g.init.id);
+    }
+    return true;
+  }
+
+  //===--- interval re-derivation over regions ---===//
+  std::size_t close_of(std::size_t open) const {
+    int depth = 0;
+    for (std::size_t i = open; i < plan_.steps.size(); ++i) {
+      if (plan_.steps[i].mark == gen_mark::open) ++depth;
+      if (plan_.steps[i].mark == gen_mark::close && --depth == 0) return i;
+    }
+    return plan_.steps.size();
+  }
+  std::size_t next_of(std::size_t open) const {
+    int depth = 0;
+    for (std::size_t i = open; i < plan_.steps.size(); ++i) {
+      const gen_mark m = plan_.steps[i].mark;
+      if (m == gen_mark::open) ++depth;
+      if (m == gen_mark::close) --depth;
+      if (m == gen_mark::next && depth == 1) return i;
+    }
+    return plan_.steps.size();
+  }
+  static bool scalar_op(opcode c) {
+    return c == opcode::tile_get_block_idx || c == opcode::scalar_mul || c == opcode::scalar_add || c == opcode::scalar_min;
+  }
+  /// Re-derives the intervals of the values steps [from, to) define from their operands' current
+  /// intervals; false when a precondition fails or a bound is exceeded.
+  bool rederive(std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) {
+      const gen_step& s = plan_.steps[i];
+      if (s.mark == gen_mark::open) {
+        const std::size_t end = close_of(i);
+        if (!rederive_region(i, end)) return false;
+        i = end;
+        continue;
+      }
+      if (s.result < 0 || s.mark != gen_mark::none || scalar_op(s.op) || s.op == opcode::tile_load) continue;
+      gen_value& r = val(s.result);
+      const gen_value& a = val(s.in.empty() ? s.result : s.in[0]);
+      switch (s.op) {
+        case opcode::tile_slice:
+        case opcode::tile_reshape:
+        case opcode::tile_set_validshape:
+          r.lo = a.lo;
+          r.hi = a.hi;
+          break;
+        case opcode::tile_assemble:
+          r.lo = std::min(a.lo, val(s.in[1]).lo);
+          r.hi = std::max(a.hi, val(s.in[1]).hi);
+          break;
+        case opcode::tile_full: break;
+        default: {
+          double lo = 0, hi = 0;
+          const literal lit{s.mantissa, s.exp10};
+          if (!result_interval(s.op, a, s.in.size() > 1 ? &val(s.in[1]) : nullptr, lit.value(), lo, hi)) return false;
+          if (std::max(std::fabs(lo), std::fabs(hi)) > limit(r.dt)) return false;
+          r.lo = lo;
+          r.hi = hi;
+        }
+      }
+    }
+    return true;
+  }
+  /// The region op between steps `open` and `end` (its close marker): branch results are the
+  /// hull of both arms' yields; a loop's Tile carries are widened over its iterations (a body
+  /// runs at most `trips` times) until the argument and result intervals cover every iteration.
+  bool rederive_region(std::size_t open, std::size_t end) {
+    const std::vector<gen_carry> cs = plan_.steps[open].carries;
+    if (plan_.steps[open].op == opcode::cf_if) {
+      const std::size_t next = next_of(open);
+      if (!rederive(open + 1, next) || !rederive(next + 1, end)) return false;
+      const std::vector<gen_ref>& a = plan_.steps[next - 1].refs;
+      const std::vector<gen_ref>& b = plan_.steps[end - 1].refs;
+      for (std::size_t c = 0; c < cs.size(); ++c) {
+        if (cs[c].result < 0 || a[c].kind != gen_ref_kind::tile) continue;
+        val(cs[c].result).lo = std::min(val(a[c].id).lo, val(b[c].id).lo);
+        val(cs[c].result).hi = std::max(val(a[c].id).hi, val(b[c].id).hi);
+      }
+      return true;
+    }
+    std::vector<std::pair<double, double>> j;
+    for (const gen_carry& g : cs)
+      j.emplace_back(g.init.kind == gen_ref_kind::tile ? val(g.init.id).lo : 0.0, g.init.kind == gen_ref_kind::tile ? val(g.init.id).hi : 0.0);
+    const auto bind = [&] {
+      for (std::size_t c = 0; c < cs.size(); ++c)
+        if (cs[c].init.kind == gen_ref_kind::tile) {
+          val(cs[c].arg).lo = j[c].first;
+          val(cs[c].arg).hi = j[c].second;
+        }
+    };
+    for (std::int64_t t = 0; t < plan_.steps[open].trips; ++t) {
+      bind();
+      if (!rederive(open + 1, end)) return false;
+      const std::vector<gen_ref>& y = plan_.steps[end - 1].refs;
+      for (std::size_t c = 0; c < cs.size(); ++c)
+        if (cs[c].init.kind == gen_ref_kind::tile) {
+          j[c].first = std::min(j[c].first, val(y[c].id).lo);
+          j[c].second = std::max(j[c].second, val(y[c].id).hi);
+        }
+    }
+    bind();
+    if (!rederive(open + 1, end)) return false;
+    for (std::size_t c = 0; c < cs.size(); ++c)
+      if (cs[c].init.kind == gen_ref_kind::tile) {
+        val(cs[c].result).lo = j[c].first;
+        val(cs[c].result).hi = j[c].second;
+      }
+    return true;
+  }
+
   std::mt19937_64 rng_;
   int ops_;
   gen_options opt_;
@@ -952,6 +1710,10 @@ class planner {
   bool pending_window_setter_ = false;  ///< the kernel still owes its narrowed slice
   int extent_params_ = 0;
   std::vector<valid_pattern> patterns_;  ///< partial valid rectangles so far, per class
+  int region_floor_ = 0;         ///< values numbered below it are defined outside the innermost open region
+  int depth_ = 0;                ///< open regions
+  int pending_region_tile_ = 0;  ///< the kernel still owes: 1 a runtime step, 2 a GM branch of two parameters, 3 a GM loop changing its parameter
+  bool region_done_ = false;     ///< a top-level region was planned
 };
 
 }  // namespace detail
@@ -978,21 +1740,141 @@ inline program emit(const gen_plan& plan) {
   const type index = scalar_type(dtype::index);
   std::vector<value_id> scalars(plan.scalars.size());
   for (std::size_t i = 0; i < plan.scalars.size(); ++i)
-    if (plan.scalars[i].param) scalars[i] = b.param(plan.scalars[i].name, index);
+    if (plan.scalars[i].param) scalars[i] = b.param(plan.scalars[i].name, plan.scalars[i].flag ? scalar_type(dtype::bool_) : index);
   const auto index_operand = [&](const gen_index& x) {
     return x.scalar >= 0 ? operand::of(scalars[static_cast<std::size_t>(x.scalar)]) : operand::integer(x.num);
   };
   std::vector<value_id> values(plan.values.size());
   std::vector<value_id> current = outputs;  // the latest version of each output
+  std::vector<value_id> through = inputs;   // what loads of each input read (a GM region result)
+  // Regions: a tensor reference's current version and type, and the stack of open region ops.
+  const auto gm = [&](int id) -> value_id& {
+    return id >= 0 ? current[static_cast<std::size_t>(id)] : through[static_cast<std::size_t>(-1 - id)];
+  };
+  const auto gm_type = [&](int id) {
+    const gen_tensor& t = id >= 0 ? plan.outputs[static_cast<std::size_t>(id)] : plan.inputs[static_cast<std::size_t>(-1 - id)];
+    return tensor_type(t.rows, t.cols, t.dt);
+  };
+  const auto carry_type = [&](const gen_carry& c, int v) {
+    if (c.init.kind == gen_ref_kind::scalar) return index;
+    if (c.init.kind == gen_ref_kind::tensor) return gm_type(c.init.id);
+    const gen_value& x = plan.values[static_cast<std::size_t>(v)];
+    return tile_type(x.rows, x.cols, x.dt);
+  };
+  const auto carry_name = [&](const gen_carry& c, int v, std::size_t step, std::size_t i) {
+    if (c.init.kind == gen_ref_kind::scalar) return plan.scalars[static_cast<std::size_t>(v)].name;
+    if (c.init.kind == gen_ref_kind::tensor) return "g" + std::to_string(step) + "_" + std::to_string(i);
+    return "v" + std::to_string(v);
+  };
+  struct frame {
+    std::size_t step;  ///< the open step
+    region_id first;
+    std::vector<value_id> outputs, inputs;  ///< versions before the region
+  };
+  std::vector<frame> open;
+  // Binds a region's arguments (after a for loop's induction variable) to the plan's numbers.
+  const auto bind_args = [&](const gen_step& h, region_id r, std::uint32_t skip) {
+    for (std::size_t i = 0; i < h.carries.size(); ++i) {
+      const gen_carry& c = h.carries[i];
+      const value_id a = b.fn().arg(r, static_cast<std::uint32_t>(i) + skip);
+      if (c.init.kind == gen_ref_kind::tile) values[static_cast<std::size_t>(c.arg)] = a;
+      else if (c.init.kind == gen_ref_kind::scalar) scalars[static_cast<std::size_t>(c.arg)] = a;
+      else gm(c.init.id) = a;
+    }
+  };
+  const auto open_with_args = [&](const gen_step& h, region_id r, std::size_t step, bool with_iv) {
+    std::vector<type> types;
+    std::vector<std::string> names;
+    if (with_iv) {
+      types.push_back(index);
+      names.push_back("i" + std::to_string(step));
+    }
+    for (std::size_t i = 0; i < h.carries.size(); ++i) {
+      types.push_back(carry_type(h.carries[i], h.carries[i].arg));
+      names.push_back(carry_name(h.carries[i], h.carries[i].arg, step, i));
+    }
+    const std::vector<std::string_view> views(names.begin(), names.end());
+    b.open_region(r, types, views);
+  };
   std::uint32_t line = 1;
-  for (const gen_step& s : plan.steps) {
+  for (std::size_t step = 0; step < plan.steps.size(); ++step) {
+    const gen_step& s = plan.steps[step];
     const location at{++line, 3};
+    if (s.mark == gen_mark::open) {
+      open.push_back(frame{step, b.reserve_regions(s.op == opcode::cf_for ? 1 : 2), current, through});
+      const region_id first = open.back().first;
+      if (s.op == opcode::cf_if) {
+        b.open_region(first, {}, {});
+      } else if (s.op == opcode::cf_for) {
+        open_with_args(s, first, step, true);
+        bind_args(s, first, 1);
+      } else {  // while: the condition `carries[0] < limit`, then the body
+        open_with_args(s, first, step, false);
+        const value_id lt = b.emit1(opcode::scalar_lt, {operand::of(b.fn().arg(first, 0)), index_operand(s.args[0])},
+                                    scalar_type(dtype::bool_), "", at);
+        b.emit0(opcode::cf_yield, {operand::of(lt)}, at);
+        b.close_region();
+        const region_id body{first.index + 1};
+        open_with_args(s, body, step, false);
+        bind_args(s, body, 0);
+      }
+      continue;
+    }
+    if (s.mark == gen_mark::next) {
+      b.close_region();
+      current = open.back().outputs;
+      through = open.back().inputs;
+      b.open_region(region_id{open.back().first.index + 1}, {}, {});
+      continue;
+    }
+    if (s.mark == gen_mark::close) {
+      const frame f = open.back();
+      open.pop_back();
+      b.close_region();
+      current = f.outputs;
+      through = f.inputs;
+      const gen_step& h = plan.steps[f.step];
+      std::vector<operand> args;
+      if (h.op != opcode::cf_while)  // a while's limit is read by its condition region
+        for (const gen_index& x : h.args) args.push_back(index_operand(x));
+      if (h.op != opcode::cf_if)
+        for (const gen_carry& c : h.carries)
+          args.push_back(c.init.kind == gen_ref_kind::tile     ? operand::of(values[static_cast<std::size_t>(c.init.id)])
+                         : c.init.kind == gen_ref_kind::scalar ? index_operand(c.init.index)
+                                                               : operand::of(gm(c.init.id)));
+      std::vector<type> types;
+      std::vector<std::string> names;
+      for (std::size_t i = 0; i < h.carries.size(); ++i) {
+        types.push_back(carry_type(h.carries[i], h.carries[i].result));
+        names.push_back(carry_name(h.carries[i], h.carries[i].result, f.step, i) + (h.carries[i].init.kind == gen_ref_kind::tensor ? "r" : ""));
+      }
+      const std::vector<std::string_view> views(names.begin(), names.end());
+      const op_id o = b.emit(h.op, args, {}, types, views, at, span32{f.first.index, h.op == opcode::cf_for ? 1u : 2u});
+      for (std::size_t i = 0; i < h.carries.size(); ++i) {
+        const gen_carry& c = h.carries[i];
+        const value_id r = b.fn().result(o, static_cast<std::uint32_t>(i));
+        if (c.init.kind == gen_ref_kind::tile) values[static_cast<std::size_t>(c.result)] = r;
+        else if (c.init.kind == gen_ref_kind::scalar) scalars[static_cast<std::size_t>(c.result)] = r;
+        else gm(c.init.id) = r;
+      }
+      continue;
+    }
+    if (s.op == opcode::cf_yield) {
+      std::vector<operand> refs;
+      for (const gen_ref& r : s.refs)
+        refs.push_back(r.kind == gen_ref_kind::tile     ? operand::of(values[static_cast<std::size_t>(r.id)])
+                       : r.kind == gen_ref_kind::scalar ? index_operand(r.index)
+                                                        : operand::of(gm(r.id)));
+      b.emit(opcode::cf_yield, refs, {}, {}, {}, at);
+      continue;
+    }
     if (s.op == opcode::tile_store) {
       const gen_tensor& t = plan.outputs[static_cast<std::size_t>(s.tensor)];
       const value_id v = values[static_cast<std::size_t>(s.in[0])];
       auto& cur = current[static_cast<std::size_t>(s.tensor)];
-      cur = b.emit1(opcode::tile_store, {operand::of(v), b.pair(s.row, 0), operand::of(cur)},
-                    tensor_type(t.rows, t.cols, t.dt), "o" + std::to_string(line), at);
+      const operand row = s.args.empty() ? b.pair(s.row, 0) : b.tuple({index_operand(s.args[0]), operand::integer(0)});
+      cur = b.emit1(opcode::tile_store, {operand::of(v), row, operand::of(cur)}, tensor_type(t.rows, t.cols, t.dt),
+                    "o" + std::to_string(line), at);
       continue;
     }
     if (s.op == opcode::tile_get_block_idx || s.op == opcode::scalar_mul || s.op == opcode::scalar_add ||
@@ -1015,11 +1897,11 @@ inline program emit(const gen_plan& plan) {
     value_id out;
     if (s.op == opcode::tile_load && full) {
       out = b.emit1(opcode::tile_load,
-                    {operand::of(inputs[static_cast<std::size_t>(s.tensor)]), b.pair(s.row, 0), b.pair(r.rows, r.cols)},
+                    {operand::of(through[static_cast<std::size_t>(s.tensor)]), b.pair(s.row, 0), b.pair(r.rows, r.cols)},
                     tt, vname, at);
     } else if (s.op == opcode::tile_load) {
       out = b.emit1(opcode::tile_load,
-                    {operand::of(inputs[static_cast<std::size_t>(s.tensor)]), b.pair(s.row, 0), b.pair(r.rows, r.cols),
+                    {operand::of(through[static_cast<std::size_t>(s.tensor)]), b.pair(s.row, 0), b.pair(r.rows, r.cols),
                      b.tuple({index_operand(r.valid[0]), index_operand(r.valid[1])})},
                     tt, vname, at);
     } else if (s.op == opcode::tile_set_validshape) {
@@ -1053,7 +1935,7 @@ inline program emit(const gen_plan& plan) {
   return p;
 }
 
-/// A valid, unplanned, straight-line Tile kernel with about `ops` steps (see the file comment).
+/// A valid, unplanned Tile kernel with about `ops` steps (see the file comment).
 inline program generate_kernel(std::uint64_t seed, int ops, const gen_options& opt = {}) {
   return emit(generate_plan(seed, ops, opt));
 }
@@ -1088,7 +1970,9 @@ inline std::string describe(const gen_binding& b) {
 /// scalars gets one empty binding. Extent ranges start at 0 and end at the extent they may reach,
 /// so every extent parameter is bound to an empty, a one-element, a middle and a full extent, and
 /// block index extents (`block * K`, capped at the extent) to 0, K, a middle value and the full
-/// extent.
+/// extent. Region parameters (flags in [0, 1], counts and limits in [0, 3], steps in [1, 2]) get
+/// two more bindings, so each count and limit also meets 2 and the flags mix: one with flags
+/// alternating and counts at 2, one with flags alternating the other way and counts staggered.
 inline std::vector<gen_binding> bindings(const gen_plan& plan) {
   const auto at = [](std::int64_t lo, std::int64_t hi, int which, int nth) {
     switch (which) {
@@ -1099,13 +1983,23 @@ inline std::vector<gen_binding> bindings(const gen_plan& plan) {
       default: return nth % 2 == 0 ? hi : lo;
     }
   };
+  bool control = false;
+  for (const gen_scalar& s : plan.scalars) control = control || (s.param && s.control);
+  const auto mix = [](const gen_scalar& s, int which, int nth) {
+    if (which == 5) return s.flag ? (nth % 2 == 0 ? s.hi : s.lo) : std::min(s.lo + 2, s.hi);
+    return s.flag ? (nth % 2 == 0 ? s.lo : s.hi) : s.lo + (nth + 1) % (s.hi - s.lo + 1);
+  };
   std::vector<gen_binding> out;
-  for (int which = 0; which < 5; ++which) {
+  for (int which = 0; which < (control ? 7 : 5); ++which) {
     gen_binding b;
     int nth = 0;
-    for (const gen_scalar& s : plan.scalars)
-      if (s.param) b.scalars.emplace_back(s.name, at(s.lo, s.hi, which, nth++));
-    if (plan.block_max >= 0) b.block_idx = which == 4 ? plan.block_max : at(0, plan.block_max, which, 0);
+    for (const gen_scalar& s : plan.scalars) {
+      if (!s.param) continue;
+      const int n = nth++;
+      b.scalars.emplace_back(s.name, which >= 5 ? (s.control ? mix(s, which, n) : at(s.lo, s.hi, which == 5 ? 2 : 4, n))
+                                                : at(s.lo, s.hi, which, n));
+    }
+    if (plan.block_max >= 0) b.block_idx = which >= 4 ? plan.block_max : at(0, plan.block_max, which, 0);
     if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(std::move(b));
   }
   return out;
