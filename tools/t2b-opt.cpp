@@ -129,7 +129,7 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--check-numerics", "[=SEED]", "lower, run Tile and Buffer IR in the reference simulator on seeded inputs, compare",
+    {"--check-numerics", "[=SEED]", "lower, run Tile and Buffer IR in the reference simulator on seeded inputs, compare (unbound BOOL parameters: both values)",
      [](cli_options& o, std::string_view v) -> std::string_view {
        std::uint64_t seed = 1;
        if (!v.empty()) {
@@ -296,10 +296,30 @@ int check_numerics(const cli_options& opts, const program& tile_program, const p
   for (const auto& f : lowered.functions) {
     const function* before = tile_program.find(f.name_of());
     if (!f.is_device() || f.stage != ir_stage::buffer || before == nullptr || before->stage != ir_stage::tile) continue;
-    sim::sim_options so;
-    so.seed = *opts.check_numerics_seed;
-    so.scalars = opts.scalars;
-    const sim::compare_report r = sim::check_numerics(tile_program, lowered, f.name_of(), so);
+    // Both arms of every branch: BOOL parameters not bound by --scalar run once all false and
+    // once all true (integer loop bounds already default to two trips, see sim/options.hpp).
+    std::vector<std::vector<sim::scalar_binding>> runs{opts.scalars};
+    for (const auto& p : before->params) {
+      const std::string_view pname = before->name_of(p.value);
+      const type& t = before->type_of(p.value);
+      bool bound = false;
+      for (const auto& b : opts.scalars) bound = bound || b.name == pname;
+      if (!t.is_scalar() || t.dt != dtype::bool_ || bound) continue;
+      if (runs.size() == 1) runs.push_back(opts.scalars);
+      runs[0].push_back(sim::scalar_binding{std::string(pname), 0.0});
+      runs[1].push_back(sim::scalar_binding{std::string(pname), 1.0});
+    }
+    sim::compare_report r;
+    for (const auto& run : runs) {
+      sim::sim_options so;
+      so.seed = *opts.check_numerics_seed;
+      so.scalars = run;
+      r = sim::check_numerics(tile_program, lowered, f.name_of(), so);
+      if (!r.ok) {
+        if (runs.size() > 1) r.text = std::string("with ") + (run.back().value != 0.0 ? "flags true: " : "flags false: ") + r.text;
+        break;
+      }
+    }
     std::printf("@%.*s: %s", static_cast<int>(f.name_of().size()), f.name_of().data(), r.text.c_str());
     all_ok = all_ok && r.ok;
     ++compared;

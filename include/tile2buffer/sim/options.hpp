@@ -7,9 +7,11 @@
 ///  1. the value bound by name in `sim_options::scalars`;
 ///  2. integer / INDEX parameters that some Tile type in the kernel uses as a valid extent
 ///     (`valid=[16, cols]`): the smallest physical extent they bound, i.e. a full valid region;
-///  3. other integer / INDEX parameters (offsets such as `row`, counts such as `count`): 0, which
-///     keeps every runtime window at its static origin and makes loops zero-trip;
-///  4. BOOL parameters: one bit drawn from the seed; float parameters: a dyadic value in
+///  3. integer / INDEX parameters used only as loop bounds (a For's stop, a While condition's
+///     operand): 2, so that a default run crosses a loop's backedge;
+///  4. other integer / INDEX parameters (offsets such as `row`): 0, which keeps every runtime
+///     window at its static origin;
+///  5. BOOL parameters: one bit drawn from the seed; float parameters: a dyadic value in
 ///     {0.25, 0.5, ..., 2.0} drawn from the seed.
 /// Bind explicit values to exercise other paths (e.g. `{"count", 3}`).
 #pragma once
@@ -104,6 +106,30 @@ struct run_result {
   }
 };
 
+/// Whether scalar parameter `v` is used only as a loop bound: a For's stop, or an operand of an op
+/// in a While condition region (and at least once).
+inline bool loop_bound_only(const function& f, value_id v) {
+  bool bound = false, other = false;
+  const auto scan = [&](const operand& x, bool is_bound, auto& self) -> void {
+    if (x.is_value() && x.value() == v) (is_bound ? bound : other) = true;
+    if (x.kind == operand_kind::tuple)
+      for (const operand& e : f.elements(x)) self(e, is_bound, self);
+  };
+  for (std::uint32_t r = 0; r < f.regions.size(); ++r) {
+    const op_id owner = f.regions[r].parent;
+    const bool condition = owner.valid() && f.op(owner).code() == opcode::cf_while && f.region_of(owner, 0) == region_id{r};
+    for (op_id o : f.ops_of(region_id{r})) {
+      const auto args = f.args(o);
+      for (std::size_t i = 0; i < args.size(); ++i)
+        scan(args[i], condition || (f.op(o).code() == opcode::cf_for && i == 1), scan);
+      for (const kwarg& k : f.kwargs_of(o)) scan(k.value, false, scan);
+    }
+  }
+  for (const value_info& val : f.values)
+    for (const extent& e : val.ty.valid) other = other || (e.is_value() && e.value() == v);
+  return bound && !other;
+}
+
 /// Seeded inputs for `f` (see the file comment for scalar defaults). Tensors are drawn from
 /// `std::mt19937_64(seed)` in parameter order; scalars from an independent stream.
 inline sim_inputs make_inputs(const function& f, const sim_options& opt) {
@@ -142,7 +168,7 @@ inline sim_inputs make_inputs(const function& f, const sim_options& opt) {
               (full < 0 || val.ty.shape[axis] < full))
             full = val.ty.shape[axis];
       }
-      in.scalars[p] = scalar_value::of_int(t.dt, full < 0 ? 0 : full);
+      in.scalars[p] = scalar_value::of_int(t.dt, full >= 0 ? full : loop_bound_only(f, v) ? 2 : 0);
     }
   }
   return in;
