@@ -6,7 +6,8 @@
 /// reference simulator under every recorded binding (flags at 0 and 1, counts and limits at 0 to
 /// 3); a kernel with a Tile-only construct (a runtime step, a GM branch of two parameters, a GM
 /// loop changing its parameter) must stay Tile and say why. At least half of all lowerings must
-/// be selected, so the campaign cannot pass by leaving regions Tile.
+/// be selected, so the campaign cannot pass by leaving regions Tile. Every selected lowering also
+/// passes the PTO-AS preflight (region ops with scalar results only, a positive literal step).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "support/gen_program.hpp"
+#include "tile2buffer/emit/pto.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/select.hpp"
 #include "tile2buffer/sim/compare.hpp"
@@ -56,7 +58,7 @@ TEST_CASE("region kernels x 3 planners: selected lowerings match Tile for every 
   std::array<int, 3> selected_by{};
   std::map<std::string, int> must_stay;  // recorded reason -> lowerings kept Tile
   std::map<std::string, int> kept_tile;  // why other kernels stayed Tile -> lowerings
-  failures lowering, numerics, selected_tile_only, wrong_reason;
+  failures lowering, numerics, selected_tile_only, wrong_reason, preflight;
   for (std::uint64_t seed = 1; seed <= kernels; ++seed) {
     const testing::gen_plan plan = testing::generate_plan(seed, ops_for(seed), region_kernels(seed));
     const program tile = testing::emit(plan);
@@ -94,6 +96,8 @@ TEST_CASE("region kernels x 3 planners: selected lowerings match Tile for every 
       }
       ++selected;
       ++selected_by[which];
+      if (const auto errors = check_pto(lowered.value, f); !errors.empty())
+        preflight.add(head + ": " + std::string(format_all(errors, "gen").view()) + std::string(print(lowered.value).view()));
       for (const testing::gen_binding& b : binds) {
         const auto report = sim::check_numerics(tile, lowered.value, k, testing::sim_options_for(plan, b, seed));
         ++checks;
@@ -118,6 +122,7 @@ TEST_CASE("region kernels x 3 planners: selected lowerings match Tile for every 
           " Tile-only selected, ", wrong_reason.count, " with another reason); ", checks, " numerics checks, ", numerics.count,
           " failed; ", lowering.count, " lowering errors", top);
   CHECK_MESSAGE(lowering.count == 0, lowering.count, " lowerings failed; the first:\n", lowering.first);
+  CHECK_MESSAGE(preflight.count == 0, preflight.count, " selected lowerings fail the PTO-AS preflight; the first:\n", preflight.first);
   CHECK_MESSAGE(numerics.count == 0, numerics.count, " selected lowerings differ from Tile; the first:\n", numerics.first);
   CHECK_MESSAGE(selected_tile_only.count == 0, selected_tile_only.count, " lowerings of Tile-only kernels were selected; the first:\n",
                 selected_tile_only.first);

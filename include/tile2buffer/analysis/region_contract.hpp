@@ -7,6 +7,8 @@
 /// that breaks these on Tile; explicit lowering fails closed with the same words.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -41,22 +43,27 @@ constexpr text tile_carry_problem(const function& f, const window_facts& windows
 /// a later iteration would read the superseded version, which the straight-line version
 /// analysis cannot see.
 constexpr text loop_setter_problem(const function& f, op_id o) {
-  std::vector<char> inside(f.ops.size(), 0);
-  inside[o.index] = 1;  // its own iteration values are rebound every iteration
-  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r) walk(f, f.region_of(o, r), [&](op_id x) { inside[x.index] = 1; });
-  text why;
-  for (std::uint32_t r = 0; r < f.op(o).regions.count && why.empty(); ++r)
+  // Why two walks and a sorted list: most loops hold no setter and cost one walk; a per-loop
+  // table as large as the function made selection quadratic in the number of loops.
+  std::vector<op_id> setters;
+  std::vector<std::uint32_t> inside{o.index};  // its own iteration values are rebound every iteration
+  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r)
     walk(f, f.region_of(o, r), [&](op_id x) {
-      if (!why.empty() || f.op(x).code() != opcode::tile_set_validshape) return;
-      const operand t = view<opcode::tile_set_validshape>(f, x).tile();
-      if (!t.is_value()) return;
-      const value_info& info = f.value(t.value());
-      const op_id def = info.origin == value_origin::region_arg ? f.region(info.region).parent : info.def;
-      if (!def.valid() || !inside[def.index])
-        why = text("tile.set_validshape of '") << f.name_of(t.value())
-                                               << "', defined outside the loop, would leave the next iteration reading a superseded version";
+      inside.push_back(x.index);
+      if (f.op(x).code() == opcode::tile_set_validshape) setters.push_back(x);
     });
-  return why;
+  if (setters.empty()) return {};
+  std::sort(inside.begin(), inside.end());
+  for (op_id x : setters) {
+    const operand t = view<opcode::tile_set_validshape>(f, x).tile();
+    if (!t.is_value()) continue;
+    const value_info& info = f.value(t.value());
+    const op_id def = info.origin == value_origin::region_arg ? f.region(info.region).parent : info.def;
+    if (!def.valid() || !std::binary_search(inside.begin(), inside.end(), def.index))
+      return text("tile.set_validshape of '") << f.name_of(t.value())
+                                              << "', defined outside the loop, would leave the next iteration reading a superseded version";
+  }
+  return {};
 }
 
 }  // namespace detail
