@@ -244,6 +244,9 @@ std::vector<std::string> split(std::string_view s) {
 
 /// `--time FILE`: per-step wall and CPU time on a parsed kernel (best of `repeat`), in
 /// microseconds: `<step>_us` (wall, as -mlir-timing reports) and `<step>_cpu_us` (thread CPU).
+/// Steps: parse, each pass followed by the structural verifier (as the pipeline runs it), print
+/// of the result, the whole pipeline (`pipeline`, verification on) and the same pipeline with
+/// `verify = false` (`pipeline_noverify`: storage closure is still checked).
 int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
   std::ifstream in(path, std::ios::binary);
   if (!in) die("cannot read " + path);
@@ -254,6 +257,7 @@ int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
   for (const auto n : t2b::pass_names) steps.emplace_back(n);
   steps.emplace_back("print");
   steps.emplace_back("pipeline");
+  steps.emplace_back("pipeline_noverify");
   std::vector<double> wall(steps.size(), 1e300), cpu(steps.size(), 1e300);
   // Runs fn, keeps the best times of step i, and returns fn's result.
   const auto timed = [&](std::size_t i, auto&& fn) {
@@ -281,8 +285,11 @@ int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
       check(next, t2b::name(static_cast<t2b::pass_id>(i)));
       cur = std::move(next.value);
     }
-    timed(steps.size() - 2, [&] { return t2b::print(cur); });
-    check(timed(steps.size() - 1, [&] { return t2b::lower(parsed.value, opts); }), "pipeline");
+    timed(steps.size() - 3, [&] { return t2b::print(cur); });
+    check(timed(steps.size() - 2, [&] { return t2b::lower(parsed.value, opts); }), "pipeline");
+    t2b::options quiet = opts;
+    quiet.verify = false;
+    check(timed(steps.size() - 1, [&] { return t2b::lower(parsed.value, quiet); }), "pipeline without verification");
     compute_ops = 0;
     for (const auto& f : parsed.value.functions)
       for (const auto& o : f.ops) {

@@ -7,8 +7,8 @@ named ops on tensor<16x32xf32>) and the `.t2b` kernel (tools/gen_tile.py), then 
 
   MLIR  mlir-opt --one-shot-bufferize=bufferize-function-boundaries -mlir-timing: the pass's own
         wall time (its `OneShotBufferizePass` row) and its parse + output rows; the process end to end
-  ours  `bench_t2b --time`: the whole pipeline (init_storage .. verify_buffer, verification on) and
-        the lower pass alone on the parsed kernel, parse and print (best of --repeat runs, with
+  ours  `bench_t2b --time`: the whole pipeline (init_storage .. verify_buffer, verification on; and
+        again with verify = false) and the lower pass alone on the parsed kernel, parse and print (best of --repeat runs, with
         glibc's default heap like mlir-opt's: `--cold-heap`); and
         `t2b-opt --lower` end to end
 
@@ -93,9 +93,9 @@ def main():
     print("rows scaled by the mlir-opt process's CPU/wall (this machine is shared, so wall time includes waiting).")
     print("ratio = MLIR / ours (higher is better for us); load: 1-minute load average after the row's runs")
     print("load average at start: %.2f, %.2f, %.2f\n" % os.getloadavg())
-    hdr = ("%-6s %7s | %8s %8s | %8s %8s %8s | %8s %8s | %7s %7s %8s | %7s %7s | %5s"
-           % ("shape", "ops", "OSB wall", "OSB cpu", "pipe cpu", "lowr cpu", "p+p cpu", "pipe wal", "M p+o cpu",
-              "OSB/pip", "OSB/low", "pp ratio", "e2e wal", "e2e cpu", "load"))
+    hdr = ("%-6s %7s | %8s %8s | %8s %8s %8s %8s | %8s %8s | %7s %7s %7s %8s | %7s %7s | %5s"
+           % ("shape", "ops", "OSB wall", "OSB cpu", "pipe cpu", "nover cpu", "lowr cpu", "p+p cpu", "pipe wal", "M p+o cpu",
+              "OSB/pip", "OSB/nov", "OSB/low", "pp ratio", "e2e wal", "e2e cpu", "load"))
     print(hdr)
     print("-" * len(hdr))
     with tempfile.TemporaryDirectory() as tmp:
@@ -127,12 +127,15 @@ def main():
                 osb_cpu = us(osb) * scale
                 mlir_pp_cpu = us(rows.get("Parser", 0) + rows.get("Output", 0)) * scale
                 pipe, low = per(ours["pipeline_cpu_us"]), per(ours["lower_cpu_us"])
+                nover = per(ours["pipeline_noverify_cpu_us"])
                 pp = per(ours["parse_cpu_us"] + ours["print_cpu_us"])
-                print("%-6s %7d | %8.2f %8.2f | %8.3f %8.3f %8.3f | %8.3f %8.2f | %6.0fx %6.0fx %7.0fx | %6.1fx %6.1fx | %5.2f"
-                      % (shape, n, us(osb), osb_cpu, pipe, low, pp, per(ours["pipeline_us"]), mlir_pp_cpu, osb_cpu / pipe,
-                         osb_cpu / low, mlir_pp_cpu / pp, mlir_wall / t2b_wall, mlir_cpu / t2b_cpu, os.getloadavg()[0]))
+                print("%-6s %7d | %8.2f %8.2f | %8.3f %9.3f %8.3f %8.3f | %8.3f %8.2f | %6.0fx %6.0fx %6.0fx %7.0fx | %6.1fx %6.1fx | %5.2f"
+                      % (shape, n, us(osb), osb_cpu, pipe, nover, low, pp, per(ours["pipeline_us"]), mlir_pp_cpu, osb_cpu / pipe,
+                         osb_cpu / nover, osb_cpu / low, mlir_pp_cpu / pp, mlir_wall / t2b_wall, mlir_cpu / t2b_cpu,
+                         os.getloadavg()[0]))
                 sys.stdout.flush()
     print("\nOSB: One-Shot Bufferize's own -mlir-timing row. pipe: our init_storage .. verify_buffer with verification;")
+    print("nover: the same pipeline with verify = false (storage closure still checked);")
     print("lowr: our lower pass alone (both on the parsed kernel); p+p: our parse + print; M p+o: MLIR's Parser +")
     print("Output rows. pp ratio: MLIR parse+output / ours. e2e: whole processes, mlir-opt vs t2b-opt --lower.")
     return 0
