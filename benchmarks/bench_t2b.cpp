@@ -17,8 +17,8 @@
 ///   lower/P       the lower pass alone on IR planned by P (in memory)
 ///   pipeline/P    lower(program, {.planner = P}): init_storage .. verify_buffer, verification on
 ///   print_buffer  text::print of the lowered Buffer program (pypto)
-/// Loops kernels are not lowered yet (control-flow recipes are pending): they get parse, print,
-/// select, plan and a pipeline that keeps them Tile; lower and print_buffer are skipped.
+/// Every shape lowers to Buffer IR, loop chains included (their `for` loops carry a tile), so all
+/// three shapes get the same benchmarks.
 ///
 /// Heap: by default the binary makes glibc serve every block from its heap and never trim it
 /// (mallopt M_MMAP_MAX = 0, M_TRIM_THRESHOLD huge), the state of a long-running host compiler whose
@@ -26,21 +26,21 @@
 /// each pass pays the kernel for mapping and zeroing hundreds of MB of new pages, which hides the
 /// passes' own (linear) cost; `--cold-heap` measures exactly that, and faults/kop shows it.
 ///
-/// Each result is checked before it is timed (lowering must succeed and produce Buffer stage, a
-/// loop kernel must stay Tile), so a benchmark can never time an error path.
+/// Each result is checked before it is timed (selection must pick Buffer IR, lowering must succeed
+/// and produce Buffer stage with every planner), so a benchmark can never time an error path.
 ///
 /// Extra flags (before Google Benchmark's own):
-///   --cold-heap             keep glibc's malloc defaults (see below)
+///   --cold-heap             keep glibc's malloc defaults (see Heap above)
 ///   --sizes=1000,10000      compute-op counts (default 1000,10000,100000,1000000)
 ///   --shapes=line,shared    shapes (default line,shared,loops)
 ///   --time FILE [--planner P] [--repeat R]
 ///                           instead of benchmarks, parse FILE and time each pipeline pass on it
 ///                           (best of R, default 3), like `mlir-opt -mlir-timing`; used by
-///                           compare_mlir.sh. Prints `key value` lines in microseconds.
+///                           compare_mlir.py. Prints `key value` lines in microseconds.
 ///   --print-kernel SHAPE:N[:BODY]
 ///                           print the in-memory kernel (check_generator.py compares it with
-///                           tools/gen_tile.py) after checking that the pipeline lowers it (or,
-///                           for loops, keeps it Tile)
+///                           tools/gen_tile.py) after checking that the pipeline lowers it to
+///                           Buffer stage with every planner
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <sys/resource.h>
@@ -101,7 +101,6 @@ class inputs {
   }
   inputs(bench::shape s, std::int64_t n) : shape_(s), n_(n), tile_(bench::make_program(s, n)) {}
 
-  [[nodiscard]] bool lowers() const { return shape_ != bench::shape::loops; }
   const t2b::program& tile() const { return tile_; }
   const t2b::text& source() {
     if (!source_) source_ = t2b::print(tile_);
@@ -198,46 +197,38 @@ void register_kernel(bench::shape s, std::int64_t n) {
   });
   add("select", [=](benchmark::State& st) {
     const t2b::program& p = in().after(t2b::pass_id::init_storage, t2b::planner_kind::pypto);
-    const bool lowers = in().lowers();
     measure(st, n, [&] { return t2b::select(p, t2b::options{}); }, [&](const t2b::result<t2b::program>& r) {
       check(r, "select");
-      if (r.value.functions[0].buffer_ir_selected != std::optional<bool>(lowers)) die("unexpected selection");
+      if (r.value.functions[0].buffer_ir_selected != std::optional<bool>(true)) die("unexpected selection");
     });
   });
   for (const auto planner : all_planners) {
     const std::string pn(t2b::name(planner));
     add("plan/" + pn, [=](benchmark::State& st) {
-      // Kernels that stay Tile skip storage verification, so plan starts from selection there.
-      const auto before = in().lowers() ? t2b::pass_id::verify_tile_storage : t2b::pass_id::select;
-      const t2b::program& p = in().after(before, planner);
+      const t2b::program& p = in().after(t2b::pass_id::verify_tile_storage, planner);
       measure(st, n, [&] { return t2b::plan(p, with_planner(planner)); }, [](const auto& r) { check(r, "plan"); });
     });
   }
-  if (s != bench::shape::loops) {
-    for (const auto planner : all_planners) {
-      const std::string pn(t2b::name(planner));
-      add("lower/" + pn, [=](benchmark::State& st) {
-        const t2b::program& p = in().after(t2b::pass_id::plan, planner);
-        measure(st, n, [&] { return t2b::lower_tile_to_buffer(p, with_planner(planner)); },
-                [](const auto& r) { expect_stage(r, t2b::ir_stage::buffer, "lower"); });
-      });
-    }
+  for (const auto planner : all_planners) {
+    const std::string pn(t2b::name(planner));
+    add("lower/" + pn, [=](benchmark::State& st) {
+      const t2b::program& p = in().after(t2b::pass_id::plan, planner);
+      measure(st, n, [&] { return t2b::lower_tile_to_buffer(p, with_planner(planner)); },
+              [](const auto& r) { expect_stage(r, t2b::ir_stage::buffer, "lower"); });
+    });
   }
-  const auto final_stage = s == bench::shape::loops ? t2b::ir_stage::tile : t2b::ir_stage::buffer;
   for (const auto planner : all_planners) {
     const std::string pn(t2b::name(planner));
     add("pipeline/" + pn, [=](benchmark::State& st) {
       const t2b::program& p = in().tile();
       measure(st, n, [&] { return t2b::lower(p, with_planner(planner)); },
-              [&](const auto& r) { expect_stage(r, final_stage, "pipeline"); });
+              [](const auto& r) { expect_stage(r, t2b::ir_stage::buffer, "pipeline"); });
     });
   }
-  if (s != bench::shape::loops) {
-    add("print_buffer", [=](benchmark::State& st) {
-      const t2b::program& p = in().after(t2b::pass_id::verify_buffer, t2b::planner_kind::pypto);
-      measure(st, n, [&] { return t2b::print(p); }, no_check);
-    });
-  }
+  add("print_buffer", [=](benchmark::State& st) {
+    const t2b::program& p = in().after(t2b::pass_id::verify_buffer, t2b::planner_kind::pypto);
+    measure(st, n, [&] { return t2b::print(p); }, no_check);
+  });
 }
 
 std::vector<std::string> split(std::string_view s) {
@@ -253,6 +244,9 @@ std::vector<std::string> split(std::string_view s) {
 
 /// `--time FILE`: per-step wall and CPU time on a parsed kernel (best of `repeat`), in
 /// microseconds: `<step>_us` (wall, as -mlir-timing reports) and `<step>_cpu_us` (thread CPU).
+/// Steps: parse, each pass followed by the structural verifier (as the pipeline runs it), print
+/// of the result, the whole pipeline (`pipeline`, verification on) and the same pipeline with
+/// `verify = false` (`pipeline_noverify`: storage closure is still checked).
 int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
   std::ifstream in(path, std::ios::binary);
   if (!in) die("cannot read " + path);
@@ -263,6 +257,7 @@ int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
   for (const auto n : t2b::pass_names) steps.emplace_back(n);
   steps.emplace_back("print");
   steps.emplace_back("pipeline");
+  steps.emplace_back("pipeline_noverify");
   std::vector<double> wall(steps.size(), 1e300), cpu(steps.size(), 1e300);
   // Runs fn, keeps the best times of step i, and returns fn's result.
   const auto timed = [&](std::size_t i, auto&& fn) {
@@ -290,8 +285,11 @@ int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
       check(next, t2b::name(static_cast<t2b::pass_id>(i)));
       cur = std::move(next.value);
     }
-    timed(steps.size() - 2, [&] { return t2b::print(cur); });
-    check(timed(steps.size() - 1, [&] { return t2b::lower(parsed.value, opts); }), "pipeline");
+    timed(steps.size() - 3, [&] { return t2b::print(cur); });
+    check(timed(steps.size() - 2, [&] { return t2b::lower(parsed.value, opts); }), "pipeline");
+    t2b::options quiet = opts;
+    quiet.verify = false;
+    check(timed(steps.size() - 1, [&] { return t2b::lower(parsed.value, quiet); }), "pipeline without verification");
     compute_ops = 0;
     for (const auto& f : parsed.value.functions)
       for (const auto& o : f.ops) {
@@ -321,8 +319,9 @@ int print_kernel(const std::string& spec) {
   else if (f[0] == "loops") s = bench::shape::loops;
   else die("unknown shape " + f[0]);
   const t2b::program p = bench::make_program(s, std::stoll(f[1]), f.size() == 3 ? std::stoi(f[2]) : 8);
-  expect_stage(t2b::lower(p, t2b::options{}), s == bench::shape::loops ? t2b::ir_stage::tile : t2b::ir_stage::buffer,
-               "pipeline");
+  for (const auto planner : all_planners)
+    expect_stage(t2b::lower(p, with_planner(planner)), t2b::ir_stage::buffer,
+                 std::string("pipeline (") + std::string(t2b::name(planner)) + ")");
   const t2b::text t = t2b::print(p);
   std::fwrite(t.view().data(), 1, t.view().size(), stdout);
   return 0;

@@ -7,20 +7,22 @@ named ops on tensor<16x32xf32>) and the `.t2b` kernel (tools/gen_tile.py), then 
 
   MLIR  mlir-opt --one-shot-bufferize=bufferize-function-boundaries -mlir-timing: the pass's own
         wall time (its `OneShotBufferizePass` row) and its parse + output rows; the process end to end
-  ours  `bench_t2b --time`: the whole pipeline (init_storage .. verify_buffer, verification on) and
-        the lower pass alone on the parsed kernel, parse and print (best of --repeat runs, with
+  ours  `bench_t2b --time`: the whole pipeline (init_storage .. verify_buffer, verification on; and
+        again with verify = false) and the lower pass alone on the parsed kernel, parse and print (best of --repeat runs, with
         glibc's default heap like mlir-opt's: `--cold-heap`); and
         `t2b-opt --lower` end to end
 
-and prints per compute op figures and the ratios MLIR / ours. Loop kernels stay Tile in our
-pipeline (control-flow lowering is pending), so their row compares bufferization against our
-storage, selection and planning only, and is marked so.
+and prints per compute op figures and the ratios MLIR / ours. Every shape, the loop chain
+included, lowers to Buffer IR in our pipeline, so every row compares bufferization with a whole
+lowering. Loop chains default to 1k, 3k and 10k compute ops: One-Shot Bufferize is cubic on them,
+and at 10k ops its one run takes minutes (about 150 s on an idle machine).
 
 Not part of CI. Needs mlir-opt (Debian: `apt-get install mlir-22-tools`); without it the script
 says so and exits 0.
 
     python3 benchmarks/compare_mlir.py --build build-bench
     python3 benchmarks/compare_mlir.py --build build-bench --shapes shared --sizes 1000,10000,100000
+    python3 benchmarks/compare_mlir.py --build build-bench --shapes loops     # 1k, 3k, 10k
 """
 import argparse
 import os
@@ -33,7 +35,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DEFAULT_SIZES = {"line": [1000, 10000, 100000], "shared": [1000, 10000, 100000], "loops": [1000, 3000]}
+DEFAULT_SIZES = {"line": [1000, 10000, 100000], "shared": [1000, 10000, 100000], "loops": [1000, 3000, 10000]}
 MLIR_ARGS = {"line": ["--reuse-every", "0"], "shared": ["--reuse-every", "16"], "loops": ["--cf", "scf", "--body", "8"]}
 
 
@@ -89,10 +91,11 @@ def main():
     print("MLIR: %s (LLVM %s); ours: %s, planner %s" % (a.mlir_opt, m.group(1) if m else "?", a.build, a.planner))
     print("µs per compute op. wall: as measured; cpu: our thread CPU time, and for MLIR its -mlir-timing wall")
     print("rows scaled by the mlir-opt process's CPU/wall (this machine is shared, so wall time includes waiting).")
-    print("ratio = MLIR / ours (higher is better for us)\n")
-    hdr = ("%-6s %7s | %8s %8s | %8s %8s %8s | %8s %8s | %7s %7s %8s | %7s %7s"
-           % ("shape", "ops", "OSB wall", "OSB cpu", "pipe cpu", "lowr cpu", "p+p cpu", "pipe wal", "M p+o cpu",
-              "OSB/pip", "OSB/low", "pp ratio", "e2e wal", "e2e cpu"))
+    print("ratio = MLIR / ours (higher is better for us); load: 1-minute load average after the row's runs")
+    print("load average at start: %.2f, %.2f, %.2f\n" % os.getloadavg())
+    hdr = ("%-6s %7s | %8s %8s | %8s %8s %8s %8s | %8s %8s | %7s %7s %7s %8s | %7s %7s | %5s"
+           % ("shape", "ops", "OSB wall", "OSB cpu", "pipe cpu", "nover cpu", "lowr cpu", "p+p cpu", "pipe wal", "M p+o cpu",
+              "OSB/pip", "OSB/nov", "OSB/low", "pp ratio", "e2e wal", "e2e cpu", "load"))
     print(hdr)
     print("-" * len(hdr))
     with tempfile.TemporaryDirectory() as tmp:
@@ -124,14 +127,15 @@ def main():
                 osb_cpu = us(osb) * scale
                 mlir_pp_cpu = us(rows.get("Parser", 0) + rows.get("Output", 0)) * scale
                 pipe, low = per(ours["pipeline_cpu_us"]), per(ours["lower_cpu_us"])
+                nover = per(ours["pipeline_noverify_cpu_us"])
                 pp = per(ours["parse_cpu_us"] + ours["print_cpu_us"])
-                loops = shape == "loops"
-                print("%-6s %7d | %8.2f %8.2f | %8.3f %8s %8.3f | %8.3f %8.2f | %6.0fx %7s %7.0fx | %6.1fx %6.1fx%s"
-                      % (shape, n, us(osb), osb_cpu, pipe, "—" if loops else "%.3f" % low, pp, per(ours["pipeline_us"]),
-                         mlir_pp_cpu, osb_cpu / pipe, "—" if loops else "%.0fx" % (osb_cpu / low), mlir_pp_cpu / pp,
-                         mlir_wall / t2b_wall, mlir_cpu / t2b_cpu, "  (stays Tile: loop lowering pending)" if loops else ""))
+                print("%-6s %7d | %8.2f %8.2f | %8.3f %9.3f %8.3f %8.3f | %8.3f %8.2f | %6.0fx %6.0fx %6.0fx %7.0fx | %6.1fx %6.1fx | %5.2f"
+                      % (shape, n, us(osb), osb_cpu, pipe, nover, low, pp, per(ours["pipeline_us"]), mlir_pp_cpu, osb_cpu / pipe,
+                         osb_cpu / nover, osb_cpu / low, mlir_pp_cpu / pp, mlir_wall / t2b_wall, mlir_cpu / t2b_cpu,
+                         os.getloadavg()[0]))
                 sys.stdout.flush()
     print("\nOSB: One-Shot Bufferize's own -mlir-timing row. pipe: our init_storage .. verify_buffer with verification;")
+    print("nover: the same pipeline with verify = false (storage closure still checked);")
     print("lowr: our lower pass alone (both on the parsed kernel); p+p: our parse + print; M p+o: MLIR's Parser +")
     print("Output rows. pp ratio: MLIR parse+output / ours. e2e: whole processes, mlir-opt vs t2b-opt --lower.")
     return 0

@@ -94,6 +94,13 @@ def main():
         pp = get("parse", shape, 100000), get("print", shape, 100000)
         target("parse + print ≤ 300 ns/op at 100k (%s)" % shape, None if None in pp else pp[0] + pp[1], 300, "ns/op")
         target("pipeline peak ≤ 256 B/op at 100k (%s, pypto)" % shape, get("pipeline/pypto", shape, 100000, "B/op"), 256, "B/op")
+    # Issue 12: the loop chain lowers now; `lower` and the pipeline must stay linear on it.
+    loop_rows = [(ratio(get(k, "loops", 1000000), get(k, "loops", 100000)), k)
+                 for k in ["lower/" + p for p in ("pypto", "dsa_rp", "ptoas")] + ["pipeline/" + p for p in ("pypto", "dsa_rp", "ptoas")]]
+    loop_rows = [x for x in loop_rows if x[0] is not None]
+    if loop_rows:
+        r, k = max(loop_rows)
+        target("loop chain linear: lower and pipeline time at 1M / 100k ≤ 11, worst (%s)" % k, r, 11, "")
     worst = None
     for (k, shape, n) in res:
         if n != 1000000:
