@@ -3,6 +3,7 @@
 # THE test command (README and .ci/run both run exactly this): builds everything with g++-12 in
 # build-ci-gcc and with clang++-14 in build-ci-clang, runs `meson test` in each, and ends with
 # one line `N passed, N failed, N skipped` summed over both. Benchmarks are built but never run here.
+# The clang build's suite also compares its t2b-opt's output with the g++ build's, byte for byte.
 # Extra arguments go to `meson test` (e.g. `--suite compile_fail`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,7 +22,10 @@ for pair in "build-ci-gcc g++-12" "build-ci-clang clang++-14"; do
     setup=(env CXX="$cxx" meson setup "$dir")
   fi
   rm -f "$dir/meson-logs/testlog.json"
-  if ! "${setup[@]}" -Dtests=true -Dexamples=true -Dbenchmarks=true; then
+  # The clang build compares its t2b-opt with the g++ build's (determinism across compilers).
+  reference=""
+  if [[ "$dir" == build-ci-clang && " ${dirs[*]-} " == *" build-ci-gcc "* ]]; then reference="$PWD/build-ci-gcc/tools/t2b-opt"; fi
+  if ! "${setup[@]}" -Dtests=true -Dexamples=true -Dbenchmarks=true -Dreference_t2b_opt="$reference"; then
     echo "=== $dir: meson setup FAILED"
     failed_builds=$((failed_builds + 1))
     continue
