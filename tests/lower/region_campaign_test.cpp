@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/campaign_report.hpp"
 #include "support/gen_program.hpp"
 #include "tile2buffer/emit/pto.hpp"
 #include "tile2buffer/lower.hpp"
@@ -43,14 +44,6 @@ testing::gen_options region_kernels(std::uint64_t seed) {
 }
 int ops_for(std::uint64_t seed) { return 6 + static_cast<int>(seed % 12); }
 
-/// Up to three reports of one kind of failure, so one bad recipe does not bury the summary.
-struct failures {
-  int count = 0;
-  std::string first;
-  void add(const std::string& report) {
-    if (count++ < 3) first += report + "\n";
-  }
-};
 }  // namespace
 
 TEST_CASE("region kernels x 3 planners: selected lowerings match Tile for every binding; Tile-only ones say why") {
@@ -58,7 +51,7 @@ TEST_CASE("region kernels x 3 planners: selected lowerings match Tile for every 
   std::array<int, 3> selected_by{};
   std::map<std::string, int> must_stay;  // recorded reason -> lowerings kept Tile
   std::map<std::string, int> kept_tile;  // why other kernels stayed Tile -> lowerings
-  failures lowering, numerics, selected_tile_only, wrong_reason, preflight;
+  testing::failures lowering, numerics, selected_tile_only, wrong_reason, preflight;
   for (std::uint64_t seed = 1; seed <= kernels; ++seed) {
     const testing::gen_plan plan = testing::generate_plan(seed, ops_for(seed), region_kernels(seed));
     const program tile = testing::emit(plan);
@@ -98,23 +91,10 @@ TEST_CASE("region kernels x 3 planners: selected lowerings match Tile for every 
       ++selected_by[which];
       if (const auto errors = check_pto(lowered.value, f); !errors.empty())
         preflight.add(head + ": " + std::string(format_all(errors, "gen").view()) + std::string(print(lowered.value).view()));
-      for (const testing::gen_binding& b : binds) {
-        const auto report = sim::check_numerics(tile, lowered.value, k, testing::sim_options_for(plan, b, seed));
-        ++checks;
-        if (!report.ok) {
-          numerics.add(head + " (" + testing::describe(b) + "):\n" + report.text + std::string(print(tile).view()) +
-                       std::string(print(lowered.value).view()));
-          break;
-        }
-      }
+      testing::check_every_binding(tile, lowered.value, k, plan, binds, seed, head, checks, numerics);
     }
   }
-  // The commonest reasons the other kernels stayed Tile, to see what the recipes still lack.
-  std::vector<std::pair<int, std::string>> reasons;
-  for (const auto& [why, n] : kept_tile) reasons.emplace_back(n, why);
-  std::sort(reasons.rbegin(), reasons.rend());
-  std::string top = reasons.empty() ? std::string() : std::string("; the others kept Tile because:");
-  for (std::size_t i = 0; i < reasons.size() && i < 5; ++i) top += "\n  " + std::to_string(reasons[i].first) + " x " + reasons[i].second;
+  const std::string top = testing::top_reasons(kept_tile, "; the others kept Tile because:");
   std::string stayed;
   for (const auto& [why, n] : must_stay) stayed += (stayed.empty() ? "" : ", ") + std::to_string(n) + " `" + why + "`";
   MESSAGE(kernels, " region kernels, ", lowerings, " lowerings: ", selected, " lowered (pypto ", selected_by[0], ", dsa_rp ",

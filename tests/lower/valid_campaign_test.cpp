@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/campaign_report.hpp"
 #include "support/gen_program.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/select.hpp"
@@ -56,14 +57,6 @@ std::string flavour(const testing::gen_plan& plan) {
   return runtime ? "runtime extents" : partial ? "static partial rectangles" : "full rectangles only";
 }
 
-/// Up to three reports of one kind of failure, so one bad recipe does not bury the summary.
-struct failures {
-  int count = 0;
-  std::string first;
-  void add(const std::string& report) {
-    if (count++ < 3) first += report + "\n";
-  }
-};
 }  // namespace
 
 TEST_CASE("valid-extent kernels x 3 planners: selected lowerings match Tile for every binding; Tile-only ones say why") {
@@ -71,7 +64,7 @@ TEST_CASE("valid-extent kernels x 3 planners: selected lowerings match Tile for 
   std::array<int, 3> selected_by{};
   std::map<std::string, int> kept_tile;              // why other kernels stayed Tile -> lowerings
   std::map<std::string, std::array<int, 2>> by_flavour;  // flavour -> (lowerings, selected)
-  failures numerics, selected_tile_only, wrong_reason;
+  testing::failures numerics, selected_tile_only, wrong_reason;
   for (std::uint64_t seed = 1; seed <= kernels; ++seed) {
     const testing::gen_plan plan = testing::generate_plan(seed, ops_for(seed), valid_kernels(seed));
     const program tile = testing::emit(plan);
@@ -110,23 +103,10 @@ TEST_CASE("valid-extent kernels x 3 planners: selected lowerings match Tile for 
       ++selected;
       ++selected_by[which];
       ++tally[1];
-      for (const testing::gen_binding& b : binds) {
-        const auto report = sim::check_numerics(tile, lowered.value, k, testing::sim_options_for(plan, b, seed));
-        ++checks;
-        if (!report.ok) {
-          numerics.add(head + " (" + testing::describe(b) + "):\n" + report.text + std::string(print(tile).view()) +
-                       std::string(print(lowered.value).view()));
-          break;
-        }
-      }
+      testing::check_every_binding(tile, lowered.value, k, plan, binds, seed, head, checks, numerics);
     }
   }
-  // The commonest reasons the other kernels stayed Tile, to see what the recipes still lack.
-  std::vector<std::pair<int, std::string>> reasons;
-  for (const auto& [why, n] : kept_tile) reasons.emplace_back(n, why);
-  std::sort(reasons.rbegin(), reasons.rend());
-  std::string top = reasons.empty() ? std::string() : std::string("; the others kept Tile because:");
-  for (std::size_t i = 0; i < reasons.size() && i < 5; ++i) top += "\n  " + std::to_string(reasons[i].first) + " x " + reasons[i].second;
+  const std::string top = testing::top_reasons(kept_tile, "; the others kept Tile because:");
   std::string flavours;
   for (const auto& [what, n] : by_flavour) flavours += "\n  " + what + ": " + std::to_string(n[1]) + " of " + std::to_string(n[0]) + " selected";
   MESSAGE(lowerings, " lowerings of ", kernels, " valid-extent kernels: ", selected, " selected (pypto ", selected_by[0],

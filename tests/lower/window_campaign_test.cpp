@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/campaign_report.hpp"
 #include "support/gen_program.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/select.hpp"
@@ -86,12 +87,7 @@ TEST_CASE("window kernels x 3 planners: selected lowerings match Tile for every 
       }
     }
   }
-  // The commonest reasons aligned kernels stayed Tile, to see what the recipes still lack.
-  std::vector<std::pair<int, std::string>> reasons;
-  for (const auto& [why, n] : kept_tile) reasons.emplace_back(n, why);
-  std::sort(reasons.rbegin(), reasons.rend());
-  std::string top = reasons.empty() ? std::string() : std::string("; aligned kernels kept Tile because:");
-  for (std::size_t i = 0; i < reasons.size() && i < 5; ++i) top += "\n  " + std::to_string(reasons[i].first) + " x " + reasons[i].second;
+  const std::string top = testing::top_reasons(kept_tile, "; aligned kernels kept Tile because:");
   MESSAGE(lowerings, " lowerings of ", kernels, " window kernels: ", selected, " selected (pypto ", selected_by[0], ", dsa_rp ",
           selected_by[1], ", ptoas ", selected_by[2], "), ", unalignable, " unalignable kept Tile, ", checks,
           " numerics checks passed", top);
