@@ -5,6 +5,8 @@
 /// sits in, and the GM parameter a tensor value aliases through stores, branches and loops.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -17,10 +19,13 @@ inline namespace v0 {
 
 constexpr bool is_loop_op(opcode c) { return c == opcode::cf_for || c == opcode::cf_while; }
 
-/// A loop's initializers (after `for`'s start, stop and step).
+/// Where a loop's initializers start among its operands: after `for`'s start, stop and step.
+constexpr std::size_t loop_init_offset(const function& f, op_id o) { return f.op(o).code() == opcode::cf_for ? 3 : 0; }
+
+/// A loop's initializers.
 constexpr std::span<const operand> loop_inits(const function& f, op_id o) {
   const auto args = f.args(o);
-  return f.op(o).code() == opcode::cf_for ? (args.size() < 3 ? args.subspan(args.size()) : args.subspan(3)) : args;
+  return args.subspan(std::min(loop_init_offset(f, o), args.size()));
 }
 
 /// Iteration value `i` of loop `o` in its region `r` (`for` regions start with the induction variable).

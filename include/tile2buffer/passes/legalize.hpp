@@ -182,7 +182,7 @@ constexpr result<program> legalize(const program& p, const options& opts, analys
       if (const auto moves = regions.at(o); !moves.empty()) {
         const std::vector<operand> moved = detail::emit_parallel_move(rw, moves, n.loc, overlap);
         std::vector<operand> args = rw.map(f.args(o));
-        const std::size_t first = n.code() == opcode::cf_for ? 3 : 0;  // a loop's initializers, or a yield's operands
+        const std::size_t first = n.code() == opcode::cf_yield ? 0 : loop_init_offset(f, o);
         for (std::size_t m = 0; m < moves.size(); ++m) args[first + moves[m].position] = moved[m];
         if (n.code() == opcode::cf_yield) rw.emit_like(o, args);
         else rw.clone_with(o, args, [&](op_id x) { return self(x, self); });

@@ -144,9 +144,8 @@ constexpr void lower_loop(const function& f, op_id o, lowering& l, LowerBody&& l
       for (std::uint32_t r = 0; r < n.regions.count; ++r) rw.bind(iteration_value(f, o, f.region_of(o, r), i), init);
     }
   }
-  std::vector<operand> args;
-  if (is_for)
-    for (std::size_t i = 0; i < 3; ++i) args.push_back(rw.map(f.args(o)[i]));
+  std::vector<operand> args;  // for's bounds, then the scalar initializers
+  for (std::size_t i = 0; i < loop_init_offset(f, o); ++i) args.push_back(rw.map(f.args(o)[i]));
   for (std::uint32_t i : kept) args.push_back(rw.map(inits[i]));
   auto& b = l.builder();
   const region_id first = b.reserve_regions(n.regions.count);
