@@ -3,6 +3,7 @@
 /// The Buffer descriptor of a Tile value and the contract checks on it (reference §3.2).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "tile2buffer/detail/text.hpp"
@@ -40,6 +41,53 @@ constexpr text dense_vec_problem(const type& t) {
     return why << "physical rows aligned to 32 bytes required (a row of " << t.shape[1] << " x " << name(t.dt) << " is "
                << t.row_bytes() << " bytes)";
   return why;
+}
+
+constexpr bool is_matrix_space(memory_space s) {
+  return s == memory_space::mat || s == memory_space::left || s == memory_space::right || s == memory_space::acc;
+}
+constexpr bool is_cube_operand_dtype(dtype d) {
+  return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int8;
+}
+/// The accumulator dtype of cube operands of dtype `d` (reference §2.6): FP32 for floats, INT32
+/// for INT8.
+constexpr dtype accumulator_dtype(dtype d) { return d == dtype::int8 ? dtype::int32 : dtype::fp32; }
+
+/// Rows x cols of one fractal box of `t` (slayout row_major: 16 rows; col_major: 16 cols),
+/// or {0, 0} when the fractal size does not divide into 16 element lines.
+constexpr std::array<std::int64_t, 2> fractal_box(const type& t) {
+  const std::int64_t line = static_cast<std::int64_t>(t.fractal) / 16 / element_bytes(t.dt);
+  if (line <= 0 || static_cast<std::int64_t>(t.fractal) % (16 * element_bytes(t.dt)) != 0) return {0, 0};
+  return t.slayout == box_layout::row_major ? std::array<std::int64_t, 2>{16, line} : std::array<std::int64_t, 2>{line, 16};
+}
+
+/// The matrix descriptor rules shared by the cube recipes, `verify_buffer` and the PTO preflight
+/// (reference §3.2, §3.3, §9.1): the space's dtypes, no pad, a fractal layout of whole boxes.
+/// Empty when `t` (a Tile or Buffer in Mat/Left/Right/Acc) satisfies them.
+constexpr text matrix_descriptor_problem(const type& t) {
+  text why;
+  const bool acc = t.space == memory_space::acc;
+  if (acc ? !(t.dt == dtype::fp32 || t.dt == dtype::int32) : !is_cube_operand_dtype(t.dt))
+    return why << "holds " << name(t.dt) << " in " << name(t.space) << "; " << name(t.space) << " tiles are "
+               << (acc ? "FP32 or INT32" : "FP16, BF16, FP32 or INT8");
+  if (t.pad != pad_value::null) return why << "is a matrix tile with pad; matrix tiles have none";
+  if (t.slayout == box_layout::none_box) return why << "is a matrix tile without fractal boxes (slayout none_box)";
+  const auto box = fractal_box(t);
+  if (box[0] == 0 || t.shape[0] <= 0 || t.shape[1] <= 0 || t.shape[0] % box[0] != 0 || t.shape[1] % box[1] != 0)
+    return why << "has physical shape [" << t.shape[0] << ", " << t.shape[1] << "], which is not whole fractal boxes of [" << box[0]
+               << ", " << box[1] << ']';
+  return why;
+}
+
+/// Empty when `t` is a matrix Tile the cube recipes accept: the descriptor rules above and static
+/// positive valid extents (matrix descriptors have no runtime metadata); otherwise the reason.
+constexpr text matrix_tile_problem(const type& t) {
+  if (!t.is_tile()) return text("expected a Tile value");
+  if (!is_matrix_space(t.space)) return text("memory space ") << name(t.space) << " is not a matrix space";
+  if (text why = matrix_descriptor_problem(t); !why.empty()) return text("the tile ") << why;
+  if (!t.static_valid() || t.valid[0].number <= 0 || t.valid[1].number <= 0)
+    return text("matrix tiles need static positive valid extents (") << name(t.space) << " descriptors have no runtime metadata)";
+  return {};
 }
 
 }  // namespace v0

@@ -2,17 +2,19 @@
 /// @file analysis/region_contract.hpp
 /// Which If/For/While ops the default contract lowers (reference §3.2 "Control flow", §5.8):
 /// Tile results and carries are dense Vec tiles with static valid extents (window carries and
-/// dynamic-valid carries stay Tile), GM results and carries keep one parameter alias, and For
+/// dynamic-valid carries stay Tile) or matrix tiles that keep one storage window throughout, GM results and carries keep one parameter alias, and For
 /// loops have an INDEX induction variable and a positive literal step. Selection keeps a kernel
 /// that breaks these on Tile; explicit lowering fails closed with the same words.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/detail/text.hpp"
@@ -31,11 +33,29 @@ constexpr text tile_carry_problem(const function& f, const window_facts& windows
   if (!t.is_tile()) return {};
   if (windows.is_window(v))
     return text(role) << " '" << f.name_of(v) << "' is a window: window region carries and results stay Tile";
-  if (t.space != memory_space::vec)
-    return text(role) << " '" << f.name_of(v) << "' is in " << name(t.space)
-                      << ": matrix region carries (and Acc-to-Acc transfers) need the cube path";
+  if (is_matrix_space(t.space)) {
+    if (text why = matrix_tile_problem(t); !why.empty()) return text(role) << " '" << f.name_of(v) << "': " << why;
+    return {};
+  }
   if (!t.static_valid())
     return text(role) << " '" << f.name_of(v) << "' has runtime valid extents: dynamic-valid region carries stay Tile";
+  return {};
+}
+
+/// Matrix carries preserve one storage alias (reference §4.1): a same-space Mat/Left/Right/Acc
+/// copy cannot execute, so every value of a matrix carry (initializer, iteration value, yields,
+/// result) must already live in one window. Empty when they do, or the carry is not matrix.
+constexpr text matrix_carry_problem(const function& f, value_id result, std::initializer_list<operand> members) {
+  const type& r = f.type_of(result);
+  if (!r.is_tile() || !is_matrix_space(r.space)) return {};
+  for (const operand& x : members) {
+    if (!x.is_value()) continue;
+    const type& t = f.type_of(x.value());
+    if (!r.has_storage() || t.mem != r.mem || t.mem_offset != r.mem_offset)
+      return text("matrix region carries must preserve one storage alias: '") << f.name_of(x.value()) << "' and '" << f.name_of(result)
+                                                                              << "' are in different " << name(r.space)
+                                                                              << " windows, and a matrix carry copy has no Buffer transfer";
+  }
   return {};
 }
 
@@ -89,6 +109,7 @@ constexpr text region_op_problem(const function& f, op_id o, const window_facts&
       }
       for (const auto& [x, role] : {std::pair{operand::of(res), "branch result"}, std::pair{a, "then-arm yield"}, std::pair{b, "else-arm yield"}})
         if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
+      if (text why = detail::matrix_carry_problem(f, res, {a, b}); !why.empty()) return why;
     }
     return {};
   }
@@ -114,6 +135,7 @@ constexpr text region_op_problem(const function& f, op_id o, const window_facts&
     }
     for (const auto& [x, role] : {std::pair{inits[i], "loop initializer"}, std::pair{operand::of(res), "loop result"}, std::pair{next, "loop yield"}})
       if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
+    if (text why = detail::matrix_carry_problem(f, res, {inits[i], operand::of(iteration_value(f, o, body, i)), next}); !why.empty()) return why;
   }
   return detail::loop_setter_problem(f, o);
 }

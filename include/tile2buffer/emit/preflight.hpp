@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/scalar_contract.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
@@ -30,19 +31,6 @@ constexpr bool is_vec_buffer_dtype(dtype d) {
   return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32 || d == dtype::int16 ||
          d == dtype::uint8;
 }
-constexpr bool is_cube_operand_dtype(dtype d) {
-  return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int8;
-}
-
-/// Rows x cols of one fractal box of `t` (slayout row_major: 16 rows; col_major: 16 cols),
-/// or {0, 0} when the fractal size does not divide into 16 element lines.
-constexpr std::array<std::int64_t, 2> box_shape(const type& t) {
-  const std::int64_t line = static_cast<std::int64_t>(t.fractal) / 16 / element_bytes(t.dt);
-  if (line <= 0 || static_cast<std::int64_t>(t.fractal) % (16 * element_bytes(t.dt)) != 0) return {0, 0};
-  return t.slayout == box_layout::row_major ? std::array<std::int64_t, 2>{16, line}
-                                             : std::array<std::int64_t, 2>{line, 16};
-}
-
 /// True when `o` is a positive integer constant: a literal, or a value bound by `c = N`.
 constexpr bool positive_constant(const function& f, const operand& o) {
   if (o.kind == operand_kind::int_lit) return o.num > 0;
@@ -132,17 +120,7 @@ class pto_preflight {
         fail(loc, who() << what << " is a Vec buffer that is not dense row-major (no boxes, pad or compaction)");
       return;
     }
-    const bool acc = t.space == memory_space::acc;
-    if (acc ? !(t.dt == dtype::fp32 || t.dt == dtype::int32) : !is_cube_operand_dtype(t.dt))
-      fail(loc, who() << what << " holds " << name(t.dt) << " in " << name(t.space) << "; PTO "
-                      << name(t.space) << " tiles are " << (acc ? "FP32 or INT32" : "FP16, BF16, FP32 or INT8"));
-    if (t.pad != pad_value::null) fail(loc, who() << what << " is a matrix buffer with pad; PTO matrix tiles have none");
-    if (t.slayout != box_layout::none_box) {
-      const auto box = box_shape(t);
-      if (box[0] == 0 || t.shape[0] % box[0] != 0 || t.shape[1] % box[1] != 0)
-        fail(loc, who() << what << " has physical shape [" << t.shape[0] << ", " << t.shape[1]
-                        << "], which is not whole fractal boxes of [" << box[0] << ", " << box[1] << ']');
-    }
+    if (text why = matrix_descriptor_problem(t); !why.empty()) fail(loc, who() << what << ' ' << why);
   }
 
   constexpr void scalar_result_only(op_id o, std::string_view what) {

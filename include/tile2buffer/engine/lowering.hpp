@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +31,7 @@ class lowering {
     type desc;
     value_id first;
     bool parent = false;  ///< sliced or assembled into: a use-site window is cut from it
+    op_id product;        ///< a matmul's product-shaped view of a wider accumulator (reference §5.6 step 15)
   };
 
   constexpr lowering(const function& src, const options& opts, const kernel_analyses& analyses)
@@ -49,6 +51,13 @@ class lowering {
   [[nodiscard]] constexpr std::span<const window> windows(std::uint32_t alloc) const { return keys_[alloc]; }
   /// The Buffer handle defined for window `key` of allocation `alloc` (invalid until defined).
   [[nodiscard]] constexpr value_id key_handle(std::uint32_t alloc, std::uint32_t key) const { return key_handles_[alloc][key]; }
+  /// The product-shaped view matmul `o` writes through, when its accumulator's valid rectangle is
+  /// wider than the product; invalid otherwise (the matmul writes its result's handle).
+  [[nodiscard]] constexpr value_id product_view(op_id o) const {
+    for (const auto& [op, k] : products_)
+      if (op == o) return key_handles_[k.alloc][k.key];
+    return value_id{};
+  }
   /// Records the Buffer handle that stands for window `key` of allocation `alloc`.
   constexpr void define_handle(std::uint32_t alloc, std::uint32_t key, value_id handle) { key_handles_[alloc][key] = handle; }
   [[nodiscard]] constexpr const std::vector<diagnostic>& errors() const noexcept { return errors_; }
@@ -183,11 +192,40 @@ class lowering {
       auto& ks = keys_[a];
       std::uint32_t k = 0;
       while (k < ks.size() && !(ks[k].offset == t.mem_offset && ks[k].desc == desc)) ++k;
-      if (k == ks.size()) ks.push_back(window{t.mem_offset, desc, value_id{i}, false});
+      if (k == ks.size()) ks.push_back(window{t.mem_offset, desc, value_id{i}, false, op_id{}});
       ks[k].parent = ks[k].parent || analyses_->windows.is_window_source(value_id{i});
       value_key_[i] = key_ref{a, k};
     }
+    index_product_views();
     for (std::size_t a = 0; a < keys_.size(); ++a) key_handles_[a].assign(keys_[a].size(), value_id{});
+  }
+
+  /// A matmul whose accumulator is valid beyond the product [lhs valid rows, rhs valid cols]
+  /// writes through a view of the accumulator's window with the product as its valid rectangle:
+  /// PTOAS requires a native matmul destination to match the product. After the tiles' own
+  /// windows, so an allocation's first window is always a tile's.
+  constexpr void index_product_views() {
+    const function& f = rw_.source();
+    for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
+      const opcode c = f.ops[i].code();
+      if (c != opcode::tile_matmul && c != opcode::tile_matmul_acc) continue;
+      const op_id o{i};
+      const auto args = f.args(o);
+      const std::size_t first = c == opcode::tile_matmul_acc ? 1 : 0;
+      if (args.size() < first + 2 || !args[first].is_value() || !args[first + 1].is_value() || f.op(o).results.count != 1) continue;
+      const value_id res = f.result(o);
+      const type& t = f.type_of(res);
+      const std::uint32_t a = value_key_[res.index].alloc;
+      if (a == no_id) continue;
+      type desc = buffer_descriptor(t);
+      desc.valid = {f.type_of(args[first].value()).valid[0], f.type_of(args[first + 1].value()).valid[1]};
+      if (desc.valid == t.valid || !desc.static_valid()) continue;
+      auto& ks = keys_[a];
+      std::uint32_t k = 0;
+      while (k < ks.size() && !(ks[k].offset == t.mem_offset && ks[k].desc == desc)) ++k;
+      if (k == ks.size()) ks.push_back(window{t.mem_offset, desc, res, false, o});
+      products_.emplace_back(o, key_ref{a, k});
+    }
   }
 
   rewriter rw_;
@@ -197,6 +235,7 @@ class lowering {
   std::vector<std::vector<window>> keys_;
   std::vector<std::vector<value_id>> key_handles_;
   std::vector<use_site_window> windows_;  // by Tile value id; empty until a window is defined
+  std::vector<std::pair<op_id, key_ref>> products_;  // matmul -> its product view
   std::vector<diagnostic> errors_;
 };
 

@@ -59,38 +59,53 @@ constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::s
 /// Ops whose result overwrites the storage of an operand (`storage_source`) in place.
 constexpr bool writes_in_place(opcode c) { return c == opcode::tile_assemble || c == opcode::tile_matmul_acc; }
 
-/// For each value, the program-order position of its last use; a use inside a region counts at
-/// the end of the region's top-level op (a later iteration may read it again).
-constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<std::uint32_t>& pos) {
+/// For each value, the program-order position of its last use. A use inside a loop that does not
+/// define the value counts at the end of the outermost such loop: a later iteration reads it
+/// again. A use by the loop's own iteration (of an iteration value, or of a value defined in the
+/// body) counts where it is, so an in-place write late in the body can reuse the carry's storage.
+/// `pos` receives each op's position and `end` the last position of its subtree.
+constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<std::uint32_t>& pos, std::vector<std::uint32_t>& end) {
   std::vector<op_id> order;
   walk(f, [&](op_id o) {
     pos[o.index] = static_cast<std::uint32_t>(order.size());
     order.push_back(o);
   });
-  std::vector<std::uint32_t> anchor(f.ops.size(), 0);
-  const auto top = f.ops_of(f.body);
-  for (std::size_t k = 0; k < top.size(); ++k) {
-    const std::uint32_t start = pos[top[k].index];
-    const std::uint32_t stop = k + 1 < top.size() ? pos[top[k + 1].index] : static_cast<std::uint32_t>(order.size());
-    for (std::uint32_t p = start; p < stop; ++p) anchor[order[p].index] = p == start ? start : stop - 1;
+  std::vector<op_id> parent(f.ops.size());  // the region op whose region holds each op
+  for (std::uint32_t r = 0; r < f.regions.size(); ++r)
+    for (op_id o : f.ops_of(region_id{r})) parent[o.index] = f.regions[r].parent;
+  for (op_id o : order) {
+    end[o.index] = std::max(end[o.index], pos[o.index]);
+    for (op_id a = parent[o.index]; a.valid(); a = parent[a.index]) end[a.index] = std::max(end[a.index], pos[o.index]);
   }
+  // Whether loop `a` encloses the definition of `v` (its region ops' iteration values included).
+  const auto defines = [&](op_id a, value_id v) {
+    const value_info& info = f.value(v);
+    if (!info.def.valid()) return false;  // a parameter
+    const std::uint32_t at = pos[info.def.index];
+    return info.origin == value_origin::region_arg ? pos[a.index] <= at && at <= end[a.index] : pos[a.index] < at && at <= end[a.index];
+  };
   std::vector<std::uint32_t> last(f.values.size(), 0);
-  const auto use = [&](const operand& x, std::uint32_t at, auto& self) -> void {
-    if (x.is_value()) last[x.ref] = std::max(last[x.ref], at);
+  const auto use = [&](const operand& x, op_id at, auto& self) -> void {
+    if (x.is_value()) {
+      std::uint32_t p = pos[at.index];
+      for (op_id a = parent[at.index]; a.valid(); a = parent[a.index])
+        if (is_loop_op(f.op(a).code()) && !defines(a, x.value())) p = end[a.index];
+      last[x.ref] = std::max(last[x.ref], p);
+    }
     if (x.kind == operand_kind::tuple)
       for (const operand& e : f.elements(x)) self(e, at, self);
   };
   for (op_id o : order) {
-    for (const operand& x : f.args(o)) use(x, anchor[o.index], use);
-    for (const kwarg& k : f.kwargs_of(o)) use(k.value, anchor[o.index], use);
+    for (const operand& x : f.args(o)) use(x, o, use);
+    for (const kwarg& k : f.kwargs_of(o)) use(k.value, o, use);
   }
   return last;
 }
 
 constexpr function init_function_storage(const function& f) {
   const window_facts windows(f, scalar_divisibility(f));
-  std::vector<std::uint32_t> pos(f.ops.size(), 0);
-  const std::vector<std::uint32_t> last = last_uses(f, pos);
+  std::vector<std::uint32_t> pos(f.ops.size(), 0), end(f.ops.size(), 0);
+  const std::vector<std::uint32_t> last = last_uses(f, pos, end);
   // owner[v]: the value whose allocation v lives in (itself for a fresh allocation); no_id = none.
   std::vector<std::uint32_t> owner(f.values.size(), no_id);
   // family_last[o]: the last use of any value defined so far in owner o's storage (windows included).
@@ -102,7 +117,15 @@ constexpr function init_function_storage(const function& f) {
     fresh.push_back(v);
     join(v, v.index);
   };
+  // A loop result is a version newer than anything its body reads: its uses join the family only
+  // once the loop's body has been walked (else no in-place write in the body could share it).
+  std::vector<std::pair<std::uint32_t, value_id>> after_loop;  // (loop end, result)
   walk(f, [&](op_id o) {
+    std::erase_if(after_loop, [&](const std::pair<std::uint32_t, value_id>& e) {
+      if (e.first >= pos[o.index]) return false;
+      join(e.second, owner[e.second.index]);
+      return true;
+    });
     const op_node& n = f.op(o);
     const opcode c = n.code();
     if (n.results.count == 0) return;
@@ -122,12 +145,13 @@ constexpr function init_function_storage(const function& f) {
             family = from;
         }
         if (family == no_id) {
-          own(res);
+          owner[res.index] = res.index;
+          fresh.push_back(res);
         } else {
           owner[res.index] = family;
-          join(res, family);
           taken.push_back(family);
         }
+        after_loop.emplace_back(end[o.index], res);
         for (std::uint32_t r = 0; r < n.regions.count; ++r) {
           const value_id it = iteration_value(f, o, f.region_of(o, r), i);
           owner[it.index] = owner[res.index];

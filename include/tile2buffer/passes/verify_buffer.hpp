@@ -122,6 +122,8 @@ class buffer_checker {
       const typed<buffer::copy> cp(f_, o);
       prove(o, value_of(cp.source()), value_of(cp.dest()), true);
     }
+    if (c == opcode::buffer_extract)  // an extract reads a window of its source: never in place
+      prove(o, value_of(named_operand<"source">(f_, o)), value_of(named_operand<"dest">(f_, o)), false);
   }
 
   constexpr void check_descriptor(op_id o, const type& t) {
@@ -131,6 +133,8 @@ class buffer_checker {
       if (t.dt != dtype::uint8 && t.dt != dtype::int16 && !is_vec_transfer_dtype(t.dt))
         fail(o, text("Vec buffer descriptor dtype ") << name(t.dt) << " is not FP16/BF16/FP32/INT16/INT32/UINT8");
       if (t.row_bytes() % 32 != 0) fail(o, text("Buffer descriptor needs physical rows aligned to 32 bytes"));
+    } else if (text why = matrix_descriptor_problem(t); !why.empty()) {
+      fail(o, text("a matrix Buffer descriptor ") << why);
     }
   }
 

@@ -8,6 +8,12 @@
 /// then a relabel of it), a smaller one gets an alias allocation at its placed address
 /// (addressed planners only). A static partial valid rectangle of a fully valid member is a
 /// zero-offset subview of it (so addressless storage can hold a partially valid assemble target).
+///
+/// Matrix allocations (Mat/Left/Right/Acc, reference §5.4) have no byte view: a fractal window
+/// has no row-major bytes. Addressed planners get one typed `buffer.alloc` per distinct window at
+/// its placed address (two descriptors at one address alias exactly as placed); a PTOAS
+/// allocation is addressless, so it holds one window, and a same-size relabel of it (a transposed
+/// view, a product view) is a `buffer.reshape` of it.
 #pragma once
 
 #include <algorithm>
@@ -33,6 +39,7 @@ struct lower_alloc {
   /// Byte windows and typed views of a shared root, in canonical key order; `typed_root` is the
   /// key the root itself stands for (no_id when the root is the UINT8 byte root).
   static constexpr void emit_views(typed<tile::alloc> op, lowering& l, std::uint32_t a, value_id root, std::uint32_t typed_root);
+  static constexpr void emit_matrix_root(typed<tile::alloc> op, lowering& l, std::uint32_t a);
 };
 
 constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
@@ -43,11 +50,10 @@ constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
   if (ks.empty()) return;  // no Tile value lives here: nothing to declare
   const location loc = op.loc();
   if (alloc.capacity <= 0) return l.fail(loc, name, text("planned tile.alloc capacity must be a static positive literal"));
-  if (alloc.space != memory_space::vec)
-    return l.fail(loc, name, text("an allocation in ") << tile2buffer::name(alloc.space) << " needs the cube storage recipes, which this rollout lacks");
   const bool with_address = addressed(l.opts().planner);
   if (with_address && !alloc.address)
     return l.fail(loc, name, text("storage address not a static non-negative constant: run an addressed planner first"));
+  if (is_matrix_space(alloc.space)) return emit_matrix_root(op, l, a);
 
   for (const window& m : ks) {
     if (m.offset < 0) return l.fail(loc, name, text("dense storage window must begin within its allocation"));
@@ -80,6 +86,45 @@ constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
                                              std::span<const type>(&root_t, 1), root_names, loc));
   if (typed_root != no_id) l.define_handle(a, typed_root, root);
   emit_views(op, l, a, root, typed_root);
+}
+
+constexpr void lower_alloc::emit_matrix_root(typed<tile::alloc> op, lowering& l, std::uint32_t a) {
+  const function& f = l.source();
+  const allocation& alloc = l.facts().allocations()[a];
+  const auto ks = l.windows(a);
+  const location loc = op.loc();
+  const bool with_address = addressed(l.opts().planner);
+  auto& b = l.builder();
+  value_id root;
+  std::int64_t root_offset = 0, root_bytes = 0;
+  for (std::uint32_t k = 0; k < ks.size(); ++k) {
+    const window& m = ks[k];
+    if (m.offset < 0 || m.desc.bytes() > alloc.capacity - m.offset)
+      return l.fail(loc, name, text("descriptor window exceeds the planned allocation capacity: ") << m.desc.bytes() << " bytes at offset "
+                                                                                                  << m.offset << " in " << alloc.capacity);
+    const text nm = m.product.valid() ? text(f.name_of(m.first)) << "_product" : text(f.name_of(m.first));
+    const std::string_view names[] = {nm.view()};
+    if (with_address || !root.valid()) {
+      const operand args[] = {b.tuple({}), with_address ? operand::integer(*alloc.address + m.offset) : operand{}};
+      const value_id h = b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(args, with_address ? 2 : 1), {},
+                                              std::span<const type>(&m.desc, 1), names, loc));
+      if (!root.valid()) {
+        root = h;
+        root_offset = m.offset;
+        root_bytes = m.desc.bytes();
+      }
+      l.define_handle(a, k, h);
+      continue;
+    }
+    if (m.offset != root_offset || m.desc.bytes() != root_bytes)
+      return l.fail(loc, name, text("an addressless ") << tile2buffer::name(alloc.space)
+                                                       << " allocation can hold only one window; distinct windows require separate allocations ('"
+                                                       << f.name_of(m.first) << "' at offset " << m.offset << ", " << m.desc.bytes()
+                                                       << " bytes; the allocation's window is at offset " << root_offset << ", "
+                                                       << root_bytes << " bytes)");
+    const operand rargs[] = {operand::of(root)};
+    l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_reshape, rargs, {}, std::span<const type>(&m.desc, 1), names, loc)));
+  }
 }
 
 constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::uint32_t a, value_id root, std::uint32_t typed_root) {

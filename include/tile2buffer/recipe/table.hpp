@@ -6,6 +6,7 @@
 
 #include "tile2buffer/engine/registry.hpp"
 #include "tile2buffer/recipe/alloc.hpp"
+#include "tile2buffer/recipe/cube.hpp"
 #include "tile2buffer/recipe/elementwise.hpp"
 #include "tile2buffer/recipe/spmd.hpp"
 #include "tile2buffer/recipe/transfer.hpp"
@@ -15,8 +16,7 @@
 namespace tile2buffer {
 inline namespace v0 {
 
-// Reductions stay Tile by the spec; the cube recipes arrive in a later rollout slice and stay
-// Tile until then.
+// Reductions stay Tile by the spec.
 // clang-format off
 struct default_recipes : recipe_list<
     lower_alloc, lower_create, lower_load, lower_store, lower_move,
@@ -36,12 +36,9 @@ struct default_recipes : recipe_list<
     lower_spmd_query<opcode::tile_get_subblock_idx>,
     lower_slice, lower_assemble, lower_set_validshape,
     lower_relabel<opcode::tile_reshape>, lower_relabel<opcode::tile_reinterpret_view>,
+    lower_extract, lower_transpose_view, lower_matmul, lower_matmul_acc,
     stays_tile<tile::row_sum, "reductions remain Tile in the normal pipeline">,
-    stays_tile<tile::row_max, "reductions remain Tile in the normal pipeline">,
-    stays_tile<tile::transpose_view, "tile.transpose_view needs the cube recipes, which this rollout lacks">,
-    stays_tile<tile::extract, "tile.extract needs the cube recipes, which this rollout lacks">,
-    stays_tile<tile::matmul, "tile.matmul needs the cube recipes, which this rollout lacks">,
-    stays_tile<tile::matmul_acc, "tile.matmul_acc needs the cube recipes, which this rollout lacks">> {};
+    stays_tile<tile::row_max, "reductions remain Tile in the normal pipeline">> {};
 // clang-format on
 
 // The set is checked where it is first used: select<>/lower<> require `registry<Set>::checked`,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file recipe/transfer.hpp
-/// Storage and transfer recipes: tile.create, tile.load, tile.store, tile.move (Vec->Vec).
+/// Storage and transfer recipes: tile.create, tile.load (GM -> Vec or Mat), tile.store (Vec or
+/// Acc -> GM), tile.move (Vec -> Vec, and Mat -> Left/Right, the MTE1 relayout).
 #pragma once
 
 #include "tile2buffer/recipe/common.hpp"
@@ -16,6 +17,21 @@ constexpr text gm_problem(const type& t) {
     return text("only ordinary packed ND GM tensors have a transfer recipe");
   return {};
 }
+
+/// The descriptor rules of a Tile that is a transfer endpoint: dense Vec, or a matrix tile in one
+/// of `matrix` spaces (reference §2.5: loads target Vec/Mat, stores read Vec/Acc).
+constexpr text endpoint_problem(const type& t, std::string_view what, memory_space matrix) {
+  if (t.space == memory_space::vec) return dense_vec_problem(t);
+  if (t.space != matrix)
+    return text(what) << ' ' << name(t.space) << " needs a Buffer transfer recipe (" << what << " Vec or " << name(matrix) << " only)";
+  return matrix_tile_problem(t);
+}
+
+/// The Acc -> GM fix-pipe conversions without scaling (reference §2.5): FP32 to FP32, FP16 or
+/// BF16; INT32 to INT32.
+constexpr bool acc_store_allows(dtype acc, dtype gm) {
+  return acc == dtype::fp32 ? gm == dtype::fp32 || gm == dtype::fp16 || gm == dtype::bf16 : acc == dtype::int32 && gm == dtype::int32;
+}
 }  // namespace detail
 
 /// tile.create: nothing to emit; its handle was declared with its allocation.
@@ -25,7 +41,9 @@ struct lower_create {
   static constexpr int benefit = 1;
   static constexpr bool default_rollout = true;
   static constexpr match_result match(typed<tile::create> op, const match_context&) {
-    if (auto why = dense_vec_problem(op.result_type()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    const type& t = op.result_type();
+    if (auto why = is_matrix_space(t.space) ? matrix_tile_problem(t) : dense_vec_problem(t); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::create>, lowering&) {}
@@ -38,15 +56,21 @@ struct lower_load {
   static constexpr bool default_rollout = true;
   static constexpr match_result match(typed<tile::load> ld, const match_context& ctx) {
     const type& dst = ld.result_type();
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::endpoint_problem(dst, "loads into", memory_space::mat); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = detail::dynamic_storage_problem(ld.fn(), ctx.kernel(), ld.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const type* gm_type = ld.type_of(ld.tensor());
     if (gm_type == nullptr) return match_result::no(text("tile.load needs a GM tensor value"));
     const type& gm = *gm_type;
     if (auto why = detail::gm_problem(gm); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (gm.dt != dst.dt || !gm_transfer_allows(dst.dt))
+    if (dst.space == memory_space::mat) {
+      // GM ND -> NZ on the way; the element type never changes (INT8 included).
+      if (gm.dt != dst.dt)
+        return match_result::no(text("GM load into Mat requires matching FP16/BF16/FP32/INT8 element types, got ")
+                                << tile2buffer::name(gm.dt) << " -> " << tile2buffer::name(dst.dt));
+    } else if (gm.dt != dst.dt || !gm_transfer_allows(dst.dt)) {
       return match_result::no(text("GM load requires matching FP16/BF16/FP32/INT32 element types, got ")
                               << tile2buffer::name(gm.dt) << " -> " << tile2buffer::name(dst.dt));
+    }
     if (ld.kwarg_set(keyword::cache)) return match_result::no(text("cache-policy loads require a Buffer transfer recipe"));
     // The shape operand is the physical window (the verifier holds it to the tile's shape); the
     // Buffer load reads Valid(result), which the optional fourth operand only restates.
@@ -71,18 +95,23 @@ struct lower_store {
   static constexpr match_result match(typed<tile::store> st, const match_context&) {
     const type* src = st.tile_type(st.tile());
     if (src == nullptr) return match_result::no(text("tile.store needs a Tile source"));
-    if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    const type* gm_type = st.type_of(st.tensor());
-    if (gm_type == nullptr) return match_result::no(text("tile.store needs a GM tensor value"));
-    const type& gm = *gm_type;
-    if (auto why = detail::gm_problem(gm); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (gm.dt != src->dt || !gm_transfer_allows(src->dt))
-      return match_result::no(text("GM store requires matching FP16/BF16/FP32/INT32 element types, got ")
-                              << tile2buffer::name(src->dt) << " -> " << tile2buffer::name(gm.dt));
+    if (auto why = detail::endpoint_problem(*src, "stores from", memory_space::acc); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (st.kwarg_set(keyword::atomic) || st.kwarg_set(keyword::st_phase))
       return match_result::no(text("atomic and phased stores require a Buffer transfer recipe"));
     if (st.kwarg_set(keyword::pre_quant) || st.kwarg_set(keyword::pre_relu))
       return match_result::no(text("pre_quant/pre_relu stores require a Buffer transfer recipe"));
+    const type* gm_type = st.type_of(st.tensor());
+    if (gm_type == nullptr) return match_result::no(text("tile.store needs a GM tensor value"));
+    const type& gm = *gm_type;
+    if (auto why = detail::gm_problem(gm); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (src->space == memory_space::acc) {
+      if (!detail::acc_store_allows(src->dt, gm.dt))
+        return match_result::no(text("Acc stores drain through the fix-pipe with FP32 -> FP32/FP16/BF16 or INT32 -> INT32 only, got ")
+                                << tile2buffer::name(src->dt) << " -> " << tile2buffer::name(gm.dt));
+    } else if (gm.dt != src->dt || !gm_transfer_allows(src->dt)) {
+      return match_result::no(text("GM store requires matching FP16/BF16/FP32/INT32 element types, got ")
+                              << tile2buffer::name(src->dt) << " -> " << tile2buffer::name(gm.dt));
+    }
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::store> st, lowering& l) {
@@ -104,9 +133,18 @@ struct lower_move {
     const type& dst = mv.result_type();
     const type* src = mv.tile_type(mv.source());
     if (src == nullptr) return match_result::no(text("tile.move needs a Tile source"));
-    if (src->space != memory_space::vec || dst.space != memory_space::vec)
-      return match_result::no(text("tile.move from ") << tile2buffer::name(src->space) << " to " << tile2buffer::name(dst.space)
-                                                      << " needs the cube transfer recipes");
+    if (src->space == memory_space::mat && (dst.space == memory_space::left || dst.space == memory_space::right)) {
+      if (auto why = matrix_tile_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
+      if (auto why = matrix_tile_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+      if (src->dt != dst.dt || src->shape != dst.shape || src->valid != dst.valid)
+        return match_result::no(text("tile.move Mat -> ") << tile2buffer::name(dst.space) << " keeps the dtype, shape and valid extents");
+      return match_result::yes();
+    }
+    if (src->space != memory_space::vec || dst.space != memory_space::vec) {
+      text why = text("tile.move from ") << tile2buffer::name(src->space) << " to " << tile2buffer::name(dst.space);
+      if (src->space == dst.space) return match_result::no(why << " has no Buffer copy: same-space matrix transfers cannot execute (no Acc -> Acc move)");
+      return match_result::no(why << " needs a Buffer transfer recipe (Vec -> Vec and Mat -> Left/Right only)");
+    }
     if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = detail::dynamic_storage_problem(mv.fn(), ctx.kernel(), mv.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (!detail::same_descriptor(*src, dst))
