@@ -7,7 +7,8 @@
 /// reference simulator under every recorded binding (BOOL init_cond parameters at 0 and 1, trip
 /// counts 1 to 3) and pass the PTO-AS preflight; a kernel with a store keyword no recipe lowers
 /// (atomic, pre_relu, pre_quant) must stay Tile and name the keyword. At least half of all
-/// lowerings must be selected, so the campaign cannot pass by leaving cube kernels Tile.
+/// lowerings must be selected, so the campaign cannot pass by leaving cube kernels Tile; and the
+/// numerics check must catch most lowerings whose buffers are all moved to address 0.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -103,4 +104,28 @@ TEST_CASE("cube kernels x 3 planners: selected lowerings match Tile for every bi
   CHECK_MESSAGE(wrong_reason.count == 0, wrong_reason.count, " Tile-only lowerings gave another reason; the first:\n",
                 wrong_reason.first);
   CHECK(selected * 2 >= lowerings);
+}
+
+TEST_CASE("the cube campaign's check fails when a real lowering places live buffers at one address") {
+  // Why not every kernel: a chain that moves each load at once and stores its result at once has
+  // no two live tiles in one space; the generator overlaps live ranges in most other kernels.
+  int caught = 0, tried = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const testing::gen_plan plan = testing::generate_plan(seed, ops_for(seed), cube_kernels());
+    const program tile = testing::emit(plan);
+    const auto lowered = lower(tile, options{.planner = planner_kind::pypto});
+    REQUIRE(lowered.ok());
+    if (lowered.value.functions[0].stage != ir_stage::buffer) continue;
+    const auto binding = testing::bindings(plan).front();
+    const auto report = sim::check_numerics(tile, testing::collapse_addresses(lowered.value), tile.functions[0].name_of(),
+                                            testing::sim_options_for(plan, binding, seed));
+    ++tried;
+    if (!report.ok) {
+      ++caught;
+      CHECK(report.text.find("numerics:") != std::string::npos);
+    }
+  }
+  MESSAGE(caught, " of ", tried, " cube lowerings with collapsed addresses caught");
+  CHECK(tried >= 30);
+  CHECK(caught * 2 >= tried);
 }

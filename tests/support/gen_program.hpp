@@ -102,6 +102,10 @@
 ///    and B [3K, N] (or B^T) loaded at runtime offsets `k * K`: from `tile.create()` with
 ///    `init_cond = (k == 0)` (1 to 3 trips), or from the product of slice 0 over iterations 1 ..
 ///    stop (0 to 2 trips); `stop` is a literal or a `count<n>` parameter in [1, 3].
+/// So that live ranges overlap inside each memory space (a planner that wrongly shares storage
+/// then changes the numbers): half the products load both Mat operands before moving either,
+/// half the multi-product chains bring every operand pair into L0 before the first product, and
+/// half the chain results are stored only at the end of the kernel.
 /// matmul_acc's init_cond is absent, a literal, a BOOL parameter (`flag<n>`) or `k == 0`; an
 /// accumulator is never read after the matmul_acc that updates it, and one that may be read
 /// (init_cond not literally true) always holds data. Each chain's result is stored through the
@@ -121,6 +125,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -1643,6 +1648,7 @@ class planner {
     }
     const int chains = 1 + static_cast<int>(below(static_cast<std::size_t>(std::clamp(ops_ / 8, 1, 3))));
     for (int i = 0; i < chains; ++i) cube_chain();
+    for (const int v : deferred_) cube_store(v);
     return plan_;
   }
   /// Shapes are whole boxes of every space the operands pass through: M, N multiples of 16 and K
@@ -1661,10 +1667,22 @@ class planner {
     } else if (r < opt_.cube_loop_probability + opt_.cube_wide_probability) {
       acc = cube_wide(c);
     } else {
-      acc = matmul_of(c);
-      for (int i = 0; i < 2 && uniform() < opt_.cube_acc_probability; ++i) acc = accumulate(acc, c);
+      int more = 0;
+      while (more < 2 && uniform() < opt_.cube_acc_probability) ++more;
+      if (more > 0 && uniform() < 0.5) {
+        // Every operand pair in L0 before the first product: several Left/Right tiles live at once.
+        std::vector<std::pair<int, int>> pairs{operands(c)};
+        for (int i = 0; i < more; ++i) pairs.push_back(next_operands(c));
+        acc = cube_op(opcode::tile_matmul, {pairs[0].first, pairs[0].second}, accumulator(c.d), c.m, c.n, memory_space::acc);
+        for (int i = 1; i <= more; ++i) acc = accumulate(acc, c, pairs[static_cast<std::size_t>(i)]);
+      } else {
+        acc = matmul_of(c);
+        for (int i = 0; i < more; ++i) acc = accumulate(acc, c, next_operands(c));
+      }
     }
-    cube_store(acc);
+    // Half the results are stored at the end of the kernel: accumulators of several chains live at once.
+    if (uniform() < 0.5) cube_store(acc);
+    else deferred_.push_back(acc);
   }
   /// An input tensor [rows, cols] of `d`: often one an earlier load read.
   int cube_input(dtype d, std::int64_t rows, std::int64_t cols) {
@@ -1712,48 +1730,76 @@ class planner {
     ++emitted_;
     return st.result;
   }
-  /// The Left operand [m, k]: a Mat load moved to Left, or extracted from a larger Mat tile at
-  /// offsets on the Left box grid (16 rows, one box width of columns).
-  int lhs_of(const cube_shape& c) {
-    if (uniform() >= opt_.cube_extract_probability) {
-      const int a = cube_load(cube_input(c.d, c.m, c.k), c.m, c.k, fixed(0), fixed(0));
-      return last_l_ = cube_op(opcode::tile_move, {a}, c.d, c.m, c.k, memory_space::left);
-    }
-    std::int64_t er = 16 * between(0, 2);
+  /// An operand on its way to L0: its Mat source (already loaded) and how it gets there.
+  struct staged {
+    int src;
+    memory_space to;
+    bool extract = false;
+    std::array<gen_index, 2> off{};
+  };
+  /// The Left operand [m, k]'s source: a Mat load of [m, k] to move, or a larger Mat tile to
+  /// extract from at offsets on the Left box grid (16 rows, one box width of columns).
+  staged lhs_stage(const cube_shape& c) {
+    if (uniform() >= opt_.cube_extract_probability)
+      return {cube_load(cube_input(c.d, c.m, c.k), c.m, c.k, fixed(0), fixed(0)), memory_space::left};
+    const std::int64_t er = 16 * between(0, 2);
     const std::int64_t ec = er == 0 ? 32 : 32 * between(0, 1);
     const int src = cube_load(cube_input(c.d, c.m + er, c.k + ec), c.m + er, c.k + ec, fixed(0), fixed(0));
-    const int l = cube_op(opcode::tile_extract, {src}, c.d, c.m, c.k, memory_space::left);
-    plan_.steps.back().offsets = {fixed(16 * between(0, er / 16)), fixed(unit(c.d) * between(0, ec / unit(c.d)))};
-    return last_l_ = l;
+    return {src, memory_space::left, true, {fixed(16 * between(0, er / 16)), fixed(unit(c.d) * between(0, ec / unit(c.d)))}};
   }
-  /// The Right operand [k, n] from input `t` at K offset `off`: B [K, N] loaded as Mat and moved,
-  /// or B^T [N, K] loaded as Mat, relabelled by tile.transpose_view (Mat ZN) and moved.
-  int rhs_from(const cube_shape& c, int t, gen_index off) {
-    int b = -1;
-    if (c.bt) {
-      b = cube_op(opcode::tile_transpose_view, {cube_load(t, c.n, c.k, fixed(0), off)}, c.d, c.k, c.n, memory_space::mat);
-      val(b).zn = true;
-    } else {
-      b = cube_load(t, c.k, c.n, off, fixed(0));
-    }
-    return last_r_ = cube_op(opcode::tile_move, {b}, c.d, c.k, c.n, memory_space::right);
+  /// The Right operand [k, n]'s source from input `t` at K offset `off`: B [K, N] loaded as Mat,
+  /// or B^T [N, K] loaded as Mat and relabelled by tile.transpose_view (Mat ZN [K, N]).
+  staged rhs_stage_from(const cube_shape& c, int t, gen_index off) {
+    if (!c.bt) return {cube_load(t, c.k, c.n, off, fixed(0)), memory_space::right};
+    const int b = cube_op(opcode::tile_transpose_view, {cube_load(t, c.n, c.k, fixed(0), off)}, c.d, c.k, c.n, memory_space::mat);
+    val(b).zn = true;
+    return {b, memory_space::right};
   }
-  /// The Right operand [k, n]: rhs_from, or extracted from a larger Mat tile at offsets on both
-  /// box grids (Mat NZ [16, p], Right ZN [p, 16]: multiples of max(16, p) on both axes).
-  int rhs_of(const cube_shape& c) {
+  /// The Right operand's source: rhs_stage_from, or a larger Mat tile to extract from at offsets
+  /// on both box grids (Mat NZ [16, p], Right ZN [p, 16]: multiples of max(16, p) on both axes).
+  staged rhs_stage(const cube_shape& c) {
     if (c.bt || uniform() >= opt_.cube_extract_probability)
-      return rhs_from(c, c.bt ? cube_input(c.d, c.n, c.k) : cube_input(c.d, c.k, c.n), fixed(0));
+      return rhs_stage_from(c, c.bt ? cube_input(c.d, c.n, c.k) : cube_input(c.d, c.k, c.n), fixed(0));
     const std::int64_t a = std::max<std::int64_t>(16, unit(c.d));
     const std::int64_t er = a * between(0, 2);
     const std::int64_t ec = er == 0 ? a : a * between(0, 2);
     const int src = cube_load(cube_input(c.d, c.k + er, c.n + ec), c.k + er, c.n + ec, fixed(0), fixed(0));
-    const int r = cube_op(opcode::tile_extract, {src}, c.d, c.k, c.n, memory_space::right);
-    plan_.steps.back().offsets = {fixed(a * between(0, er / a)), fixed(a * between(0, ec / a))};
-    return last_r_ = r;
+    return {src, memory_space::right, true, {fixed(a * between(0, er / a)), fixed(a * between(0, ec / a))}};
+  }
+  /// Moves or extracts a staged operand into L0 (a Right operand keeps its source's valid).
+  int finish(const staged& s, const cube_shape& c) {
+    const bool left = s.to == memory_space::left;
+    const int v = cube_op(s.extract ? opcode::tile_extract : opcode::tile_move, {s.src}, c.d, left ? c.m : c.k,
+                          left ? c.k : c.n, s.to);
+    if (s.extract) plan_.steps.back().offsets = s.off;
+    if (!s.extract) val(v).valid = val(s.src).valid;
+    return (left ? last_l_ : last_r_) = v;
+  }
+  int lhs_of(const cube_shape& c) { return finish(lhs_stage(c), c); }
+  int rhs_of(const cube_shape& c) { return finish(rhs_stage(c), c); }
+  /// Both operands of a product: each loaded and moved in turn, or both Mat loads first (two Mat
+  /// tiles live at once, so a planner that overlaps them is caught).
+  std::pair<int, int> operands(const staged& l, const std::function<staged()>& stage_r, const cube_shape& c) {
+    if (uniform() < 0.5) {
+      const int a = finish(l, c);
+      return {a, finish(stage_r(), c)};
+    }
+    const staged r = stage_r();
+    const int a = finish(l, c);
+    return {a, finish(r, c)};
+  }
+  std::pair<int, int> operands(const cube_shape& c) {
+    return operands(lhs_stage(c), [&] { return rhs_stage(c); }, c);
+  }
+  /// Operands for a further product: fresh, or reusing the latest Left or Right operand.
+  std::pair<int, int> next_operands(const cube_shape& c) {
+    const bool keep_l = uniform() < 0.3, keep_r = uniform() < 0.3;
+    if (!keep_l && !keep_r) return operands(c);
+    const int l = keep_l ? last_l_ : lhs_of(c);
+    return {l, keep_r ? last_r_ : rhs_of(c)};
   }
   int matmul_of(const cube_shape& c) {
-    const int l = lhs_of(c);
-    const int r = rhs_of(c);
+    const auto [l, r] = operands(c);
     return cube_op(opcode::tile_matmul, {l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
   }
   /// init_cond of a matmul_acc whose accumulator holds data: none, a literal, or a BOOL parameter.
@@ -1764,11 +1810,9 @@ class planner {
     if (r < 0.7) return {fixed(0)};
     return {ssa(control_param("flag", 0, 1))};
   }
-  /// `acc` plus a product of fresh or reused operands (the accumulator is never read again).
-  int accumulate(int acc, const cube_shape& c) {
-    const int l = uniform() < 0.3 ? last_l_ : lhs_of(c);
-    const int r = uniform() < 0.3 ? last_r_ : rhs_of(c);
-    const int y = cube_op(opcode::tile_matmul_acc, {acc, l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
+  /// `acc` plus the product of `lr` (the accumulator is never read again).
+  int accumulate(int acc, const cube_shape& c, std::pair<int, int> lr) {
+    const int y = cube_op(opcode::tile_matmul_acc, {acc, lr.first, lr.second}, accumulator(c.d), c.m, c.n, memory_space::acc);
     plan_.steps.back().args = init_choice();
     return y;
   }
@@ -1780,10 +1824,10 @@ class planner {
     if (c.n == 16 || (c.d == dtype::int8 && c.n % 32 != 0)) c.n += 16;
     const std::int64_t vn = 16 * between(1, c.n / 16 - 1);
     const int acc = matmul_of(c);
+    const staged b{cube_load(cube_input(c.d, c.k, uniform() < 0.5 ? c.n : vn), c.k, c.n, fixed(0), fixed(0), vn),
+                   memory_space::right};
     const int l = uniform() < 0.5 ? last_l_ : lhs_of(c);
-    const int b = cube_load(cube_input(c.d, c.k, uniform() < 0.5 ? c.n : vn), c.k, c.n, fixed(0), fixed(0), vn);
-    const int r = cube_op(opcode::tile_move, {b}, c.d, c.k, c.n, memory_space::right);
-    val(r).valid = val(b).valid;
+    const int r = finish(b, c);
     const int y = cube_op(opcode::tile_matmul_acc, {acc, l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
     plan_.steps.back().args = init_choice();
     return y;
@@ -1793,6 +1837,11 @@ class planner {
   /// with `init_cond = (k == 0)` (the first iteration overwrites; trip count 1 to 3, constant or
   /// a `count` parameter), or from the product of slice 0 over iterations 1 .. stop (0 to 2 trips)
   /// with no init_cond, `false`, `k == 0` or a BOOL parameter.
+  /// The operands of slice `off` along K of A (input `ta`) and B or B^T (input `tb`).
+  std::pair<int, int> slice_operands(const cube_shape& c, int ta, int tb, gen_index off) {
+    return operands(staged{cube_load(ta, c.m, c.k, fixed(0), off), memory_space::left},
+                    [&] { return rhs_stage_from(c, tb, off); }, c);
+  }
   int cube_loop(const cube_shape& c) {
     const bool from_create = uniform() < 0.5;
     const std::int64_t start = from_create ? 0 : 1;
@@ -1804,8 +1853,8 @@ class planner {
     if (from_create) {
       init = cube_op(opcode::tile_create, {}, ad, c.m, c.n, memory_space::acc);
     } else {
-      const int a = cube_op(opcode::tile_move, {cube_load(ta, c.m, c.k, fixed(0), fixed(0))}, c.d, c.m, c.k, memory_space::left);
-      init = cube_op(opcode::tile_matmul, {a, rhs_from(c, tb, fixed(0))}, ad, c.m, c.n, memory_space::acc);
+      const auto [l, r] = slice_operands(c, ta, tb, fixed(0));
+      init = cube_op(opcode::tile_matmul, {l, r}, ad, c.m, c.n, memory_space::acc);
     }
     gen_step h;
     h.op = opcode::cf_for;
@@ -1825,8 +1874,7 @@ class planner {
     val(arg).made_by = opcode::cf_for;
     plan_.steps[hdr].carries[0].arg = arg;
     const int off = scalar_step(opcode::scalar_mul, ssa(iv), fixed(c.k));
-    const int l = cube_op(opcode::tile_move, {cube_load(ta, c.m, c.k, fixed(0), ssa(off))}, c.d, c.m, c.k, memory_space::left);
-    const int r = rhs_from(c, tb, ssa(off));
+    const auto [l, r] = slice_operands(c, ta, tb, ssa(off));
     std::vector<gen_index> cond;
     if (from_create || uniform() < 0.25) cond = {ssa(compare_step(ssa(iv), fixed(0)))};
     else cond = init_choice();
@@ -2001,6 +2049,7 @@ class planner {
   bool region_done_ = false;     ///< a top-level region was planned
   int last_l_ = -1, last_r_ = -1;  ///< the latest cube operands (a later product may reuse them)
   bool cube_tile_done_ = false;    ///< the Tile-only store keyword was placed
+  std::vector<int> deferred_;      ///< chain results stored at the end of the kernel
 };
 
 }  // namespace detail
