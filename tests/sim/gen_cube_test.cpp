@@ -57,6 +57,10 @@ std::set<std::string> forms(const testing::gen_plan& plan) {
       has.insert(from == opcode::tile_create ? "K loop from tile.create" : "K loop from a matmul");
       has.insert(s.args[1].scalar >= 0 ? "K loop, runtime trip count" : "K loop, constant trip count");
       if (s.args[1].scalar < 0 && s.args[1].num == s.args[0].num) has.insert("K loop, zero trips");
+      // A Left operand defined before the loop and read by the body's matmul_acc.
+      for (std::size_t j = i + 1; j < steps.size() && steps[j].mark != gen_mark::close; ++j)
+        if (steps[j].mark == gen_mark::none && steps[j].op == opcode::tile_matmul_acc && def[static_cast<std::size_t>(steps[j].in[1])] < static_cast<int>(i))
+          has.insert("K loop, one Left operand for every slice");
       continue;
     }
     if (s.mark != gen_mark::none) continue;
@@ -65,6 +69,7 @@ std::set<std::string> forms(const testing::gen_plan& plan) {
       case opcode::tile_extract:
         has.insert(value(s.result).space == memory_space::left ? "extract to Left" : "extract to Right");
         if (s.offsets[0].num != 0 || s.offsets[1].num != 0) has.insert("extract at nonzero offsets");
+        if (s.offsets[0].scalar >= 0 || s.offsets[1].scalar >= 0) has.insert("extract at a runtime offset");
         break;
       case opcode::tile_load:
         if (s.offsets[0].scalar >= 0 || s.offsets[1].scalar >= 0) has.insert("load at a runtime offset");
@@ -172,7 +177,7 @@ TEST_CASE("cube kernels verify, round-trip, and run in the Tile simulator for ev
         "init_cond = BOOL parameter", "init_cond = k == 0", "K loop from tile.create", "K loop from a matmul",
         "K loop, runtime trip count", "K loop, constant trip count", "K loop, zero trips", "load at a runtime offset",
         "wider accumulator", "straight line", "Mat loads before their moves", "operands in L0 before an earlier product",
-        "accumulators of two chains live at once"}) {
+        "accumulators of two chains live at once", "extract at a runtime offset", "K loop, one Left operand for every slice"}) {
     const std::string form_name = form;
     CAPTURE(form_name);
     CHECK(kernels_with[form_name] >= 8);

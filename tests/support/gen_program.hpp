@@ -99,9 +99,11 @@
 ///  - a wider accumulator: a full [M, N] product, then a `matmul_acc` whose Right operand is valid
 ///    in its first whole 16-column box columns only (a partially valid Mat load moved to Right);
 ///  - a K loop `for k in range(start, stop, 1)` carrying the accumulator over slices of A [M, 3K]
-///    and B [3K, N] (or B^T) loaded at runtime offsets `k * K`: from `tile.create()` with
-///    `init_cond = (k == 0)` (1 to 3 trips), or from the product of slice 0 over iterations 1 ..
-///    stop (0 to 2 trips); `stop` is a literal or a `count<n>` parameter in [1, 3].
+///    and B [3K, N] (or B^T) loaded at runtime offsets `k * K`, or loaded whole into Mat before
+///    the loop and cut by `tile.extract` at those offsets, the Left operand possibly shared by
+///    every iteration: from `tile.create()` with `init_cond = (k == 0)` (1 to 3 trips), or from
+///    the product of slice 0 over iterations 1 .. stop (0 to 2 trips); `stop` is a literal or a
+///    `count<n>` parameter in [1, 3].
 /// So that live ranges overlap inside each memory space (a planner that wrongly shares storage
 /// then changes the numbers): half the products load both Mat operands before moving either,
 /// half the multi-product chains bring every operand pair into L0 before the first product, and
@@ -1832,29 +1834,49 @@ class planner {
     plan_.steps.back().args = init_choice();
     return y;
   }
+  /// Where a K loop's operands come from: inputs A (`ta`) and B or B^T (`tb`), each sliced by a
+  /// load per slice, or (`amat`, `bmat` >= 0) loaded whole into Mat before the loop and cut by
+  /// tile.extract at the slice offset; `shared_l` >= 0: one Left operand for every slice.
+  struct loop_sources {
+    int ta = -1, tb = -1, amat = -1, bmat = -1, shared_l = -1;
+  };
+  /// The operands of slice `off` along K.
+  std::pair<int, int> slice_operands(const cube_shape& c, const loop_sources& src, gen_index off) {
+    const auto stage_r = [&] {
+      return src.bmat >= 0 ? staged{src.bmat, memory_space::right, true, {off, fixed(0)}} : rhs_stage_from(c, src.tb, off);
+    };
+    if (src.shared_l >= 0) return {src.shared_l, finish(stage_r(), c)};
+    const staged l = src.amat >= 0 ? staged{src.amat, memory_space::left, true, {fixed(0), off}}
+                                   : staged{cube_load(src.ta, c.m, c.k, fixed(0), off), memory_space::left};
+    return operands(l, stage_r, c);
+  }
   /// A K loop over slices of `c.k` columns of A [m, 3k] and rows of B [3k, n] (or B^T [n, 3k]) at
   /// runtime offsets `k * c.k`, accumulating into a carried Acc tile: either from tile.create()
   /// with `init_cond = (k == 0)` (the first iteration overwrites; trip count 1 to 3, constant or
   /// a `count` parameter), or from the product of slice 0 over iterations 1 .. stop (0 to 2 trips)
-  /// with no init_cond, `false`, `k == 0` or a BOOL parameter.
-  /// The operands of slice `off` along K of A (input `ta`) and B or B^T (input `tb`).
-  std::pair<int, int> slice_operands(const cube_shape& c, int ta, int tb, gen_index off) {
-    return operands(staged{cube_load(ta, c.m, c.k, fixed(0), off), memory_space::left},
-                    [&] { return rhs_stage_from(c, tb, off); }, c);
-  }
+  /// with no init_cond, `false`, `k == 0` or a BOOL parameter. A and B may stay resident in Mat
+  /// (extracts at runtime offsets), or one Left operand may serve every slice (a value defined
+  /// before the loop and read in its body).
   int cube_loop(const cube_shape& c) {
     const bool from_create = uniform() < 0.5;
     const std::int64_t start = from_create ? 0 : 1;
     const gen_index stop = uniform() < 0.35 ? ssa(control_param("count", 1, 3)) : fixed(between(1, 3));
-    const int ta = cube_input(c.d, c.m, 3 * c.k);
-    const int tb = c.bt ? cube_input(c.d, c.n, 3 * c.k) : cube_input(c.d, 3 * c.k, c.n);
+    loop_sources src;
+    src.ta = cube_input(c.d, c.m, 3 * c.k);
+    src.tb = c.bt ? cube_input(c.d, c.n, 3 * c.k) : cube_input(c.d, 3 * c.k, c.n);
+    if (uniform() < 0.3) src.amat = cube_load(src.ta, c.m, 3 * c.k, fixed(0), fixed(0));
+    if (!c.bt && uniform() < 0.3) src.bmat = cube_load(src.tb, 3 * c.k, c.n, fixed(0), fixed(0));
+    const bool share = uniform() < 0.2;
     const dtype ad = accumulator(c.d);
     int init = -1;
     if (from_create) {
       init = cube_op(opcode::tile_create, {}, ad, c.m, c.n, memory_space::acc);
+      if (share) src.shared_l = src.amat >= 0 ? finish(staged{src.amat, memory_space::left, true, {fixed(0), fixed(0)}}, c)
+                                               : finish(staged{cube_load(src.ta, c.m, c.k, fixed(0), fixed(0)), memory_space::left}, c);
     } else {
-      const auto [l, r] = slice_operands(c, ta, tb, fixed(0));
+      const auto [l, r] = slice_operands(c, src, fixed(0));
       init = cube_op(opcode::tile_matmul, {l, r}, ad, c.m, c.n, memory_space::acc);
+      if (share) src.shared_l = l;
     }
     gen_step h;
     h.op = opcode::cf_for;
@@ -1874,7 +1896,7 @@ class planner {
     val(arg).made_by = opcode::cf_for;
     plan_.steps[hdr].carries[0].arg = arg;
     const int off = scalar_step(opcode::scalar_mul, ssa(iv), fixed(c.k));
-    const auto [l, r] = slice_operands(c, ta, tb, ssa(off));
+    const auto [l, r] = slice_operands(c, src, ssa(off));
     std::vector<gen_index> cond;
     if (from_create || uniform() < 0.25) cond = {ssa(compare_step(ssa(iv), fixed(0)))};
     else cond = init_choice();
