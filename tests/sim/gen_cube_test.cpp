@@ -56,6 +56,7 @@ std::set<std::string> forms(const testing::gen_plan& plan) {
       const opcode from = steps[static_cast<std::size_t>(def[static_cast<std::size_t>(init)])].op;
       has.insert(from == opcode::tile_create ? "K loop from tile.create" : "K loop from a matmul");
       has.insert(s.args[1].scalar >= 0 ? "K loop, runtime trip count" : "K loop, constant trip count");
+      if (s.carries.size() == 2) has.insert("K loop, two accumulators");
       if (s.args[1].scalar < 0 && s.args[1].num == s.args[0].num) has.insert("K loop, zero trips");
       // A Left operand defined before the loop and read by the body's matmul_acc.
       for (std::size_t j = i + 1; j < steps.size() && steps[j].mark != gen_mark::close; ++j)
@@ -177,7 +178,7 @@ TEST_CASE("cube kernels verify, round-trip, and run in the Tile simulator for ev
         "init_cond = BOOL parameter", "init_cond = k == 0", "K loop from tile.create", "K loop from a matmul",
         "K loop, runtime trip count", "K loop, constant trip count", "K loop, zero trips", "load at a runtime offset",
         "wider accumulator", "straight line", "Mat loads before their moves", "operands in L0 before an earlier product",
-        "accumulators of two chains live at once", "extract at a runtime offset", "K loop, one Left operand for every slice"}) {
+        "accumulators of two chains live at once", "extract at a runtime offset", "K loop, one Left operand for every slice", "K loop, two accumulators"}) {
     const std::string form_name = form;
     CAPTURE(form_name);
     CHECK(kernels_with[form_name] >= 8);

@@ -101,7 +101,8 @@
 ///  - a K loop `for k in range(start, stop, 1)` carrying the accumulator over slices of A [M, 3K]
 ///    and B [3K, N] (or B^T) loaded at runtime offsets `k * K`, or loaded whole into Mat before
 ///    the loop and cut by `tile.extract` at those offsets, the Left operand possibly shared by
-///    every iteration: from `tile.create()` with `init_cond = (k == 0)` (1 to 3 trips), or from
+///    every iteration, sometimes carrying a second accumulator (the same Left slices times
+///    another B): from `tile.create()` with `init_cond = (k == 0)` (1 to 3 trips), or from
 ///    the product of slice 0 over iterations 1 .. stop (0 to 2 trips); `stop` is a literal or a
 ///    `count<n>` parameter in [1, 3].
 /// So that live ranges overlap inside each memory space (a planner that wrongly shares storage
@@ -1867,15 +1868,26 @@ class planner {
     if (uniform() < 0.3) src.amat = cube_load(src.ta, c.m, 3 * c.k, fixed(0), fixed(0));
     if (!c.bt && uniform() < 0.3) src.bmat = cube_load(src.tb, 3 * c.k, c.n, fixed(0), fixed(0));
     const bool share = uniform() < 0.2;
+    // A second accumulator carried beside the first: the same Left slices times B2 [3k, n2].
+    cube_shape c2 = c;
+    c2.bt = false;
+    c2.n = uniform() < 0.25 ? 16 * between(1, 4) : 0;
+    if (c2.d == dtype::int8 && c2.n % 32 != 0) c2.n += 16;
+    const int tb2 = c2.n > 0 ? cube_input(c.d, 3 * c.k, c2.n) : -1;
     const dtype ad = accumulator(c.d);
-    int init = -1;
+    int init = -1, init2 = -1;
     if (from_create) {
       init = cube_op(opcode::tile_create, {}, ad, c.m, c.n, memory_space::acc);
+      if (c2.n > 0) init2 = cube_op(opcode::tile_create, {}, ad, c.m, c2.n, memory_space::acc);
       if (share) src.shared_l = src.amat >= 0 ? finish(staged{src.amat, memory_space::left, true, {fixed(0), fixed(0)}}, c)
                                                : finish(staged{cube_load(src.ta, c.m, c.k, fixed(0), fixed(0)), memory_space::left}, c);
     } else {
       const auto [l, r] = slice_operands(c, src, fixed(0));
       init = cube_op(opcode::tile_matmul, {l, r}, ad, c.m, c.n, memory_space::acc);
+      if (c2.n > 0) {
+        const int r2 = finish(rhs_stage_from(c2, tb2, fixed(0)), c2);
+        init2 = cube_op(opcode::tile_matmul, {l, r2}, ad, c.m, c2.n, memory_space::acc);
+      }
       if (share) src.shared_l = l;
     }
     gen_step h;
@@ -1884,17 +1896,23 @@ class planner {
     h.args = {fixed(start), stop, fixed(1)};
     h.trips = std::max<std::int64_t>(0, high(stop) - start);
     h.carries = {gen_carry{tile_ref(init), -1, -1}};
+    if (init2 >= 0) h.carries.push_back(gen_carry{tile_ref(init2), -1, -1});
     const std::size_t hdr = plan_.steps.size();
     plan_.steps.push_back(h);
     ++emitted_;
     const scope_mark m = open_scope();
     const int iv = region_scalar(start, std::max(start, high(stop) - 1));
     plan_.steps[hdr].iv = iv;
-    const int arg = new_value(ad, c.m, c.n, 0, 0);
-    val(arg).space = memory_space::acc;
-    val(arg).carried = true;
-    val(arg).made_by = opcode::cf_for;
-    plan_.steps[hdr].carries[0].arg = arg;
+    const auto carried = [&](int init_value) {
+      const gen_value x = val(init_value);
+      const int a = new_value(ad, x.rows, x.cols, 0, 0);
+      val(a).space = memory_space::acc;
+      val(a).carried = true;
+      val(a).made_by = opcode::cf_for;
+      return a;
+    };
+    for (gen_carry& g : plan_.steps[hdr].carries) g.arg = carried(g.init.id);
+    const int arg = plan_.steps[hdr].carries[0].arg;
     const int off = scalar_step(opcode::scalar_mul, ssa(iv), fixed(c.k));
     const auto [l, r] = slice_operands(c, src, ssa(off));
     std::vector<gen_index> cond;
@@ -1903,14 +1921,23 @@ class planner {
     if (!cond.empty() && cond[0] == fixed(1)) cond[0] = fixed(0);  // a loop that always overwrites accumulates nothing
     const int y = cube_op(opcode::tile_matmul_acc, {arg, l, r}, ad, c.m, c.n, memory_space::acc);
     plan_.steps.back().args = cond;
-    push_yield({tile_ref(y)});
+    std::vector<gen_ref> yields{tile_ref(y)};
+    if (init2 >= 0) {
+      const int r2 = finish(rhs_stage_from(c2, tb2, ssa(off)), c2);
+      const int y2 = cube_op(opcode::tile_matmul_acc, {plan_.steps[hdr].carries[1].arg, l, r2}, ad, c.m, c2.n, memory_space::acc);
+      plan_.steps.back().args = cond;
+      yields.push_back(tile_ref(y2));
+    }
+    push_yield(std::move(yields));
     close_scope(m);
     push_mark(opcode::cf_for, gen_mark::close);
-    const int result = new_value(ad, c.m, c.n, 0, 0);
-    val(result).space = memory_space::acc;
-    val(result).made_by = opcode::cf_for;
-    plan_.steps[hdr].carries[0].result = result;
-    return result;
+    for (gen_carry& g : plan_.steps[hdr].carries) {
+      g.result = new_value(ad, c.m, val(g.init.id).cols, 0, 0);
+      val(g.result).space = memory_space::acc;
+      val(g.result).made_by = opcode::cf_for;
+    }
+    if (init2 >= 0) deferred_.push_back(plan_.steps[hdr].carries[1].result);
+    return plan_.steps[hdr].carries[0].result;
   }
   /// Stores an accumulator through the fix-pipe: FP32 to FP32, FP16 or BF16, INT32 to INT32. The
   /// first store of a Tile-only kernel carries its keyword.
