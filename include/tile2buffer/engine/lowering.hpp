@@ -58,6 +58,21 @@ class lowering {
       if (op == o) return key_handles_[k.alloc][k.key];
     return value_id{};
   }
+  /// Declarations placed at a first reference (reference: addressless PTOAS accumulators
+  /// referenced entirely within one region are declared there, so their lifetime stays local
+  /// instead of spanning loop backedges): `alloc`'s definitions are emitted right before op
+  /// `first_reference` is lowered, by the recipe of `alloc` run again while `declaring()` holds.
+  constexpr void defer_declaration(op_id first_reference, op_id alloc) { deferred_.emplace_back(first_reference, alloc); }
+  [[nodiscard]] constexpr bool declaring() const noexcept { return declaring_; }
+  template <class Declare>
+  constexpr void declare_deferred(op_id o, Declare&& declare) {
+    for (const auto& [first, alloc] : deferred_) {
+      if (first != o) continue;
+      declaring_ = true;
+      declare(alloc);
+      declaring_ = false;
+    }
+  }
   /// Records the Buffer handle that stands for window `key` of allocation `alloc`.
   constexpr void define_handle(std::uint32_t alloc, std::uint32_t key, value_id handle) { key_handles_[alloc][key] = handle; }
   [[nodiscard]] constexpr const std::vector<diagnostic>& errors() const noexcept { return errors_; }
@@ -236,6 +251,8 @@ class lowering {
   std::vector<std::vector<value_id>> key_handles_;
   std::vector<use_site_window> windows_;  // by Tile value id; empty until a window is defined
   std::vector<std::pair<op_id, key_ref>> products_;  // matmul -> its product view
+  std::vector<std::pair<op_id, op_id>> deferred_;     // (first reference, tile.alloc)
+  bool declaring_ = false;
   std::vector<diagnostic> errors_;
 };
 

@@ -104,6 +104,9 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
       return false;  // cloned with remapped operands
     }
     if (!is_tile_op(c)) return false;  // return is cloned with remapped operands
+    l.declare_deferred(o, [&](op_id alloc) {
+      if (const recipe_choice d = try_recipes<Recipes>(f, alloc, ctx, /*rollout_only=*/false)) d.chosen->rewrite(f, alloc, l);
+    });
     if (const value_id stale = ctx.kernel().versions.stale_use(o); stale.valid()) {
       l.fail(o, "lower", stale_version_reason(f, stale));
       return true;

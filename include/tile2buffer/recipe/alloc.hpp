@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/recipe/common.hpp"
 
 namespace tile2buffer {
@@ -42,6 +43,38 @@ struct lower_alloc {
   static constexpr void emit_matrix_root(typed<tile::alloc> op, lowering& l, std::uint32_t a);
 };
 
+namespace detail {
+/// The first op referencing a Tile value in allocation `mem` when every such reference sits
+/// directly in one region other than the one holding `alloc` (its tile.alloc); invalid otherwise.
+constexpr op_id sole_nested_first_reference(const function& f, value_id mem, op_id alloc) {
+  std::vector<region_id> region_of(f.ops.size());
+  for (std::uint32_t r = 0; r < f.regions.size(); ++r)
+    for (op_id o : f.ops_of(region_id{r})) region_of[o.index] = region_id{r};
+  const auto member = [&](const operand& x) { return x.is_value() && f.type_of(x.value()).is_tile() && f.type_of(x.value()).mem == mem; };
+  op_id first;
+  region_id where;
+  bool shared = false;
+  walk(f, [&](op_id o) {
+    const op_node& n = f.op(o);
+    bool refers = false;
+    for (const operand& x : f.args(o)) refers = refers || member(x);
+    for (std::uint32_t i = 0; i < n.results.count; ++i) refers = refers || member(operand::of(f.result(o, i)));
+    for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+      const region_info& reg = f.region(f.region_of(o, r));
+      for (std::uint32_t i = 0; i < reg.args.count; ++i) refers = refers || member(operand::of(value_id{reg.args.begin + i}));
+    }
+    if (!refers) return;
+    if (!first.valid()) {
+      first = o;
+      where = region_of[o.index];
+    } else if (region_of[o.index] != where) {
+      shared = true;
+    }
+  });
+  return shared || !first.valid() || where == region_of[alloc.index] ? op_id{} : first;
+}
+}  // namespace detail
+
 constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
   const function& f = l.source();
   const std::uint32_t a = l.facts().index_of(op.result());
@@ -53,6 +86,11 @@ constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
   const bool with_address = addressed(l.opts().planner);
   if (with_address && !alloc.address)
     return l.fail(loc, name, text("storage address not a static non-negative constant: run an addressed planner first"));
+  if (alloc.space == memory_space::acc && !with_address && !l.declaring()) {
+    // An accumulator used only inside one loop body (or arm) is declared there (see lowering).
+    if (const op_id first = detail::sole_nested_first_reference(f, alloc.mem, op.id()); first.valid())
+      return l.defer_declaration(first, op.id());
+  }
   if (is_matrix_space(alloc.space)) return emit_matrix_root(op, l, a);
 
   for (const window& m : ks) {

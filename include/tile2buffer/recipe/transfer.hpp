@@ -18,12 +18,14 @@ constexpr text gm_problem(const type& t) {
   return {};
 }
 
-/// The descriptor rules of a Tile that is a transfer endpoint: dense Vec, or a matrix tile in one
-/// of `matrix` spaces (reference §2.5: loads target Vec/Mat, stores read Vec/Acc).
-constexpr text endpoint_problem(const type& t, std::string_view what, memory_space matrix) {
+/// The descriptor rules of a Tile that is a transfer endpoint (reference §2.5): loads target
+/// dense Vec or Mat, stores read dense Vec or Acc.
+constexpr text endpoint_problem(const type& t, bool load) {
   if (t.space == memory_space::vec) return dense_vec_problem(t);
+  const memory_space matrix = load ? memory_space::mat : memory_space::acc;
   if (t.space != matrix)
-    return text(what) << ' ' << name(t.space) << " needs a Buffer transfer recipe (" << what << " Vec or " << name(matrix) << " only)";
+    return text(load ? "a load into " : "a store from ") << name(t.space) << " needs a Buffer transfer recipe ("
+                                                         << (load ? "loads target Vec or Mat" : "stores read Vec or Acc") << ')';
   return matrix_tile_problem(t);
 }
 
@@ -56,7 +58,7 @@ struct lower_load {
   static constexpr bool default_rollout = true;
   static constexpr match_result match(typed<tile::load> ld, const match_context& ctx) {
     const type& dst = ld.result_type();
-    if (auto why = detail::endpoint_problem(dst, "loads into", memory_space::mat); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::endpoint_problem(dst, true); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = detail::dynamic_storage_problem(ld.fn(), ctx.kernel(), ld.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const type* gm_type = ld.type_of(ld.tensor());
     if (gm_type == nullptr) return match_result::no(text("tile.load needs a GM tensor value"));
@@ -95,7 +97,7 @@ struct lower_store {
   static constexpr match_result match(typed<tile::store> st, const match_context&) {
     const type* src = st.tile_type(st.tile());
     if (src == nullptr) return match_result::no(text("tile.store needs a Tile source"));
-    if (auto why = detail::endpoint_problem(*src, "stores from", memory_space::acc); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::endpoint_problem(*src, false); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (st.kwarg_set(keyword::atomic) || st.kwarg_set(keyword::st_phase))
       return match_result::no(text("atomic and phased stores require a Buffer transfer recipe"));
     if (st.kwarg_set(keyword::pre_quant) || st.kwarg_set(keyword::pre_relu))

@@ -148,6 +148,9 @@ constexpr void check_buffer_op(verify_state& s, const op_view& v) {
       }
       if (src == nullptr || dst == nullptr) return;
       if (src->dt != dst->dt) s.fail(v.loc, v.mn, " destination dtype must equal the source dtype");
+      const bool mte1 = src->space == memory_space::mat && (dst->space == memory_space::left || dst->space == memory_space::right);
+      if (!mte1 && !(src->space == memory_space::vec && dst->space == memory_space::vec))
+        s.fail(v.loc, v.mn, " supports Mat -> Left/Right and Vec -> Vec only");
       const index_pair off{
           true, {a[1].kind == operand_kind::int_lit, a[2].kind == operand_kind::int_lit}, {a[1].num, a[2].num}};
       if (dst->shape[0] > src->shape[0] || dst->shape[1] > src->shape[1] || !nonnegative(off) ||

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file static_coverage_cube.cpp
+/// Compiling is passing: the cube path through the public pipeline in constant evaluation. The
+/// spec's matmul kernel (example 06) lowers with every planner to one typed allocation per matrix
+/// window, two copies, a matmul and a matmul_acc; a K loop with a runtime init_cond keeps its Acc
+/// carry in one window (the loop carries nothing) and chooses the write in an if; a transposed
+/// operand is an alias allocation (addressed) or a reshape (PTOAS); an atomic Acc store keeps its
+/// kernel Tile with the spec's reason.
+#include <string_view>
+
+#include "static_coverage.hpp"
+#include "tile2buffer/text/parse.hpp"
+
+namespace t2b_coverage {
+namespace {
+
+// Why one kernel per evaluation: clang 14 bounds the steps of one constant evaluation.
+constexpr std::string_view matmul_text = R"(aic @mm(A: Tensor[[32, 32], FP16], B: Tensor[[32, 32], FP16], Out: out Tensor[[32, 32], FP32]) -> Tensor[[32, 32], FP32] {
+  a = tile.load(A, (0, 0), (32, 32)) : Tile[[32, 32], FP16, Mat]
+  b = tile.load(B, (0, 0), (32, 32)) : Tile[[32, 32], FP16, Mat]
+  al = tile.move(a) : Tile[[32, 32], FP16, Left]
+  br = tile.move(b) : Tile[[32, 32], FP16, Right]
+  x = tile.matmul(al, br) : Tile[[32, 32], FP32, Acc]
+  y = tile.matmul_acc(x, al, br) : Tile[[32, 32], FP32, Acc]
+  r = tile.store(y, (0, 0), Out) : Tensor[[32, 32], FP32]
+  return r
+}
+)";
+constexpr std::string_view k_loop_text = R"(aic @kloop(A: Tensor[[16, 64], INT8], B: Tensor[[64, 16], INT8], Out: out Tensor[[16, 16], INT32]) -> Tensor[[16, 16], INT32] {
+  c0 = tile.create() : Tile[[16, 16], INT32, Acc]
+  acc = for k in range(0, 2, 1) iter(c = c0) -> (Tile[[16, 16], INT32, Acc]) {
+    off = k * 32
+    first = k == 0
+    a = tile.load(A, (0, off), (16, 32)) : Tile[[16, 32], INT8, Mat]
+    b = tile.load(B, (off, 0), (32, 16)) : Tile[[32, 16], INT8, Mat]
+    al = tile.move(a) : Tile[[16, 32], INT8, Left]
+    br = tile.move(b) : Tile[[32, 16], INT8, Right]
+    y = tile.matmul_acc(c, al, br, init_cond = first) : Tile[[16, 16], INT32, Acc]
+    yield y
+  }
+  r = tile.store(acc, (0, 0), Out) : Tensor[[16, 16], INT32]
+  return r
+}
+)";
+constexpr std::string_view transposed_text = R"(aic @trans(A: Tensor[[16, 32], BF16], Bt: Tensor[[16, 32], BF16], Out: out Tensor[[16, 16], BF16]) -> Tensor[[16, 16], BF16] {
+  a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], BF16, Mat]
+  bt = tile.load(Bt, (0, 0), (16, 32)) : Tile[[16, 32], BF16, Mat]
+  b = tile.transpose_view(bt) : Tile[[32, 16], BF16, Mat, ZN]
+  al = tile.move(a) : Tile[[16, 32], BF16, Left]
+  br = tile.move(b) : Tile[[32, 16], BF16, Right]
+  c = tile.matmul(al, br) : Tile[[16, 16], FP32, Acc]
+  r = tile.store(c, (0, 0), Out) : Tensor[[16, 16], BF16]
+  return r
+}
+)";
+constexpr std::string_view atomic_text = R"(aic @atomic(A: Tensor[[16, 32], FP16], B: Tensor[[32, 16], FP16], Out: out Tensor[[16, 16], FP32]) -> Tensor[[16, 16], FP32] {
+  a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP16, Mat]
+  b = tile.load(B, (0, 0), (32, 16)) : Tile[[32, 16], FP16, Mat]
+  al = tile.move(a) : Tile[[16, 32], FP16, Left]
+  br = tile.move(b) : Tile[[32, 16], FP16, Right]
+  c = tile.matmul(al, br) : Tile[[16, 16], FP32, Acc]
+  r = tile.store(c, (0, 0), Out, atomic = 1) : Tensor[[16, 16], FP32]
+  return r
+}
+)";
+
+constexpr int count(const function& f, opcode c) {
+  int n = 0;
+  for (const auto& node : f.ops) n += node.code() == c ? 1 : 0;
+  return n;
+}
+constexpr bool carries_nothing(const function& f) {
+  for (const auto& n : f.ops)
+    if (is_region_op(n.code()) && n.results.count != 0) return false;
+  return true;
+}
+
+constexpr bool matmul_lowers(planner_kind planner) {
+  const auto parsed = parse(matmul_text, "cube");
+  if (!parsed.ok()) return false;
+  const auto r = lower(parsed.value, options{.planner = planner});
+  if (!r.ok() || r.value.functions.size() != 1 || r.value.functions[0].stage != ir_stage::buffer) return false;
+  const function& f = r.value.functions[0];
+  return count(f, opcode::buffer_alloc) == 5 && count(f, opcode::buffer_copy) == 2 && count(f, opcode::buffer_matmul) == 1 &&
+         count(f, opcode::buffer_matmul_acc) == 1 && count(f, opcode::buffer_store) == 1;
+}
+constexpr bool k_loop_lowers(planner_kind planner) {
+  const auto parsed = parse(k_loop_text, "cube");
+  if (!parsed.ok()) return false;
+  const auto r = lower(parsed.value, options{.planner = planner});
+  if (!r.ok() || r.value.functions[0].stage != ir_stage::buffer) return false;
+  const function& f = r.value.functions[0];
+  return carries_nothing(f) && count(f, opcode::cf_for) == 1 && count(f, opcode::cf_if) == 1 && count(f, opcode::buffer_matmul) == 1 &&
+         count(f, opcode::buffer_matmul_acc) == 1 && count(f, opcode::buffer_copy) == 2;
+}
+// The transposed Mat window: its own allocation at the same address (addressed) or a reshape.
+constexpr bool transposed_lowers(planner_kind planner) {
+  const auto parsed = parse(transposed_text, "cube");
+  if (!parsed.ok()) return false;
+  const auto r = lower(parsed.value, options{.planner = planner});
+  if (!r.ok() || r.value.functions[0].stage != ir_stage::buffer) return false;
+  const function& f = r.value.functions[0];
+  const bool addressed_form = count(f, opcode::buffer_alloc) == 6 && count(f, opcode::buffer_reshape) == 0;
+  const bool ptoas_form = count(f, opcode::buffer_alloc) == 5 && count(f, opcode::buffer_reshape) == 1;
+  return planner == planner_kind::ptoas ? ptoas_form : addressed_form;
+}
+constexpr bool stays_tile(std::string_view text, std::string_view reason) {
+  const auto parsed = parse(text, "cube");
+  if (!parsed.ok()) return false;
+  const options opts{};
+  const auto r = lower(parsed.value, opts);
+  if (!r.ok() || r.value.functions[0].stage != ir_stage::tile) return false;
+  const auto why = explain_selection(r.value, opts);
+  return why.size() == 1 && !why[0].selected && contains(why[0].reason.view(), reason);
+}
+static_assert(matmul_lowers(planner_kind::pypto));
+static_assert(matmul_lowers(planner_kind::dsa_rp));
+static_assert(matmul_lowers(planner_kind::ptoas));
+static_assert(k_loop_lowers(planner_kind::pypto));
+static_assert(k_loop_lowers(planner_kind::ptoas));
+static_assert(transposed_lowers(planner_kind::pypto));
+static_assert(transposed_lowers(planner_kind::ptoas));
+static_assert(stays_tile(atomic_text, "atomic and phased stores"));
+
+}  // namespace
+}  // namespace t2b_coverage
