@@ -79,6 +79,8 @@ std::set<std::string> forms(const testing::gen_plan& plan) {
       case opcode::tile_matmul_acc: {
         const bool acc = s.op == opcode::tile_matmul_acc;
         has.insert(std::string(name(value(s.in[acc ? 1 : 0]).dt)) + " operands");
+        const testing::gen_value& lhs = value(s.in[acc ? 1 : 0]);
+        if (lhs.valid[0].num < lhs.rows || lhs.valid[1].num < lhs.cols) has.insert("partially valid operands");
         if (!acc) break;
         const testing::gen_value& rhs = value(s.in[2]);
         if (rhs.valid[1].num < rhs.cols) has.insert("wider accumulator");
@@ -178,7 +180,7 @@ TEST_CASE("cube kernels verify, round-trip, and run in the Tile simulator for ev
         "init_cond = BOOL parameter", "init_cond = k == 0", "K loop from tile.create", "K loop from a matmul",
         "K loop, runtime trip count", "K loop, constant trip count", "K loop, zero trips", "load at a runtime offset",
         "wider accumulator", "straight line", "Mat loads before their moves", "operands in L0 before an earlier product",
-        "accumulators of two chains live at once", "extract at a runtime offset", "K loop, one Left operand for every slice", "K loop, two accumulators"}) {
+        "accumulators of two chains live at once", "extract at a runtime offset", "K loop, one Left operand for every slice", "K loop, two accumulators", "partially valid operands"}) {
     const std::string form_name = form;
     CAPTURE(form_name);
     CHECK(kernels_with[form_name] >= 8);
@@ -205,6 +207,7 @@ TEST_CASE("cube kernels are deterministic, and the cube options touch nothing wi
   tuned.cube_transpose_probability = 0.9;
   tuned.cube_extract_probability = 0.9;
   tuned.cube_tile_probability = 0.9;
+  tuned.cube_partial_probability = 0.9;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     CAPTURE(seed);
     off.regions = tuned.regions = seed % 3 == 0;

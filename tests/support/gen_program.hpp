@@ -98,6 +98,8 @@
 ///  - a `tile.matmul`, followed by up to two `tile.matmul_acc` (fresh or reused operands);
 ///  - a wider accumulator: a full [M, N] product, then a `matmul_acc` whose Right operand is valid
 ///    in its first whole 16-column box columns only (a partially valid Mat load moved to Right);
+///  - a product of partially valid operands (Left [vm, vk], Right [vk' >= vk, vn], any extents,
+///    from partially valid Mat loads) into an accumulator valid in [vm, vn], stored as such;
 ///  - a K loop `for k in range(start, stop, 1)` carrying the accumulator over slices of A [M, 3K]
 ///    and B [3K, N] (or B^T) loaded at runtime offsets `k * K`, or loaded whole into Mat before
 ///    the loop and cut by `tile.extract` at those offsets, the Left operand possibly shared by
@@ -174,6 +176,7 @@ struct gen_options {
   double cube_acc_probability = 0.4;        ///< chance that a chain's matmul is followed by a matmul_acc
   double cube_transpose_probability = 0.25;  ///< chance that a rhs is loaded transposed (B^T, transpose_view)
   double cube_extract_probability = 0.25;   ///< chance that an operand is extracted from a larger Mat tile
+  double cube_partial_probability = 0.12;   ///< chance that a chain multiplies partially valid operands
   double cube_tile_probability = 0.1;       ///< chance that a cube kernel has a store that must stay Tile
 };
 
@@ -1669,6 +1672,8 @@ class planner {
       acc = cube_loop(c);
     } else if (r < opt_.cube_loop_probability + opt_.cube_wide_probability) {
       acc = cube_wide(c);
+    } else if (r < opt_.cube_loop_probability + opt_.cube_wide_probability + opt_.cube_partial_probability) {
+      acc = cube_partial(c);
     } else {
       int more = 0;
       while (more < 2 && uniform() < opt_.cube_acc_probability) ++more;
@@ -1687,6 +1692,12 @@ class planner {
     if (uniform() < 0.5) cube_store(acc);
     else deferred_.push_back(acc);
   }
+  /// `c` with its rhs loaded as Mat [K, N] (an INT8 N then whole [16, 32] NZ boxes).
+  static cube_shape without_bt(cube_shape c) {
+    c.bt = false;
+    if (c.d == dtype::int8 && c.n % 32 != 0) c.n += 16;
+    return c;
+  }
   /// An input tensor [rows, cols] of `d`: often one an earlier load read.
   int cube_input(dtype d, std::int64_t rows, std::int64_t cols) {
     std::vector<int> same;
@@ -1698,8 +1709,10 @@ class planner {
     plan_.inputs.push_back(gen_tensor{d, rows, cols});
     return static_cast<int>(plan_.inputs.size()) - 1;
   }
-  /// A Mat load of [rows, cols] at (r0, c0) of input `t`; `vcols` >= 0: valid columns (else all).
-  int cube_load(int t, std::int64_t rows, std::int64_t cols, gen_index r0, gen_index c0, std::int64_t vcols = -1) {
+  /// A Mat load of [rows, cols] at (r0, c0) of input `t`, valid in `vcols` columns and `vrows`
+  /// rows where those are >= 0 (else fully).
+  int cube_load(int t, std::int64_t rows, std::int64_t cols, gen_index r0, gen_index c0, std::int64_t vcols = -1,
+                std::int64_t vrows = -1) {
     gen_step s;
     s.op = opcode::tile_load;
     s.tensor = t;
@@ -1707,6 +1720,7 @@ class planner {
     s.result = new_value(plan_.inputs[static_cast<std::size_t>(t)].dt, rows, cols, 0, 0);
     val(s.result).space = memory_space::mat;
     if (vcols >= 0) val(s.result).valid[1] = fixed(vcols);
+    if (vrows >= 0) val(s.result).valid[0] = fixed(vrows);
     plan_.steps.push_back(s);
     ++emitted_;
     return s.result;
@@ -1823,8 +1837,8 @@ class planner {
   /// valid in only its first `vn` columns (whole 16-column Acc box columns, so the rest of the
   /// accumulator is preserved), read from a partially valid Mat load.
   int cube_wide(cube_shape c) {
-    c.bt = false;
-    if (c.n == 16 || (c.d == dtype::int8 && c.n % 32 != 0)) c.n += 16;
+    c = without_bt(c);
+    if (c.n == 16) c.n = 32;
     const std::int64_t vn = 16 * between(1, c.n / 16 - 1);
     const int acc = matmul_of(c);
     const staged b{cube_load(cube_input(c.d, c.k, uniform() < 0.5 ? c.n : vn), c.k, c.n, fixed(0), fixed(0), vn),
@@ -1851,6 +1865,20 @@ class planner {
                                    : staged{cube_load(src.ta, c.m, c.k, fixed(0), off), memory_space::left};
     return operands(l, stage_r, c);
   }
+  /// A product of partially valid operands: Left valid [vm, vk], Right valid [vk', vn] with vk'
+  /// >= vk (any extents, not box-aligned; vn >= 2), into an accumulator valid in [vm, vn].
+  int cube_partial(cube_shape c) {
+    c = without_bt(c);
+    // Why vn >= 2 and A at least 2 columns wide: PTO-AS takes GM parameters with cols > 1 only.
+    const std::int64_t vm = between(1, c.m), vk = between(1, c.k), vn = between(2, c.n), vkr = between(vk, c.k);
+    const int a = cube_load(cube_input(c.d, vm, std::max<std::int64_t>(vk, 2)), c.m, c.k, fixed(0), fixed(0), vk, vm);
+    const int b = cube_load(cube_input(c.d, vkr, vn), c.k, c.n, fixed(0), fixed(0), vn, vkr);
+    const int l = finish(staged{a, memory_space::left}, c);
+    const int r = finish(staged{b, memory_space::right}, c);
+    const int y = cube_op(opcode::tile_matmul, {l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
+    val(y).valid = {fixed(vm), fixed(vn)};
+    return y;
+  }
   /// A K loop over slices of `c.k` columns of A [m, 3k] and rows of B [3k, n] (or B^T [n, 3k]) at
   /// runtime offsets `k * c.k`, accumulating into a carried Acc tile: either from tile.create()
   /// with `init_cond = (k == 0)` (the first iteration overwrites; trip count 1 to 3, constant or
@@ -1870,9 +1898,8 @@ class planner {
     const bool share = uniform() < 0.2;
     // A second accumulator carried beside the first: the same Left slices times B2 [3k, n2].
     cube_shape c2 = c;
-    c2.bt = false;
     c2.n = uniform() < 0.25 ? 16 * between(1, 4) : 0;
-    if (c2.d == dtype::int8 && c2.n % 32 != 0) c2.n += 16;
+    c2 = without_bt(c2);
     const int tb2 = c2.n > 0 ? cube_input(c.d, 3 * c.k, c2.n) : -1;
     const dtype ad = accumulator(c.d);
     int init = -1, init2 = -1;
@@ -1939,8 +1966,9 @@ class planner {
     if (init2 >= 0) deferred_.push_back(plan_.steps[hdr].carries[1].result);
     return plan_.steps[hdr].carries[0].result;
   }
-  /// Stores an accumulator through the fix-pipe: FP32 to FP32, FP16 or BF16, INT32 to INT32. The
-  /// first store of a Tile-only kernel carries its keyword.
+  /// Stores an accumulator's valid rectangle through the fix-pipe (FP32 to FP32, FP16 or BF16,
+  /// INT32 to INT32) into an output as wide as the rectangle. The first store of a Tile-only
+  /// kernel carries its keyword.
   void cube_store(int v) {
     const gen_value x = val(v);
     dtype out = x.dt;
@@ -1948,13 +1976,13 @@ class planner {
       const double r = uniform();
       out = r < 0.5 ? dtype::fp32 : r < 0.75 ? dtype::fp16 : dtype::bf16;
     }
-    const int o = output_for(out, x.cols);
+    const int o = output_for(out, x.valid[1].num);
     gen_step s;
     s.op = opcode::tile_store;
     s.in = {v};
     s.tensor = o;
     s.row = plan_.outputs[static_cast<std::size_t>(o)].rows;
-    plan_.outputs[static_cast<std::size_t>(o)].rows += x.rows;
+    plan_.outputs[static_cast<std::size_t>(o)].rows += x.valid[0].num;
     const std::string& why = plan_.tile_reason;
     if (!why.empty() && !cube_tile_done_) {
       cube_tile_done_ = true;
