@@ -116,7 +116,10 @@
 /// (init_cond not literally true) always holds data. Each chain's result is stored through the
 /// fix-pipe: FP32 to an FP32, FP16 or BF16 output, INT32 to INT32. About `cube_tile_probability`
 /// of the kernels (`gen_plan::tile_reason`) give their first store a keyword no recipe lowers
-/// (`atomic = 1`, `pre_relu = true`, `pre_quant = 1`) and must stay Tile. (The spec's other
+/// (`atomic = 1`, `pre_relu = true`, `pre_quant = 1`), or start with a product of partially valid
+/// operands whose Left rows are a runtime `rows<n>` parameter in [1, M] (Mat has no runtime
+/// valid metadata: "static positive valid extents"; the rows it does not store stay unwritten),
+/// and must stay Tile. (The spec's other
 /// unsupported Acc stores, FP32 -> INT32 and INT32 -> FP32, are rejected by the Tile verifier,
 /// so they cannot appear in a valid kernel.) The cube draws come first and only with cube on,
 /// so the other kernels are unchanged.
@@ -1649,11 +1652,11 @@ class planner {
   gen_plan cube_kernel() {
     plan_.cube = true;
     if (uniform() < opt_.cube_tile_probability) {
-      static constexpr const char* keys[] = {"atomic", "pre_relu", "pre_quant"};
+      static constexpr const char* keys[] = {"atomic", "pre_relu", "pre_quant", runtime_matrix_valid};
       plan_.tile_reason = keys[below(std::size(keys))];
     }
     const int chains = 1 + static_cast<int>(below(static_cast<std::size_t>(std::clamp(ops_ / 8, 1, 3))));
-    for (int i = 0; i < chains; ++i) cube_chain();
+    for (int i = 0; i < chains; ++i) cube_chain(i == 0 && plan_.tile_reason == runtime_matrix_valid);
     for (const int v : deferred_) cube_store(v);
     return plan_;
   }
@@ -1661,14 +1664,18 @@ class planner {
   /// of 32 (an INT8 box is [16, 32], an FP32 one [16, 8]); an INT8 rhs loaded as Mat [K, N] (NZ,
   /// box [16, 32]) needs N a multiple of 32, B^T as Mat [N, K] does not. At most 64 so that the
   /// operands and accumulators of a chain fit L0 (Left/Right 64 KiB, Acc 128 KiB) together.
-  void cube_chain() {
+  /// The Tile-only reason of a matrix tile with a runtime valid extent (Mat has no runtime metadata).
+  static constexpr const char* runtime_matrix_valid = "static positive valid extents";
+  void cube_chain(bool runtime_valid) {
     static constexpr dtype dts[] = {dtype::fp16, dtype::bf16, dtype::fp32, dtype::int8};
     cube_shape c{dts[below(std::size(dts))], 16 * between(1, 4), 16 * between(1, 4), 32 * between(1, 2), false};
     c.bt = uniform() < opt_.cube_transpose_probability;
     if (c.d == dtype::int8 && !c.bt && c.n % 32 != 0) c.n += 16;
     const double r = uniform();
     int acc = -1;
-    if (r < opt_.cube_loop_probability) {
+    if (runtime_valid) {
+      acc = cube_partial(c, true);
+    } else if (r < opt_.cube_loop_probability) {
       acc = cube_loop(c);
     } else if (r < opt_.cube_loop_probability + opt_.cube_wide_probability) {
       acc = cube_wide(c);
@@ -1867,16 +1874,20 @@ class planner {
   }
   /// A product of partially valid operands: Left valid [vm, vk], Right valid [vk', vn] with vk'
   /// >= vk (any extents, not box-aligned; vn >= 2), into an accumulator valid in [vm, vn].
-  int cube_partial(cube_shape c) {
+  int cube_partial(cube_shape c, bool runtime = false) {
     c = without_bt(c);
     // Why vn >= 2 and A at least 2 columns wide: PTO-AS takes GM parameters with cols > 1 only.
     const std::int64_t vm = between(1, c.m), vk = between(1, c.k), vn = between(2, c.n), vkr = between(vk, c.k);
-    const int a = cube_load(cube_input(c.d, vm, std::max<std::int64_t>(vk, 2)), c.m, c.k, fixed(0), fixed(0), vk, vm);
+    const int a = cube_load(cube_input(c.d, runtime ? c.m : vm, std::max<std::int64_t>(vk, 2)), c.m, c.k, fixed(0), fixed(0), vk, vm);
+    // The Tile-only form: Left rows valid in `rows<n>` (in [1, m]), so the product's rows too.
+    const gen_index rows = runtime ? ssa(new_param("rows", c.m)) : fixed(vm);
+    if (runtime) plan_.scalars[static_cast<std::size_t>(rows.scalar)].lo = 1;
+    val(a).valid[0] = rows;
     const int b = cube_load(cube_input(c.d, vkr, vn), c.k, c.n, fixed(0), fixed(0), vn, vkr);
     const int l = finish(staged{a, memory_space::left}, c);
     const int r = finish(staged{b, memory_space::right}, c);
     const int y = cube_op(opcode::tile_matmul, {l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
-    val(y).valid = {fixed(vm), fixed(vn)};
+    val(y).valid = {rows, fixed(vn)};
     return y;
   }
   /// A K loop over slices of `c.k` columns of A [m, 3k] and rows of B [3k, n] (or B^T [n, 3k]) at
@@ -1976,13 +1987,13 @@ class planner {
       const double r = uniform();
       out = r < 0.5 ? dtype::fp32 : r < 0.75 ? dtype::fp16 : dtype::bf16;
     }
-    const int o = output_for(out, x.valid[1].num);
+    const int o = output_for(out, high(x.valid[1]));
     gen_step s;
     s.op = opcode::tile_store;
     s.in = {v};
     s.tensor = o;
     s.row = plan_.outputs[static_cast<std::size_t>(o)].rows;
-    plan_.outputs[static_cast<std::size_t>(o)].rows += x.valid[0].num;
+    plan_.outputs[static_cast<std::size_t>(o)].rows += high(x.valid[0]);
     const std::string& why = plan_.tile_reason;
     if (!why.empty() && !cube_tile_done_) {
       cube_tile_done_ = true;
