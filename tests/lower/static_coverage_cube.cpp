@@ -26,19 +26,19 @@ constexpr std::string_view matmul_text = R"(aic @mm(A: Tensor[[32, 32], FP16], B
   return r
 }
 )";
-constexpr std::string_view k_loop_text = R"(aic @kloop(A: Tensor[[16, 64], INT8], B: Tensor[[64, 16], INT8], Out: out Tensor[[16, 16], INT32]) -> Tensor[[16, 16], INT32] {
-  c0 = tile.create() : Tile[[16, 16], INT32, Acc]
-  acc = for k in range(0, 2, 1) iter(c = c0) -> (Tile[[16, 16], INT32, Acc]) {
+constexpr std::string_view k_loop_text = R"(aic @kloop(A: Tensor[[16, 64], INT8], B: Tensor[[64, 32], INT8], Out: out Tensor[[16, 32], INT32]) -> Tensor[[16, 32], INT32] {
+  c0 = tile.create() : Tile[[16, 32], INT32, Acc]
+  acc = for k in range(0, 2, 1) iter(c = c0) -> (Tile[[16, 32], INT32, Acc]) {
     off = k * 32
     first = k == 0
     a = tile.load(A, (0, off), (16, 32)) : Tile[[16, 32], INT8, Mat]
-    b = tile.load(B, (off, 0), (32, 16)) : Tile[[32, 16], INT8, Mat]
+    b = tile.load(B, (off, 0), (32, 32)) : Tile[[32, 32], INT8, Mat]
     al = tile.move(a) : Tile[[16, 32], INT8, Left]
-    br = tile.move(b) : Tile[[32, 16], INT8, Right]
-    y = tile.matmul_acc(c, al, br, init_cond = first) : Tile[[16, 16], INT32, Acc]
+    br = tile.move(b) : Tile[[32, 32], INT8, Right]
+    y = tile.matmul_acc(c, al, br, init_cond = first) : Tile[[16, 32], INT32, Acc]
     yield y
   }
-  r = tile.store(acc, (0, 0), Out) : Tensor[[16, 16], INT32]
+  r = tile.store(acc, (0, 0), Out) : Tensor[[16, 32], INT32]
   return r
 }
 )";

@@ -154,9 +154,9 @@ struct lower_matmul_acc {
     if (auto why = detail::cube_problem(op.tile_type(op.lhs()), op.tile_type(op.rhs()), res); !why.empty())
       return match_result::no(static_cast<text&&>(why));
     const type* acc = op.tile_type(op.acc());
-    if (acc == nullptr || !detail::same_storage(*acc, res) || !res.has_storage())
-      return match_result::no(text("the accumulator") << (acc != nullptr ? text(" '") << op.fn().name_of(op.acc().value()) << "'" : text())
-                                                     << " is not updated in place (its storage is read afterwards or the result lives "
+    if (acc == nullptr) return match_result::no(text("tile.matmul_acc needs a Tile accumulator"));
+    if (!detail::same_storage(*acc, res) || !res.has_storage())
+      return match_result::no(text("the accumulator '") << op.fn().name_of(op.acc().value()) << "' is not updated in place (its storage is read afterwards or the result lives "
                                                         "elsewhere), and an Acc value cannot be preserved by a copy (no Acc -> Acc move)");
     if (const auto init = op.init_cond()) {
       const bool literal = init->kind == operand_kind::bool_lit || init->kind == operand_kind::int_lit;

@@ -44,8 +44,11 @@ struct lower_create {
   static constexpr bool default_rollout = true;
   static constexpr match_result match(typed<tile::create> op, const match_context&) {
     const type& t = op.result_type();
-    if (auto why = is_matrix_space(t.space) ? matrix_tile_problem(t) : dense_vec_problem(t); !why.empty())
+    if (is_matrix_space(t.space)) {
+      if (auto why = matrix_tile_problem(t); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    } else if (auto why = dense_vec_problem(t); !why.empty()) {
       return match_result::no(static_cast<text&&>(why));
+    }
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::create>, lowering&) {}
