@@ -84,8 +84,7 @@ struct lower_extract {
     if (src->space != memory_space::mat || (dst.space != memory_space::left && dst.space != memory_space::right))
       return match_result::no(text("tile.extract from ") << tile2buffer::name(src->space) << " to " << tile2buffer::name(dst.space)
                                                          << " has no Buffer recipe (Mat -> Left/Right only)");
-    if (auto why = matrix_tile_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = matrix_tile_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (src->dt != dst.dt) return match_result::no(text("tile.extract keeps the element type"));
     for (const operand& x : {op.row(), op.col()})
       if (auto why = detail::offset_problem(op.fn(), x); !why.empty()) return match_result::no(static_cast<text&&>(why));
@@ -112,8 +111,7 @@ struct lower_transpose_view {
     if (!is_matrix_space(src->space))
       return match_result::no(text("tile.transpose_view of a ") << tile2buffer::name(src->space)
                                                                 << " tile needs a transpose recipe (only matrix relabels preserve storage)");
-    if (auto why = matrix_tile_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = matrix_tile_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return match_result::no(static_cast<text&&>(why));
     type want = detail::transposed_layout(*src);
     want.mem = dst.mem;
     want.mem_offset = dst.mem_offset;

@@ -139,8 +139,7 @@ struct lower_move {
     const type* src = mv.tile_type(mv.source());
     if (src == nullptr) return match_result::no(text("tile.move needs a Tile source"));
     if (src->space == memory_space::mat && (dst.space == memory_space::left || dst.space == memory_space::right)) {
-      if (auto why = matrix_tile_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-      if (auto why = matrix_tile_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+      if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return match_result::no(static_cast<text&&>(why));
       if (src->dt != dst.dt || src->shape != dst.shape || src->valid != dst.valid)
         return match_result::no(text("tile.move Mat -> ") << tile2buffer::name(dst.space) << " keeps the dtype, shape and valid extents");
       return match_result::yes();
