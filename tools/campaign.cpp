@@ -29,9 +29,9 @@ using namespace tile2buffer;
 
 /// The generator shapes, with the options and kernel lengths of their campaign tests
 /// (tests/lower/campaign_test.cpp, window_campaign_test.cpp, valid_campaign_test.cpp,
-/// region_campaign_test.cpp).
-enum class shape : std::uint8_t { line, windows, valid, regions };
-constexpr std::string_view shape_names[] = {"line", "windows", "valid", "regions"};
+/// region_campaign_test.cpp, cube_campaign_test.cpp).
+enum class shape : std::uint8_t { line, windows, valid, regions, cube };
+constexpr std::string_view shape_names[] = {"line", "windows", "valid", "regions", "cube"};
 
 testing::gen_plan plan_for(shape s, std::uint64_t seed) {
   testing::gen_options o;
@@ -51,6 +51,9 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed) {
       o.windows = seed % 2 == 0;
       o.rows = 8;
       return testing::generate_plan(seed, 6 + static_cast<int>(seed % 12), o);
+    case shape::cube:
+      o.cube = true;
+      return testing::generate_plan(seed, 6 + static_cast<int>(seed % 20), o);
   }
   return {};
 }
@@ -58,7 +61,7 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed) {
 struct config {
   std::uint64_t kernels = 100;
   std::uint64_t seed = 1;
-  std::vector<shape> shapes{shape::line, shape::windows, shape::valid, shape::regions};
+  std::vector<shape> shapes{shape::line, shape::windows, shape::valid, shape::regions, shape::cube};
   std::vector<planner_kind> planners{planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas};
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string out = ".";
@@ -163,7 +166,7 @@ std::optional<std::vector<E>> pick_list(std::string_view v, const std::string_vi
 }
 
 constexpr const char* usage =
-    "usage: t2b-campaign [--kernels N] [--seed S] [--shapes line,windows,valid,regions] [--planners pypto,dsa_rp,ptoas]\n"
+    "usage: t2b-campaign [--kernels N] [--seed S] [--shapes line,windows,valid,regions,cube] [--planners pypto,dsa_rp,ptoas]\n"
     "                    [--jobs J] [--out DIR]\n";
 
 /// Fills `cfg` from argv; returns an error message, or empty on success.
@@ -184,7 +187,7 @@ std::string parse_args(int argc, char** argv, config& cfg) {
       if (flag == "--jobs") cfg.jobs = static_cast<unsigned>(*n);
     } else if (flag == "--shapes") {
       const auto s = pick_list<shape>(v, shape_names);
-      if (!s) return "--shapes takes a list of line, windows, valid, regions";
+      if (!s) return "--shapes takes a list of line, windows, valid, regions, cube";
       cfg.shapes = *s;
     } else if (flag == "--planners") {
       const auto p = pick_list<planner_kind>(v, planner_names);

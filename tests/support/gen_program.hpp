@@ -87,6 +87,40 @@
 /// `bindings(plan)` adds two mixes for region parameters, so each flag is bound to 0 and 1, each
 /// count and limit to 0, 1, 2 and 3, and each step to 1 and 2.
 ///
+/// Cube (`gen_options::cube`, off by default): instead of an elementwise kernel, an unplanned
+/// `aic` kernel of one to three chains (ops / 8 at most), each with operands of one dtype (FP16,
+/// BF16, FP32 or INT8; FP32 accumulation for floats, INT32 for INT8) and a product [M, K] x [K, N]
+/// of whole boxes (M, N in 16..64 by 16, K 32 or 64; an INT8 rhs loaded as Mat [K, N] has N a
+/// multiple of 32). GM inputs are read into Mat (`tile.load`), then moved to Left/Right
+/// (`tile.move`) or cut from a larger Mat tile with `tile.extract` at box-aligned literal offsets;
+/// a rhs may come from B^T ([N, K] in GM and Mat, relabelled by `tile.transpose_view` to Mat ZN
+/// [K, N]). A chain is one of:
+///  - a `tile.matmul`, followed by up to two `tile.matmul_acc` (fresh or reused operands);
+///  - a wider accumulator: a full [M, N] product, then a `matmul_acc` whose Right operand is valid
+///    in its first whole 16-column box columns only (a partially valid Mat load moved to Right);
+///  - a product of partially valid operands (Left [vm, vk], Right [vk' >= vk, vn], any extents,
+///    from partially valid Mat loads) into an accumulator valid in [vm, vn], stored as such;
+///  - a K loop `for k in range(start, stop, 1)` carrying the accumulator over slices of A [M, 3K]
+///    and B [3K, N] (or B^T) loaded at runtime offsets `k * K`, or loaded whole into Mat before
+///    the loop and cut by `tile.extract` at those offsets, the Left operand possibly shared by
+///    every iteration, sometimes carrying a second accumulator (the same Left slices times
+///    another B): from `tile.create()` with `init_cond = (k == 0)` (1 to 3 trips), or from
+///    the product of slice 0 over iterations 1 .. stop (0 to 2 trips); `stop` is a literal or a
+///    `count<n>` parameter in [1, 3].
+/// So that live ranges overlap inside each memory space (a planner that wrongly shares storage
+/// then changes the numbers): half the products load both Mat operands before moving either,
+/// half the multi-product chains bring every operand pair into L0 before the first product, and
+/// half the chain results are stored only at the end of the kernel.
+/// matmul_acc's init_cond is absent, a literal, a BOOL parameter (`flag<n>`) or `k == 0`; an
+/// accumulator is never read after the matmul_acc that updates it, and one that may be read
+/// (init_cond not literally true) always holds data. Each chain's result is stored through the
+/// fix-pipe: FP32 to an FP32, FP16 or BF16 output, INT32 to INT32. About `cube_tile_probability`
+/// of the kernels (`gen_plan::tile_reason`) give their first store a keyword no recipe lowers
+/// (`atomic = 1`, `pre_relu = true`, `pre_quant = 1`) and must stay Tile. (The spec's other
+/// unsupported Acc stores, FP32 -> INT32 and INT32 -> FP32, are rejected by the Tile verifier,
+/// so they cannot appear in a valid kernel.) The cube draws come first and only with cube on,
+/// so the other kernels are unchanged.
+///
 /// Growth: `generate_plan` produces an abstract plan (steps over value numbers) that `emit`
 /// turns into IR; new features (views, control flow, runtime valid extents, cube) add step kinds
 /// and options without changing existing seeds' programs when their options are off.
@@ -96,9 +130,11 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -134,6 +170,14 @@ struct gen_options {
   double region_probability = 0.3;          ///< chance that a step is a branch or a loop
   double region_tile_probability = 0.1;    ///< chance that a region kernel must stay Tile
   int region_depth = 2;                     ///< deepest nesting of regions
+  bool cube = false;                        ///< cube (`aic`) kernels instead of elementwise ones (see the file comment)
+  double cube_loop_probability = 0.3;       ///< chance that a chain is a K loop
+  double cube_wide_probability = 0.15;      ///< chance that a chain accumulates into a wider accumulator
+  double cube_acc_probability = 0.4;        ///< chance that a chain's matmul is followed by a matmul_acc
+  double cube_transpose_probability = 0.25;  ///< chance that a rhs is loaded transposed (B^T, transpose_view)
+  double cube_extract_probability = 0.25;   ///< chance that an operand is extracted from a larger Mat tile
+  double cube_partial_probability = 0.12;   ///< chance that a chain multiplies partially valid operands
+  double cube_tile_probability = 0.1;       ///< chance that a cube kernel has a store that must stay Tile
 };
 
 /// An index operand: scalar number `scalar` (see gen_plan::scalars) when >= 0, else literal `num`.
@@ -182,6 +226,8 @@ struct gen_step {
   std::vector<gen_carry> carries;
   std::vector<gen_ref> refs;
   std::int64_t trips = 0;
+  int iv = -1;               ///< cf_for: the scalar number its induction variable binds, if the body reads it
+  std::vector<kwarg> flags;  ///< literal keyword arguments (a store's atomic/pre_relu/pre_quant)
 };
 /// What storage a value names: its own, a window of a tile (slice), or a relabel (reshape).
 enum class gen_kind : std::uint8_t { dense, window, relabel };
@@ -201,6 +247,8 @@ struct gen_value {
   bool viewed = false;     ///< a slice, reshape or assemble result may alias its storage
   bool hidden = false;     ///< defined inside a closed region: out of scope
   bool carried = false;    ///< a loop's region argument
+  memory_space space = memory_space::vec;
+  bool zn = false;         ///< a Mat relabel in the ZN layout (tile.transpose_view's result)
 };
 /// An INDEX scalar: a kernel parameter (`param`, bound by `name`) or a scalar SSA result.
 /// Over every legal binding its value lies in [lo, hi] and is a multiple of `multiple`, which
@@ -233,8 +281,10 @@ struct gen_plan {
   /// Non-empty: the kernel must stay Tile, and selection's reason contains this ("metadata
   /// version": an old version is read after a set_validshape; "window": a slice is narrowed;
   /// region kernels: "step", "GM branch results must alias the same parameter", "GM loop results
-  /// must retain their initial parameter alias").
+  /// must retain their initial parameter alias"; cube kernels: the store keyword, "atomic",
+  /// "pre_relu" or "pre_quant").
   std::string tile_reason;
+  bool cube = false;  ///< an `aic` kernel of cube chains
 };
 
 namespace detail {
@@ -253,6 +303,7 @@ class planner {
   }
 
   gen_plan run() {
+    if (opt_.cube) return cube_kernel();
     choose_classes();
     // Why every draw below sits behind `opt_.windows`: with windows off, each seed must draw
     // exactly the numbers it drew before windows existed, so its program is unchanged.
@@ -1586,6 +1637,364 @@ class planner {
     return true;
   }
 
+  //===--- cube ---===//
+  /// One chain's operands: dtype `d`, product [m, k] x [k, n]; `bt`: the rhs comes from B^T.
+  struct cube_shape {
+    dtype d;
+    std::int64_t m, n, k;
+    bool bt;
+  };
+  static dtype accumulator(dtype d) { return is_float(d) ? dtype::fp32 : dtype::int32; }
+
+  gen_plan cube_kernel() {
+    plan_.cube = true;
+    if (uniform() < opt_.cube_tile_probability) {
+      static constexpr const char* keys[] = {"atomic", "pre_relu", "pre_quant"};
+      plan_.tile_reason = keys[below(std::size(keys))];
+    }
+    const int chains = 1 + static_cast<int>(below(static_cast<std::size_t>(std::clamp(ops_ / 8, 1, 3))));
+    for (int i = 0; i < chains; ++i) cube_chain();
+    for (const int v : deferred_) cube_store(v);
+    return plan_;
+  }
+  /// Shapes are whole boxes of every space the operands pass through: M, N multiples of 16 and K
+  /// of 32 (an INT8 box is [16, 32], an FP32 one [16, 8]); an INT8 rhs loaded as Mat [K, N] (NZ,
+  /// box [16, 32]) needs N a multiple of 32, B^T as Mat [N, K] does not. At most 64 so that the
+  /// operands and accumulators of a chain fit L0 (Left/Right 64 KiB, Acc 128 KiB) together.
+  void cube_chain() {
+    static constexpr dtype dts[] = {dtype::fp16, dtype::bf16, dtype::fp32, dtype::int8};
+    cube_shape c{dts[below(std::size(dts))], 16 * between(1, 4), 16 * between(1, 4), 32 * between(1, 2), false};
+    c.bt = uniform() < opt_.cube_transpose_probability;
+    if (c.d == dtype::int8 && !c.bt && c.n % 32 != 0) c.n += 16;
+    const double r = uniform();
+    int acc = -1;
+    if (r < opt_.cube_loop_probability) {
+      acc = cube_loop(c);
+    } else if (r < opt_.cube_loop_probability + opt_.cube_wide_probability) {
+      acc = cube_wide(c);
+    } else if (r < opt_.cube_loop_probability + opt_.cube_wide_probability + opt_.cube_partial_probability) {
+      acc = cube_partial(c);
+    } else {
+      int more = 0;
+      while (more < 2 && uniform() < opt_.cube_acc_probability) ++more;
+      if (more > 0 && uniform() < 0.5) {
+        // Every operand pair in L0 before the first product: several Left/Right tiles live at once.
+        std::vector<std::pair<int, int>> pairs{operands(c)};
+        for (int i = 0; i < more; ++i) pairs.push_back(next_operands(c));
+        acc = cube_op(opcode::tile_matmul, {pairs[0].first, pairs[0].second}, accumulator(c.d), c.m, c.n, memory_space::acc);
+        for (int i = 1; i <= more; ++i) acc = accumulate(acc, c, pairs[static_cast<std::size_t>(i)]);
+      } else {
+        acc = matmul_of(c);
+        for (int i = 0; i < more; ++i) acc = accumulate(acc, c, next_operands(c));
+      }
+    }
+    // Half the results are stored at the end of the kernel: accumulators of several chains live at once.
+    if (uniform() < 0.5) cube_store(acc);
+    else deferred_.push_back(acc);
+  }
+  /// `c` with its rhs loaded as Mat [K, N] (an INT8 N then whole [16, 32] NZ boxes).
+  static cube_shape without_bt(cube_shape c) {
+    c.bt = false;
+    if (c.d == dtype::int8 && c.n % 32 != 0) c.n += 16;
+    return c;
+  }
+  /// An input tensor [rows, cols] of `d`: often one an earlier load read.
+  int cube_input(dtype d, std::int64_t rows, std::int64_t cols) {
+    std::vector<int> same;
+    for (int t = 0; t < static_cast<int>(plan_.inputs.size()); ++t) {
+      const gen_tensor& in = plan_.inputs[static_cast<std::size_t>(t)];
+      if (in.dt == d && in.rows == rows && in.cols == cols) same.push_back(t);
+    }
+    if (!same.empty() && uniform() < 0.5) return pick(same);
+    plan_.inputs.push_back(gen_tensor{d, rows, cols});
+    return static_cast<int>(plan_.inputs.size()) - 1;
+  }
+  /// A Mat load of [rows, cols] at (r0, c0) of input `t`, valid in `vcols` columns and `vrows`
+  /// rows where those are >= 0 (else fully).
+  int cube_load(int t, std::int64_t rows, std::int64_t cols, gen_index r0, gen_index c0, std::int64_t vcols = -1,
+                std::int64_t vrows = -1) {
+    gen_step s;
+    s.op = opcode::tile_load;
+    s.tensor = t;
+    s.offsets = {r0, c0};
+    s.result = new_value(plan_.inputs[static_cast<std::size_t>(t)].dt, rows, cols, 0, 0);
+    val(s.result).space = memory_space::mat;
+    if (vcols >= 0) val(s.result).valid[1] = fixed(vcols);
+    if (vrows >= 0) val(s.result).valid[0] = fixed(vrows);
+    plan_.steps.push_back(s);
+    ++emitted_;
+    return s.result;
+  }
+  int cube_op(opcode op, std::vector<int> in, dtype d, std::int64_t rows, std::int64_t cols, memory_space sp) {
+    for (int v : in) val(v).used = true;
+    gen_step st;
+    st.op = op;
+    st.in = std::move(in);
+    st.result = new_value(d, rows, cols, 0, 0);
+    val(st.result).space = sp;
+    val(st.result).made_by = op;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    return st.result;
+  }
+  int compare_step(gen_index a, gen_index b) {
+    gen_step st;
+    st.op = opcode::scalar_eq;
+    st.args = {a, b};
+    st.result = new_scalar("first" + std::to_string(plan_.scalars.size()), false, 0, 1, 1);
+    plan_.scalars[static_cast<std::size_t>(st.result)].flag = true;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    return st.result;
+  }
+  /// An operand on its way to L0: its Mat source (already loaded) and how it gets there.
+  struct staged {
+    int src;
+    memory_space to;
+    bool extract = false;
+    std::array<gen_index, 2> off{};
+  };
+  /// The Left operand [m, k]'s source: a Mat load of [m, k] to move, or a larger Mat tile to
+  /// extract from at offsets on the Left box grid (16 rows, one box width of columns).
+  staged lhs_stage(const cube_shape& c) {
+    if (uniform() >= opt_.cube_extract_probability)
+      return {cube_load(cube_input(c.d, c.m, c.k), c.m, c.k, fixed(0), fixed(0)), memory_space::left};
+    const std::int64_t er = 16 * between(0, 2);
+    const std::int64_t ec = er == 0 ? 32 : 32 * between(0, 1);
+    const int src = cube_load(cube_input(c.d, c.m + er, c.k + ec), c.m + er, c.k + ec, fixed(0), fixed(0));
+    return {src, memory_space::left, true, {fixed(16 * between(0, er / 16)), fixed(unit(c.d) * between(0, ec / unit(c.d)))}};
+  }
+  /// The Right operand [k, n]'s source from input `t` at K offset `off`: B [K, N] loaded as Mat,
+  /// or B^T [N, K] loaded as Mat and relabelled by tile.transpose_view (Mat ZN [K, N]).
+  staged rhs_stage_from(const cube_shape& c, int t, gen_index off) {
+    if (!c.bt) return {cube_load(t, c.k, c.n, off, fixed(0)), memory_space::right};
+    const int b = cube_op(opcode::tile_transpose_view, {cube_load(t, c.n, c.k, fixed(0), off)}, c.d, c.k, c.n, memory_space::mat);
+    val(b).zn = true;
+    return {b, memory_space::right};
+  }
+  /// The Right operand's source: rhs_stage_from, or a larger Mat tile to extract from at offsets
+  /// on both box grids (Mat NZ [16, p], Right ZN [p, 16]: multiples of max(16, p) on both axes).
+  staged rhs_stage(const cube_shape& c) {
+    if (c.bt || uniform() >= opt_.cube_extract_probability)
+      return rhs_stage_from(c, c.bt ? cube_input(c.d, c.n, c.k) : cube_input(c.d, c.k, c.n), fixed(0));
+    const std::int64_t a = std::max<std::int64_t>(16, unit(c.d));
+    const std::int64_t er = a * between(0, 2);
+    const std::int64_t ec = er == 0 ? a : a * between(0, 2);
+    const int src = cube_load(cube_input(c.d, c.k + er, c.n + ec), c.k + er, c.n + ec, fixed(0), fixed(0));
+    return {src, memory_space::right, true, {fixed(a * between(0, er / a)), fixed(a * between(0, ec / a))}};
+  }
+  /// Moves or extracts a staged operand into L0 (a Right operand keeps its source's valid).
+  int finish(const staged& s, const cube_shape& c) {
+    const bool left = s.to == memory_space::left;
+    const int v = cube_op(s.extract ? opcode::tile_extract : opcode::tile_move, {s.src}, c.d, left ? c.m : c.k,
+                          left ? c.k : c.n, s.to);
+    if (s.extract) plan_.steps.back().offsets = s.off;
+    if (!s.extract) val(v).valid = val(s.src).valid;
+    return (left ? last_l_ : last_r_) = v;
+  }
+  int lhs_of(const cube_shape& c) { return finish(lhs_stage(c), c); }
+  int rhs_of(const cube_shape& c) { return finish(rhs_stage(c), c); }
+  /// Both operands of a product: each loaded and moved in turn, or both Mat loads first (two Mat
+  /// tiles live at once, so a planner that overlaps them is caught).
+  std::pair<int, int> operands(const staged& l, const std::function<staged()>& stage_r, const cube_shape& c) {
+    if (uniform() < 0.5) {
+      const int a = finish(l, c);
+      return {a, finish(stage_r(), c)};
+    }
+    const staged r = stage_r();
+    const int a = finish(l, c);
+    return {a, finish(r, c)};
+  }
+  std::pair<int, int> operands(const cube_shape& c) {
+    return operands(lhs_stage(c), [&] { return rhs_stage(c); }, c);
+  }
+  /// Operands for a further product: fresh, or reusing the latest Left or Right operand.
+  std::pair<int, int> next_operands(const cube_shape& c) {
+    const bool keep_l = uniform() < 0.3, keep_r = uniform() < 0.3;
+    if (!keep_l && !keep_r) return operands(c);
+    const int l = keep_l ? last_l_ : lhs_of(c);
+    return {l, keep_r ? last_r_ : rhs_of(c)};
+  }
+  int matmul_of(const cube_shape& c) {
+    const auto [l, r] = operands(c);
+    return cube_op(opcode::tile_matmul, {l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
+  }
+  /// init_cond of a matmul_acc whose accumulator holds data: none, a literal, or a BOOL parameter.
+  std::vector<gen_index> init_choice() {
+    const double r = uniform();
+    if (r < 0.3) return {};
+    if (r < 0.45) return {fixed(1)};
+    if (r < 0.7) return {fixed(0)};
+    return {ssa(control_param("flag", 0, 1))};
+  }
+  /// `acc` plus the product of `lr` (the accumulator is never read again).
+  int accumulate(int acc, const cube_shape& c, std::pair<int, int> lr) {
+    const int y = cube_op(opcode::tile_matmul_acc, {acc, lr.first, lr.second}, accumulator(c.d), c.m, c.n, memory_space::acc);
+    plan_.steps.back().args = init_choice();
+    return y;
+  }
+  /// A wider accumulator: a full [m, n] product, then a product of [m, k] x [k, n] whose rhs is
+  /// valid in only its first `vn` columns (whole 16-column Acc box columns, so the rest of the
+  /// accumulator is preserved), read from a partially valid Mat load.
+  int cube_wide(cube_shape c) {
+    c = without_bt(c);
+    if (c.n == 16) c.n = 32;
+    const std::int64_t vn = 16 * between(1, c.n / 16 - 1);
+    const int acc = matmul_of(c);
+    const staged b{cube_load(cube_input(c.d, c.k, uniform() < 0.5 ? c.n : vn), c.k, c.n, fixed(0), fixed(0), vn),
+                   memory_space::right};
+    const int l = uniform() < 0.5 ? last_l_ : lhs_of(c);
+    const int r = finish(b, c);
+    const int y = cube_op(opcode::tile_matmul_acc, {acc, l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
+    plan_.steps.back().args = init_choice();
+    return y;
+  }
+  /// Where a K loop's operands come from: inputs A (`ta`) and B or B^T (`tb`), each sliced by a
+  /// load per slice, or (`amat`, `bmat` >= 0) loaded whole into Mat before the loop and cut by
+  /// tile.extract at the slice offset; `shared_l` >= 0: one Left operand for every slice.
+  struct loop_sources {
+    int ta = -1, tb = -1, amat = -1, bmat = -1, shared_l = -1;
+  };
+  /// The operands of slice `off` along K.
+  std::pair<int, int> slice_operands(const cube_shape& c, const loop_sources& src, gen_index off) {
+    const auto stage_r = [&] {
+      return src.bmat >= 0 ? staged{src.bmat, memory_space::right, true, {off, fixed(0)}} : rhs_stage_from(c, src.tb, off);
+    };
+    if (src.shared_l >= 0) return {src.shared_l, finish(stage_r(), c)};
+    const staged l = src.amat >= 0 ? staged{src.amat, memory_space::left, true, {fixed(0), off}}
+                                   : staged{cube_load(src.ta, c.m, c.k, fixed(0), off), memory_space::left};
+    return operands(l, stage_r, c);
+  }
+  /// A product of partially valid operands: Left valid [vm, vk], Right valid [vk', vn] with vk'
+  /// >= vk (any extents, not box-aligned; vn >= 2), into an accumulator valid in [vm, vn].
+  int cube_partial(cube_shape c) {
+    c = without_bt(c);
+    // Why vn >= 2 and A at least 2 columns wide: PTO-AS takes GM parameters with cols > 1 only.
+    const std::int64_t vm = between(1, c.m), vk = between(1, c.k), vn = between(2, c.n), vkr = between(vk, c.k);
+    const int a = cube_load(cube_input(c.d, vm, std::max<std::int64_t>(vk, 2)), c.m, c.k, fixed(0), fixed(0), vk, vm);
+    const int b = cube_load(cube_input(c.d, vkr, vn), c.k, c.n, fixed(0), fixed(0), vn, vkr);
+    const int l = finish(staged{a, memory_space::left}, c);
+    const int r = finish(staged{b, memory_space::right}, c);
+    const int y = cube_op(opcode::tile_matmul, {l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
+    val(y).valid = {fixed(vm), fixed(vn)};
+    return y;
+  }
+  /// A K loop over slices of `c.k` columns of A [m, 3k] and rows of B [3k, n] (or B^T [n, 3k]) at
+  /// runtime offsets `k * c.k`, accumulating into a carried Acc tile: either from tile.create()
+  /// with `init_cond = (k == 0)` (the first iteration overwrites; trip count 1 to 3, constant or
+  /// a `count` parameter), or from the product of slice 0 over iterations 1 .. stop (0 to 2 trips)
+  /// with no init_cond, `false`, `k == 0` or a BOOL parameter. A and B may stay resident in Mat
+  /// (extracts at runtime offsets), or one Left operand may serve every slice (a value defined
+  /// before the loop and read in its body).
+  int cube_loop(const cube_shape& c) {
+    const bool from_create = uniform() < 0.5;
+    const std::int64_t start = from_create ? 0 : 1;
+    const gen_index stop = uniform() < 0.35 ? ssa(control_param("count", 1, 3)) : fixed(between(1, 3));
+    loop_sources src;
+    src.ta = cube_input(c.d, c.m, 3 * c.k);
+    src.tb = c.bt ? cube_input(c.d, c.n, 3 * c.k) : cube_input(c.d, 3 * c.k, c.n);
+    if (uniform() < 0.3) src.amat = cube_load(src.ta, c.m, 3 * c.k, fixed(0), fixed(0));
+    if (!c.bt && uniform() < 0.3) src.bmat = cube_load(src.tb, 3 * c.k, c.n, fixed(0), fixed(0));
+    const bool share = uniform() < 0.2;
+    // A second accumulator carried beside the first: the same Left slices times B2 [3k, n2].
+    cube_shape c2 = c;
+    c2.n = uniform() < 0.25 ? 16 * between(1, 4) : 0;
+    c2 = without_bt(c2);
+    const int tb2 = c2.n > 0 ? cube_input(c.d, 3 * c.k, c2.n) : -1;
+    const dtype ad = accumulator(c.d);
+    int init = -1, init2 = -1;
+    if (from_create) {
+      init = cube_op(opcode::tile_create, {}, ad, c.m, c.n, memory_space::acc);
+      if (c2.n > 0) init2 = cube_op(opcode::tile_create, {}, ad, c.m, c2.n, memory_space::acc);
+      if (share) src.shared_l = src.amat >= 0 ? finish(staged{src.amat, memory_space::left, true, {fixed(0), fixed(0)}}, c)
+                                               : finish(staged{cube_load(src.ta, c.m, c.k, fixed(0), fixed(0)), memory_space::left}, c);
+    } else {
+      const auto [l, r] = slice_operands(c, src, fixed(0));
+      init = cube_op(opcode::tile_matmul, {l, r}, ad, c.m, c.n, memory_space::acc);
+      if (c2.n > 0) {
+        const int r2 = finish(rhs_stage_from(c2, tb2, fixed(0)), c2);
+        init2 = cube_op(opcode::tile_matmul, {l, r2}, ad, c.m, c2.n, memory_space::acc);
+      }
+      if (share) src.shared_l = l;
+    }
+    gen_step h;
+    h.op = opcode::cf_for;
+    h.mark = gen_mark::open;
+    h.args = {fixed(start), stop, fixed(1)};
+    h.trips = std::max<std::int64_t>(0, high(stop) - start);
+    h.carries = {gen_carry{tile_ref(init), -1, -1}};
+    if (init2 >= 0) h.carries.push_back(gen_carry{tile_ref(init2), -1, -1});
+    const std::size_t hdr = plan_.steps.size();
+    plan_.steps.push_back(h);
+    ++emitted_;
+    const scope_mark m = open_scope();
+    const int iv = region_scalar(start, std::max(start, high(stop) - 1));
+    plan_.steps[hdr].iv = iv;
+    const auto carried = [&](int init_value) {
+      const gen_value x = val(init_value);
+      const int a = new_value(ad, x.rows, x.cols, 0, 0);
+      val(a).space = memory_space::acc;
+      val(a).carried = true;
+      val(a).made_by = opcode::cf_for;
+      return a;
+    };
+    for (gen_carry& g : plan_.steps[hdr].carries) g.arg = carried(g.init.id);
+    const int arg = plan_.steps[hdr].carries[0].arg;
+    const int off = scalar_step(opcode::scalar_mul, ssa(iv), fixed(c.k));
+    const auto [l, r] = slice_operands(c, src, ssa(off));
+    std::vector<gen_index> cond;
+    if (from_create || uniform() < 0.25) cond = {ssa(compare_step(ssa(iv), fixed(0)))};
+    else cond = init_choice();
+    if (!cond.empty() && cond[0] == fixed(1)) cond[0] = fixed(0);  // a loop that always overwrites accumulates nothing
+    const int y = cube_op(opcode::tile_matmul_acc, {arg, l, r}, ad, c.m, c.n, memory_space::acc);
+    plan_.steps.back().args = cond;
+    std::vector<gen_ref> yields{tile_ref(y)};
+    if (init2 >= 0) {
+      const int r2 = finish(rhs_stage_from(c2, tb2, ssa(off)), c2);
+      const int y2 = cube_op(opcode::tile_matmul_acc, {plan_.steps[hdr].carries[1].arg, l, r2}, ad, c.m, c2.n, memory_space::acc);
+      plan_.steps.back().args = cond;
+      yields.push_back(tile_ref(y2));
+    }
+    push_yield(std::move(yields));
+    close_scope(m);
+    push_mark(opcode::cf_for, gen_mark::close);
+    for (gen_carry& g : plan_.steps[hdr].carries) {
+      g.result = new_value(ad, c.m, val(g.init.id).cols, 0, 0);
+      val(g.result).space = memory_space::acc;
+      val(g.result).made_by = opcode::cf_for;
+    }
+    if (init2 >= 0) deferred_.push_back(plan_.steps[hdr].carries[1].result);
+    return plan_.steps[hdr].carries[0].result;
+  }
+  /// Stores an accumulator's valid rectangle through the fix-pipe (FP32 to FP32, FP16 or BF16,
+  /// INT32 to INT32) into an output as wide as the rectangle. The first store of a Tile-only
+  /// kernel carries its keyword.
+  void cube_store(int v) {
+    const gen_value x = val(v);
+    dtype out = x.dt;
+    if (x.dt == dtype::fp32) {
+      const double r = uniform();
+      out = r < 0.5 ? dtype::fp32 : r < 0.75 ? dtype::fp16 : dtype::bf16;
+    }
+    const int o = output_for(out, x.valid[1].num);
+    gen_step s;
+    s.op = opcode::tile_store;
+    s.in = {v};
+    s.tensor = o;
+    s.row = plan_.outputs[static_cast<std::size_t>(o)].rows;
+    plan_.outputs[static_cast<std::size_t>(o)].rows += x.valid[0].num;
+    const std::string& why = plan_.tile_reason;
+    if (!why.empty() && !cube_tile_done_) {
+      cube_tile_done_ = true;
+      if (why == "atomic") s.flags.push_back(kwarg{keyword::atomic, operand::integer(1)});
+      if (why == "pre_relu") s.flags.push_back(kwarg{keyword::pre_relu, operand::boolean(true)});
+      if (why == "pre_quant") s.flags.push_back(kwarg{keyword::pre_quant, operand::integer(1)});
+    }
+    plan_.steps.push_back(s);
+    val(v).stored = true;
+    ++emitted_;
+  }
+
   //===--- interval re-derivation over regions ---===//
   std::size_t close_of(std::size_t open) const {
     int depth = 0;
@@ -1606,7 +2015,8 @@ class planner {
     return plan_.steps.size();
   }
   static bool scalar_op(opcode c) {
-    return c == opcode::tile_get_block_idx || c == opcode::scalar_mul || c == opcode::scalar_add || c == opcode::scalar_min;
+    return c == opcode::tile_get_block_idx || c == opcode::scalar_mul || c == opcode::scalar_add || c == opcode::scalar_min ||
+           c == opcode::scalar_eq;
   }
   /// Re-derives the intervals of the values steps [from, to) define from their operands' current
   /// intervals; false when a precondition fails or a bound is exceeded.
@@ -1714,6 +2124,9 @@ class planner {
   int depth_ = 0;                ///< open regions
   int pending_region_tile_ = 0;  ///< the kernel still owes: 1 a runtime step, 2 a GM branch of two parameters, 3 a GM loop changing its parameter
   bool region_done_ = false;     ///< a top-level region was planned
+  int last_l_ = -1, last_r_ = -1;  ///< the latest cube operands (a later product may reuse them)
+  bool cube_tile_done_ = false;    ///< the Tile-only store keyword was placed
+  std::vector<int> deferred_;      ///< chain results stored at the end of the kernel
 };
 
 }  // namespace detail
@@ -1726,7 +2139,7 @@ inline gen_plan generate_plan(std::uint64_t seed, int ops, const gen_options& op
 /// Builds the Tile-stage program of a plan: one `aiv @gen_<seed>` function; op k is on line k + 2.
 inline program emit(const gen_plan& plan) {
   const std::string name = "gen_" + std::to_string(plan.seed);
-  function_builder b(function_kind::aiv, name, location{1, 1});
+  function_builder b(plan.cube ? function_kind::aic : function_kind::aiv, name, location{1, 1});
   std::vector<value_id> inputs, outputs;
   for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
     const gen_tensor& t = plan.inputs[i];
@@ -1744,6 +2157,19 @@ inline program emit(const gen_plan& plan) {
   const auto index_operand = [&](const gen_index& x) {
     return x.scalar >= 0 ? operand::of(scalars[static_cast<std::size_t>(x.scalar)]) : operand::integer(x.num);
   };
+  const auto extent_of = [&](const gen_index& x) {
+    return x.scalar >= 0 ? extent::of(scalars[static_cast<std::size_t>(x.scalar)]) : extent::of(x.num);
+  };
+  // A value's Tile type: its space's default layout (ZN for a transpose_view result), its valid.
+  const auto tile_of = [&](const gen_value& x) {
+    type t = tile_type(x.rows, x.cols, x.dt, x.space);
+    if (x.zn) {
+      t.blayout = box_layout::row_major;
+      t.slayout = box_layout::col_major;
+    }
+    const bool full = x.valid[0] == gen_index{-1, x.rows} && x.valid[1] == gen_index{-1, x.cols};
+    return full ? t : with_valid(t, extent_of(x.valid[0]), extent_of(x.valid[1]));
+  };
   std::vector<value_id> values(plan.values.size());
   std::vector<value_id> current = outputs;  // the latest version of each output
   std::vector<value_id> through = inputs;   // what loads of each input read (a GM region result)
@@ -1758,8 +2184,7 @@ inline program emit(const gen_plan& plan) {
   const auto carry_type = [&](const gen_carry& c, int v) {
     if (c.init.kind == gen_ref_kind::scalar) return index;
     if (c.init.kind == gen_ref_kind::tensor) return gm_type(c.init.id);
-    const gen_value& x = plan.values[static_cast<std::size_t>(v)];
-    return tile_type(x.rows, x.cols, x.dt);
+    return tile_of(plan.values[static_cast<std::size_t>(v)]);
   };
   const auto carry_name = [&](const gen_carry& c, int v, std::size_t step, std::size_t i) {
     if (c.init.kind == gen_ref_kind::scalar) return plan.scalars[static_cast<std::size_t>(v)].name;
@@ -1787,7 +2212,7 @@ inline program emit(const gen_plan& plan) {
     std::vector<std::string> names;
     if (with_iv) {
       types.push_back(index);
-      names.push_back("i" + std::to_string(step));
+      names.push_back(h.iv >= 0 ? plan.scalars[static_cast<std::size_t>(h.iv)].name : "i" + std::to_string(step));
     }
     for (std::size_t i = 0; i < h.carries.size(); ++i) {
       types.push_back(carry_type(h.carries[i], h.carries[i].arg));
@@ -1795,6 +2220,7 @@ inline program emit(const gen_plan& plan) {
     }
     const std::vector<std::string_view> views(names.begin(), names.end());
     b.open_region(r, types, views);
+    if (with_iv && h.iv >= 0) scalars[static_cast<std::size_t>(h.iv)] = b.fn().arg(r, 0);
   };
   std::uint32_t line = 1;
   for (std::size_t step = 0; step < plan.steps.size(); ++step) {
@@ -1873,37 +2299,53 @@ inline program emit(const gen_plan& plan) {
       const value_id v = values[static_cast<std::size_t>(s.in[0])];
       auto& cur = current[static_cast<std::size_t>(s.tensor)];
       const operand row = s.args.empty() ? b.pair(s.row, 0) : b.tuple({index_operand(s.args[0]), operand::integer(0)});
-      cur = b.emit1(opcode::tile_store, {operand::of(v), row, operand::of(cur)}, tensor_type(t.rows, t.cols, t.dt),
-                    "o" + std::to_string(line), at);
+      const operand ops[] = {operand::of(v), row, operand::of(cur)};
+      const type gt = tensor_type(t.rows, t.cols, t.dt);
+      const std::string oname = "o" + std::to_string(line);
+      const std::string_view onames[] = {oname};
+      cur = b.fn().result(b.emit(opcode::tile_store, ops, s.flags, std::span<const type>(&gt, 1), onames, at), 0);
       continue;
     }
     if (s.op == opcode::tile_get_block_idx || s.op == opcode::scalar_mul || s.op == opcode::scalar_add ||
-        s.op == opcode::scalar_min) {
+        s.op == opcode::scalar_min || s.op == opcode::scalar_eq) {
       const std::string& sname = plan.scalars[static_cast<std::size_t>(s.result)].name;
+      const type st = s.op == opcode::scalar_eq ? scalar_type(dtype::bool_) : index;
       scalars[static_cast<std::size_t>(s.result)] =
-          s.args.empty() ? b.emit1(s.op, {}, index, sname, at)
-                         : b.emit1(s.op, {index_operand(s.args[0]), index_operand(s.args[1])}, index, sname, at);
+          s.args.empty() ? b.emit1(s.op, {}, st, sname, at)
+                         : b.emit1(s.op, {index_operand(s.args[0]), index_operand(s.args[1])}, st, sname, at);
       continue;
     }
     const gen_value& r = plan.values[static_cast<std::size_t>(s.result)];
-    const auto extent_of = [&](const gen_index& x) {
-      return x.scalar >= 0 ? extent::of(scalars[static_cast<std::size_t>(x.scalar)]) : extent::of(x.num);
-    };
     const bool full = r.valid[0] == gen_index{-1, r.rows} && r.valid[1] == gen_index{-1, r.cols};
-    const type physical = tile_type(r.rows, r.cols, r.dt);
-    const type tt = full ? physical : with_valid(physical, extent_of(r.valid[0]), extent_of(r.valid[1]));
+    const type tt = tile_of(r);
     const std::string vname = "v" + std::to_string(s.result);
     const auto in = [&](std::size_t i) { return operand::of(values[static_cast<std::size_t>(s.in[i])]); };
     value_id out;
+    // Elementwise kernels load rows (s.row, 0); cube kernels load at (row, column) index operands.
+    const operand origin = r.space == memory_space::vec ? b.pair(s.row, 0)
+                                                        : b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])});
     if (s.op == opcode::tile_load && full) {
-      out = b.emit1(opcode::tile_load,
-                    {operand::of(through[static_cast<std::size_t>(s.tensor)]), b.pair(s.row, 0), b.pair(r.rows, r.cols)},
+      out = b.emit1(opcode::tile_load, {operand::of(through[static_cast<std::size_t>(s.tensor)]), origin, b.pair(r.rows, r.cols)},
                     tt, vname, at);
     } else if (s.op == opcode::tile_load) {
       out = b.emit1(opcode::tile_load,
-                    {operand::of(through[static_cast<std::size_t>(s.tensor)]), b.pair(s.row, 0), b.pair(r.rows, r.cols),
+                    {operand::of(through[static_cast<std::size_t>(s.tensor)]), origin, b.pair(r.rows, r.cols),
                      b.tuple({index_operand(r.valid[0]), index_operand(r.valid[1])})},
                     tt, vname, at);
+    } else if (s.op == opcode::tile_create) {
+      out = b.emit1(opcode::tile_create, {}, tt, vname, at);
+    } else if (s.op == opcode::tile_move || s.op == opcode::tile_transpose_view) {
+      out = b.emit1(s.op, {in(0)}, tt, vname, at);
+    } else if (s.op == opcode::tile_extract) {
+      out = b.emit1(opcode::tile_extract, {in(0), index_operand(s.offsets[0]), index_operand(s.offsets[1])}, tt, vname, at);
+    } else if (s.op == opcode::tile_matmul) {
+      out = b.emit1(opcode::tile_matmul, {in(0), in(1)}, tt, vname, at);
+    } else if (s.op == opcode::tile_matmul_acc) {
+      // init_cond: a BOOL scalar, or a literal encoded as 0 / 1.
+      const gen_index& c = s.args.empty() ? gen_index{} : s.args[0];
+      const operand cond = c.scalar >= 0 ? index_operand(c) : operand::boolean(c.num != 0);
+      if (s.args.empty()) out = b.emit1(opcode::tile_matmul_acc, {in(0), in(1), in(2)}, tt, vname, at);
+      else out = b.emit1(opcode::tile_matmul_acc, {in(0), in(1), in(2)}, tt, vname, at, {kwarg{keyword::init_cond, cond}});
     } else if (s.op == opcode::tile_set_validshape) {
       out = b.emit1(opcode::tile_set_validshape, {in(0), index_operand(s.args[0]), index_operand(s.args[1])}, tt, vname, at);
     } else if (s.op == opcode::tile_slice) {
