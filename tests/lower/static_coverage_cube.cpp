@@ -8,8 +8,7 @@
 /// kernel Tile with the spec's reason.
 #include <string_view>
 
-#include "static_coverage.hpp"
-#include "tile2buffer/text/parse.hpp"
+#include "static_coverage_text.hpp"
 
 namespace t2b_coverage {
 namespace {
@@ -26,19 +25,19 @@ constexpr std::string_view matmul_text = R"(aic @mm(A: Tensor[[32, 32], FP16], B
   return r
 }
 )";
-constexpr std::string_view k_loop_text = R"(aic @kloop(A: Tensor[[16, 64], INT8], B: Tensor[[64, 16], INT8], Out: out Tensor[[16, 16], INT32]) -> Tensor[[16, 16], INT32] {
-  c0 = tile.create() : Tile[[16, 16], INT32, Acc]
-  acc = for k in range(0, 2, 1) iter(c = c0) -> (Tile[[16, 16], INT32, Acc]) {
+constexpr std::string_view k_loop_text = R"(aic @kloop(A: Tensor[[16, 64], INT8], B: Tensor[[64, 32], INT8], Out: out Tensor[[16, 32], INT32]) -> Tensor[[16, 32], INT32] {
+  c0 = tile.create() : Tile[[16, 32], INT32, Acc]
+  acc = for k in range(0, 2, 1) iter(c = c0) -> (Tile[[16, 32], INT32, Acc]) {
     off = k * 32
     first = k == 0
     a = tile.load(A, (0, off), (16, 32)) : Tile[[16, 32], INT8, Mat]
-    b = tile.load(B, (off, 0), (32, 16)) : Tile[[32, 16], INT8, Mat]
+    b = tile.load(B, (off, 0), (32, 32)) : Tile[[32, 32], INT8, Mat]
     al = tile.move(a) : Tile[[16, 32], INT8, Left]
-    br = tile.move(b) : Tile[[32, 16], INT8, Right]
-    y = tile.matmul_acc(c, al, br, init_cond = first) : Tile[[16, 16], INT32, Acc]
+    br = tile.move(b) : Tile[[32, 32], INT8, Right]
+    y = tile.matmul_acc(c, al, br, init_cond = first) : Tile[[16, 32], INT32, Acc]
     yield y
   }
-  r = tile.store(acc, (0, 0), Out) : Tensor[[16, 16], INT32]
+  r = tile.store(acc, (0, 0), Out) : Tensor[[16, 32], INT32]
   return r
 }
 )";
@@ -64,11 +63,6 @@ constexpr std::string_view atomic_text = R"(aic @atomic(A: Tensor[[16, 32], FP16
 }
 )";
 
-constexpr int count(const function& f, opcode c) {
-  int n = 0;
-  for (const auto& node : f.ops) n += node.code() == c ? 1 : 0;
-  return n;
-}
 constexpr bool carries_nothing(const function& f) {
   for (const auto& n : f.ops)
     if (is_region_op(n.code()) && n.results.count != 0) return false;
@@ -76,42 +70,21 @@ constexpr bool carries_nothing(const function& f) {
 }
 
 constexpr bool matmul_lowers(planner_kind planner) {
-  const auto parsed = parse(matmul_text, "cube");
-  if (!parsed.ok()) return false;
-  const auto r = lower(parsed.value, options{.planner = planner});
-  if (!r.ok() || r.value.functions.size() != 1 || r.value.functions[0].stage != ir_stage::buffer) return false;
-  const function& f = r.value.functions[0];
-  return count(f, opcode::buffer_alloc) == 5 && count(f, opcode::buffer_copy) == 2 && count(f, opcode::buffer_matmul) == 1 &&
-         count(f, opcode::buffer_matmul_acc) == 1 && count(f, opcode::buffer_store) == 1;
+  const function f = lowered_kernel(matmul_text, planner);
+  return f.stage == ir_stage::buffer && count(f, opcode::buffer_alloc) == 5 && count(f, opcode::buffer_copy) == 2 &&
+         count(f, opcode::buffer_matmul) == 1 && count(f, opcode::buffer_matmul_acc) == 1 && count(f, opcode::buffer_store) == 1;
 }
 constexpr bool k_loop_lowers(planner_kind planner) {
-  const auto parsed = parse(k_loop_text, "cube");
-  if (!parsed.ok()) return false;
-  const auto r = lower(parsed.value, options{.planner = planner});
-  if (!r.ok() || r.value.functions[0].stage != ir_stage::buffer) return false;
-  const function& f = r.value.functions[0];
-  return carries_nothing(f) && count(f, opcode::cf_for) == 1 && count(f, opcode::cf_if) == 1 && count(f, opcode::buffer_matmul) == 1 &&
-         count(f, opcode::buffer_matmul_acc) == 1 && count(f, opcode::buffer_copy) == 2;
+  const function f = lowered_kernel(k_loop_text, planner);
+  return f.stage == ir_stage::buffer && carries_nothing(f) && count(f, opcode::cf_for) == 1 && count(f, opcode::cf_if) == 1 &&
+         count(f, opcode::buffer_matmul) == 1 && count(f, opcode::buffer_matmul_acc) == 1 && count(f, opcode::buffer_copy) == 2;
 }
 // The transposed Mat window: its own allocation at the same address (addressed) or a reshape.
 constexpr bool transposed_lowers(planner_kind planner) {
-  const auto parsed = parse(transposed_text, "cube");
-  if (!parsed.ok()) return false;
-  const auto r = lower(parsed.value, options{.planner = planner});
-  if (!r.ok() || r.value.functions[0].stage != ir_stage::buffer) return false;
-  const function& f = r.value.functions[0];
-  const bool addressed_form = count(f, opcode::buffer_alloc) == 6 && count(f, opcode::buffer_reshape) == 0;
-  const bool ptoas_form = count(f, opcode::buffer_alloc) == 5 && count(f, opcode::buffer_reshape) == 1;
-  return planner == planner_kind::ptoas ? ptoas_form : addressed_form;
-}
-constexpr bool stays_tile(std::string_view text, std::string_view reason) {
-  const auto parsed = parse(text, "cube");
-  if (!parsed.ok()) return false;
-  const options opts{};
-  const auto r = lower(parsed.value, opts);
-  if (!r.ok() || r.value.functions[0].stage != ir_stage::tile) return false;
-  const auto why = explain_selection(r.value, opts);
-  return why.size() == 1 && !why[0].selected && contains(why[0].reason.view(), reason);
+  const function f = lowered_kernel(transposed_text, planner);
+  if (f.stage != ir_stage::buffer) return false;
+  if (planner == planner_kind::ptoas) return count(f, opcode::buffer_alloc) == 5 && count(f, opcode::buffer_reshape) == 1;
+  return count(f, opcode::buffer_alloc) == 6 && count(f, opcode::buffer_reshape) == 0;
 }
 static_assert(matmul_lowers(planner_kind::pypto));
 static_assert(matmul_lowers(planner_kind::dsa_rp));
@@ -120,7 +93,7 @@ static_assert(k_loop_lowers(planner_kind::pypto));
 static_assert(k_loop_lowers(planner_kind::ptoas));
 static_assert(transposed_lowers(planner_kind::pypto));
 static_assert(transposed_lowers(planner_kind::ptoas));
-static_assert(stays_tile(atomic_text, "atomic and phased stores"));
+static_assert(kernel_stays_tile(atomic_text, "atomic and phased stores"));
 
 }  // namespace
 }  // namespace t2b_coverage

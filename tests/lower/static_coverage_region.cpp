@@ -7,8 +7,7 @@
 /// kernels Tile with the spec's reasons.
 #include <string_view>
 
-#include "static_coverage.hpp"
-#include "tile2buffer/text/parse.hpp"
+#include "static_coverage_text.hpp"
 
 namespace t2b_coverage {
 namespace {
@@ -74,19 +73,10 @@ constexpr bool scalar_regions_only(const function& f) {
   }
   return true;
 }
-constexpr int count(const function& f, opcode c) {
-  int n = 0;
-  for (const auto& node : f.ops) n += node.code() == c ? 1 : 0;
-  return n;
-}
 
 // The branch: a retargeted mul in one arm, a copy in the other, an if with one (scalar) result.
 constexpr bool branch_lowers(planner_kind planner) {
-  const auto parsed = parse(branch_text, "regions");
-  if (!parsed.ok()) return false;
-  const auto r = lower(parsed.value, options{.planner = planner});
-  if (!r.ok() || r.value.functions.size() != 1) return false;
-  const function& f = r.value.functions[0];
+  const function f = lowered_kernel(branch_text, planner);
   if (f.stage != ir_stage::buffer || !scalar_regions_only(f)) return false;
   for (const auto& n : f.ops)
     if (n.code() == opcode::cf_if && n.results.count != 1) return false;
@@ -94,22 +84,9 @@ constexpr bool branch_lowers(planner_kind planner) {
 }
 // The swap loop: one for with two INDEX carries, and 1 snapshot + 2 moves for the swap.
 constexpr bool loop_lowers(planner_kind planner) {
-  const auto parsed = parse(swap_loop_text, "regions");
-  if (!parsed.ok()) return false;
-  const auto r = lower(parsed.value, options{.planner = planner});
-  if (!r.ok() || r.value.functions.size() != 1) return false;
-  const function& f = r.value.functions[0];
+  const function f = lowered_kernel(swap_loop_text, planner);
   return f.stage == ir_stage::buffer && scalar_regions_only(f) && count(f, opcode::buffer_copy) == 3 &&
          count(f, opcode::cf_for) == 1;
-}
-constexpr bool stays_tile(std::string_view text, std::string_view reason) {
-  const auto parsed = parse(text, "regions");
-  if (!parsed.ok()) return false;
-  const options opts{};
-  const auto r = lower(parsed.value, opts);
-  if (!r.ok() || r.value.functions[0].stage != ir_stage::tile) return false;
-  const auto why = explain_selection(r.value, opts);
-  return why.size() == 1 && !why[0].selected && contains(why[0].reason.view(), reason);
 }
 static_assert(branch_lowers(planner_kind::pypto));
 static_assert(branch_lowers(planner_kind::dsa_rp));
@@ -117,8 +94,8 @@ static_assert(branch_lowers(planner_kind::ptoas));
 static_assert(loop_lowers(planner_kind::pypto));
 static_assert(loop_lowers(planner_kind::dsa_rp));
 static_assert(loop_lowers(planner_kind::ptoas));
-static_assert(stays_tile(dynamic_step_text, "provably positive constant step"));
-static_assert(stays_tile(gm_alias_text, "GM loop results must retain their initial parameter alias"));
+static_assert(kernel_stays_tile(dynamic_step_text, "provably positive constant step"));
+static_assert(kernel_stays_tile(gm_alias_text, "GM loop results must retain their initial parameter alias"));
 
 }  // namespace
 }  // namespace t2b_coverage

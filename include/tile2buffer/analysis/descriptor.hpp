@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/ir/types.hpp"
@@ -87,6 +88,13 @@ constexpr text matrix_tile_problem(const type& t) {
   if (text why = matrix_descriptor_problem(t); !why.empty()) return text("the tile ") << why;
   if (!t.static_valid() || t.valid[0].number <= 0 || t.valid[1].number <= 0)
     return text("matrix tiles need static positive valid extents (") << name(t.space) << " descriptors have no runtime metadata)";
+  return {};
+}
+
+/// The first problem of `tiles` (each a matrix Tile) under `matrix_tile_problem`; empty if none.
+constexpr text matrix_tiles_problem(std::initializer_list<const type*> tiles) {
+  for (const type* t : tiles)
+    if (text why = matrix_tile_problem(*t); !why.empty()) return why;
   return {};
 }
 

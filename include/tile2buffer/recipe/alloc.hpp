@@ -140,7 +140,9 @@ constexpr void lower_alloc::emit_matrix_root(typed<tile::alloc> op, lowering& l,
     if (m.offset < 0 || m.desc.bytes() > alloc.capacity - m.offset)
       return l.fail(loc, name, text("descriptor window exceeds the planned allocation capacity: ") << m.desc.bytes() << " bytes at offset "
                                                                                                   << m.offset << " in " << alloc.capacity);
-    const text nm = m.product.valid() ? text(f.name_of(m.first)) << "_product" : text(f.name_of(m.first));
+    // Why no ?: here: g++-12 mis-evaluates a conditional of class type in constant evaluation.
+    text nm(f.name_of(m.first));
+    if (m.product.valid()) nm << "_product";
     const std::string_view names[] = {nm.view()};
     if (with_address || !root.valid()) {
       const operand args[] = {b.tuple({}), with_address ? operand::integer(*alloc.address + m.offset) : operand{}};

@@ -84,8 +84,7 @@ struct lower_extract {
     if (src->space != memory_space::mat || (dst.space != memory_space::left && dst.space != memory_space::right))
       return match_result::no(text("tile.extract from ") << tile2buffer::name(src->space) << " to " << tile2buffer::name(dst.space)
                                                          << " has no Buffer recipe (Mat -> Left/Right only)");
-    if (auto why = matrix_tile_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = matrix_tile_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (src->dt != dst.dt) return match_result::no(text("tile.extract keeps the element type"));
     for (const operand& x : {op.row(), op.col()})
       if (auto why = detail::offset_problem(op.fn(), x); !why.empty()) return match_result::no(static_cast<text&&>(why));
@@ -112,8 +111,7 @@ struct lower_transpose_view {
     if (!is_matrix_space(src->space))
       return match_result::no(text("tile.transpose_view of a ") << tile2buffer::name(src->space)
                                                                 << " tile needs a transpose recipe (only matrix relabels preserve storage)");
-    if (auto why = matrix_tile_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = matrix_tile_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return match_result::no(static_cast<text&&>(why));
     type want = detail::transposed_layout(*src);
     want.mem = dst.mem;
     want.mem_offset = dst.mem_offset;
@@ -154,9 +152,9 @@ struct lower_matmul_acc {
     if (auto why = detail::cube_problem(op.tile_type(op.lhs()), op.tile_type(op.rhs()), res); !why.empty())
       return match_result::no(static_cast<text&&>(why));
     const type* acc = op.tile_type(op.acc());
-    if (acc == nullptr || !detail::same_storage(*acc, res) || !res.has_storage())
-      return match_result::no(text("the accumulator") << (acc != nullptr ? text(" '") << op.fn().name_of(op.acc().value()) << "'" : text())
-                                                     << " is not updated in place (its storage is read afterwards or the result lives "
+    if (acc == nullptr) return match_result::no(text("tile.matmul_acc needs a Tile accumulator"));
+    if (!detail::same_storage(*acc, res) || !res.has_storage())
+      return match_result::no(text("the accumulator '") << op.fn().name_of(op.acc().value()) << "' is not updated in place (its storage is read afterwards or the result lives "
                                                         "elsewhere), and an Acc value cannot be preserved by a copy (no Acc -> Acc move)");
     if (const auto init = op.init_cond()) {
       const bool literal = init->kind == operand_kind::bool_lit || init->kind == operand_kind::int_lit;

@@ -44,8 +44,11 @@ struct lower_create {
   static constexpr bool default_rollout = true;
   static constexpr match_result match(typed<tile::create> op, const match_context&) {
     const type& t = op.result_type();
-    if (auto why = is_matrix_space(t.space) ? matrix_tile_problem(t) : dense_vec_problem(t); !why.empty())
+    if (is_matrix_space(t.space)) {
+      if (auto why = matrix_tile_problem(t); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    } else if (auto why = dense_vec_problem(t); !why.empty()) {
       return match_result::no(static_cast<text&&>(why));
+    }
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::create>, lowering&) {}
@@ -136,8 +139,7 @@ struct lower_move {
     const type* src = mv.tile_type(mv.source());
     if (src == nullptr) return match_result::no(text("tile.move needs a Tile source"));
     if (src->space == memory_space::mat && (dst.space == memory_space::left || dst.space == memory_space::right)) {
-      if (auto why = matrix_tile_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-      if (auto why = matrix_tile_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+      if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return match_result::no(static_cast<text&&>(why));
       if (src->dt != dst.dt || src->shape != dst.shape || src->valid != dst.valid)
         return match_result::no(text("tile.move Mat -> ") << tile2buffer::name(dst.space) << " keeps the dtype, shape and valid extents");
       return match_result::yes();
