@@ -70,12 +70,11 @@ constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<st
     pos[o.index] = static_cast<std::uint32_t>(order.size());
     order.push_back(o);
   });
-  std::vector<op_id> parent(f.ops.size());  // the region op whose region holds each op
-  for (std::uint32_t r = 0; r < f.regions.size(); ++r)
-    for (op_id o : f.ops_of(region_id{r})) parent[o.index] = f.regions[r].parent;
+  const std::vector<region_id> enclosing = enclosing_regions(f);
+  const auto parent = [&](op_id o) { return f.region(enclosing[o.index]).parent; };  // the region op holding o
   for (op_id o : order) {
     end[o.index] = std::max(end[o.index], pos[o.index]);
-    for (op_id a = parent[o.index]; a.valid(); a = parent[a.index]) end[a.index] = std::max(end[a.index], pos[o.index]);
+    for (op_id a = parent(o); a.valid(); a = parent(a)) end[a.index] = std::max(end[a.index], pos[o.index]);
   }
   // Whether loop `a` encloses the definition of `v` (its region ops' iteration values included).
   const auto defines = [&](op_id a, value_id v) {
@@ -88,7 +87,7 @@ constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<st
   const auto use = [&](const operand& x, op_id at, auto& self) -> void {
     if (x.is_value()) {
       std::uint32_t p = pos[at.index];
-      for (op_id a = parent[at.index]; a.valid(); a = parent[a.index])
+      for (op_id a = parent(at); a.valid(); a = parent(a))
         if (is_loop_op(f.op(a).code()) && !defines(a, x.value())) p = end[a.index];
       last[x.ref] = std::max(last[x.ref], p);
     }

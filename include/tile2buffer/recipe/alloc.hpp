@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/recipe/common.hpp"
 
@@ -47,9 +48,7 @@ namespace detail {
 /// The first op referencing a Tile value in allocation `mem` when every such reference sits
 /// directly in one region other than the one holding `alloc` (its tile.alloc); invalid otherwise.
 constexpr op_id sole_nested_first_reference(const function& f, value_id mem, op_id alloc) {
-  std::vector<region_id> region_of(f.ops.size());
-  for (std::uint32_t r = 0; r < f.regions.size(); ++r)
-    for (op_id o : f.ops_of(region_id{r})) region_of[o.index] = region_id{r};
+  const std::vector<region_id> region_of = enclosing_regions(f);
   const auto member = [&](const operand& x) { return x.is_value() && f.type_of(x.value()).is_tile() && f.type_of(x.value()).mem == mem; };
   op_id first;
   region_id where;
