@@ -15,8 +15,11 @@
 ///   select        the select pass on storage-initialized IR
 ///   plan/P        the plan pass with planner P on storage-verified IR
 ///   lower/P       the lower pass alone on IR planned by P (in memory)
-///   pipeline/P    lower(program, {.planner = P}): init_storage .. verify_buffer, verification on
+///   pipeline/P    lower(program, {.planner = P}): init_storage .. verify_buffer, input and output verified
 ///   print_buffer  text::print of the lowered Buffer program (pypto)
+///   workers/W     lower(program, {pypto}, parallelism{W}) on the same compute ops split over 64
+///                 kernels, W = 1 and 2; its ns/op is wall time (the work is on several threads),
+///                 so the ratio of the two rows is the speedup on this machine
 /// Every shape lowers to Buffer IR, loop chains included (their `for` loops carry a tile), so all
 /// three shapes get the same benchmarks.
 ///
@@ -102,6 +105,22 @@ class inputs {
   inputs(bench::shape s, std::int64_t n) : shape_(s), n_(n), tile_(bench::make_program(s, n)) {}
 
   const t2b::program& tile() const { return tile_; }
+  /// The same number of compute ops as 64 kernels (`@f0` .. `@f63`), for the worker benchmarks.
+  const t2b::program& kernels64() {
+    if (!kernels64_) {
+      t2b::program one = bench::make_program(shape_, std::max<std::int64_t>(n_ / 64, 8));
+      std::string text;
+      for (int k = 0; k < 64; ++k) {
+        std::string t(t2b::print(one).view());
+        t.replace(t.find("@f("), 3, "@f" + std::to_string(k) + "(");
+        text += t;
+      }
+      auto parsed = t2b::parse(text, "kernels64");
+      check(parsed, "parse of 64 kernels");
+      kernels64_ = std::make_unique<t2b::program>(std::move(parsed.value));
+    }
+    return *kernels64_;
+  }
   const t2b::text& source() {
     if (!source_) source_ = t2b::print(tile_);
     return *source_;
@@ -123,6 +142,7 @@ class inputs {
   t2b::program tile_;
   std::optional<t2b::text> source_;
   std::unique_ptr<t2b::program> stages_[3][7];
+  std::unique_ptr<t2b::program> kernels64_;
 };
 
 /// CPU time of the calling thread. Why CPU time and not wall time: the benchmark machines are
@@ -169,6 +189,25 @@ void measure(benchmark::State& state, std::int64_t ops, Fn fn, Validate validate
   state.counters["ops"] = benchmark::Counter(static_cast<double>(ops));
 }
 constexpr auto no_check = [](const auto&) {};
+
+/// As `measure`, but the reported time and ns/op are wall time: for work spread over threads,
+/// where the measuring thread's CPU time would leave the other workers out.
+template <class Fn>
+void measure_wall(benchmark::State& state, std::int64_t ops, Fn fn) {
+  double wall_sum = 0;
+  for (auto _ : state) {
+    const auto t0 = clock_type::now();
+    auto r = fn();
+    const auto t1 = clock_type::now();
+    benchmark::DoNotOptimize(r);
+    const double ns = std::chrono::duration<double, std::nano>(t1 - t0).count();
+    state.SetIterationTime(ns * 1e-9);
+    wall_sum += ns / static_cast<double>(ops);
+  }
+  state.counters["ns/op"] = benchmark::Counter(wall_sum, benchmark::Counter::kAvgIterations);
+  state.counters["wall_ns/op"] = benchmark::Counter(wall_sum, benchmark::Counter::kAvgIterations);
+  state.counters["ops"] = benchmark::Counter(static_cast<double>(ops));
+}
 
 void expect_stage(const t2b::result<t2b::program>& r, t2b::ir_stage stage, std::string_view what) {
   check(r, what);
@@ -225,6 +264,17 @@ void register_kernel(bench::shape s, std::int64_t n) {
               [](const auto& r) { expect_stage(r, t2b::ir_stage::buffer, "pipeline"); });
     });
   }
+  for (const unsigned workers : {1u, 2u}) {
+    add("workers/" + std::to_string(workers), [=](benchmark::State& st) {
+      const t2b::program& p = in().kernels64();
+      const auto r = t2b::lower(p, with_planner(t2b::planner_kind::pypto), t2b::parallelism{workers});
+      check(r, "64-kernel pipeline");
+      for (const auto& f : r.value.functions)
+        if (f.stage != t2b::ir_stage::buffer) die("64-kernel pipeline: a kernel stayed Tile");
+      const std::int64_t ops = static_cast<std::int64_t>(p.functions.size()) * std::max<std::int64_t>(n / 64, 8);
+      measure_wall(st, ops, [&] { return t2b::lower(p, with_planner(t2b::planner_kind::pypto), t2b::parallelism{workers}); });
+    });
+  }
   add("print_buffer", [=](benchmark::State& st) {
     const t2b::program& p = in().after(t2b::pass_id::verify_buffer, t2b::planner_kind::pypto);
     measure(st, n, [&] { return t2b::print(p); }, no_check);
@@ -244,19 +294,22 @@ std::vector<std::string> split(std::string_view s) {
 
 /// `--time FILE`: per-step wall and CPU time on a parsed kernel (best of `repeat`), in
 /// microseconds: `<step>_us` (wall, as -mlir-timing reports) and `<step>_cpu_us` (thread CPU).
-/// Steps: parse, each pass followed by the structural verifier (as the pipeline runs it), print
-/// of the result, the whole pipeline (`pipeline`, verification on) and the same pipeline with
-/// `verify = false` (`pipeline_noverify`: storage closure is still checked).
+/// Steps: parse, `verify` (one structural verification, as the pipeline runs on its input and
+/// on its output), each pass alone, print of the result, the whole pipeline (`pipeline`: the
+/// default, verifying input and output), the pipeline with `verify_each` (`pipeline_verify_each`:
+/// also after every pass) and with `verify = false` (`pipeline_noverify`: the checking passes
+/// still run).
 int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
   std::ifstream in(path, std::ios::binary);
   if (!in) die("cannot read " + path);
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string src = ss.str();
-  std::vector<std::string> steps{"parse"};
+  std::vector<std::string> steps{"parse", "verify"};
   for (const auto n : t2b::pass_names) steps.emplace_back(n);
   steps.emplace_back("print");
   steps.emplace_back("pipeline");
+  steps.emplace_back("pipeline_verify_each");
   steps.emplace_back("pipeline_noverify");
   std::vector<double> wall(steps.size(), 1e300), cpu(steps.size(), 1e300);
   // Runs fn, keeps the best times of step i, and returns fn's result.
@@ -275,18 +328,18 @@ int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
   for (int rep = 0; rep < repeat; ++rep) {
     auto parsed = timed(0, [&] { return t2b::parse(src, path); });
     check(parsed, "parse");
+    if (!timed(1, [&] { return t2b::verify(parsed.value); }).empty()) die("the input does not verify");
     t2b::program cur = parsed.value;
     for (std::size_t i = 0; i < t2b::pass_names.size(); ++i) {
-      auto next = timed(1 + i, [&] {
-        auto r = t2b::run_pass(static_cast<t2b::pass_id>(i), cur, opts);
-        if (r.ok() && opts.verify && i + 1 != t2b::pass_names.size()) r.errors = t2b::verify(r.value);
-        return r;
-      });
+      auto next = timed(2 + i, [&] { return t2b::run_pass(static_cast<t2b::pass_id>(i), cur, opts); });
       check(next, t2b::name(static_cast<t2b::pass_id>(i)));
       cur = std::move(next.value);
     }
-    timed(steps.size() - 3, [&] { return t2b::print(cur); });
-    check(timed(steps.size() - 2, [&] { return t2b::lower(parsed.value, opts); }), "pipeline");
+    timed(steps.size() - 4, [&] { return t2b::print(cur); });
+    check(timed(steps.size() - 3, [&] { return t2b::lower(parsed.value, opts); }), "pipeline");
+    t2b::options each = opts;
+    each.verify_each = true;
+    check(timed(steps.size() - 2, [&] { return t2b::lower(parsed.value, each); }), "pipeline with verify_each");
     t2b::options quiet = opts;
     quiet.verify = false;
     check(timed(steps.size() - 1, [&] { return t2b::lower(parsed.value, quiet); }), "pipeline without verification");

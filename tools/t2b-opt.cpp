@@ -36,6 +36,7 @@ struct cli_options {
   bool explain_selection = false;
   std::optional<pass_id> stop_after;
   std::optional<pass_id> single_pass;
+  parallelism workers{};
   bool emit_tile = false;
   /// What is written: canonical text, the binary IR, or PTO-AS (custom or MLIR generic form).
   enum class output_format { text, binary, pto, pto_generic } format = output_format::text;
@@ -104,9 +105,25 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--no-verify", {}, "skip automatic verification between passes (storage closure is still checked)",
+    {"--no-verify", {}, "skip structural verification of the pipeline's input and output (the checking passes still run)",
      [](cli_options& o, std::string_view) -> std::string_view {
        o.pass_options.verify = false;
+       return {};
+     }},
+    {"--verify-each", {}, "also verify the program structurally after every pass (for debugging a pass)",
+     [](cli_options& o, std::string_view) -> std::string_view {
+       o.pass_options.verify_each = true;
+       return {};
+     }},
+    {"--workers", "N", "lower the kernels on N threads (0: one per hardware thread); the output does not change",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       unsigned n = 0;
+       if (v.empty() || v.size() > 4) return "--workers: expected a number from 0 to 9999";
+       for (const char c : v) {
+         if (c < '0' || c > '9') return "--workers: expected a number from 0 to 9999";
+         n = n * 10 + static_cast<unsigned>(c - '0');
+       }
+       o.workers = parallelism{n};
        return {};
      }},
     {"--explain-selection", {}, "print one line per kernel: selected, or why it stays Tile",
@@ -266,7 +283,7 @@ int report(const std::vector<diagnostic>& errors, std::string_view file) {
 result<program> run_passes(const cli_options& opts, const program& prog) {
   if (opts.single_pass) {
     result<program> r = run_pass(*opts.single_pass, prog, opts.pass_options);
-    if (r.ok() && opts.pass_options.verify) r.errors = verify(r.value);
+    if (r.ok() && (opts.pass_options.verify || opts.pass_options.verify_each)) r.errors = verify(r.value);
     return r;
   }
   if (opts.explain_selection) {
@@ -286,7 +303,7 @@ result<program> run_passes(const cli_options& opts, const program& prog) {
   }
   std::optional<pass_id> stop = opts.stop_after;
   if (opts.emit_tile) stop = pass_id::plan;
-  return run_pipeline(prog, opts.pass_options, stop);
+  return run_pipeline(prog, opts.pass_options, stop, opts.workers);
 }
 
 /// Runs every kernel that was lowered in both simulators and prints one verdict per kernel.

@@ -5,30 +5,67 @@
 ///   #include <tile2buffer/lower.hpp>
 ///   auto r = tile2buffer::lower(program, tile2buffer::options{.planner = tile2buffer::planner_kind::ptoas});
 ///   if (!r) for (auto& d : r.errors) std::cerr << tile2buffer::format(d, "k.t2b").view();
+///
+/// Two ways to build it (as fmt offers):
+/// - header-only (the default): `lower` is a `constexpr` template, usable in constant
+///   evaluation, and every translation unit that calls it compiles the whole pipeline;
+/// - separately compiled: define `TILE2BUFFER_EXTERN_PIPELINE` in every translation unit and
+///   include <tile2buffer/pipeline_instance.hpp> in exactly one `.cpp` (or link Meson's
+///   `tile2buffer-pipeline` library, which is that `.cpp`). `lower.hpp` then declares the
+///   default recipe set's `lower`, `run_pipeline`, `run_pass` and `explain_selection` as ordinary functions and does
+///   not include the passes, so a caller compiles in about the time of the IR headers alone.
+///   A host with its own recipe set includes <tile2buffer/passes/pipeline.hpp> and calls
+///   `run_pipeline<its_recipes>` as before.
+/// Why not `extern template`: `lower` is `constexpr`, hence inline, and an explicit instantiation
+/// declaration does not stop the implicit instantiation of an inline function ([temp.explicit]),
+/// so it would save no compile time; a declared, non-inline function does.
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "tile2buffer/config.hpp"
+#include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/options.hpp"
 #include "tile2buffer/ir/builder.hpp"
 #include "tile2buffer/ir/equal.hpp"
 #include "tile2buffer/ir/verify.hpp"
+#include "tile2buffer/passes/pipeline_api.hpp"
+
+#ifndef TILE2BUFFER_EXTERN_PIPELINE
 #include "tile2buffer/passes/pipeline.hpp"
 #include "tile2buffer/recipe/table.hpp"
+#endif
 
 namespace tile2buffer {
 inline namespace v0 {
 
+#ifdef TILE2BUFFER_EXTERN_PIPELINE
+
+/// The default recipe set's pipeline, compiled once by <tile2buffer/pipeline_instance.hpp>.
+result<program> lower(const program& p, const options& opts, parallelism par = {});
+result<program> lower(const program& p);
+result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {},
+                             parallelism par = {});
+result<program> run_pass(pass_id id, const program& p, const options& opts);
+std::vector<selection_entry> explain_selection(const program& p, const options& opts);
+
+#else
+
 /// Lowers a program with the default pipeline and recipe table (or a host's extended table).
 /// Never modifies `p`; on failure the result holds located diagnostics and no program.
+/// `par.workers` threads lower the kernels (one by default); the output does not depend on it.
 template <recipe_set Recipes = default_recipes>
-constexpr result<program> lower(const program& p, const options& opts) {
-  return run_pipeline<Recipes>(p, opts);
+constexpr result<program> lower(const program& p, const options& opts, parallelism par = {}) {
+  return run_pipeline<Recipes>(p, opts, std::nullopt, par);
 }
 /// As above, with the options of the innermost `context::scope` on this thread.
 template <recipe_set Recipes = default_recipes>
 result<program> lower(const program& p) {
   return run_pipeline<Recipes>(p, context::current());
 }
+
+#endif
 
 }  // namespace v0
 }  // namespace tile2buffer

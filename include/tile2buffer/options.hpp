@@ -30,7 +30,12 @@ struct options {
   bool enable_buffer_ir = true;
   planner_kind planner = planner_kind::pypto;
   target_arch target = target_arch::a2a3;
-  bool verify = true;  ///< automatic verification after each pass; storage closure is checked regardless
+  /// Structural verification of the pipeline's input and of its output. The checking passes
+  /// (`verify_tile_storage`, `verify_buffer`) run regardless.
+  bool verify = true;
+  /// Structural verification after every pass as well (MLIR's `-verify-each`): for debugging a
+  /// pass; costs about as much as the passes themselves.
+  bool verify_each = false;
   friend constexpr bool operator==(const options&, const options&) = default;
 };
 
@@ -39,7 +44,7 @@ struct options {
 
 // Why adapt rather than BOOST_HANA_DEFINE_STRUCT: DEFINE_STRUCT declares the members itself and
 // leaves no room for default member initializers, which `options{}` and designated initializers need.
-BOOST_HANA_ADAPT_STRUCT(tile2buffer::options, enable_buffer_ir, planner, target, verify);
+BOOST_HANA_ADAPT_STRUCT(tile2buffer::options, enable_buffer_ir, planner, target, verify, verify_each);
 
 namespace tile2buffer {
 inline namespace v0 {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/parallel_move.hpp"
 #include "tile2buffer/sim/compare.hpp"

@@ -19,6 +19,7 @@
 
 #include "tile2buffer/ir/equal.hpp"
 #include "tile2buffer/ir/verify.hpp"
+#include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/serialize/binary.hpp"
 #include "tile2buffer/text/parse.hpp"

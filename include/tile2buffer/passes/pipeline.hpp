@@ -2,16 +2,21 @@
 /// @file passes/pipeline.hpp
 /// The default pipeline: init_storage -> select -> legalize -> verify_tile_storage -> plan ->
 /// lower -> verify_buffer. Each pass takes `const program&` and returns a new program or
-/// diagnostics; with `opts.verify` the structural verifier runs after every pass.
+/// diagnostics. With `opts.verify` the structural verifier checks the pipeline's input and its
+/// output once; `opts.verify_each` adds a check after every pass.
 #pragma once
 
-#include <array>
+#include <atomic>
+#include <cstddef>
 #include <optional>
-#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <vector>
 
 #include "tile2buffer/passes/init_storage.hpp"
 #include "tile2buffer/passes/legalize.hpp"
 #include "tile2buffer/passes/lower.hpp"
+#include "tile2buffer/passes/pipeline_api.hpp"
 #include "tile2buffer/passes/plan.hpp"
 #include "tile2buffer/passes/select.hpp"
 #include "tile2buffer/passes/verify_buffer.hpp"
@@ -19,16 +24,6 @@
 
 namespace tile2buffer {
 inline namespace v0 {
-
-enum class pass_id : std::uint8_t { init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer };
-inline constexpr std::array<std::string_view, 7> pass_names{"init_storage", "select",   "legalize",     "verify_tile_storage",
-                                                            "plan",         "lower",    "verify_buffer"};
-constexpr std::string_view name(pass_id p) { return pass_names[static_cast<std::size_t>(p)]; }
-constexpr std::optional<pass_id> parse_pass(std::string_view s) {
-  for (std::size_t i = 0; i < pass_names.size(); ++i)
-    if (pass_names[i] == s) return static_cast<pass_id>(i);
-  return std::nullopt;
-}
 
 /// Runs one pass; `cache` holds the kernels' shared analyses of `p` (and of the result, for
 /// the functions the pass left as they were).
@@ -51,15 +46,23 @@ constexpr result<program> run_pass(pass_id id, const program& p, const options& 
   return run_pass<Recipes>(id, p, opts, cache);
 }
 
-/// Runs the default pipeline, optionally stopping after `stop_after`. With `enable_buffer_ir`
-/// false only storage initialization, selection (recording "not selected") and planning run.
-template <recipe_set Recipes = default_recipes>
-constexpr result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {}) {
+namespace detail {
+
+/// A failed run: the diagnostics and no program.
+constexpr result<program> failure(std::vector<diagnostic>&& errors) {
+  result<program> failed;
+  failed.errors = static_cast<std::vector<diagnostic>&&>(errors);
+  return failed;
+}
+
+/// The passes in order over the whole program. On failure `failed_at` is the failing pass.
+template <recipe_set Recipes>
+constexpr result<program> run_passes(const program& input, const options& opts, std::optional<pass_id> stop_after,
+                                     std::size_t& failed_at) {
   result<program> current;
   // Why a pointer: the input is read, never copied, until a pass builds a new program; the two
-  // checking passes leave the program as it is (their output would be a copy of their input,
-  // already verified after the previous pass), so they run as checks. Same results, fewer
-  // whole-program copies and one structural verification less.
+  // checking passes leave the program as it is (their output would be a copy of their input),
+  // so they run as checks. Same results, fewer whole-program copies.
   const program* latest = &input;
   analysis_cache cache;  // one per run: each kernel's analyses are computed once and handed on
   for (std::size_t i = 0; i < pass_names.size(); ++i) {
@@ -67,21 +70,15 @@ constexpr result<program> run_pipeline(const program& input, const options& opts
     const bool buffer_only = id == pass_id::legalize || id == pass_id::verify_tile_storage || id == pass_id::lower ||
                              id == pass_id::verify_buffer;
     if (!opts.enable_buffer_ir && buffer_only) continue;
+    failed_at = i;
     if (id == pass_id::verify_tile_storage || id == pass_id::verify_buffer) {
       std::vector<diagnostic> errors =
           id == pass_id::verify_tile_storage ? tile_storage_errors(*latest, cache) : buffer_errors(*latest);
-      if (!errors.empty()) {
-        result<program> failed;
-        failed.errors = static_cast<std::vector<diagnostic>&&>(errors);
-        return failed;
-      }
+      if (!errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));
     } else {
       result<program> next = run_pass<Recipes>(id, *latest, opts, cache);
-      if (next.ok() && opts.verify) next.errors = verify(next.value);
-      if (!next.ok()) {
-        next.value = program{};
-        return next;
-      }
+      if (next.ok() && opts.verify_each) next.errors = verify(next.value);
+      if (!next.ok()) return failure(static_cast<std::vector<diagnostic>&&>(next.errors));
       current = static_cast<result<program>&&>(next);
       latest = &current.value;
     }
@@ -89,6 +86,72 @@ constexpr result<program> run_pipeline(const program& input, const options& opts
   }
   if (latest == &input) current.value = input;
   return current;
+}
+
+/// The passes over each function on its own, on `workers` threads. Every pass treats each
+/// function on its own, so the functions come out as the whole-program run gives them; the
+/// diagnostics are those of the earliest failing pass, in function order, as that run reports.
+template <recipe_set Recipes>
+result<program> run_functions_in_parallel(const program& input, const options& opts, std::optional<pass_id> stop_after,
+                                          unsigned workers) {
+  const std::size_t n = input.functions.size();
+  std::vector<result<program>> runs(n);
+  std::vector<std::size_t> failed_at(n, pass_names.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
+      program one;
+      one.file = input.file;
+      one.functions.push_back(input.functions[i]);
+      std::size_t at = 0;
+      runs[i] = run_passes<Recipes>(one, opts, stop_after, at);
+      if (!runs[i].ok()) failed_at[i] = at;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers && w < n; ++w) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+
+  std::size_t first = pass_names.size();
+  for (const std::size_t at : failed_at) first = at < first ? at : first;
+  result<program> out;
+  if (first != pass_names.size()) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (failed_at[i] == first)
+        for (auto& d : runs[i].errors) out.errors.push_back(static_cast<diagnostic&&>(d));
+    return out;
+  }
+  out.value.file = input.file;
+  out.value.functions.reserve(n);
+  for (auto& r : runs) out.value.functions.push_back(static_cast<function&&>(r.value.functions.front()));
+  return out;
+}
+
+}  // namespace detail
+
+/// Runs the default pipeline, optionally stopping after `stop_after`. With `enable_buffer_ir`
+/// false only storage initialization, selection (recording "not selected") and planning run.
+/// With more than one worker the functions are lowered concurrently (not in constant
+/// evaluation, and not with `verify_each`, which checks the whole program between passes);
+/// the result is byte-identical to one worker's.
+template <recipe_set Recipes = default_recipes>
+constexpr result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {},
+                                       parallelism par = {}) {
+  if (opts.verify)
+    if (std::vector<diagnostic> errors = verify(input); !errors.empty()) return detail::failure(static_cast<std::vector<diagnostic>&&>(errors));
+  unsigned workers = par.workers;
+  if (!std::is_constant_evaluated() && workers == 0) workers = std::thread::hardware_concurrency();
+  result<program> r;
+  if (std::is_constant_evaluated() || workers <= 1 || opts.verify_each || input.functions.size() < 2) {
+    std::size_t failed_at = 0;
+    r = detail::run_passes<Recipes>(input, opts, stop_after, failed_at);
+  } else {
+    r = detail::run_functions_in_parallel<Recipes>(input, opts, stop_after, workers);
+  }
+  if (r.ok() && opts.verify && !opts.verify_each) r.errors = verify(r.value);
+  if (!r.ok()) r.value = program{};
+  return r;
 }
 
 }  // namespace v0

@@ -13,17 +13,11 @@
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/try_recipes.hpp"
 #include "tile2buffer/ir/walk.hpp"
+#include "tile2buffer/passes/pipeline_api.hpp"
 #include "tile2buffer/recipe/table.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
-
-struct selection_entry {
-  text function;
-  bool selected = false;
-  text reason;  ///< empty when selected
-  location loc;  ///< where the reason applies
-};
 
 /// Why `fn` stays Tile under `opts` (empty reason when it is selected), ignoring any recorded
 /// decision; `analyses` are the kernel's shared analyses.

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file passes/pipeline_api.hpp
+/// The pipeline's interface types: its passes by name and in order, the worker count, and a
+/// selection decision. Light on purpose: the separately compiled pipeline's declarations
+/// (`lower.hpp` with `TILE2BUFFER_EXTERN_PIPELINE`) need them without the passes themselves.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "tile2buffer/config.hpp"
+#include "tile2buffer/detail/text.hpp"
+#include "tile2buffer/location.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+enum class pass_id : std::uint8_t { init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer };
+inline constexpr std::array<std::string_view, 7> pass_names{"init_storage", "select",   "legalize",     "verify_tile_storage",
+                                                            "plan",         "lower",    "verify_buffer"};
+constexpr std::string_view name(pass_id p) { return pass_names[static_cast<std::size_t>(p)]; }
+constexpr std::optional<pass_id> parse_pass(std::string_view s) {
+  for (std::size_t i = 0; i < pass_names.size(); ++i)
+    if (pass_names[i] == s) return static_cast<pass_id>(i);
+  return std::nullopt;
+}
+
+/// How many threads lower a program's kernels. Not a member of `options`: every worker count
+/// gives byte-identical output, so it must not split a compilation cache (`cache_key`).
+/// `0` means one worker per hardware thread.
+struct parallelism {
+  unsigned workers = 1;
+};
+
+/// One device function's selection: selected, or the first reason it stays Tile and where.
+struct selection_entry {
+  text function;
+  bool selected = false;
+  text reason;  ///< empty when selected
+  location loc;  ///< where the reason applies
+};
+
+}  // namespace v0
+}  // namespace tile2buffer

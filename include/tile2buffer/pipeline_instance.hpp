@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file pipeline_instance.hpp
+/// The separately compiled default pipeline (see lower.hpp): include this in exactly one `.cpp`
+/// of a host built with `TILE2BUFFER_EXTERN_PIPELINE`. It defines, not inline, the functions
+/// that `lower.hpp` declares in that mode, each by instantiating the header-only templates with
+/// the default recipe set once.
+#pragma once
+
+#ifndef TILE2BUFFER_EXTERN_PIPELINE
+#define TILE2BUFFER_EXTERN_PIPELINE 1
+#endif
+
+#include <optional>
+#include <vector>
+
+#include "tile2buffer/lower.hpp"
+#include "tile2buffer/passes/pipeline.hpp"
+#include "tile2buffer/recipe/table.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after, parallelism par) {
+  return run_pipeline<default_recipes>(input, opts, stop_after, par);
+}
+result<program> run_pass(pass_id id, const program& p, const options& opts) { return run_pass<default_recipes>(id, p, opts); }
+result<program> lower(const program& p, const options& opts, parallelism par) {
+  return run_pipeline<default_recipes>(p, opts, std::nullopt, par);
+}
+std::vector<selection_entry> explain_selection(const program& p, const options& opts) {
+  return explain_selection<default_recipes>(p, opts);
+}
+result<program> lower(const program& p) { return run_pipeline<default_recipes>(p, context::current()); }
+
+}  // namespace v0
+}  // namespace tile2buffer
