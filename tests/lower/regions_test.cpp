@@ -261,7 +261,7 @@ TEST_CASE("a value read at the top of a loop body stays live through the whole l
     const kernel_analyses k(f);
     std::int64_t c_at = -1, t_at = -1;
     for (std::uint32_t i = 0; i < f.values.size(); ++i) {
-      const type& ty = f.values[i].ty;
+      const type& ty = f.type_of(value_id{i});
       if (!ty.is_tile() || !ty.has_storage()) continue;
       const allocation* a = k.storage.find(ty.mem);
       REQUIRE(a != nullptr);

@@ -64,11 +64,11 @@ constexpr bool scalar_regions_only(const function& f) {
     const op_node& n = f.ops[i];
     if (!is_region_op(n.code())) continue;
     for (std::uint32_t r = 0; r < n.results.count; ++r)
-      if (!f.values[n.results.begin + r].ty.is_scalar()) return false;
+      if (!f.type_of(value_id{n.results.begin + r}).is_scalar()) return false;
     for (std::uint32_t g = 0; g < n.regions.count; ++g) {
       const region_info& reg = f.regions[n.regions.begin + g];
       for (std::uint32_t a = 0; a < reg.args.count; ++a)
-        if (!f.values[reg.args.begin + a].ty.is_scalar()) return false;
+        if (!f.type_of(value_id{reg.args.begin + a}).is_scalar()) return false;
     }
   }
   return true;

@@ -126,7 +126,7 @@ TEST_CASE("generation is deterministic per seed and options") {
   fp32_only.fp16 = fp32_only.bf16 = fp32_only.int32 = false;
   const program p = testing::generate_kernel(42, 40, fp32_only);
   for (const auto& v : p.functions[0].values)
-    if (v.ty.is_tile() || v.ty.is_tensor()) REQUIRE(v.ty.dt == dtype::fp32);
+    if (const type& t = p.functions[0].types[v.ty.index]; t.is_tile() || t.is_tensor()) REQUIRE(t.dt == dtype::fp32);
   // The op budget is met: loads, computations and stores count one each (plus final stores).
   CHECK(p.functions[0].ops.size() >= 41);
 }

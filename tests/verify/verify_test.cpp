@@ -164,7 +164,9 @@ TEST_CASE("orchestration rules") {
 TEST_CASE("every error is collected, not only the first") {
   // Both tile.add operands are broken and the store result type too: three distinct reports.
   function f = add_kernel(flaw::store_result);
-  f.values[f.result(op_id{3}).index].ty.dt = dtype::fp16;  // lhs = tile.load(A, ...)
+  type lhs = f.type_of(f.result(op_id{3}));  // lhs = tile.load(A, ...)
+  lhs.dt = dtype::fp16;
+  f.retype(f.result(op_id{3}), lhs);
   const auto ds = verify(single(std::move(f)));
   CHECK(reports(ds, "tile.store result type must equal the tensor operand's type", at(8)));
   CHECK(reports(ds, "tile.add operands must have matching dtypes", at(7)));
@@ -226,9 +228,21 @@ TEST_CASE("malformed IR gives diagnostics, never a crash") {
   }
   SUBCASE("value types with invalid enums") {
     function f = add_kernel();
-    f.values[0].ty.dt = static_cast<dtype>(77);
-    f.values[1].ty.kind = static_cast<type_kind>(42);
+    type a = f.type_of(value_id{0});
+    a.dt = static_cast<dtype>(77);
+    f.retype(value_id{0}, a);
+    type b = f.type_of(value_id{1});
+    b.kind = static_cast<type_kind>(42);
+    f.retype(value_id{1}, b);
     CHECK(reports(verify(single(std::move(f))), "value 'A' has an invalid type", at(1, 10)));
+  }
+  SUBCASE("a value without a name entry, or with an unknown type id") {
+    function f = add_kernel();
+    f.values[2].ty = type_id{static_cast<std::uint32_t>(f.types.size())};
+    CHECK(reports(verify(single(std::move(f))), "has values without a name entry or with an unknown type id", at(1, 1)));
+    function g = add_kernel();
+    g.value_names.pop_back();
+    CHECK(reports(verify(single(std::move(g))), "has values without a name entry or with an unknown type id", at(1, 1)));
   }
   SUBCASE("no body") {
     function f;

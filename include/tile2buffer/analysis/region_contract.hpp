@@ -78,7 +78,7 @@ constexpr text loop_setter_problem(const function& f, op_id o) {
     const operand t = view<opcode::tile_set_validshape>(f, x).tile();
     if (!t.is_value()) continue;
     const value_info& info = f.value(t.value());
-    const op_id def = info.origin == value_origin::region_arg ? f.region(info.region).parent : info.def;
+    const op_id def = info.origin() == value_origin::region_arg ? f.region(info.region).parent : info.def;
     if (!def.valid() || !std::binary_search(inside.begin(), inside.end(), def.index))
       return text("tile.set_validshape of '") << f.name_of(t.value())
                                               << "', defined outside the loop, would leave the next iteration reading a superseded version";

@@ -58,9 +58,9 @@ constexpr std::vector<region_id> enclosing_regions(const function& f) {
 constexpr value_id gm_alias_root(const function& f, value_id v) {
   for (std::size_t guard = 0; guard <= f.values.size(); ++guard) {
     const value_info& info = f.value(v);
-    if (info.origin == value_origin::param) return v;
+    if (info.origin() == value_origin::param) return v;
     operand next{};
-    if (info.origin == value_origin::region_arg) {
+    if (info.origin() == value_origin::region_arg) {
       const op_id owner = f.region(info.region).parent;
       if (!owner.valid() || !is_loop_op(f.op(owner).code())) return value_id{};
       const std::uint32_t first = f.op(owner).code() == opcode::cf_for ? 1u : 0u;

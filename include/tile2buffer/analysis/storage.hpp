@@ -37,7 +37,7 @@ class storage_facts {
       allocs_.push_back(a);
     }
     for (const auto& v : f.values)
-      if (v.ty.is_tile() && v.ty.has_storage()) any_storage_ = true;
+      if (const type& t = f.types[v.ty.index]; t.is_tile() && t.has_storage()) any_storage_ = true;
   }
 
   [[nodiscard]] constexpr const std::vector<allocation>& allocations() const noexcept { return allocs_; }

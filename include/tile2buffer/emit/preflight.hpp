@@ -36,7 +36,7 @@ constexpr bool positive_constant(const function& f, const operand& o) {
   if (o.kind == operand_kind::int_lit) return o.num > 0;
   if (!o.is_value() || o.value().index >= f.values.size()) return false;
   const value_info& v = f.value(o.value());
-  if (v.origin != value_origin::result || !v.def.valid() || f.op(v.def).code() != opcode::scalar_const) return false;
+  if (v.origin() != value_origin::result || !v.def.valid() || f.op(v.def).code() != opcode::scalar_const) return false;
   const auto args = f.args(v.def);
   return args.size() == 1 && args[0].kind == operand_kind::int_lit && args[0].num > 0;
 }
@@ -96,7 +96,7 @@ class pto_preflight {
     for (std::size_t i = 0; i < vals.size(); ++i) {
       const operand& v = vals[i];
       const bool param = v.is_value() && v.value().index < f_.values.size() &&
-                         f_.value(v.value()).origin == value_origin::param && f_.type_of(v.value()).is_tensor();
+                         f_.value(v.value()).origin() == value_origin::param && f_.type_of(v.value()).is_tensor();
       if (!param || i >= f_.results.size() || !(f_.type_of(v.value()) == f_.results[i])) {
         fail(f_.op(ret).loc, who() << "return value " << static_cast<std::int64_t>(i)
                                    << " must be a GM tensor parameter whose type equals the declared result");
@@ -143,7 +143,7 @@ class pto_preflight {
 
   constexpr void tensor_param(op_id o, const operand& t, direction forbidden, std::string_view verb) {
     const location loc = f_.op(o).loc;
-    if (!t.is_value() || t.value().index >= f_.values.size() || f_.value(t.value()).origin != value_origin::param) {
+    if (!t.is_value() || t.value().index >= f_.values.size() || f_.value(t.value()).origin() != value_origin::param) {
       fail(loc, who() << mnemonic(f_.op(o).code()) << " must " << verb << " a GM tensor parameter");
       return;
     }

@@ -191,14 +191,14 @@ class lowering {
     };
     std::vector<dynamic_window> dynamic;
     const auto indexed = [&](std::uint32_t i) {
-      const type& t = f.values[i].ty;
+      const type& t = f.type_of(value_id{i});
       return t.is_tile() && t.has_storage() && !analyses_->windows.is_window(value_id{i}) && facts().index_of(t.mem) != no_id;
     };
     for (std::uint32_t i = 0; i < f.values.size(); ++i)
-      if (const type& t = f.values[i].ty; indexed(i) && !buffer_descriptor(t).static_valid())
+      if (const type& t = f.type_of(value_id{i}); indexed(i) && !buffer_descriptor(t).static_valid())
         dynamic.push_back(dynamic_window{t.mem, t.mem_offset, t.dt, t.shape});
     for (std::uint32_t i = 0; i < f.values.size(); ++i) {
-      const type& t = f.values[i].ty;
+      const type& t = f.type_of(value_id{i});
       if (!indexed(i)) continue;  // verify_tile_storage reports storage that names no allocation
       const std::uint32_t a = facts().index_of(t.mem);
       type desc = buffer_descriptor(t);

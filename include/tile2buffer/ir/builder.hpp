@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/type_hash.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -137,7 +138,23 @@ class function_builder {
   }
 
   /// Replaces a value's type (parser: a region result's storage clause is read after its op).
-  constexpr void set_type(value_id v, const type& t) { f_.values[v.index].ty = t; }
+  constexpr void set_type(value_id v, const type& t) { f_.values[v.index].ty = intern_type(t); }
+
+  /// The id of `t` among the function's types, added on first sight. Open addressing over a
+  /// power-of-two table kept at most half full: interning is O(1) and equal types share an entry.
+  constexpr type_id intern_type(const type& t) {
+    if (2 * (f_.types.size() + 1) > type_slots_.size()) rehash_types(type_slots_.empty() ? 64 : 2 * type_slots_.size());
+    const std::size_t mask = type_slots_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>(hash(t)) & mask;; i = (i + 1) & mask) {
+      const std::uint32_t slot = type_slots_[i];
+      if (slot == 0) {
+        f_.types.push_back(t);
+        type_slots_[i] = static_cast<std::uint32_t>(f_.types.size());
+        return type_id{slot_index(f_.types.size())};
+      }
+      if (f_.types[slot - 1] == t) return type_id{slot - 1};
+    }
+  }
 
  private:
   constexpr span32 store_operands(std::span<const operand> args) {
@@ -145,13 +162,25 @@ class function_builder {
     f_.operands.insert(f_.operands.end(), args.begin(), args.end());
     return s;
   }
-  constexpr value_id new_value(const type& t, std::string_view name, value_origin origin, op_id def, std::uint32_t index) {
+  /// `origin` is implied by `def` and the region set afterwards; kept to document each call.
+  constexpr value_id new_value(const type& t, std::string_view name, value_origin, op_id def, std::uint32_t index) {
     const auto id = value_id{static_cast<std::uint32_t>(f_.values.size())};
-    f_.values.push_back(value_info{t, intern(name), origin, def, index, region_id{}});
+    f_.values.push_back(value_info{intern_type(t), def, index, region_id{}});
+    f_.value_names.push_back(intern(name));
     return id;
+  }
+  static constexpr std::uint32_t slot_index(std::size_t count) { return static_cast<std::uint32_t>(count - 1); }
+  constexpr void rehash_types(std::size_t n) {
+    type_slots_.assign(n, 0);
+    for (std::size_t k = 0; k < f_.types.size(); ++k) {
+      std::size_t i = static_cast<std::size_t>(hash(f_.types[k])) & (n - 1);
+      while (type_slots_[i] != 0) i = (i + 1) & (n - 1);
+      type_slots_[i] = static_cast<std::uint32_t>(k + 1);
+    }
   }
 
   function f_;
+  std::vector<std::uint32_t> type_slots_;  ///< 1 + index into f_.types, or 0 for an empty slot
   std::vector<std::vector<op_id>> open_;
   std::vector<region_id> open_ids_;
 };

@@ -25,14 +25,18 @@ inline namespace v0 {
 /// (a loop induction variable or iteration value).
 enum class value_origin : std::uint8_t { param, result, region_arg };
 
+/// One SSA value in 16 bytes: its type is interned in the function's `types` and its name
+/// lives in `value_names`, so the record every pass walks carries only ids.
 struct value_info {
-  type ty;
-  span32 name;  ///< in the function's name pool
-  value_origin origin = value_origin::result;
+  type_id ty;              ///< in the function's `types`
   op_id def;               ///< defining op (results) or owning region op (region args)
   std::uint32_t index = 0; ///< param index, result index, or region-arg index
   region_id region;        ///< owning region for region args
+  [[nodiscard]] constexpr value_origin origin() const noexcept {
+    return region.valid() ? value_origin::region_arg : def.valid() ? value_origin::result : value_origin::param;
+  }
 };
+static_assert(sizeof(value_info) == 16, "a value record stays 16 bytes: put new per-value data in a side array");
 
 struct op_node {
   op_header op;
@@ -68,6 +72,8 @@ struct function {
   region_id body;
 
   std::vector<value_info> values;
+  std::vector<span32> value_names;  ///< by value, in `names`
+  std::vector<type> types;          ///< interned: equal types share one entry (see function_builder)
   std::vector<op_node> ops;
   std::vector<region_info> regions;
   std::vector<op_id> region_ops;
@@ -81,8 +87,14 @@ struct function {
   }
   [[nodiscard]] constexpr std::string_view name_of() const noexcept { return str(name); }
   [[nodiscard]] constexpr const value_info& value(value_id v) const { return values[v.index]; }
-  [[nodiscard]] constexpr const type& type_of(value_id v) const { return values[v.index].ty; }
-  [[nodiscard]] constexpr std::string_view name_of(value_id v) const { return str(values[v.index].name); }
+  [[nodiscard]] constexpr const type& type_of(value_id v) const { return types[values[v.index].ty.index]; }
+  [[nodiscard]] constexpr std::string_view name_of(value_id v) const { return str(value_names[v.index]); }
+  /// Gives one value a new type of its own (other values of its old type keep theirs). Not for
+  /// hot paths: it never shares the entry; builders intern.
+  constexpr void retype(value_id v, const type& t) {
+    values[v.index].ty = type_id{static_cast<std::uint32_t>(types.size())};
+    types.push_back(t);
+  }
   [[nodiscard]] constexpr const op_node& op(op_id o) const { return ops[o.index]; }
   [[nodiscard]] constexpr const region_info& region(region_id r) const { return regions[r.index]; }
   [[nodiscard]] constexpr std::span<const operand> pool(span32 s) const {

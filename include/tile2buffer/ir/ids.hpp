@@ -21,6 +21,7 @@ struct strong_id {
 using value_id = strong_id<struct value_tag>;
 using op_id = strong_id<struct op_tag>;
 using region_id = strong_id<struct region_tag>;
+using type_id = strong_id<struct type_tag>;  ///< into a function's interned types
 
 /// A contiguous range {begin, count} in one of a function's pools.
 struct span32 {

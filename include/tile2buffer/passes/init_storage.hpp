@@ -81,7 +81,7 @@ constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<st
     const value_info& info = f.value(v);
     if (!info.def.valid()) return false;  // a parameter
     const std::uint32_t at = pos[info.def.index];
-    return info.origin == value_origin::region_arg ? pos[a.index] <= at && at <= end[a.index] : pos[a.index] < at && at <= end[a.index];
+    return info.origin() == value_origin::region_arg ? pos[a.index] <= at && at <= end[a.index] : pos[a.index] < at && at <= end[a.index];
   };
   std::vector<std::uint32_t> last(f.values.size(), 0);
   const auto use = [&](const operand& x, op_id at, auto& self) -> void {

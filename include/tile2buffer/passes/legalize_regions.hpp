@@ -61,7 +61,7 @@ constexpr bool retargetable(const function& f, const kernel_analyses& k, const s
                             const std::vector<std::uint32_t>& residents, region_id arm, op_id yield, value_id v,
                             const type& dest) {
   const value_info& info = f.value(v);
-  if (info.origin != value_origin::result || enclosing[info.def.index] != arm) return false;
+  if (info.origin() != value_origin::result || enclosing[info.def.index] != arm) return false;
   const opcode c = f.op(info.def).code();
   if (!is_tile_op(c) || f.op(info.def).results.count != 1 || k.windows.is_window(v) || storage_source(f, info.def)) return false;
   const type& t = f.type_of(v);
@@ -90,7 +90,7 @@ constexpr region_plan plan_region_storage(const function& f, const kernel_analys
   const std::vector<region_id> enclosing = enclosing_regions(f);
   std::vector<std::uint32_t> residents(f.values.size(), 0);  // by allocation value: Tile values in it
   for (const value_info& v : f.values)
-    if (v.ty.is_tile() && v.ty.has_storage()) ++residents[v.ty.mem.index];
+    if (const type& t = f.types[v.ty.index]; t.is_tile() && t.has_storage()) ++residents[t.mem.index];
   walk(f, [&](op_id o) {
     const op_node& n = f.op(o);
     const opcode c = n.code();

@@ -95,9 +95,9 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
   };
   // Windows live in their storage tile's bytes; everything else needs its own storage clause.
   for (std::uint32_t i = 0; i < f.values.size(); ++i) {
-    const type& t = f.values[i].ty;
+    const type& t = f.type_of(value_id{i});
     const value_id v{i};
-    if (!t.is_tile() || analyses.windows.is_window(v) || f.values[i].origin == value_origin::param) continue;
+    if (!t.is_tile() || analyses.windows.is_window(v) || f.values[i].origin() == value_origin::param) continue;
     if (!t.has_storage()) {
       fail(where(v), text("tile value '") << f.name_of(v) << "' must have planned storage (run init_storage)");
       continue;

@@ -126,7 +126,7 @@ inline bool loop_bound_only(const function& f, value_id v) {
     }
   }
   for (const value_info& val : f.values)
-    for (const extent& e : val.ty.valid) other = other || (e.is_value() && e.value() == v);
+    for (const extent& e : f.types[val.ty.index].valid) other = other || (e.is_value() && e.value() == v);
   return bound && !other;
 }
 
@@ -162,11 +162,11 @@ inline sim_inputs make_inputs(const function& f, const sim_options& opt) {
     } else {
       std::int64_t full = -1;
       for (const auto& val : f.values) {
-        if (!val.ty.is_tile()) continue;
+        const type& vt = f.types[val.ty.index];
+        if (!vt.is_tile()) continue;
         for (int axis = 0; axis < 2; ++axis)
-          if (val.ty.valid[axis].is_value() && val.ty.valid[axis].value() == v &&
-              (full < 0 || val.ty.shape[axis] < full))
-            full = val.ty.shape[axis];
+          if (vt.valid[axis].is_value() && vt.valid[axis].value() == v && (full < 0 || vt.shape[axis] < full))
+            full = vt.shape[axis];
       }
       in.scalars[p] = scalar_value::of_int(t.dt, full >= 0 ? full : loop_bound_only(f, v) ? 2 : 0);
     }

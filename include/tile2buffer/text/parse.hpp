@@ -459,7 +459,7 @@ class parser {
     value_id m;
     if (!use_value(m)) return false;
     const value_info& vi = b_->fn().value(m);
-    if (vi.origin != value_origin::result || b_->fn().op(vi.def).code() != opcode::tile_alloc) {
+    if (vi.origin() != value_origin::result || b_->fn().op(vi.def).code() != opcode::tile_alloc) {
       text msg;
       msg << "storage " << quoted(name.spelling) << " must name a tile.alloc result";
       return fail(name.loc, std::move(msg));

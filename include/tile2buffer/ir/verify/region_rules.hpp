@@ -32,7 +32,7 @@ constexpr void check_carries(verify_state& s, const op_view& v, std::span<const 
     return;
   }
   for (std::uint32_t i = 0; i < inits.size(); ++i) {
-    const type& at = s.f.values[args.begin + first + i].ty;
+    const type& at = s.f.type_of(value_id{args.begin + first + i});
     const type* rt = s.result_type(v, i);
     if (rt == nullptr || !same_type(at, *rt) || !s.operand_has_type(inits[i], at)) {
       s.fail(v.loc, v.mn, " iteration value ", static_cast<std::int64_t>(i),
@@ -56,7 +56,7 @@ constexpr void check_for(verify_state& s, const op_view& v) {
     }
   const span32 args = region_args(s, v, 0);
   if (args.count >= 1) {
-    const type& iv = s.f.values[args.begin].ty;
+    const type& iv = s.f.type_of(value_id{args.begin});
     if (!iv.is_scalar() || !is_integer(iv.dt)) s.fail(v.loc, v.mn, " induction variable must be an integer scalar");
   }
   check_carries(s, v, v.args.subspan(3), args, 1, "body");

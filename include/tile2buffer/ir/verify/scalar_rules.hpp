@@ -102,8 +102,9 @@ constexpr void check_submit(verify_state& s, const op_view& v) {
   }
   for (std::size_t i = 0; i < args.size(); ++i) {
     const value_id p = callee->params[i].value;
-    if (p.index >= callee->values.size()) continue;  // the callee's own verification reports it
-    const type& pt = callee->values[p.index].ty;
+    if (p.index >= callee->values.size() || callee->values[p.index].ty.index >= callee->types.size())
+      continue;  // the callee's own verification reports it
+    const type& pt = callee->type_of(p);
     const type* at = s.type_of(args[i]);
     if (pt.is_tensor()) {
       if (at == nullptr || !at->is_tensor() || at->shape != pt.shape || at->dt != pt.dt)

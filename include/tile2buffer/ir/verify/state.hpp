@@ -123,8 +123,8 @@ struct verify_state {
   /// How a value is named in messages: its name, else `%id`.
   [[nodiscard]] constexpr text label(value_id v) const {
     text t;
-    if (v.index < f.values.size() && in_bounds(f.values[v.index].name, f.names.size()) &&
-        f.values[v.index].name.count != 0)
+    if (v.index < f.values.size() && v.index < f.value_names.size() && in_bounds(f.value_names[v.index], f.names.size()) &&
+        f.value_names[v.index].count != 0)
       t << f.name_of(v);
     else
       t << '%' << static_cast<std::int64_t>(v.index);
@@ -148,8 +148,12 @@ struct verify_state {
   }
 
   //===--- values and operands ---===//
-  [[nodiscard]] constexpr bool known(value_id v) const { return v.index < f.values.size(); }
-  [[nodiscard]] constexpr const type* type_of(value_id v) const { return known(v) ? &f.values[v.index].ty : nullptr; }
+  /// A value whose record, name and type are all in their arenas (a corrupted function may say
+  /// otherwise; the verifier reports that once, see `arena_errors`).
+  [[nodiscard]] constexpr bool known(value_id v) const {
+    return v.index < f.values.size() && v.index < f.value_names.size() && f.values[v.index].ty.index < f.types.size();
+  }
+  [[nodiscard]] constexpr const type* type_of(value_id v) const { return known(v) ? &f.types[f.values[v.index].ty.index] : nullptr; }
   /// The type of a value operand; null for literals, names, tuples and unknown ids.
   [[nodiscard]] constexpr const type* type_of(const operand& o) const {
     return o.is_value() ? type_of(o.value()) : nullptr;

@@ -30,7 +30,7 @@ constexpr void check_valid(verify_state& s, const type& t, value_id v, location 
       s.fail(loc, "Buffer '", s.label(v), "' valid extents must be static or '?'");
       return;
     } else if (s.use(e.value(), loc)) {
-      const type& et = s.f.values[e.ref].ty;
+      const type& et = s.f.type_of(value_id{e.ref});
       if (!et.is_scalar() || !is_integer(et.dt))
         s.fail(loc, "valid extent of '", s.label(v), "' must be an integer scalar");
     }
@@ -41,7 +41,7 @@ constexpr void check_valid(verify_state& s, const type& t, value_id v, location 
 constexpr void check_storage(verify_state& s, const type& t, value_id v, location loc) {
   if (!s.use(t.mem, loc)) return;
   const value_info& m = s.f.values[t.mem.index];
-  const bool from_alloc = m.origin == value_origin::result && m.def.index < s.f.ops.size() &&
+  const bool from_alloc = m.origin() == value_origin::result && m.def.index < s.f.ops.size() &&
                           s.f.ops[m.def.index].code() == opcode::tile_alloc;
   if (!from_alloc) {
     s.fail(loc, "storage of '", s.label(v), "' must name a tile.alloc result");
@@ -73,7 +73,7 @@ constexpr void check_value_stage(verify_state& s, const type& t, value_id v, loc
 }
 
 constexpr void check_value_type(verify_state& s, value_id v, location loc, bool check_stage) {
-  const type& t = s.f.values[v.index].ty;
+  const type& t = s.f.type_of(v);
   if (!enum_ok(t.kind, type_kind::task) || t.kind == type_kind::none || !enum_ok(t.dt, dtype::index)) {
     s.fail(loc, "value '", s.label(v), "' has an invalid type");
     return;

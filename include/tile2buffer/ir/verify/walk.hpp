@@ -44,6 +44,13 @@ class function_verifier {
       s_.fail(f.loc, "function '@", s_.fn_name(), "' has an invalid kind");
       return;
     }
+    // Every value needs a name entry and an interned type; a corrupted function may lack them.
+    bool arenas_ok = f.value_names.size() == f.values.size();
+    for (const auto& v : f.values) arenas_ok = arenas_ok && v.ty.index < f.types.size();
+    if (!arenas_ok) {
+      s_.fail(f.loc, "function '@", s_.fn_name(), "' has values without a name entry or with an unknown type id");
+      return;
+    }
     for (const auto& p : f.params) {
       define(p.value, p.loc, true);
       const type* t = s_.type_of(p.value);

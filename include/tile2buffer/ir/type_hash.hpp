@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file ir/type_hash.hpp
+/// A hash of a type descriptor, for interning types per function (function_builder). Written
+/// once over a Boost.Hana tuple of member pointers, not field by field; a static_assert checks
+/// the tuple against the aggregate's member count, so a member added to `type` fails to compile
+/// until it is listed (and hashed). Why member pointers and not BOOST_HANA_ADAPT_STRUCT: the
+/// binary format (serialize/schema.hpp) already adapts `type` as its own view of the fields.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/length.hpp>
+#include <boost/hana/tuple.hpp>
+
+#include "tile2buffer/config.hpp"
+#include "tile2buffer/detail/reflect.hpp"
+#include "tile2buffer/ir/types.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+/// Every member that makes two types different, hence every member.
+inline constexpr auto type_members =
+    boost::hana::make_tuple(&type::kind, &type::dt, &type::space, &type::tlayout, &type::blayout, &type::slayout, &type::pad,
+                            &type::compact, &type::has_stride, &type::fractal, &type::shape, &type::valid, &type::stride,
+                            &type::mem, &type::mem_offset);
+inline constexpr auto extent_members = boost::hana::make_tuple(&extent::number, &extent::ref);
+template <class T, class Members>
+constexpr bool lists_every_member(const Members& members) {
+  return static_cast<std::size_t>(decltype(boost::hana::length(members))::value) == aggregate_member_count<T>();
+}
+static_assert(lists_every_member<type>(type_members) && lists_every_member<extent>(extent_members),
+              "every member of tile2buffer::type and extent must be listed in ir/type_hash.hpp");
+
+/// FNV-1a over 64-bit words: good enough for a table whose keys are few and compared exactly.
+constexpr void mix(std::uint64_t& h, std::uint64_t word) {
+  h ^= word;
+  h *= 0x100000001b3ULL;
+}
+template <class T>
+constexpr void hash_member(std::uint64_t& h, const T& m) {
+  if constexpr (std::is_enum_v<T>) mix(h, static_cast<std::uint64_t>(m));
+  else if constexpr (std::is_integral_v<T>) mix(h, static_cast<std::uint64_t>(m));
+  else if constexpr (std::is_same_v<T, extent>)
+    boost::hana::for_each(extent_members, [&](auto member) { hash_member(h, m.*member); });
+  else if constexpr (requires { m.index; }) mix(h, m.index);  // a strong id
+  else
+    for (const auto& e : m) hash_member(h, e);  // std::array
+}
+
+}  // namespace detail
+
+/// Equal types hash equal (every member is hashed; `type`'s `==` compares every member).
+constexpr std::uint64_t hash(const type& t) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  boost::hana::for_each(detail::type_members, [&](auto member) { detail::hash_member(h, t.*member); });
+  return h;
+}
+
+}  // namespace v0
+}  // namespace tile2buffer
