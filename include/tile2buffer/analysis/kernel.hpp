@@ -41,6 +41,11 @@ class analysis_cache {
     if (!slots_[fn]) slots_[fn].emplace(p.functions[fn]);
     return *slots_[fn];
   }
+  /// For a pass that updates the program and the facts together (plan: addresses only).
+  [[nodiscard]] constexpr kernel_analyses& get_mutable(const program& p, std::size_t fn) {
+    static_cast<void>(get(p, fn));
+    return *slots_[fn];
+  }
   constexpr void invalidate(std::size_t fn) {
     if (fn < slots_.size()) slots_[fn].reset();
   }

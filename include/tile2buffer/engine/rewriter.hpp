@@ -20,7 +20,8 @@ inline namespace v0 {
 class rewriter {
  public:
   constexpr explicit rewriter(const function& src)
-      : src_(src), b_(src.kind, src.name_of(), src.loc), map_(src.values.size()), overrides_(src.values.size()) {
+      : src_(src), b_(src.kind, src.name_of(), src.loc), map_(src.values.size()) {
+    b_.reserve_like(src);
     auto& f = b_.fn();
     f.stage = src.stage;
     f.buffer_ir_selected = src.buffer_ir_selected;
@@ -40,7 +41,11 @@ class rewriter {
   /// The new value for `old` (which must be bound to a value).
   [[nodiscard]] constexpr value_id value(value_id old) const { return map_[old.index].value(); }
   /// Replaces the type a cloned value will get (before its mapping is applied).
-  constexpr void override_type(value_id old, const type& t) { overrides_[old.index] = t; }
+  constexpr void override_type(value_id old, const type& t) {
+    if (overrides_.empty()) overrides_.resize(src_.values.size(), 0);  // few passes override any
+    override_types_.push_back(t);
+    overrides_[old.index] = static_cast<std::uint32_t>(override_types_.size());
+  }
   /// Places a cloned Tile value in storage of the target function (`mem` is a target value).
   constexpr void set_storage(value_id old, value_id mem, std::int64_t offset) {
     storage_.resize(src_.values.size());
@@ -84,7 +89,8 @@ class rewriter {
     return t;
   }
   [[nodiscard]] constexpr type type_of(value_id old) const {
-    return overrides_[old.index] ? *overrides_[old.index] : src_.type_of(old);
+    if (old.index < overrides_.size() && overrides_[old.index] != 0) return override_types_[overrides_[old.index] - 1];
+    return src_.type_of(old);
   }
   /// The target-side type of source value `old`: overrides, mapping and storage applied.
   [[nodiscard]] constexpr type mapped_type(value_id old) const {
@@ -189,7 +195,8 @@ class rewriter {
   const function& src_;
   function_builder b_;
   std::vector<operand> map_;
-  std::vector<std::optional<type>> overrides_;
+  std::vector<std::uint32_t> overrides_;  ///< by source value: 1 + index into override_types_, or 0
+  std::vector<type> override_types_;
   struct placement {
     value_id mem;
     std::int64_t offset = 0;

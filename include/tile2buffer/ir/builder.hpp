@@ -45,6 +45,20 @@ class function_builder {
   [[nodiscard]] constexpr function& fn() noexcept { return f_; }
   [[nodiscard]] constexpr const function& fn() const noexcept { return f_; }
 
+  /// Sizes the arenas for a function about as large as `like` (a rewriter's source: its
+  /// replacement has about as many ops, values, operands and names), so they grow at most once.
+  constexpr void reserve_like(const function& like) {
+    f_.values.reserve(like.values.size() + like.values.size() / 4);
+    f_.value_names.reserve(like.values.size() + like.values.size() / 4);
+    f_.types.reserve(like.types.size());
+    f_.ops.reserve(like.ops.size() + like.ops.size() / 4);
+    f_.region_ops.reserve(like.region_ops.size() + like.region_ops.size() / 4);
+    f_.regions.reserve(like.regions.size());
+    f_.operands.reserve(like.operands.size() + like.operands.size() / 4);
+    f_.kwargs.reserve(like.kwargs.size());
+    f_.names.reserve(like.names.size() + like.names.size() / 4);
+  }
+
   //===--- pools ---===//
   constexpr span32 intern(std::string_view s) {
     const span32 r{static_cast<std::uint32_t>(f_.names.size()), static_cast<std::uint32_t>(s.size())};

@@ -59,7 +59,11 @@ constexpr void hash_member(std::uint64_t& h, const T& m) {
 constexpr std::uint64_t hash(const type& t) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   boost::hana::for_each(detail::type_members, [&](auto member) { detail::hash_member(h, t.*member); });
-  return h;
+  // FNV's low bits depend only on the words' low bits; the table indexes by low bits, and
+  // offsets are multiples of large powers of two. Fold the high half in.
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 32);
 }
 
 }  // namespace v0

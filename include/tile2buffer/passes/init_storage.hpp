@@ -12,7 +12,9 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "tile2buffer/analysis/kernel.hpp"
@@ -49,8 +51,23 @@ constexpr std::optional<operand> storage_source(const function& f, op_id o) {
 constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::string_view suffix = {}) {
   const function& f = rw.source();
   const type& t = f.type_of(v);
-  const text nm = text("mem_") << f.name_of(v) << suffix;
-  const std::string_view names[] = {nm.view()};
+  // Why a stack buffer: this runs once per allocation, and a heap-built name was a tenth of the
+  // pass (the builder copies the name into its pool anyway).
+  const std::string_view base = f.name_of(v);
+  std::array<char, 96> small{};
+  text large;
+  std::string_view nm;
+  if (4 + base.size() + suffix.size() <= small.size()) {
+    std::size_t n = 0;
+    for (const char c : std::string_view("mem_")) small[n++] = c;
+    for (const char c : base) small[n++] = c;
+    for (const char c : suffix) small[n++] = c;
+    nm = std::string_view(small.data(), n);
+  } else {
+    large << "mem_" << base << suffix;
+    nm = large.view();
+  }
+  const std::string_view names[] = {nm};
   const operand args[] = {operand::of(t.space), operand::integer(t.bytes())};
   const type mt = mem_type();
   return rw.target().result(rw.builder().emit(opcode::tile_alloc, args, {}, std::span<const type>(&mt, 1), names, loc));

@@ -28,31 +28,34 @@ constexpr void set_alloc_address(function& f, const allocation& a, std::int64_t 
 }
 }  // namespace detail
 
-constexpr result<program> plan(const program& p, const options& opts, analysis_cache& cache) {
-  result<program> r;
-  r.value.file = p.file;
+/// Plans `p` where it is (the pipeline's own copy): patches each allocation's address and the
+/// kernel's cached storage facts, so nothing is copied. On failure `p` is left part-planned and
+/// must be discarded; `plan` below works on a copy.
+constexpr void plan_in_place(program& p, const options& opts, analysis_cache& cache, std::vector<diagnostic>& errors) {
   for (std::size_t fi = 0; fi < p.functions.size(); ++fi) {
-    const function& f = p.functions[fi];
-    r.value.functions.push_back(f);
+    function& f = p.functions[fi];
     if (!f.is_device() || f.stage != ir_stage::tile || !addressed(opts.planner)) continue;
-    const kernel_analyses& before = cache.get(p, fi);
-    const auto& allocs = before.storage.allocations();
-    const auto addr = place(opts.planner, allocs, live_intervals(f, before.storage, &before.windows));
-    kernel_analyses after = before;
-    after.storage_checked = false;
-    bool changed = false;
+    kernel_analyses& k = cache.get_mutable(p, fi);
+    const auto& allocs = k.storage.allocations();
+    const auto addr = place(opts.planner, allocs, live_intervals(f, k.storage, &k.windows));
     for (std::uint32_t i = 0; i < allocs.size(); ++i) {
       if (!addr[i] || allocs[i].address) continue;
-      changed = true;
+      k.storage_checked = false;
       if (*addr[i] + allocs[i].capacity > space_capacity(allocs[i].space))
-        r.fail(f.op(allocs[i].def).loc, "plan",
-               text("planner ") << name(opts.planner) << " cannot place " << allocs[i].capacity << " bytes in "
-                                << name(allocs[i].space) << ": the space holds " << space_capacity(allocs[i].space) << " bytes");
-      detail::set_alloc_address(r.value.functions.back(), allocs[i], *addr[i]);
-      after.storage.set_address(i, *addr[i]);
+        errors.push_back(diagnostic{f.op(allocs[i].def).loc, text("plan"),
+                                    text("planner ") << name(opts.planner) << " cannot place " << allocs[i].capacity
+                                                     << " bytes in " << name(allocs[i].space) << ": the space holds "
+                                                     << space_capacity(allocs[i].space) << " bytes",
+                                    {}});
+      detail::set_alloc_address(f, allocs[i], *addr[i]);
+      k.storage.set_address(i, *addr[i]);
     }
-    if (changed) cache.replace(fi, static_cast<kernel_analyses&&>(after));
   }
+}
+constexpr result<program> plan(const program& p, const options& opts, analysis_cache& cache) {
+  result<program> r;
+  r.value = p;
+  plan_in_place(r.value, opts, cache, r.errors);
   if (!r.ok()) r.value = program{};
   return r;
 }

@@ -100,15 +100,20 @@ constexpr std::vector<selection_entry> explain_selection(const program& p, const
 
 /// The select pass: records `buffer_ir_selected` on device Tile functions that have none yet.
 /// Recording the decision changes no op or value, so the kernels' analyses stay valid.
+/// `select_in_place` records the decisions in `p` itself (the pipeline's own copy).
+template <recipe_set Recipes = default_recipes>
+constexpr void select_in_place(program& p, const options& opts, analysis_cache& cache) {
+  for (std::size_t i = 0; i < p.functions.size(); ++i) {
+    auto& f = p.functions[i];
+    if (f.is_device() && f.stage == ir_stage::tile && !f.buffer_ir_selected)
+      f.buffer_ir_selected = evaluate_selection<Recipes>(f, opts, cache.get(p, i)).selected;
+  }
+}
 template <recipe_set Recipes = default_recipes>
 constexpr result<program> select(const program& p, const options& opts, analysis_cache& cache) {
   result<program> r;
   r.value = p;
-  for (std::size_t i = 0; i < r.value.functions.size(); ++i) {
-    auto& f = r.value.functions[i];
-    if (f.is_device() && f.stage == ir_stage::tile && !f.buffer_ir_selected)
-      f.buffer_ir_selected = evaluate_selection<Recipes>(f, opts, cache.get(p, i)).selected;
-  }
+  select_in_place<Recipes>(r.value, opts, cache);
   return r;
 }
 template <recipe_set Recipes = default_recipes>
