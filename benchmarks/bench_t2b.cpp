@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file bench_t2b.cpp
 /// Google Benchmark suite of tile2buffer on generated kernels (gen_kernel.hpp) of 1k..1M compute
-/// ops in three shapes (line, shared, loops). Every benchmark reports, besides Google Benchmark's
+/// ops in five shapes (line, shared, loops: elementwise chains, the last in `for` loops; window:
+/// elementwise ops reading static windows of larger tiles; cube: an `aic` matmul_acc chain). Every
+/// benchmark reports, besides Google Benchmark's
 /// own time per iteration:
 ///   ns/op  CPU time of the measuring thread per compute op (read around the measured call in
 ///          every iteration; the benchmark's reported time is the same CPU time)
@@ -21,7 +23,7 @@
 ///                 kernels, W = 1 and 2; its ns/op is wall time (the work is on several threads),
 ///                 so the ratio of the two rows is the speedup on this machine
 /// Every shape lowers to Buffer IR, loop chains included (their `for` loops carry a tile), so all
-/// three shapes get the same benchmarks.
+/// five shapes get the same benchmarks.
 ///
 /// Heap: by default the binary makes glibc serve every block from its heap and never trim it
 /// (mallopt M_MMAP_MAX = 0, M_TRIM_THRESHOLD huge), the state of a long-running host compiler whose
@@ -35,11 +37,12 @@
 /// Extra flags (before Google Benchmark's own):
 ///   --cold-heap             keep glibc's malloc defaults (see Heap above)
 ///   --sizes=1000,10000      compute-op counts (default 1000,10000,100000,1000000)
-///   --shapes=line,shared    shapes (default line,shared,loops)
+///   --shapes=line,shared    shapes: line, shared, loops, window, cube (default line,shared,loops)
 ///   --time FILE [--planner P] [--repeat R]
 ///                           instead of benchmarks, parse FILE and time each pipeline pass on it
 ///                           (best of R, default 3), like `mlir-opt -mlir-timing`; used by
-///                           compare_mlir.py. Prints `key value` lines in microseconds.
+///                           compare_mlir.py. Prints `key value` lines in microseconds (and
+///                           `compute_ops`: elementwise and matmul ops).
 ///   --print-kernel SHAPE:N[:BODY]
 ///                           print the in-memory kernel (check_generator.py compares it with
 ///                           tools/gen_tile.py) after checking that the pipeline lowers it to
@@ -347,7 +350,8 @@ int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
     for (const auto& f : parsed.value.functions)
       for (const auto& o : f.ops) {
         const auto c = o.code();
-        compute_ops += t2b::is_tile_op(c) && t2b::info(c).ew != t2b::ew_kind::none;
+        compute_ops += (t2b::is_tile_op(c) && t2b::info(c).ew != t2b::ew_kind::none) || c == t2b::opcode::tile_matmul ||
+                       c == t2b::opcode::tile_matmul_acc;
       }
   }
   std::printf("compute_ops %lld\n", static_cast<long long>(compute_ops));
@@ -366,12 +370,9 @@ int print_kernel(const std::string& spec) {
     start = colon + 1;
   }
   if (f.size() < 2 || f.size() > 3) die("--print-kernel wants SHAPE:N[:BODY]");
-  bench::shape s{};
-  if (f[0] == "line") s = bench::shape::line;
-  else if (f[0] == "shared") s = bench::shape::shared;
-  else if (f[0] == "loops") s = bench::shape::loops;
-  else die("unknown shape " + f[0]);
-  const t2b::program p = bench::make_program(s, std::stoll(f[1]), f.size() == 3 ? std::stoi(f[2]) : 8);
+  const auto s = bench::parse_shape(f[0]);
+  if (!s) die("unknown shape " + f[0]);
+  const t2b::program p = bench::make_program(*s, std::stoll(f[1]), f.size() == 3 ? std::stoi(f[2]) : 8);
   for (const auto planner : all_planners)
     expect_stage(t2b::lower(p, with_planner(planner)), t2b::ir_stage::buffer,
                  std::string("pipeline (") + std::string(t2b::name(planner)) + ")");
@@ -410,10 +411,9 @@ int main(int argc, char** argv) {
     } else if (auto v2 = value("--shapes")) {
       shapes.clear();
       for (const auto& x : split(*v2)) {
-        if (x == "line") shapes.push_back(bench::shape::line);
-        else if (x == "shared") shapes.push_back(bench::shape::shared);
-        else if (x == "loops") shapes.push_back(bench::shape::loops);
-        else die("unknown shape " + x);
+        const auto s = bench::parse_shape(x);
+        if (!s) die("unknown shape " + x + " (line, shared, loops, window, cube)");
+        shapes.push_back(*s);
       }
     } else if (auto v3 = value("--time")) {
       time_path = *v3;

@@ -5,16 +5,24 @@
 ///
 ///     tile2buffer::program p = tile2buffer::bench::make_program(tile2buffer::bench::shape::shared, 100000);
 ///
-/// One `aiv @f(A, B, Out)`: v0, v1 are loads of A and B; compute op i (add on even i, mul on odd)
-/// reads v[-1] and v[-1-d] with d = 1 + i % 4 (clamped to the first value); with `reuse_every` K,
-/// op i with i % K == K - 1 reads v0 instead (one input live across the whole kernel); the last
-/// value is stored to Out and the store's result returned. `shape::loops` groups the ops into
-/// chained `for` loops of `body` ops (4 trips) carrying one tile. Names are `v<k>`, `r<k>`,
-/// `i<k>`, `acc<k>`, so `print` of the kernel is exactly gen_tile.py's text.
+/// line, shared, loops: one `aiv @f(A, B, Out)`: v0, v1 are loads of A and B; compute op i (add
+/// on even i, mul on odd) reads v[-1] and v[-1-d] with d = 1 + i % 4 (clamped to the first value);
+/// with `reuse_every` K, op i with i % K == K - 1 reads v0 instead (one input live across the whole
+/// kernel); the last value is stored to Out and the store's result returned. `shape::loops` groups
+/// the ops into chained `for` loops of `body` ops (4 trips) carrying one tile. Names are `v<k>`,
+/// `r<k>`, `i<k>`, `acc<k>` (window adds `p<k>`, `w<k>`; cube names its operands `a`, `b`, `la`,
+/// `ra`, `lb`, `rb`), so `print` of the kernel is exactly gen_tile.py's text.
+///
+/// Two shapes have no MLIR twin and ignore `reuse_every` (gen_tile.py's docstring has their text):
+/// `shape::window` reads every compute op's second operand through its own static, row-aligned
+/// `tile.slice` of one of two [64, 32] parents (so the window path is exercised once per op and
+/// the parents live across the kernel); `shape::cube` is an `aic` chain of one `tile.matmul` and
+/// N-1 in-place `tile.matmul_acc` on four [16, 16] FP16 operands, so any N fits every planner.
 #pragma once
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -23,18 +31,27 @@
 namespace tile2buffer {
 namespace bench {
 
-enum class shape : std::uint8_t { line, shared, loops };
+enum class shape : std::uint8_t { line, shared, loops, window, cube };
 
 constexpr std::string_view shape_name(shape s) {
   switch (s) {
     case shape::line: return "line";
     case shape::shared: return "shared";
     case shape::loops: return "loops";
+    case shape::window: return "window";
+    case shape::cube: return "cube";
   }
   return "?";
 }
-/// The shape's `--reuse-every` default, as in gen_mlir.py's figures (line: never; others: 16).
-constexpr int default_reuse(shape s) { return s == shape::line ? 0 : 16; }
+/// The shape named `name`, if any.
+constexpr std::optional<shape> parse_shape(std::string_view name) {
+  for (const shape s : {shape::line, shape::shared, shape::loops, shape::window, shape::cube})
+    if (shape_name(s) == name) return s;
+  return std::nullopt;
+}
+/// The shape's `--reuse-every` default, as in gen_mlir.py's figures (shared, loops: 16; line:
+/// never; window and cube do not reuse).
+constexpr int default_reuse(shape s) { return s == shape::shared || s == shape::loops ? 16 : 0; }
 
 namespace detail {
 /// `prefix` followed by the decimal `k`, in a small reusable buffer.
@@ -51,8 +68,67 @@ class numbered_name {
 };
 }  // namespace detail
 
+/// `shape::window`: see the file comment.
+inline function make_window_kernel(std::int64_t n) {
+  const type tt = tile_type(16, 32, dtype::fp32);
+  const type parent_t = tile_type(64, 32, dtype::fp32);
+  const type gm_in = tensor_type(64, 32, dtype::fp32);
+  const type gm_out = tensor_type(16, 32, dtype::fp32);
+  function_builder b(function_kind::aiv, "f");
+  const value_id A = b.param("A", gm_in);
+  const value_id B = b.param("B", gm_in);
+  const value_id Out = b.param("Out", gm_out, direction::out);
+  b.result_type(gm_out);
+  detail::numbered_name nm;
+  const value_id parents[] = {b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(64, 32)}, parent_t, "p0"),
+                              b.emit1(opcode::tile_load, {operand::of(B), b.pair(0, 0), b.pair(64, 32)}, parent_t, "p1")};
+  value_id last{};
+  for (std::int64_t i = 0; i < n; ++i) {
+    const value_id w = b.emit1(opcode::tile_slice,
+                               {operand::of(parents[i % 2]), b.pair(16, 32), b.pair(16 * (i / 2 % 4), 0)}, tt, nm("w", i));
+    const value_id lhs = i == 0 ? w : last;
+    last = b.emit1(i % 2 == 0 ? opcode::tile_add : opcode::tile_mul, {operand::of(lhs), operand::of(w)}, tt, nm("v", i));
+  }
+  const value_id result = b.emit1(opcode::tile_store, {operand::of(last), b.pair(0, 0), operand::of(Out)}, gm_out, "result");
+  b.emit0(opcode::cf_return, {operand::of(result)});
+  return b.finish();
+}
+
+/// `shape::cube`: see the file comment.
+inline function make_cube_kernel(std::int64_t n) {
+  const type mat_t = tile_type(16, 16, dtype::fp16, memory_space::mat);
+  const type left_t = tile_type(16, 16, dtype::fp16, memory_space::left);
+  const type right_t = tile_type(16, 16, dtype::fp16, memory_space::right);
+  const type acc_t = tile_type(16, 16, dtype::fp32, memory_space::acc);
+  const type gm_in = tensor_type(16, 16, dtype::fp16);
+  const type gm_out = tensor_type(16, 16, dtype::fp32);
+  function_builder b(function_kind::aic, "f");
+  const value_id A = b.param("A", gm_in);
+  const value_id B = b.param("B", gm_in);
+  const value_id Out = b.param("Out", gm_out, direction::out);
+  b.result_type(gm_out);
+  detail::numbered_name nm;
+  const value_id a = b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 16)}, mat_t, "a");
+  const value_id bm = b.emit1(opcode::tile_load, {operand::of(B), b.pair(0, 0), b.pair(16, 16)}, mat_t, "b");
+  const value_id la = b.emit1(opcode::tile_move, {operand::of(a)}, left_t, "la");
+  const value_id ra = b.emit1(opcode::tile_move, {operand::of(a)}, right_t, "ra");
+  const value_id lb = b.emit1(opcode::tile_move, {operand::of(bm)}, left_t, "lb");
+  const value_id rb = b.emit1(opcode::tile_move, {operand::of(bm)}, right_t, "rb");
+  value_id last = b.emit1(opcode::tile_matmul, {operand::of(la), operand::of(rb)}, acc_t, "v0");
+  for (std::int64_t i = 1; i < n; ++i) {
+    const bool even = i % 2 == 0;
+    last = b.emit1(opcode::tile_matmul_acc, {operand::of(last), operand::of(even ? la : lb), operand::of(even ? rb : ra)},
+                   acc_t, nm("v", i));
+  }
+  const value_id result = b.emit1(opcode::tile_store, {operand::of(last), b.pair(0, 0), operand::of(Out)}, gm_out, "result");
+  b.emit0(opcode::cf_return, {operand::of(result)});
+  return b.finish();
+}
+
 /// The benchmark kernel of `n` compute ops; `reuse_every` < 0 takes the shape's default.
 inline function make_kernel(shape s, std::int64_t n, int body = 8, int reuse_every = -1) {
+  if (s == shape::window) return make_window_kernel(n);
+  if (s == shape::cube) return make_cube_kernel(n);
   const int reuse = reuse_every < 0 ? default_reuse(s) : reuse_every;
   const type tt = tile_type(16, 32, dtype::fp32);
   const type gm = tensor_type(16, 32, dtype::fp32);

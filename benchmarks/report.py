@@ -87,7 +87,9 @@ def main():
         else:
             w("| %s | %s %s | %s |" % (label, fmt(value, 2), unit, "yes" if value <= limit else "**no**"))
 
-    for shape in [s for s in shapes if s != "loops"]:
+    # The targets were set for the elementwise chains; window and cube rows are reported above but
+    # judged by no target.
+    for shape in [s for s in shapes if s in ("line", "shared")]:
         lows = [v for v in (get("lower/" + p, shape, 100000) for p in ("pypto", "dsa_rp", "ptoas")) if v is not None]
         target("`lower` alone ≤ 50 ns/op at 100k (%s, worst planner)" % shape, max(lows) if lows else None, 50, "ns/op")
         target("pipeline ≤ 300 ns/op at 100k (%s, pypto)" % shape, get("pipeline/pypto", shape, 100000), 300, "ns/op")
