@@ -8,6 +8,9 @@
   call_extern    the same TU with -DTILE2BUFFER_EXTERN_PIPELINE (the separately compiled mode:
                  it only declares the pipeline)
   instance       the one TU that defines it: #include <tile2buffer/pipeline_instance.hpp>
+  static64       include_lower plus a `static_assert` that a 64-compute-op kernel (built with
+                 function_builder in a constexpr function) lowers: the issue-14 budget is <= 1 s
+                 beyond include_lower
   static_lower   tests/lower/static_lower.cpp (the static_assert lowering test: constant-evaluates
                  the whole pipeline for three planners and every spec-table row)
 
@@ -25,6 +28,41 @@ import subprocess
 import sys
 import tempfile
 import time
+
+
+# 64 compute ops (alternating add/mul over the two previous values), lowered in constant evaluation.
+STATIC64 = """#include <tile2buffer/lower.hpp>
+namespace {
+using namespace tile2buffer;
+constexpr program kernel64() {
+  function_builder b(function_kind::aiv, "k64", {1, 1});
+  const auto t = tensor_type(16, 32, dtype::fp32);
+  const value_id x = b.param("X", t);
+  const value_id y = b.param("Y", t);
+  const value_id out = b.param("Out", t, direction::out);
+  b.result_type(t);
+  const auto tt = tile_type(16, 32, dtype::fp32);
+  value_id prev = b.emit1(opcode::tile_load, {operand::of(x), b.pair(0, 0), b.pair(16, 32)}, tt, "a", {2, 3});
+  value_id cur = b.emit1(opcode::tile_load, {operand::of(y), b.pair(0, 0), b.pair(16, 32)}, tt, "b", {3, 3});
+  for (int i = 0; i < 64; ++i) {
+    const value_id next = b.emit1(i % 2 == 0 ? opcode::tile_add : opcode::tile_mul, {operand::of(cur), operand::of(prev)}, tt, {},
+                                  {static_cast<std::uint32_t>(4 + i), 3});
+    prev = cur;
+    cur = next;
+  }
+  const value_id r = b.emit1(opcode::tile_store, {operand::of(cur), b.pair(0, 0), operand::of(out)}, t, "r", {70, 3});
+  b.emit0(opcode::cf_return, {operand::of(r)}, {71, 3});
+  program p;
+  p.functions.push_back(b.finish());
+  return p;
+}
+constexpr bool lowers() {
+  const auto r = lower(kernel64(), options{});
+  return r.ok() && r.value.functions[0].stage == ir_stage::buffer;
+}
+static_assert(lowers());
+}  // namespace
+"""
 
 
 def measure_once(cmd):
@@ -49,7 +87,7 @@ def main():
     ap.add_argument("--cxx", default=os.environ.get("T2B_BENCH_CXX", "g++-12"))
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    ap.add_argument("--only", choices=["include_lower", "call_lower", "call_extern", "instance", "static_lower"],
+    ap.add_argument("--only", choices=["include_lower", "call_lower", "call_extern", "instance", "static64", "static_lower"],
                     action="append")
     a = ap.parse_args()
     root = os.path.abspath(a.root)
@@ -66,7 +104,11 @@ def main():
         instance = os.path.join(tmp, "instance.cpp")
         with open(instance, "w") as f:
             f.write("#include <tile2buffer/pipeline_instance.hpp>\n")
+        static64 = os.path.join(tmp, "static64.cpp")
+        with open(static64, "w") as f:
+            f.write(STATIC64)
         cases = {
+            "static64": [a.cxx] + flags + ["-c", static64, "-o", os.path.join(tmp, "f.o")],
             "include_lower": [a.cxx] + flags + ["-c", tu, "-o", os.path.join(tmp, "a.o")],
             "call_lower": [a.cxx] + flags + ["-c", host, "-o", os.path.join(tmp, "c.o")],
             "call_extern": [a.cxx] + flags + ["-DTILE2BUFFER_EXTERN_PIPELINE=1", "-c", host, "-o", os.path.join(tmp, "d.o")],

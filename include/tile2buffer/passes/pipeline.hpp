@@ -6,13 +6,12 @@
 /// output once; `opts.verify_each` adds a check after every pass.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <optional>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
+#include "tile2buffer/detail/threads.hpp"
 #include "tile2buffer/passes/init_storage.hpp"
 #include "tile2buffer/passes/legalize.hpp"
 #include "tile2buffer/passes/lower.hpp"
@@ -105,9 +104,9 @@ result<program> run_functions_in_parallel(const program& input, const options& o
   const std::size_t n = input.functions.size();
   std::vector<result<program>> runs(n);
   std::vector<std::size_t> failed_at(n, pass_names.size());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) {
+  std::size_t next = 0;
+  auto work = [&] {
+    for (std::size_t i = take_next(next); i < n; i = take_next(next)) {
       program one;
       one.file = input.file;
       one.functions.push_back(input.functions[i]);
@@ -116,10 +115,7 @@ result<program> run_functions_in_parallel(const program& input, const options& o
       if (!runs[i].ok()) failed_at[i] = at;
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned w = 1; w < workers && w < n; ++w) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  run_on_threads(workers < n ? workers : static_cast<unsigned>(n), work);
 
   std::size_t first = pass_names.size();
   for (const std::size_t at : failed_at) first = at < first ? at : first;
@@ -149,7 +145,7 @@ constexpr result<program> run_pipeline(const program& input, const options& opts
   if (opts.verify)
     if (std::vector<diagnostic> errors = verify(input); !errors.empty()) return detail::failure(static_cast<std::vector<diagnostic>&&>(errors));
   unsigned workers = par.workers;
-  if (!std::is_constant_evaluated() && workers == 0) workers = std::thread::hardware_concurrency();
+  if (!std::is_constant_evaluated() && workers == 0) workers = detail::hardware_threads();
   result<program> r;
   if (std::is_constant_evaluated() || workers <= 1 || opts.verify_each || input.functions.size() < 2) {
     std::size_t failed_at = 0;
