@@ -68,17 +68,27 @@ class numbered_name {
 };
 }  // namespace detail
 
+/// Every shape's `@f(A, B, Out) -> Out` header: the builder and the three parameters.
+struct kernel_header {
+  function_builder b;
+  value_id A, B, Out;
+};
+inline kernel_header begin_kernel(function_kind kind, const type& in, const type& out) {
+  kernel_header h{function_builder(kind, "f"), {}, {}, {}};
+  h.A = h.b.param("A", in);
+  h.B = h.b.param("B", in);
+  h.Out = h.b.param("Out", out, direction::out);
+  h.b.result_type(out);
+  return h;
+}
+
 /// `shape::window`: see the file comment.
 inline function make_window_kernel(std::int64_t n) {
   const type tt = tile_type(16, 32, dtype::fp32);
   const type parent_t = tile_type(64, 32, dtype::fp32);
   const type gm_in = tensor_type(64, 32, dtype::fp32);
   const type gm_out = tensor_type(16, 32, dtype::fp32);
-  function_builder b(function_kind::aiv, "f");
-  const value_id A = b.param("A", gm_in);
-  const value_id B = b.param("B", gm_in);
-  const value_id Out = b.param("Out", gm_out, direction::out);
-  b.result_type(gm_out);
+  auto [b, A, B, Out] = begin_kernel(function_kind::aiv, gm_in, gm_out);
   detail::numbered_name nm;
   const value_id parents[] = {b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(64, 32)}, parent_t, "p0"),
                               b.emit1(opcode::tile_load, {operand::of(B), b.pair(0, 0), b.pair(64, 32)}, parent_t, "p1")};
@@ -102,11 +112,7 @@ inline function make_cube_kernel(std::int64_t n) {
   const type acc_t = tile_type(16, 16, dtype::fp32, memory_space::acc);
   const type gm_in = tensor_type(16, 16, dtype::fp16);
   const type gm_out = tensor_type(16, 16, dtype::fp32);
-  function_builder b(function_kind::aic, "f");
-  const value_id A = b.param("A", gm_in);
-  const value_id B = b.param("B", gm_in);
-  const value_id Out = b.param("Out", gm_out, direction::out);
-  b.result_type(gm_out);
+  auto [b, A, B, Out] = begin_kernel(function_kind::aic, gm_in, gm_out);
   detail::numbered_name nm;
   const value_id a = b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 16)}, mat_t, "a");
   const value_id bm = b.emit1(opcode::tile_load, {operand::of(B), b.pair(0, 0), b.pair(16, 16)}, mat_t, "b");
@@ -132,11 +138,9 @@ inline function make_kernel(shape s, std::int64_t n, int body = 8, int reuse_eve
   const int reuse = reuse_every < 0 ? default_reuse(s) : reuse_every;
   const type tt = tile_type(16, 32, dtype::fp32);
   const type gm = tensor_type(16, 32, dtype::fp32);
-  function_builder b(function_kind::aiv, "f");
-  const value_id A = b.param("A", gm);
-  const value_id B = b.param("B", gm);
-  const value_id Out = b.param("Out", gm, direction::out);
-  b.result_type(gm);
+  kernel_header h = begin_kernel(function_kind::aiv, gm, gm);  // not a structured binding: lambdas below use it
+  function_builder& b = h.b;
+  const value_id A = h.A, B = h.B, Out = h.Out;
   detail::numbered_name nm;
   const value_id v0 = b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, tt, "v0");
   const value_id v1 = b.emit1(opcode::tile_load, {operand::of(B), b.pair(0, 0), b.pair(16, 32)}, tt, "v1");
