@@ -830,9 +830,13 @@ class parser {
       if (at(tok::colon)) return fail(tok_.loc, "tile.alloc takes no ': TYPE' (its result is an allocation)");
       t = mem_type();
     } else {
-      text what;
-      what << "':' and the result type of " << oi.mnemonic;
-      if (!expect(tok::colon, what.view()) || !parse_type(t, true)) return false;
+      if (!at(tok::colon)) {  // the message is built only when it is needed (one op per line)
+        text what;
+        what << "':' and the result type of " << oi.mnemonic;
+        return fail_expected(what.view(), tok_);
+      }
+      advance();
+      if (!parse_type(t, true)) return false;
     }
     const op_id o = b_->emit(c, args_, kws_, std::span<const type>(&t, 1), lhs_, loc);
     return define_results(lhs_, lhs_locs_, o);
