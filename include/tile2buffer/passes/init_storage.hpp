@@ -33,6 +33,7 @@ namespace detail {
 
 /// The operand whose storage an in-place result shares (assemble's target, matmul_acc's
 /// accumulator, the tile of set_validshape, the source of a relabelling view), if any.
+template <class = void>
 constexpr std::optional<operand> storage_source(const function& f, op_id o) {
   switch (f.op(o).code()) {
     case opcode::tile_assemble: return typed<tile::assemble>(f, o).target();
@@ -48,6 +49,7 @@ constexpr std::optional<operand> storage_source(const function& f, op_id o) {
 /// Emits `mem_<name> = tile.alloc(SPACE, bytes)` sized for source Tile value `v` into the
 /// rewriter's current region, at `loc`; returns the new allocation (a target value). `suffix`
 /// extends the name (`mem_<name><suffix>`).
+template <class = void>
 constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::string_view suffix = {}) {
   const function& f = rw.source();
   const type& t = f.type_of(v);
@@ -81,6 +83,7 @@ constexpr bool writes_in_place(opcode c) { return c == opcode::tile_assemble || 
 /// again. A use by the loop's own iteration (of an iteration value, or of a value defined in the
 /// body) counts where it is, so an in-place write late in the body can reuse the carry's storage.
 /// `pos` receives each op's position and `end` the last position of its subtree.
+template <class = void>
 constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<std::uint32_t>& pos, std::vector<std::uint32_t>& end) {
   std::vector<op_id> order;
   walk(f, [&](op_id o) {
@@ -118,6 +121,7 @@ constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<st
   return last;
 }
 
+template <class = void>
 constexpr function init_function_storage(const function& f) {
   const window_facts windows(f, scalar_divisibility(f));
   std::vector<std::uint32_t> pos(f.ops.size(), 0), end(f.ops.size(), 0);
@@ -207,6 +211,7 @@ constexpr function init_function_storage(const function& f) {
 
 }  // namespace detail
 
+template <class = void>
 constexpr result<program> init_storage(const program& p, const options&, analysis_cache& cache) {
   result<program> r;
   r.value.file = p.file;
@@ -221,6 +226,7 @@ constexpr result<program> init_storage(const program& p, const options&, analysi
   }
   return r;
 }
+template <class = void>
 constexpr result<program> init_storage(const program& p, const options& opts) {
   analysis_cache cache;
   return init_storage(p, opts, cache);

@@ -36,6 +36,7 @@ namespace detail {
 /// Two Tile values in different allocations that both carry an address share bytes. Why only
 /// then: an allocation still without an address is placed later around the addressed ones, and
 /// addressless planners drop every address (their allocations are always fresh storage).
+template <class = void>
 constexpr bool placed_ranges_overlap(const storage_facts& facts, const type& a, const type& b) {
   const allocation* pa = facts.find(a.mem);
   const allocation* pb = facts.find(b.mem);
@@ -53,6 +54,7 @@ struct byte_span {
   bool precise = true;
 };
 
+template <class = void>
 constexpr byte_span span_of(const function& f, const window_facts& windows, value_id v) {
   const type& storage = f.type_of(windows.storage_of(v));
   const window_facts::window* w = windows.find(v);
@@ -65,6 +67,7 @@ constexpr byte_span span_of(const function& f, const window_facts& windows, valu
 }
 
 /// Whether assemble `o` needs its source snapshotted (see the file comment).
+template <class = void>
 constexpr bool assemble_needs_snapshot(const function& f, const kernel_analyses& k, op_id o, bool with_addresses) {
   const typed<tile::assemble> op(f, o);
   if (!op.source().is_value() || !op.target().is_value() || op.result_count() != 1) return false;
@@ -105,6 +108,7 @@ constexpr bool assemble_needs_snapshot(const function& f, const kernel_analyses&
 
 /// Copies `o`'s source storage tile into new storage and cuts the source window again from it;
 /// returns the operand the assemble reads instead of its source.
+template <class = void>
 constexpr operand snapshot_source(rewriter& rw, const kernel_analyses& k, op_id o) {
   const function& f = rw.source();
   const value_id src = typed<tile::assemble>(f, o).source().value();
@@ -133,6 +137,7 @@ constexpr operand snapshot_source(rewriter& rw, const kernel_analyses& k, op_id 
 
 }  // namespace detail
 
+template <class = void>
 constexpr result<program> legalize(const program& p, const options& opts, analysis_cache& cache) {
   result<program> r;
   r.value.file = p.file;
@@ -201,6 +206,7 @@ constexpr result<program> legalize(const program& p, const options& opts, analys
   }
   return r;
 }
+template <class = void>
 constexpr result<program> legalize(const program& p, const options& opts) {
   analysis_cache cache;
   return legalize(p, opts, cache);

@@ -57,6 +57,7 @@ struct region_plan {
 };
 
 /// Whether arm `arm`'s yielded value `v` may be retargeted to write `dest` (see the file comment).
+template <class = void>
 constexpr bool retargetable(const function& f, const kernel_analyses& k, const std::vector<region_id>& enclosing,
                             const std::vector<std::uint32_t>& residents, region_id arm, op_id yield, value_id v,
                             const type& dest) {
@@ -82,6 +83,7 @@ constexpr bool retargetable(const function& f, const kernel_analyses& k, const s
 }
 
 /// Plans the transfers and retargets of every Tile region boundary of `f`.
+template <class = void>
 constexpr region_plan plan_region_storage(const function& f, const kernel_analyses& k) {
   region_plan plan;
   bool any = false;

@@ -31,12 +31,14 @@ struct yield_context {
 };
 
 /// Tile value `v` lives in the storage handle of `carry` (both have one, and it is the same).
+template <class = void>
 constexpr bool same_handle(lowering& l, const operand& v, value_id carry) {
   return v.is_value() && l.handle(v.value()).valid() && l.handle(v.value()) == l.handle(carry);
 }
 
 /// Lowers trailing yield `y` of the region in `ctx`: scalar positions stay, Tile positions are
 /// checked and dropped, GM positions are recorded and dropped. A while condition's yield stays.
+template <class = void>
 constexpr void lower_yield(const function& f, op_id y, lowering& l, yield_context& ctx) {
   const op_node& owner = f.op(ctx.owner);
   if (owner.code() == opcode::cf_while && ctx.region == f.region_of(ctx.owner, 0)) {
@@ -68,6 +70,7 @@ constexpr void lower_yield(const function& f, op_id y, lowering& l, yield_contex
 }
 
 /// The positions of `o`'s results that stay native: scalars.
+template <class = void>
 constexpr std::vector<std::uint32_t> scalar_positions(const function& f, op_id o) {
   std::vector<std::uint32_t> kept;
   for (std::uint32_t i = 0; i < f.op(o).results.count; ++i)
@@ -77,6 +80,7 @@ constexpr std::vector<std::uint32_t> scalar_positions(const function& f, op_id o
 
 /// Emits `o`'s replacement with operands `args`, regions `regions` and the results at `kept`,
 /// and binds those results.
+template <class = void>
 constexpr void emit_region_op(const function& f, op_id o, lowering& l, std::span<const operand> args,
                               std::span<const std::uint32_t> kept, span32 regions) {
   std::vector<type> types;

@@ -15,6 +15,7 @@ namespace detail {
 /// `f` with `addr = address` on allocation `a`'s tile.alloc. Why a copy with one kwarg appended
 /// rather than a rewrite: every op and value keeps its id, so the kernel's analyses stay valid
 /// once the address is recorded in them too.
+template <class = void>
 constexpr void set_alloc_address(function& f, const allocation& a, std::int64_t address) {
   op_header& h = f.ops[a.def.index].op;
   const span32 old = kwargs_of(h);
@@ -31,6 +32,7 @@ constexpr void set_alloc_address(function& f, const allocation& a, std::int64_t 
 /// Plans `p` where it is (the pipeline's own copy): patches each allocation's address and the
 /// kernel's cached storage facts, so nothing is copied. On failure `p` is left part-planned and
 /// must be discarded; `plan` below works on a copy.
+template <class = void>
 constexpr void plan_in_place(program& p, const options& opts, analysis_cache& cache, std::vector<diagnostic>& errors) {
   for (std::size_t fi = 0; fi < p.functions.size(); ++fi) {
     function& f = p.functions[fi];
@@ -52,6 +54,7 @@ constexpr void plan_in_place(program& p, const options& opts, analysis_cache& ca
     }
   }
 }
+template <class = void>
 constexpr result<program> plan(const program& p, const options& opts, analysis_cache& cache) {
   result<program> r;
   r.value = p;
@@ -59,6 +62,7 @@ constexpr result<program> plan(const program& p, const options& opts, analysis_c
   if (!r.ok()) r.value = program{};
   return r;
 }
+template <class = void>
 constexpr result<program> plan(const program& p, const options& opts) {
   analysis_cache cache;
   return plan(p, opts, cache);

@@ -180,6 +180,7 @@ class buffer_checker {
 /// The pass: the structural verifier on the whole program, then the Buffer storage proofs on
 /// every Buffer-stage function.
 /// The pass's diagnostics alone (the pipeline uses this to check without copying the program).
+template <class = void>
 constexpr std::vector<diagnostic> buffer_errors(const program& p) {
   std::vector<diagnostic> out = verify(p);
   for (const auto& f : p.functions)
@@ -187,6 +188,7 @@ constexpr std::vector<diagnostic> buffer_errors(const program& p) {
       for (auto& d : detail::buffer_checker(f).run()) out.push_back(static_cast<diagnostic&&>(d));
   return out;
 }
+template <class = void>
 constexpr result<program> verify_buffer(const program& p, const options&) {
   result<program> r;
   r.errors = buffer_errors(p);

@@ -20,11 +20,13 @@ inline namespace v0 {
 namespace detail {
 
 /// Byte ranges of two Tile values in one allocation overlap.
+template <class = void>
 constexpr bool storage_overlaps(const type& a, const type& b) {
   return a.mem == b.mem && a.mem_offset < b.mem_offset + b.bytes() && b.mem_offset < a.mem_offset + a.bytes();
 }
 
 /// Two Tile types name the same storage window (same allocation, offset and size).
+template <class = void>
 constexpr bool same_window(const type& a, const type& b) {
   return a.mem == b.mem && a.mem_offset == b.mem_offset && a.bytes() == b.bytes();
 }
@@ -80,6 +82,7 @@ constexpr void check_region_storage(const function& f, op_id o, Fail&& fail) {
 }  // namespace detail
 
 /// Storage diagnostics of one Tile-stage function (empty when its storage is closed and legal).
+template <class = void>
 constexpr std::vector<diagnostic> check_tile_storage(const function& f, const kernel_analyses& analyses) {
   const storage_facts& facts = analyses.storage;
   std::vector<diagnostic> out;
@@ -139,11 +142,13 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
   });
   return out;
 }
+template <class = void>
 constexpr std::vector<diagnostic> check_tile_storage(const function& f) { return check_tile_storage(f, kernel_analyses(f)); }
 
 /// The pass: checks every selected device function (or every device Tile function when
 /// `selected_only` is false, as `lower` does for explicit pipelines).
 /// The pass's diagnostics alone (the pipeline uses this to check without copying the program).
+template <class = void>
 constexpr std::vector<diagnostic> tile_storage_errors(const program& p, analysis_cache& cache, bool selected_only = true) {
   std::vector<diagnostic> out;
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
@@ -156,16 +161,19 @@ constexpr std::vector<diagnostic> tile_storage_errors(const program& p, analysis
   }
   return out;
 }
+template <class = void>
 constexpr std::vector<diagnostic> tile_storage_errors(const program& p, bool selected_only = true) {
   analysis_cache cache;
   return tile_storage_errors(p, cache, selected_only);
 }
+template <class = void>
 constexpr result<program> verify_tile_storage(const program& p, const options&, analysis_cache& cache, bool selected_only = true) {
   result<program> r;
   r.errors = tile_storage_errors(p, cache, selected_only);
   if (r.ok()) r.value = p;
   return r;
 }
+template <class = void>
 constexpr result<program> verify_tile_storage(const program& p, const options& opts, bool selected_only = true) {
   analysis_cache cache;
   return verify_tile_storage(p, opts, cache, selected_only);

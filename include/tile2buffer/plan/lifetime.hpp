@@ -38,6 +38,7 @@ namespace detail {
 /// interval is then contained in it; the one on the way to b covers b; no loop outside the LCA's
 /// subtree meets the interval). So each interval walks the loop tree from its two ends:
 /// O(positions + loops + intervals * depth).
+template <class = void>
 constexpr void cover_loops(std::vector<live_interval>& live, const std::vector<live_interval>& loops, std::uint32_t positions) {
   if (loops.empty()) return;
   std::vector<std::uint32_t> parent(loops.size(), no_id), depth(loops.size(), 0);
@@ -85,6 +86,7 @@ constexpr void cover_loops(std::vector<live_interval>& live, const std::vector<l
 
 /// One interval per allocation of `facts`, in the same order. `windows` (when given) maps each
 /// window to the storage tile it reads.
+template <class = void>
 constexpr std::vector<live_interval> live_intervals(const function& f, const storage_facts& facts,
                                                     const window_facts* windows = nullptr) {
   std::vector<live_interval> live(facts.allocations().size());

@@ -32,6 +32,7 @@ struct placed_range {
 
 namespace detail {
 /// Lowest 32-byte aligned address >= 0 where [addr, addr + size) avoids every range in `busy`.
+template <class = void>
 constexpr std::int64_t first_fit(std::vector<placed_range> busy, std::int64_t size) {
   std::sort(busy.begin(), busy.end(), [](const placed_range& a, const placed_range& b) { return a.begin < b.begin; });
   std::int64_t addr = 0;
@@ -42,6 +43,7 @@ constexpr std::int64_t first_fit(std::vector<placed_range> busy, std::int64_t si
   return addr;
 }
 /// Smallest gap between `busy` ranges that holds `size` bytes (the space above them otherwise).
+template <class = void>
 constexpr std::int64_t best_fit(std::vector<placed_range> busy, std::int64_t size) {
   std::sort(busy.begin(), busy.end(), [](const placed_range& a, const placed_range& b) { return a.begin < b.begin; });
   std::int64_t cursor = 0, best = -1, best_gap = 0;
@@ -66,6 +68,7 @@ constexpr std::int64_t best_fit(std::vector<placed_range> busy, std::int64_t siz
 /// the fit functions have always received their ranges in, so addresses are exactly those of the
 /// all-pairs scan this replaces. Cost: O(n log n + n * A), A = allocations live at once in one
 /// space (at most the space's capacity over the smallest allocation when the placement fits).
+template <class = void>
 constexpr std::vector<std::optional<std::int64_t>> place(planner_kind planner, const std::vector<allocation>& allocs,
                                                           std::vector<live_interval> live) {
   std::vector<std::optional<std::int64_t>> addr(allocs.size());
