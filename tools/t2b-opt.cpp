@@ -2,6 +2,7 @@
 /// @file t2b-opt.cpp
 /// The `mlir-opt`-style driver: reads a `.t2b` file (or stdin), parses and verifies it, and
 /// prints the canonical text. Exit codes: 0 success, 1 input errors, 2 bad command line.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,8 +14,10 @@
 
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/emit/pto.hpp"
+#include "tile2buffer/engine/registry.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
+#include "tile2buffer/recipe/table.hpp"
 #include "tile2buffer/serialize/binary.hpp"
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
@@ -43,6 +46,12 @@ struct cli_options {
   std::string pto_kernel;
   std::optional<std::uint64_t> check_numerics_seed;
   std::vector<tile2buffer::sim::scalar_binding> scalars;  ///< --scalar NAME=VALUE, for --check-numerics
+  // mlir-opt habits.
+  bool list_recipes = false;
+  bool timing = false;
+  bool print_after_all = false;
+  std::optional<pass_id> print_after;
+  bool diagnostics_json = false;
 };
 
 template <class E, std::size_t N>
@@ -186,6 +195,35 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
+    {"--list-recipes", {}, "print the registered recipe set: each Tile op's recipes (name, benefit, dtypes) or why it stays Tile",
+     [](cli_options& o, std::string_view) -> std::string_view {
+       o.list_recipes = true;
+       return {};
+     }},
+    {"--timing", {}, "report the wall time of parsing, verification, each pass and printing on stderr",
+     [](cli_options& o, std::string_view) -> std::string_view {
+       o.timing = true;
+       return {};
+     }},
+    {"--print-after-all", {}, "print the program after every pass on stderr; implies --lower",
+     [](cli_options& o, std::string_view) -> std::string_view {
+       o.print_after_all = true;
+       o.pipeline = true;
+       return {};
+     }},
+    {"--print-after", "PASS", "print the program after PASS on stderr; implies --lower",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       o.print_after = parse_pass(v);
+       if (!o.print_after) return "--print-after: unknown pass";
+       o.pipeline = true;
+       return {};
+     }},
+    {"--diagnostics", "text|json", "text (default): file:line:col, the source line and a caret; json: one JSON array on stderr",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       if (v != "text" && v != "json") return "--diagnostics must be text or json";
+       o.diagnostics_json = v == "json";
+       return {};
+     }},
     {"--pto-kernel", "NAME", "with --emit=pto or pto-generic: emit only the function @NAME",
      [](cli_options& o, std::string_view v) -> std::string_view {
        if (v.empty()) return "--pto-kernel needs a function name";
@@ -273,14 +311,67 @@ bool write_output(const std::string& path, std::string_view s) {
   return ok;
 }
 
-int report(const std::vector<diagnostic>& errors, std::string_view file) {
-  const text t = format_all(errors, file);
+/// What one run reads and measures: the input's name and text (for diagnostics with source
+/// lines) and, with --timing, the wall time of each step.
+struct session {
+  const cli_options& opts;
+  std::string display;
+  std::string source;
+  std::vector<std::pair<std::string, double>> times;  ///< (step, seconds), in order
+  std::chrono::steady_clock::time_point started{};
+
+  /// Runs `step` and, with --timing, records its wall time under `name`.
+  template <class F>
+  decltype(auto) timed(std::string_view name, F&& step) {
+    const auto t0 = std::chrono::steady_clock::now();
+    struct record {
+      session& s;
+      std::string_view name;
+      std::chrono::steady_clock::time_point t0;
+      ~record() {
+        if (s.opts.timing) s.times.emplace_back(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+    } r{*this, name, t0};
+    return step();
+  }
+};
+
+int report(const session& s, const std::vector<diagnostic>& errors) {
+  const text t = s.opts.diagnostics_json ? format_json(errors, s.display) : format_all(errors, s.display, s.source);
   std::fwrite(t.view().data(), 1, t.size(), stderr);
   return 1;
 }
 
+/// The --timing table on stderr: wall time per step, its share, and the total.
+void print_timing(const session& s) {
+  double total = 0;
+  for (const auto& [name, secs] : s.times) total += secs;
+  std::fprintf(stderr, "t2b-opt timing (wall time, ms)\n");
+  for (const auto& [name, secs] : s.times)
+    std::fprintf(stderr, "  %10.3f  %5.1f%%  %s\n", secs * 1e3, total > 0 ? 100.0 * secs / total : 0.0, name.c_str());
+  std::fprintf(stderr, "  %10.3f  100.0%%  total\n", total * 1e3);
+}
+
+/// --timing and --print-after(-all) see the pipeline through its pass observer.
+struct pass_watch {
+  session& s;
+  std::chrono::steady_clock::time_point t0{};
+  static void before(void* self, pass_id) { static_cast<pass_watch*>(self)->t0 = std::chrono::steady_clock::now(); }
+  static void after(void* self, pass_id id, const program& p) {
+    auto& w = *static_cast<pass_watch*>(self);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - w.t0).count();
+    if (w.s.opts.timing) w.s.times.emplace_back(std::string(name(id)), secs);
+    if (w.s.opts.print_after_all || w.s.opts.print_after == id) {
+      text dump;
+      dump << "# -----// IR after " << name(id) << " //----- #\n" << print(p);
+      std::fwrite(dump.view().data(), 1, dump.size(), stderr);
+    }
+  }
+};
+
 /// Runs the requested passes; prints the selection explanation when asked.
-result<program> run_passes(const cli_options& opts, const program& prog) {
+result<program> run_passes(session& s, const program& prog) {
+  const cli_options& opts = s.opts;
   if (opts.single_pass) {
     result<program> r = run_pass(*opts.single_pass, prog, opts.pass_options);
     if (r.ok() && (opts.pass_options.verify || opts.pass_options.verify_each)) r.errors = verify(r.value);
@@ -303,7 +394,41 @@ result<program> run_passes(const cli_options& opts, const program& prog) {
   }
   std::optional<pass_id> stop = opts.stop_after;
   if (opts.emit_tile) stop = pass_id::plan;
-  return run_pipeline(prog, opts.pass_options, stop, opts.workers);
+  pass_watch watch{s};
+  const pass_observer observer{&watch, &pass_watch::before, &pass_watch::after};
+  const bool observed = opts.timing || opts.print_after_all || opts.print_after;
+  const std::size_t first = s.times.size();
+  const auto t0 = std::chrono::steady_clock::now();
+  result<program> r = run_pipeline(prog, opts.pass_options, stop, opts.workers, observed ? &observer : nullptr);
+  if (opts.timing) {
+    // What the pipeline spent outside its passes: verifying its input and output.
+    double rest = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (std::size_t i = first; i < s.times.size(); ++i) rest -= s.times[i].second;
+    s.times.emplace_back("pipeline verification (input, output)", rest > 0 ? rest : 0.0);
+  }
+  return r;
+}
+
+/// --list-recipes: the default recipe set, one line per recipe or stays-Tile entry, in op order.
+int list_recipes() {
+  using reg = registry<default_recipes>;
+  text out;
+  for (std::size_t c = 0; c < opcode_count; ++c) {
+    const auto op = static_cast<opcode>(c);
+    if (!is_tile_op(op)) continue;
+    for (const recipe_entry& r : reg::candidates(op)) {
+      out << mnemonic(op) << ": " << r.name << ", benefit " << r.benefit;
+      if (!r.dtypes.empty()) {
+        out << ", dtypes";
+        for (const dtype d : r.dtypes) out << ' ' << name(d);
+      }
+      if (!r.default_rollout) out << ", not in the default rollout";
+      out << '\n';
+    }
+    if (const stays_tile_info* why = reg::stays_tile_reason(op)) out << mnemonic(op) << ": stays Tile: " << why->reason << '\n';
+  }
+  std::fwrite(out.view().data(), 1, out.size(), stdout);
+  return 0;
 }
 
 /// Runs every kernel that was lowered in both simulators and prints one verdict per kernel.
@@ -346,39 +471,61 @@ int check_numerics(const cli_options& opts, const program& tile_program, const p
   return all_ok ? 0 : 1;
 }
 
-/// The work itself: parse, verify, run passes when asked, print.
+/// Whether --emit=pto must lower first: a device function is still at the Tile stage.
+bool has_tile_kernel(const program& p) {
+  for (const auto& f : p.functions)
+    if (f.is_device() && f.stage != ir_stage::buffer) return true;
+  return false;
+}
+
+int run_session(session& s);
+
+/// Reads the input, runs the session and reports --timing.
 int run(const cli_options& opts) {
   const std::string path = opts.inputs.empty() ? std::string("-") : opts.inputs.front();
-  const std::string display = path == "-" ? std::string("<stdin>") : path;
-  std::string source;
-  if (!read_input(path, source)) {
-    std::fprintf(stderr, "t2b-opt: cannot read '%s'\n", display.c_str());
+  session s{opts, path == "-" ? std::string("<stdin>") : path, {}, {}, {}};
+  if (!read_input(path, s.source)) {
+    std::fprintf(stderr, "t2b-opt: cannot read '%s'\n", s.display.c_str());
     return 1;
   }
+  const int rc = run_session(s);
+  if (opts.timing) print_timing(s);
+  return rc;
+}
+
+/// The work itself: parse, verify, run passes when asked, print.
+int run_session(session& s) {
+  const cli_options& opts = s.opts;
   // Binary IR is recognized by its envelope header; anything else is read as .t2b text.
-  result<program> parsed = is_binary(source) ? deserialize(source) : parse(source, display);
-  if (!parsed) return report(parsed.errors, display);
-  if (const auto errors = verify(parsed.value); !errors.empty()) return report(errors, display);
+  const bool binary = is_binary(s.source);
+  result<program> parsed = s.timed("parse", [&] { return binary ? deserialize(s.source) : parse(s.source, s.display); });
+  if (binary) s.source.clear();  // no source lines to show under diagnostics
+  if (!parsed) return report(s, parsed.errors);
+  if (const auto errors = s.timed("verify", [&] { return verify(parsed.value); }); !errors.empty()) return report(s, errors);
   const program tile_input = opts.check_numerics_seed ? parsed.value : program{};
-  if (opts.pipeline) {
-    result<program> lowered = run_passes(opts, parsed.value);
-    if (!lowered) return report(lowered.errors, display);
+  using F = cli_options::output_format;
+  const bool pto = opts.format == F::pto || opts.format == F::pto_generic;
+  // PTO-AS is emitted from Buffer IR: a Tile-stage input is lowered first, with the default options.
+  if (opts.pipeline || (pto && has_tile_kernel(parsed.value))) {
+    result<program> lowered = run_passes(s, parsed.value);
+    if (!lowered) return report(s, lowered.errors);
     parsed.value = static_cast<program&&>(lowered.value);
   }
   if (opts.check_numerics_seed) return check_numerics(opts, tile_input, parsed.value);
   if (opts.verify_only || opts.explain_selection) return 0;
   text out;
-  using F = cli_options::output_format;
   if (opts.format == F::binary) {
     const auto bin = serialize(parsed.value);
-    if (!bin) return report(bin.errors, display);
+    if (!bin) return report(s, bin.errors);
     out.append(std::string_view(reinterpret_cast<const char*>(bin.value.data()), bin.value.size()));
-  } else if (opts.format == F::pto || opts.format == F::pto_generic) {
-    auto pto = emit_pto(parsed.value, pto_options{.generic = opts.format == F::pto_generic, .kernel = opts.pto_kernel});
-    if (!pto) return report(pto.errors, display);
-    out = static_cast<text&&>(pto.value);
+  } else if (pto) {
+    auto emitted = s.timed("emit", [&] {
+      return emit_pto(parsed.value, pto_options{.generic = opts.format == F::pto_generic, .kernel = opts.pto_kernel});
+    });
+    if (!emitted) return report(s, emitted.errors);
+    out = static_cast<text&&>(emitted.value);
   } else {
-    out = print(parsed.value);
+    out = s.timed("print", [&] { return print(parsed.value); });
   }
   if (!write_output(opts.output, out.view())) {
     std::fprintf(stderr, "t2b-opt: cannot write '%s'\n", opts.output.c_str());
@@ -400,5 +547,6 @@ int main(int argc, char** argv) {
     usage(stdout);
     return 0;
   }
+  if (opts.list_recipes) return list_recipes();
   return run(opts);
 }

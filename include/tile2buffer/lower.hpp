@@ -46,7 +46,7 @@ inline namespace v0 {
 result<program> lower(const program& p, const options& opts, parallelism par = {});
 result<program> lower(const program& p);
 result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {},
-                             parallelism par = {});
+                             parallelism par = {}, const pass_observer* observer = nullptr);
 result<program> run_pass(pass_id id, const program& p, const options& opts);
 std::vector<selection_entry> explain_selection(const program& p, const options& opts);
 

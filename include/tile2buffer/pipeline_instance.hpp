@@ -20,8 +20,9 @@
 namespace tile2buffer {
 inline namespace v0 {
 
-result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after, parallelism par) {
-  return run_pipeline<default_recipes>(input, opts, stop_after, par);
+result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after, parallelism par,
+                             const pass_observer* observer) {
+  return run_pipeline<default_recipes>(input, opts, stop_after, par, observer);
 }
 result<program> run_pass(pass_id id, const program& p, const options& opts) { return run_pass<default_recipes>(id, p, opts); }
 result<program> lower(const program& p, const options& opts, parallelism par) {

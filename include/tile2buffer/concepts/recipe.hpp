@@ -12,6 +12,10 @@
 ///     when it does not apply. `typed<tile::load>` has `tensor()`, `offsets()`, `valid()`, ...
 ///   - `static constexpr void rewrite(typed<source>, lowering&)` : emits Buffer IR through the
 ///     rewriter; called only after `match` held.
+/// Optional:
+///   - `static constexpr std::span<const dtype> dtypes` : the element types `match` accepts, taken
+///     from the table `match` reads (so the two cannot disagree); `t2b-opt --list-recipes` and
+///     docs/recipes.md show it.
 /// No state, no globals, no static registration: a recipe set (`engine/registry.hpp`) lists it.
 /// Safe default: a recipe that cannot prove a fact does not match (the kernel stays Tile).
 /// Models: recipe/elementwise.hpp, recipe/transfer.hpp, recipe/alloc.hpp, recipe/spmd.hpp.

@@ -26,8 +26,32 @@ struct diagnostic {
   std::vector<note> notes;
 };
 
-/// Renders one diagnostic in the project's format; `file` may be empty.
-constexpr text format(const diagnostic& d, std::string_view file) {
+namespace detail {
+/// Appends line `l.line` of `source` and a caret under column `l.col` (tabs kept, so the caret
+/// lines up in a terminal); nothing when the source has no such line or column.
+constexpr void append_excerpt(text& out, std::string_view source, location l) {
+  if (source.empty() || l.line == 0 || l.col == 0) return;
+  std::size_t begin = 0;
+  for (std::uint32_t line = 1; line < l.line; ++line) {
+    const std::size_t nl = source.find('\n', begin);
+    if (nl == std::string_view::npos) return;
+    begin = nl + 1;
+  }
+  std::size_t end = source.find('\n', begin);
+  if (end == std::string_view::npos) end = source.size();
+  if (end > begin && source[end - 1] == '\r') --end;
+  const std::string_view line = source.substr(begin, end - begin);
+  if (l.col - 1 > line.size()) return;
+  out << line << '\n';
+  for (std::size_t i = 0; i + 1 < l.col; ++i) out << (line[i] == '\t' ? '\t' : ' ');
+  out << "^\n";
+}
+}  // namespace detail
+
+/// Renders one diagnostic in the project's format; `file` may be empty. With the input's text as
+/// `source`, each location is followed by its source line and a caret under the column, as clang
+/// and mlir-opt print them.
+constexpr text format(const diagnostic& d, std::string_view file, std::string_view source = {}) {
   text out;
   const auto where = [&](location l) {
     out << (file.empty() ? std::string_view("<input>") : file) << ':' << static_cast<std::int64_t>(l.line) << ':'
@@ -37,9 +61,12 @@ constexpr text format(const diagnostic& d, std::string_view file) {
   out << "error: ";
   if (!d.source.empty()) out << d.source << ": ";
   out << d.message << '\n';
+  detail::append_excerpt(out, source, d.loc);
   for (const auto& n : d.notes) {
-    where(n.loc.known() ? n.loc : d.loc);
+    const location at = n.loc.known() ? n.loc : d.loc;
+    where(at);
     out << "note: " << n.message << '\n';
+    if (n.loc.known()) detail::append_excerpt(out, source, at);
   }
   return out;
 }
@@ -58,10 +85,84 @@ struct result {
   constexpr void fail(location loc, std::string_view source, const text& message) { fail(loc, source, message.view()); }
 };
 
-/// All diagnostics of a result, formatted.
-constexpr text format_all(const std::vector<diagnostic>& ds, std::string_view file) {
+/// All diagnostics of a result, formatted (with source excerpts when `source` is given).
+constexpr text format_all(const std::vector<diagnostic>& ds, std::string_view file, std::string_view source = {}) {
   text out;
-  for (const auto& d : ds) out << format(d, file);
+  for (const auto& d : ds) out << format(d, file, source);
+  return out;
+}
+
+namespace detail {
+/// Appends `s` as a JSON string. Why the UTF-8 check: names come from the input, and a JSON
+/// reader rejects invalid UTF-8, so each invalid byte becomes U+FFFD.
+constexpr void append_json_string(text& out, std::string_view s) {
+  constexpr std::string_view hex = "0123456789abcdef";
+  out << '"';
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out << '\\' << static_cast<char>(c);
+    } else if (c == '\n') {
+      out << "\\n";
+    } else if (c == '\t') {
+      out << "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out << "\\u00" << hex[c >> 4] << hex[c & 15];
+    } else if (c < 0x80) {
+      out << static_cast<char>(c);
+    } else {
+      // Length of a well-formed sequence starting here (0 if ill-formed), per RFC 3629.
+      std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+      if (n != 0 && i + n <= s.size()) {
+        const auto b1 = static_cast<unsigned char>(s[i + 1]);
+        const unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+        const unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+        bool ok = b1 >= lo && b1 <= hi;
+        for (std::size_t k = 2; k < n && ok; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+        if (!ok) n = 0;
+      } else {
+        n = 0;
+      }
+      if (n == 0) {
+        out << "\\ufffd";
+        ++i;
+        continue;
+      }
+      out << s.substr(i, n);
+      i += n;
+      continue;
+    }
+    ++i;
+  }
+  out << '"';
+}
+}  // namespace detail
+
+/// All diagnostics as one JSON array (for tools: `t2b-opt --diagnostics=json`), one object per
+/// diagnostic: file, line, col, severity, source, message, notes [{line, col, message}].
+constexpr text format_json(const std::vector<diagnostic>& ds, std::string_view file) {
+  text out;
+  out << '[';
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    const diagnostic& d = ds[i];
+    out << (i == 0 ? "\n  {" : ",\n  {") << "\"file\": ";
+    detail::append_json_string(out, file.empty() ? std::string_view("<input>") : file);
+    out << ", \"line\": " << static_cast<std::int64_t>(d.loc.line) << ", \"col\": " << static_cast<std::int64_t>(d.loc.col)
+        << ", \"severity\": \"error\", \"source\": ";
+    detail::append_json_string(out, d.source.view());
+    out << ", \"message\": ";
+    detail::append_json_string(out, d.message.view());
+    out << ", \"notes\": [";
+    for (std::size_t k = 0; k < d.notes.size(); ++k) {
+      const location at = d.notes[k].loc.known() ? d.notes[k].loc : d.loc;
+      out << (k == 0 ? "{" : ", {") << "\"line\": " << static_cast<std::int64_t>(at.line) << ", \"col\": "
+          << static_cast<std::int64_t>(at.col) << ", \"message\": ";
+      detail::append_json_string(out, d.notes[k].message.view());
+      out << '}';
+    }
+    out << "]}";
+  }
+  out << (ds.empty() ? "]\n" : "\n]\n");
   return out;
 }
 

@@ -38,6 +38,7 @@ struct recipe_entry {
   std::string_view name;
   int benefit = 0;
   bool default_rollout = false;
+  std::span<const dtype> dtypes;  ///< the element types the recipe accepts; empty: no restriction of its own
   match_result (*match)(const function&, op_id, const match_context&) = nullptr;
   void (*rewrite)(const function&, op_id, lowering&) = nullptr;
 };
@@ -145,10 +146,18 @@ constexpr void rewrite_typed(const function& f, op_id o, lowering& l) {
   R::rewrite(typed<typename R::source>(f, o), l);
 }
 
+/// A recipe's optional `dtypes` member (see concepts/recipe.hpp).
+template <class R>
+constexpr std::span<const dtype> dtypes_of() {
+  if constexpr (requires { std::span<const dtype>(R::dtypes); })
+    return R::dtypes;
+  else
+    return {};
+}
 struct make_recipe_entries {
   template <class... R>
   constexpr std::array<recipe_entry, sizeof...(R)> operator()(boost::hana::basic_type<R>...) const {
-    return {recipe_entry{R::source::code, R::name, R::benefit, R::default_rollout, &match_typed<R>, &rewrite_typed<R>}...};
+    return {recipe_entry{R::source::code, R::name, R::benefit, R::default_rollout, dtypes_of<R>(), &match_typed<R>, &rewrite_typed<R>}...};
   }
 };
 struct make_stays_entries {

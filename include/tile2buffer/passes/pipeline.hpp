@@ -57,7 +57,7 @@ constexpr result<program> failure(std::vector<diagnostic>&& errors) {
 /// The passes in order over the whole program. On failure `failed_at` is the failing pass.
 template <recipe_set Recipes>
 constexpr result<program> run_passes(const program& input, const options& opts, std::optional<pass_id> stop_after,
-                                     std::size_t& failed_at) {
+                                     std::size_t& failed_at, const pass_observer* observer = nullptr) {
   result<program> current;
   // Why a pointer: the input is read, never copied, until a pass builds a new program; the two
   // checking passes leave the program as it is (their output would be a copy of their input),
@@ -70,6 +70,7 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
                              id == pass_id::verify_buffer;
     if (!opts.enable_buffer_ir && buffer_only) continue;
     failed_at = i;
+    if (observer != nullptr && observer->before != nullptr) observer->before(observer->context, id);
     if (id == pass_id::verify_tile_storage || id == pass_id::verify_buffer) {
       std::vector<diagnostic> errors =
           id == pass_id::verify_tile_storage ? tile_storage_errors(*latest, cache) : buffer_errors(*latest);
@@ -89,6 +90,7 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
       current = static_cast<result<program>&&>(next);
       latest = &current.value;
     }
+    if (observer != nullptr && observer->after != nullptr) observer->after(observer->context, id, *latest);
     if (stop_after && *stop_after == id) break;
   }
   if (latest == &input) current.value = input;
@@ -138,18 +140,18 @@ result<program> run_functions_in_parallel(const program& input, const options& o
 /// false only storage initialization, selection (recording "not selected") and planning run.
 /// With more than one worker the functions are lowered concurrently (not in constant
 /// evaluation, and not with `verify_each`, which checks the whole program between passes);
-/// the result is byte-identical to one worker's.
+/// the result is byte-identical to one worker's. `observer` (optional) is told about each pass.
 template <recipe_set Recipes = default_recipes>
 constexpr result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {},
-                                       parallelism par = {}) {
+                                       parallelism par = {}, const pass_observer* observer = nullptr) {
   if (opts.verify)
     if (std::vector<diagnostic> errors = verify(input); !errors.empty()) return detail::failure(static_cast<std::vector<diagnostic>&&>(errors));
   unsigned workers = par.workers;
   if (!std::is_constant_evaluated() && workers == 0) workers = detail::hardware_threads();
   result<program> r;
-  if (std::is_constant_evaluated() || workers <= 1 || opts.verify_each || input.functions.size() < 2) {
+  if (std::is_constant_evaluated() || workers <= 1 || opts.verify_each || observer != nullptr || input.functions.size() < 2) {
     std::size_t failed_at = 0;
-    r = detail::run_passes<Recipes>(input, opts, stop_after, failed_at);
+    r = detail::run_passes<Recipes>(input, opts, stop_after, failed_at, observer);
   } else {
     r = detail::run_functions_in_parallel<Recipes>(input, opts, stop_after, workers);
   }

@@ -35,6 +35,18 @@ struct parallelism {
   unsigned workers = 1;
 };
 
+struct program;
+
+/// Instrumentation around each pass that runs, in order (MLIR's pass instrumentation, for
+/// `t2b-opt --timing` and `--print-after`). `after` sees the program as the pass left it, also
+/// for the two checking passes. Function pointers, not a template: the separately compiled
+/// pipeline takes it too. An observed run is sequential (one worker).
+struct pass_observer {
+  void* context = nullptr;
+  void (*before)(void* context, pass_id pass) = nullptr;
+  void (*after)(void* context, pass_id pass, const program& p) = nullptr;
+};
+
 /// One device function's selection: selected, or the first reason it stays Tile and where.
 struct selection_entry {
   text function;

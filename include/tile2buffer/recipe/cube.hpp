@@ -7,9 +7,11 @@
 /// recipes' (recipe/transfer.hpp); matrix allocations are lower_alloc's.
 #pragma once
 
+#include <span>
 #include <utility>
 
 #include "tile2buffer/recipe/common.hpp"
+#include "tile2buffer/recipe/spec_tables.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -49,7 +51,7 @@ constexpr text cube_problem(const type* lhs, const type* rhs, const type& acc) {
     if (t->space != space) return text("matmul operands must be Left x Right -> Acc, got ") << name(lhs->space) << " x " << name(rhs->space) << " -> " << name(acc.space);
     if (auto why = matrix_tile_problem(*t); !why.empty()) return why;
   }
-  if (lhs->dt != rhs->dt || acc.dt != accumulator_dtype(lhs->dt))
+  if (lhs->dt != rhs->dt || !cube_operand_allows(lhs->dt) || acc.dt != accumulator_dtype(lhs->dt))
     return text("matmul needs one operand dtype accumulating in FP32 (FP16/BF16/FP32) or INT32 (INT8), got ") << name(lhs->dt) << " x "
                                                                                                               << name(rhs->dt) << " -> " << name(acc.dt);
   if (lhs->shape[1] != rhs->shape[0] || acc.shape[0] != lhs->shape[0] || acc.shape[1] != rhs->shape[1])
@@ -129,6 +131,7 @@ struct lower_matmul {
   static constexpr std::string_view name = "lower-matmul";
   static constexpr int benefit = 1;
   static constexpr bool default_rollout = true;
+  static constexpr std::span<const dtype> dtypes = cube_operand_dtypes;
   static constexpr match_result match(typed<tile::matmul> op, const match_context&) {
     if (auto why = detail::cube_problem(op.tile_type(op.lhs()), op.tile_type(op.rhs()), op.result_type()); !why.empty())
       return match_result::no(static_cast<text&&>(why));
@@ -147,6 +150,7 @@ struct lower_matmul_acc {
   static constexpr std::string_view name = "lower-matmul-acc";
   static constexpr int benefit = 1;
   static constexpr bool default_rollout = true;
+  static constexpr std::span<const dtype> dtypes = cube_operand_dtypes;
   static constexpr match_result match(typed<tile::matmul_acc> op, const match_context&) {
     const type& res = op.result_type();
     if (auto why = detail::cube_problem(op.tile_type(op.lhs()), op.tile_type(op.rhs()), res); !why.empty())

@@ -5,6 +5,7 @@
 /// element operands are converted explicitly to the destination dtype.
 #pragma once
 
+#include <span>
 #include <array>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct lower_elementwise {
   static constexpr std::string_view name = detail::recipe_name<C>::value;
   static constexpr int benefit = 1;
   static constexpr bool default_rollout = true;
+  static constexpr std::span<const dtype> dtypes = elementwise_dtypes(C);
   static constexpr ew_kind kind = info(C).ew;
   // Why a constant: looking the counterpart up compares mnemonics over the whole op table, which
   // was a tenth of the lower pass's time when done per op.

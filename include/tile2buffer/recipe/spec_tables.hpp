@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <cstddef>
 
 #include "tile2buffer/ir/elementwise.hpp"
@@ -60,6 +61,18 @@ constexpr bool elementwise_allows(opcode op, dtype d) {
   if (row == nullptr) return false;
   for (std::size_t i = 0; i < row->count; ++i)
     if (row->dtypes[i] == d) return true;
+  return false;
+}
+/// The element types the spec's table allows for elementwise op `op` (empty for other ops).
+constexpr std::span<const dtype> elementwise_dtypes(opcode op) {
+  const auto* row = elementwise_row_of(op);
+  return row == nullptr ? std::span<const dtype>{} : std::span<const dtype>(row->dtypes.data(), row->count);
+}
+/// Cube operand element types (reference §2.6): FP16, BF16 and FP32 accumulate in FP32, INT8 in INT32.
+inline constexpr std::array<dtype, 4> cube_operand_dtypes{dtype::fp16, dtype::bf16, dtype::fp32, dtype::int8};
+constexpr bool cube_operand_allows(dtype d) {
+  for (dtype x : cube_operand_dtypes)
+    if (x == d) return true;
   return false;
 }
 constexpr bool gm_transfer_allows(dtype d) {

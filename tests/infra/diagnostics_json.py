@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""`t2b-opt --diagnostics=json` says what the text diagnostics say, as JSON a parser accepts.
+
+For every golden `*-invalid.t2b` that t2b-opt rejects without pipeline flags, and for inputs whose
+names hold invalid UTF-8 and control bytes, the JSON array must parse, and its (line, col,
+source, message) entries must equal the `file:line:col: error: source: message` lines of the
+text mode, in order.
+
+    diagnostics_json.py T2B_OPT GOLDEN_DIR
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+LINE = re.compile(r"^(.*?):(\d+):(\d+): error: (?:([^:]+): )?(.*)$")
+
+
+def run(t2b_opt, args, path):
+    return subprocess.run([t2b_opt] + args + [path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def text_entries(stderr):
+    out = []
+    for line in stderr.decode("utf-8", "replace").splitlines():
+        m = LINE.match(line)
+        if m:
+            out.append((int(m.group(2)), int(m.group(3)), m.group(4) or "", m.group(5)))
+    return out
+
+
+def check(t2b_opt, path, failures):
+    text = run(t2b_opt, [], path)
+    if text.returncode != 1:
+        return False
+    js = run(t2b_opt, ["--diagnostics=json"], path)
+    if js.returncode != 1:
+        failures.append("%s: exit %d with --diagnostics=json, %d without" % (path, js.returncode, text.returncode))
+        return True
+    try:
+        data = json.loads(js.stderr.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        failures.append("%s: not JSON: %s" % (path, e))
+        return True
+    got = [(d["line"], d["col"], d["source"], d["message"]) for d in data]
+    want = text_entries(text.stderr)
+    # Text mode decodes invalid bytes as U+FFFD too, so both sides compare equal.
+    if got != want:
+        failures.append("%s: JSON %r != text %r" % (path, got[:3], want[:3]))
+    return True
+
+
+def main():
+    t2b_opt, golden = sys.argv[1], sys.argv[2]
+    failures = []
+    checked = 0
+    for path in sorted(glob.glob(os.path.join(golden, "**", "*-invalid.t2b"), recursive=True)):
+        checked += check(t2b_opt, path, failures)
+    with tempfile.TemporaryDirectory() as tmp:
+        hostile = os.path.join(tmp, "hostile.t2b")
+        with open(hostile, "wb") as f:
+            f.write(b'aiv @k\xff\xfe(X: Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {\n'
+                    b'  x\x01"\\ = tile.nope\xc3(X)\n  return x\n}\n')
+        if not check(t2b_opt, hostile, failures):
+            failures.append("hostile input was accepted")
+        checked += 1
+    if checked < 20:
+        failures.append("only %d inputs were rejected; expected the golden invalid files" % checked)
+    for f in failures:
+        print("FAIL:", f)
+    print("diagnostics_json: %d inputs, %d failures" % (checked, len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
