@@ -19,6 +19,7 @@
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
+#include "t2b_opt_run.hpp"
 
 namespace {
 
@@ -42,7 +43,8 @@ struct cli_options {
   enum class output_format { text, binary, pto, pto_generic } format = output_format::text;
   std::string pto_kernel;
   std::optional<std::uint64_t> check_numerics_seed;
-  std::vector<tile2buffer::sim::scalar_binding> scalars;  ///< --scalar NAME=VALUE, for --check-numerics
+  std::vector<tile2buffer::sim::scalar_binding> scalars;  ///< --scalar NAME=VALUE, for --check-numerics and --run
+  t2b_opt_run::request run;                                ///< --run, --input, --output-dir (tools/t2b_opt_run.hpp)
 };
 
 template <class E, std::size_t N>
@@ -160,7 +162,7 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--scalar", "NAME=VALUE", "with --check-numerics: bind scalar parameter NAME (repeatable; BOOL is 0 or 1)",
+    {"--scalar", "NAME=VALUE", "with --check-numerics or --run: bind scalar parameter NAME (repeatable; BOOL is 0 or 1)",
      [](cli_options& o, std::string_view v) -> std::string_view {
        const std::size_t eq = v.find('=');
        if (eq == 0 || eq == std::string_view::npos || eq + 1 == v.size()) return "--scalar needs NAME=VALUE";
@@ -171,6 +173,13 @@ constexpr flag flags[] = {
        o.scalars.push_back(tile2buffer::sim::scalar_binding{std::string(v.substr(0, eq)), d});
        return {};
      }},
+    {"--run", "KERNEL", "run @KERNEL in the reference simulator (as written, or lowered with pipeline flags) on --input files; "
+     "write its out/inout tensors to --output-dir",
+     [](cli_options& o, std::string_view v) { return o.run.set_kernel(v); }},
+    {"--input", "NAME=FILE", "with --run: tensor parameter NAME from a .npy file (repeatable; BF16: <u2 bit patterns)",
+     [](cli_options& o, std::string_view v) { return o.run.add_input(v); }},
+    {"--output-dir", "DIR", "with --run: write each out/inout tensor parameter to DIR/NAME.npy",
+     [](cli_options& o, std::string_view v) { return o.run.set_output_dir(v); }},
     {"--emit", "tile|buffer|binary|pto|pto-generic",
      "tile/buffer: print the planned Tile IR (before lowering) or the final IR (default), implies --lower; "
      "binary: write the binary IR (to -o or stdout); pto: PTO-AS of the Buffer-stage kernels; pto-generic: the same "
@@ -246,7 +255,7 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
     if (const std::string_view err = hit->apply(opts, value); !err.empty()) return std::string(err);
   }
   if (opts.inputs.size() > 1) return "expected at most one input file";
-  return {};
+  return opts.help ? std::string() : opts.run.check(opts.check_numerics_seed.has_value());
 }
 
 bool read_all(std::FILE* in, std::string& out) {
@@ -359,12 +368,13 @@ int run(const cli_options& opts) {
   result<program> parsed = is_binary(source) ? deserialize(source) : parse(source, display);
   if (!parsed) return report(parsed.errors, display);
   if (const auto errors = verify(parsed.value); !errors.empty()) return report(errors, display);
-  const program tile_input = opts.check_numerics_seed ? parsed.value : program{};
+  const program tile_input = opts.check_numerics_seed || opts.run.active ? parsed.value : program{};
   if (opts.pipeline) {
     result<program> lowered = run_passes(opts, parsed.value);
     if (!lowered) return report(lowered.errors, display);
     parsed.value = static_cast<program&&>(lowered.value);
   }
+  if (opts.run.active) return t2b_opt_run::run(opts.run, opts.scalars, tile_input, parsed.value, display);
   if (opts.check_numerics_seed) return check_numerics(opts, tile_input, parsed.value);
   if (opts.verify_only || opts.explain_selection) return 0;
   text out;
