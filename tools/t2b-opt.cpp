@@ -43,7 +43,7 @@ struct cli_options {
   enum class output_format { text, binary, pto, pto_generic } format = output_format::text;
   std::string pto_kernel;
   std::optional<std::uint64_t> check_numerics_seed;
-  std::vector<tile2buffer::sim::scalar_binding> scalars;  ///< --scalar NAME=VALUE, for --check-numerics and --run
+  std::vector<tile2buffer::sim::scalar_binding> scalars;  ///< --scalar NAME=VALUE, for --check-numerics
   t2b_opt_run::request run;                                ///< --run, --input, --output-dir (tools/t2b_opt_run.hpp)
 };
 
@@ -162,7 +162,7 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--scalar", "NAME=VALUE", "with --check-numerics or --run: bind scalar parameter NAME (repeatable; BOOL is 0 or 1)",
+    {"--scalar", "NAME=VALUE", "with --check-numerics: bind scalar parameter NAME (repeatable; BOOL is 0 or 1)",
      [](cli_options& o, std::string_view v) -> std::string_view {
        const std::size_t eq = v.find('=');
        if (eq == 0 || eq == std::string_view::npos || eq + 1 == v.size()) return "--scalar needs NAME=VALUE";
@@ -173,8 +173,8 @@ constexpr flag flags[] = {
        o.scalars.push_back(tile2buffer::sim::scalar_binding{std::string(v.substr(0, eq)), d});
        return {};
      }},
-    {"--run", "KERNEL", "run @KERNEL in the reference simulator (as written, or lowered with pipeline flags) on --input files; "
-     "write its out/inout tensors to --output-dir",
+    {"--run", "KERNEL", "run @KERNEL in the reference simulator (as written, or lowered with pipeline flags) on --input files "
+     "(scalars: --scalar); write its out/inout tensors to --output-dir",
      [](cli_options& o, std::string_view v) { return o.run.set_kernel(v); }},
     {"--input", "NAME=FILE", "with --run: tensor parameter NAME from a .npy file (repeatable; BF16: <u2 bit patterns)",
      [](cli_options& o, std::string_view v) { return o.run.add_input(v); }},
