@@ -7,9 +7,10 @@
 set -euo pipefail
 
 # mlir-22-tools: mlir-opt checks the emitted PTO's generic form; python3-msgpack: the binary
-# format is read from Python in a test (both tests skip without them).
+# format is read from Python in a test; python3-numpy: `t2b-opt --run` is checked against NumPy (these
+# tests skip without them).
 packages=(meson ninja-build g++-12 clang-14 doctest-dev libboost-dev llvm-14-tools libbenchmark-dev python3
-  libclang-rt-14-dev mlir-22-tools python3-msgpack)
+  libclang-rt-14-dev mlir-22-tools python3-msgpack python3-numpy)
 
 missing() {
   local p out=()

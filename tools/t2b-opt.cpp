@@ -22,6 +22,7 @@
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
+#include "t2b_opt_run.hpp"
 
 namespace {
 
@@ -46,6 +47,7 @@ struct cli_options {
   std::string pto_kernel;
   std::optional<std::uint64_t> check_numerics_seed;
   std::vector<tile2buffer::sim::scalar_binding> scalars;  ///< --scalar NAME=VALUE, for --check-numerics
+  t2b_opt_run::request run;                                ///< --run, --input, --output-dir (tools/t2b_opt_run.hpp)
   // mlir-opt habits.
   bool list_recipes = false;
   bool timing = false;
@@ -169,7 +171,7 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--scalar", "NAME=VALUE", "with --check-numerics: bind scalar parameter NAME (repeatable; BOOL is 0 or 1)",
+    {"--scalar", "NAME=VALUE", "with --check-numerics or --run: bind scalar parameter NAME (repeatable; BOOL is 0 or 1)",
      [](cli_options& o, std::string_view v) -> std::string_view {
        const std::size_t eq = v.find('=');
        if (eq == 0 || eq == std::string_view::npos || eq + 1 == v.size()) return "--scalar needs NAME=VALUE";
@@ -180,6 +182,13 @@ constexpr flag flags[] = {
        o.scalars.push_back(tile2buffer::sim::scalar_binding{std::string(v.substr(0, eq)), d});
        return {};
      }},
+    {"--run", "KERNEL", "run @KERNEL in the reference simulator (as written, or lowered with pipeline flags) on --input files "
+     "(scalars: --scalar); write its out/inout tensors to --output-dir",
+     [](cli_options& o, std::string_view v) { return o.run.set_kernel(v); }},
+    {"--input", "NAME=FILE", "with --run: tensor parameter NAME from a .npy file (repeatable; BF16: <u2 bit patterns)",
+     [](cli_options& o, std::string_view v) { return o.run.add_input(v); }},
+    {"--output-dir", "DIR", "with --run: write each out/inout tensor parameter to DIR/NAME.npy",
+     [](cli_options& o, std::string_view v) { return o.run.set_output_dir(v); }},
     {"--emit", "tile|buffer|binary|pto|pto-generic",
      "tile/buffer: print the planned Tile IR (before lowering) or the final IR (default), implies --lower; "
      "binary: write the binary IR (to -o or stdout); pto: PTO-AS of the Buffer-stage kernels; pto-generic: the same "
@@ -284,7 +293,7 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
     if (const std::string_view err = hit->apply(opts, value); !err.empty()) return std::string(err);
   }
   if (opts.inputs.size() > 1) return "expected at most one input file";
-  return {};
+  return opts.help ? std::string() : opts.run.check(opts.check_numerics_seed.has_value());
 }
 
 bool read_all(std::FILE* in, std::string& out) {
@@ -502,7 +511,7 @@ int run_session(session& s) {
   if (binary) s.source.clear();  // no source lines to show under diagnostics
   if (!parsed) return report(s, parsed.errors);
   if (const auto errors = s.timed("verify", [&] { return verify(parsed.value); }); !errors.empty()) return report(s, errors);
-  const program tile_input = opts.check_numerics_seed ? parsed.value : program{};
+  const program tile_input = opts.check_numerics_seed || opts.run.active ? parsed.value : program{};
   using F = cli_options::output_format;
   const bool pto = opts.format == F::pto || opts.format == F::pto_generic;
   // PTO-AS is emitted from Buffer IR: a Tile-stage input is lowered first, with the default options.
@@ -511,6 +520,7 @@ int run_session(session& s) {
     if (!lowered) return report(s, lowered.errors);
     parsed.value = static_cast<program&&>(lowered.value);
   }
+  if (opts.run.active) return t2b_opt_run::run(opts.run, opts.scalars, tile_input, parsed.value, s.display);
   if (opts.check_numerics_seed) return check_numerics(opts, tile_input, parsed.value);
   if (opts.verify_only || opts.explain_selection) return 0;
   text out;

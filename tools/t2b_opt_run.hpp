@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file tools/t2b_opt_run.hpp
+/// `t2b-opt --run=KERNEL --input NAME=FILE.npy ... [--scalar NAME=VALUE ...] --output-dir DIR`:
+/// runs one function in the reference simulator on tensors read from `.npy` files and writes its
+/// output tensors as `.npy` files.
+///
+/// Rules (README.md and `t2b-opt --help` summarize them):
+///  - The function runs as the program stands after the command line's pipeline flags: as written
+///    (Tile IR, or Buffer IR when the file holds Buffer IR) without one, after lowering with
+///    `--lower`, `--planner`, `--target`, .... Each stage runs in its own interpreter.
+///  - Parameters are named as written in the input file: the value name of the parameter, without
+///    the function's `@` (`A` in `aiv @k(A: Tensor[...])`). Names are resolved in the function as
+///    written and bound by position in the function that runs, so a renaming pass cannot change
+///    them.
+///  - Every `in` and `inout` tensor parameter needs `--input NAME=FILE`; there are no default
+///    values. `out` parameters take no input. The file's shape must equal the tensor's static shape
+///    `[rows, cols]` and its dtype must be the tensor's: FP16 `<f2`, FP32 `<f4`, INT8 `|i1`, INT32
+///    `<i4`, and BF16 as raw bit patterns in `<u2` (NumPy has no bfloat16: build them with
+///    `(np.asarray(x, np.float32).view(np.uint32) >> 16).astype(np.uint16)` for truncation, or
+///    round first). Tensors of other dtypes cannot be run.
+///  - Scalar parameters take `--scalar NAME=VALUE`; unbound ones take the simulator's defaults
+///    (sim/options.hpp: full valid extents, two loop trips, zero offsets, seeded BOOL/float values).
+///    A `--scalar` that names no scalar parameter of the function is an error.
+///  - Every `out` and `inout` tensor parameter is written to DIR/NAME.npy with the dtype mapping
+///    above: its GM contents after the run (an `inout` tensor holds its input wherever the kernel did
+///    not write). DIR is created when missing. Elements of an `out` tensor the kernel never wrote
+///    hold the simulator's -555, values derived from never-written storage are poison, and writes
+///    outside a tensor hit its sentinel band: each is a warning on stderr (the files are still
+///    written, exit 0).
+///  - Errors (unknown or missing names, shape or dtype mismatches, unreadable or malformed `.npy`
+///    files, a failing simulation) print one `t2b-opt: ...` line and exit 1; command-line misuse
+///    (`--input` without `--run`, a name given twice, ...) exits 2 with the usage.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "npy.hpp"
+#include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/sim/compare.hpp"
+#include "tile2buffer/sim/options.hpp"
+
+namespace t2b_opt_run {
+
+// Why: the simulator's GM bytes are host-order (memcpy) and .npy data here is little-endian;
+// they are copied as bytes.
+static_assert(std::endian::native == std::endian::little, "t2b-opt --run copies little-endian .npy data as host bytes");
+
+using namespace tile2buffer;
+
+/// What `--run`, `--input` and `--output-dir` set. The flag handlers return an error view into
+/// `message` (an empty view when the value is accepted).
+struct request {
+  bool active = false;
+  std::string kernel;
+  std::vector<std::pair<std::string, std::string>> inputs;  ///< NAME, FILE in command-line order
+  std::string output_dir;
+  std::string message;
+
+  std::string_view set_kernel(std::string_view v) {
+    if (!v.empty() && v.front() == '@') v.remove_prefix(1);
+    if (v.empty()) return "--run needs a function name";
+    if (active) return "--run given twice";
+    active = true;
+    kernel = std::string(v);
+    return {};
+  }
+  std::string_view add_input(std::string_view v) {
+    const std::size_t eq = v.find('=');
+    if (eq == 0 || eq == std::string_view::npos || eq + 1 == v.size()) return "--input needs NAME=FILE";
+    const std::string name(v.substr(0, eq));
+    for (const auto& in : inputs)
+      if (in.first == name) {
+        message = "--input " + name + " given twice";
+        return message;
+      }
+    inputs.emplace_back(name, std::string(v.substr(eq + 1)));
+    return {};
+  }
+  std::string_view set_output_dir(std::string_view v) {
+    if (v.empty()) return "--output-dir needs a directory";
+    output_dir = std::string(v);
+    return {};
+  }
+  /// Checks between flags once the whole command line is read; "" when consistent.
+  [[nodiscard]] std::string check(bool check_numerics) const {
+    if (!active && (!inputs.empty() || !output_dir.empty())) return "--input and --output-dir need --run=KERNEL";
+    if (active && output_dir.empty()) return "--run needs --output-dir DIR";
+    if (active && check_numerics) return "--run and --check-numerics cannot be combined";
+    return {};
+  }
+};
+
+/// The `.npy` descriptor of a tensor dtype, or "" when --run does not map it.
+inline std::string_view npy_descr(dtype d) {
+  switch (d) {
+    case dtype::fp16: return "<f2";
+    case dtype::bf16: return "<u2";
+    case dtype::fp32: return "<f4";
+    case dtype::int8: return "|i1";
+    case dtype::int32: return "<i4";
+    default: return {};
+  }
+}
+
+namespace detail {
+
+inline int fail(const std::string& message) {
+  std::fprintf(stderr, "t2b-opt: %s\n", message.c_str());
+  return 1;
+}
+
+inline bool identifier(std::string_view s) {
+  if (s.empty() || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z'))) return false;
+  for (const char c : s)
+    if (!(c == '_' || c == '.' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+  return true;
+}
+
+inline std::string direction_word(direction d) { return d == direction::in ? "in" : d == direction::out ? "out" : "inout"; }
+
+inline bool read_file(const std::string& path, std::string& out) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  char buf[1 << 16];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  const bool ok = std::ferror(f) == 0;
+  std::fclose(f);
+  return ok;
+}
+
+inline bool write_file(const std::string& path, std::string_view bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+inline std::string shape_of(const type& t) { return "(" + std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) + ")"; }
+
+}  // namespace detail
+
+/// Runs `req.kernel` of `to_run` (the program after the pipeline flags) on the `.npy` inputs and
+/// writes its output tensors; `written` is the program as parsed (parameter names). Returns the
+/// exit code.
+inline int run(const request& req, const std::vector<sim::scalar_binding>& scalars, const program& written,
+               const program& to_run, std::string_view display) {
+  const std::string at = "@" + req.kernel;
+  const function* fn = to_run.find(req.kernel);
+  if (fn == nullptr) return detail::fail("--run: no function " + at + " in " + std::string(display));
+  if (!fn->is_device()) return detail::fail("--run: " + at + " is an orchestration function; only device functions (aic, aiv, incore) run");
+  const function* named = written.find(req.kernel);
+  if (named == nullptr) named = fn;
+  bool same = named->params.size() == fn->params.size();
+  for (std::size_t p = 0; same && p < fn->params.size(); ++p) {
+    const type& a = named->type_of(named->params[p].value);
+    const type& b = fn->type_of(fn->params[p].value);
+    same = a.kind == b.kind && a.dt == b.dt && a.shape == b.shape && named->params[p].dir == fn->params[p].dir;
+  }
+  if (!same) return detail::fail("--run: the pipeline changed the parameters of " + at);
+
+  // Names, then dtypes: everything that does not need a file is checked before any file is read.
+  const auto param_named = [&](std::string_view name) -> std::ptrdiff_t {
+    for (std::size_t p = 0; p < named->params.size(); ++p)
+      if (named->name_of(named->params[p].value) == name) return static_cast<std::ptrdiff_t>(p);
+    return -1;
+  };
+  std::string tensor_names;
+  for (const auto& prm : named->params)
+    if (named->type_of(prm.value).is_tensor())
+      tensor_names += (tensor_names.empty() ? "" : ", ") + std::string(named->name_of(prm.value));
+  std::vector<std::ptrdiff_t> input_of(named->params.size(), -1);  // param -> index into req.inputs
+  for (std::size_t k = 0; k < req.inputs.size(); ++k) {
+    const std::string& name = req.inputs[k].first;
+    const std::ptrdiff_t p = param_named(name);
+    if (p < 0)
+      return detail::fail("--input " + name + ": " + at + " has no parameter '" + name + "' (its tensor parameters: " +
+                          (tensor_names.empty() ? std::string("none") : tensor_names) + ")");
+    const auto& prm = named->params[static_cast<std::size_t>(p)];
+    if (!named->type_of(prm.value).is_tensor())
+      return detail::fail("--input " + name + ": '" + name + "' is a scalar parameter of " + at + "; bind it with --scalar " + name + "=VALUE");
+    if (prm.dir == direction::out)
+      return detail::fail("--input " + name + ": '" + name + "' is an out parameter of " + at + "; the kernel writes it and reads no input");
+    input_of[static_cast<std::size_t>(p)] = static_cast<std::ptrdiff_t>(k);
+  }
+  std::string missing;
+  for (std::size_t p = 0; p < named->params.size(); ++p) {
+    const auto& prm = named->params[p];
+    if (named->type_of(prm.value).is_tensor() && prm.dir != direction::out && input_of[p] < 0)
+      missing += (missing.empty() ? "" : ", ") + std::string(named->name_of(prm.value)) + " (" + detail::direction_word(prm.dir) + ")";
+  }
+  if (!missing.empty())
+    return detail::fail("--run " + at + ": no --input for tensor parameter" + (missing.find(',') != std::string::npos ? "s " : " ") +
+                        missing + "; every in/inout tensor needs --input NAME=FILE.npy");
+  for (std::size_t k = 0; k < scalars.size(); ++k) {
+    const std::ptrdiff_t p = param_named(scalars[k].name);
+    if (p < 0 || !named->type_of(named->params[static_cast<std::size_t>(p)].value).is_scalar())
+      return detail::fail("--scalar " + scalars[k].name + ": " + at + " has no scalar parameter '" + scalars[k].name + "'");
+    for (std::size_t j = 0; j < k; ++j)
+      if (scalars[j].name == scalars[k].name) return detail::fail("--scalar " + scalars[k].name + " given twice");
+  }
+  for (const auto& prm : named->params) {
+    const type& t = named->type_of(prm.value);
+    if (!t.is_tensor()) continue;
+    const std::string name(named->name_of(prm.value));
+    if (npy_descr(t.dt).empty())
+      return detail::fail("--run " + at + ": tensor parameter " + name + " has dtype " + std::string(tile2buffer::name(t.dt)) +
+                          ", which has no .npy mapping (FP16 <f2, BF16 <u2 bit patterns, FP32 <f4, INT8 |i1, INT32 <i4)");
+    if (t.shape[0] < 0 || t.shape[1] < 0) return detail::fail("--run " + at + ": tensor parameter " + name + " has no static shape");
+    if (prm.dir != direction::in && !detail::identifier(name))
+      return detail::fail("--run " + at + ": output parameter '" + name + "' is not an identifier, so it names no file");
+  }
+
+  sim::sim_options so;
+  so.scalars = scalars;
+  sim::sim_inputs in = sim::make_inputs(*named, so);
+  for (std::size_t p = 0; p < named->params.size(); ++p) {
+    if (input_of[p] < 0) continue;
+    const auto& [name, path] = req.inputs[static_cast<std::size_t>(input_of[p])];
+    const type& t = named->type_of(named->params[p].value);
+    std::string bytes;
+    if (!detail::read_file(path, bytes)) return detail::fail("--input " + name + ": cannot read '" + path + "'");
+    t2b_npy::array a;
+    if (const std::string e = t2b_npy::parse(bytes, a); !e.empty()) return detail::fail("--input " + name + ": '" + path + "': " + e);
+    const std::string_view want = npy_descr(t.dt);
+    if (a.descr != want)
+      return detail::fail("--input " + name + ": dtype mismatch: '" + path + "' holds '" + a.descr + "', parameter " + name + " is " +
+                          std::string(tile2buffer::name(t.dt)) + " ('" + std::string(want) + "'" +
+                          (t.dt == dtype::bf16 ? ", BF16 bit patterns)" : ")"));
+    const std::vector<std::int64_t> shape{t.shape[0], t.shape[1]};
+    if (a.shape != shape)
+      return detail::fail("--input " + name + ": shape mismatch: '" + path + "' holds " + t2b_npy::shape_text(a.shape) +
+                          ", parameter " + name + " is " + detail::shape_of(t));
+    sim::gm_tensor& g = *in.tensors[p];
+    const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
+    // The interior starts `band` elements into the byte vector (sim/gm.hpp); the file holds
+    // exactly rows*cols elements of the same encoding.
+    std::copy(a.data.begin(), a.data.end(), g.bytes.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(g.band) * esize));
+    sim::cell_meta defined;
+    defined.state = sim::cell_state::value;
+    for (std::int64_t f = 0; f < g.size(); ++f) g.meta_at(f) = defined;
+  }
+
+  const sim::run_result r = sim::run_function(to_run, *fn, in, so);
+  if (!r.ok()) {
+    std::fprintf(stderr, "t2b-opt: --run %s: the simulation stopped:\n", at.c_str());
+    const text t = format_all(r.errors, display);
+    std::fwrite(t.view().data(), 1, t.size(), stderr);
+    return 1;
+  }
+
+  std::error_code ec;
+  std::filesystem::create_directories(req.output_dir, ec);
+  if (ec || !std::filesystem::is_directory(req.output_dir, ec))
+    return detail::fail("--output-dir: cannot create directory '" + req.output_dir + "'");
+  const char* stage = fn->stage == ir_stage::buffer ? "Buffer IR" : "Tile IR";
+  for (std::size_t p = 0; p < named->params.size(); ++p) {
+    const auto& prm = named->params[p];
+    if (!named->type_of(prm.value).is_tensor() || prm.dir == direction::in) continue;
+    const std::string name(named->name_of(prm.value));
+    if (p >= r.tensors.size() || !r.tensors[p]) return detail::fail("--run " + at + ": the simulator returned no tensor for " + name);
+    const sim::gm_tensor& g = *r.tensors[p];
+    std::int64_t unwritten = 0, poison = 0, band_hits = 0;
+    for (std::int64_t f = -g.band; f < g.size() + g.band; ++f) {
+      const sim::cell_meta& m = g.meta_at(f);
+      if (!g.interior(f))
+        band_hits += m.writer != no_id ? 1 : 0;
+      else if (m.state == sim::cell_state::poison)
+        ++poison;
+      else if (m.writer == no_id && g.dir == direction::out)
+        ++unwritten;
+    }
+    if (unwritten > 0)
+      std::fprintf(stderr, "t2b-opt: warning: --run %s: %lld of %lld elements of %s were never written; they hold -555\n", at.c_str(),
+                   static_cast<long long>(unwritten), static_cast<long long>(g.size()), name.c_str());
+    if (poison > 0)
+      std::fprintf(stderr, "t2b-opt: warning: --run %s: %lld elements of %s derive from never-written storage (poison)\n", at.c_str(),
+                   static_cast<long long>(poison), name.c_str());
+    if (band_hits > 0)
+      std::fprintf(stderr, "t2b-opt: warning: --run %s: %lld writes outside %s (its sentinel band)\n", at.c_str(),
+                   static_cast<long long>(band_hits), name.c_str());
+    const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
+    const std::string_view data(reinterpret_cast<const char*>(g.bytes.data()) + static_cast<std::size_t>(g.band) * esize,
+                                static_cast<std::size_t>(g.size()) * esize);
+    const std::string path = (std::filesystem::path(req.output_dir) / (name + ".npy")).string();
+    if (!detail::write_file(path, t2b_npy::serialize(npy_descr(g.dt), {g.rows, g.cols}, data)))
+      return detail::fail("--output-dir: cannot write '" + path + "'");
+    std::printf("%s (%s): wrote %s %s %s\n", at.c_str(), stage, path.c_str(), std::string(tile2buffer::name(g.dt)).c_str(),
+                detail::shape_of(named->type_of(prm.value)).c_str());
+  }
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace t2b_opt_run
