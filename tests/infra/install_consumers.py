@@ -26,6 +26,7 @@ the pipeline component requested.
 
 Exits 77 (Meson's skip) when cmake or pkg-config is not installed, 1 on any failure."""
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -136,6 +137,8 @@ def check_version_file(args, config, tmp):
 
 
 def check_cmake_consumer(args, prefix, config, build, pipeline, compile_and_run=True):
+    """Step 1; returns the lines to report."""
+    report = []
     cmake_configure(args, prefix, build, pipeline)
     with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
         found = re.search(r"^tile2buffer_DIR:PATH=(.*)$", f.read(), re.M)
@@ -149,15 +152,16 @@ def check_cmake_consumer(args, prefix, config, build, pipeline, compile_and_run=
         raise Failure(f"the consumer's compile commands do not all name the staged {include}:\n"
                       + "\n".join(c["command"] for c in commands))
     if not compile_and_run:
-        return
+        return report
     run(["cmake", "--build", build], "cmake build of the consumer", env=clean_env())
     targets = ["app"] + (["app_pipeline"] if args.pipeline else [])
     for target in targets:
         out = run([os.path.join(build, target)], f"the CMake consumer {target}")
-        print(f"cmake/{target}: {out.strip()}")
+        report.append(f"cmake/{target}: {out.strip()}")
         expect = "the compiled pipeline library" if target == "app_pipeline" else "the headers only"
         if expect not in out:
             raise Failure(f"cmake/{target} did not run with {expect}")
+    return report
 
 
 def pkg_config_env(prefix, destdir, libdir):
@@ -169,6 +173,8 @@ def pkg_config_env(prefix, destdir, libdir):
 
 
 def check_pkg_config_consumer(args, prefix, destdir, tmp):
+    """Step 2; returns the lines to report."""
+    report = []
     env = pkg_config_env(prefix, destdir, args.libdir)
     version = run(["pkg-config", "--modversion", "tile2buffer"], "pkg-config --modversion", env=env).strip()
     if version != args.version:
@@ -186,9 +192,10 @@ def check_pkg_config_consumer(args, prefix, destdir, tmp):
                                      f'-DT2B_PACKAGE_VERSION="{version}"', os.path.join(args.consumer, "main.cpp"),
                                      "-o", exe] + flags, f"compiling the pkg-config consumer ({package})", env=env)
         out = run([exe], f"the pkg-config consumer ({package})")
-        print(f"pkg-config/{package}: {out.strip()}")
+        report.append(f"pkg-config/{package}: {out.strip()}")
         if expect not in out:
             raise Failure(f"pkg-config/{package} did not run with {expect}")
+    return report
 
 
 def sabotage(args, prefix, destdir, config, tmp):
@@ -281,8 +288,13 @@ def main(argv):
                 print(f"{missed} breakage(s) not detected")
                 return 1 if missed else 0
             check_version_file(args, config, tmp)
-            check_cmake_consumer(args, prefix, config, os.path.join(tmp, "cmake-build"), args.pipeline)
-            check_pkg_config_consumer(args, prefix, destdir, tmp)
+            # Why two threads: each step compiles the whole pipeline header-only (most of the time).
+            with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+                steps = [pool.submit(check_cmake_consumer, args, prefix, config, os.path.join(tmp, "cmake-build"),
+                                     args.pipeline),
+                         pool.submit(check_pkg_config_consumer, args, prefix, destdir, tmp)]
+                for step in steps:
+                    print("\n".join(step.result()))
         except (Failure, subprocess.TimeoutExpired) as e:
             print(f"FAIL: {e}")
             return 1
