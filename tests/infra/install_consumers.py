@@ -23,8 +23,8 @@ installed headers say; the version file is also loaded alone (`cmake -P`) for a 
 the intact package must pass step 1's configure and its checks, and each of these breakages of a
 copy of the staged tree must make them (or pkg-config) fail with the expected message: the config
 file missing, the prefix named absolutely (not relocatable), a wrong include directory, a version
-file reporting another version, the pkg-config file missing, and (without the pipeline library)
-the pipeline component requested.
+file reporting another version, the pkg-config file missing, and the pipeline component requested
+without the library (or, with it, tile2buffer-pipeline.pc missing).
 
 Exits 77 (Meson's skip) when cmake or pkg-config is not installed, 1 on any failure."""
 import argparse
@@ -246,7 +246,11 @@ def sabotage(args, prefix, destdir, config, tmp):
          lambda c, v, p: os.remove(os.path.join(p, args.libdir, "pkgconfig", "tile2buffer.pc")),
          "Package tile2buffer was not found"),
     ]
-    if not args.pipeline:
+    if args.pipeline:
+        cases.append(("tile2buffer-pipeline.pc missing", "pkg-config-pipeline",
+                      lambda c, v, p: os.remove(os.path.join(p, args.libdir, "pkgconfig", "tile2buffer-pipeline.pc")),
+                      "Package tile2buffer-pipeline was not found"))
+    else:
         cases.append(("pipeline component requested without the library", "cmake-pipeline", lambda c, v, p: None,
                       "has no component(s) pipeline"))
     missed = 0
@@ -256,9 +260,9 @@ def sabotage(args, prefix, destdir, config, tmp):
         broken_prefix = staged(copy, args.prefix)
         breakage(config.replace(destdir, copy, 1), version_file.replace(destdir, copy, 1), broken_prefix)
         try:
-            if tool == "pkg-config":
-                run(["pkg-config", "--cflags", "tile2buffer"], "pkg-config",
-                    env=pkg_config_env(broken_prefix, copy, args.libdir))
+            if tool.startswith("pkg-config"):
+                package = "tile2buffer-pipeline" if tool == "pkg-config-pipeline" else "tile2buffer"
+                run(["pkg-config", "--cflags", package], "pkg-config", env=pkg_config_env(broken_prefix, copy, args.libdir))
             else:
                 check_cmake_consumer(args, broken_prefix, config.replace(destdir, copy, 1),
                                      os.path.join(tmp, f"broken{i}-build"), tool == "cmake-pipeline" or args.pipeline,
