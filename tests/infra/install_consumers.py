@@ -69,8 +69,19 @@ def staged(destdir, path):
     return os.path.join(destdir, os.path.relpath(path, os.sep))
 
 
+def meson_command(meson, build_root):
+    """MESON, else the Meson that configured BUILD_ROOT (build.ninja's regeneration rule runs it)."""
+    if meson:
+        return [meson]
+    with open(os.path.join(build_root, "build.ninja"), encoding="utf-8") as f:
+        found = re.search(r"^rule REGENERATE_BUILD\n\s*command = (.*?) --internal regenerate", f.read(), re.M)
+    if not found:
+        raise Failure("no meson command: no --meson and no regeneration rule in build.ninja")
+    return shlex.split(found.group(1))
+
+
 def stage(args, destdir):
-    run([args.meson, "install", "-C", args.build_root, "--no-rebuild", "--tags", "devel", "--destdir", destdir],
+    run(meson_command(args.meson, args.build_root) + ["install", "-C", args.build_root, "--no-rebuild", "--tags", "devel", "--destdir", destdir],
         "meson install")
     prefix = staged(destdir, args.prefix)
     config = os.path.join(prefix, args.libdir, "cmake", "tile2buffer", "tile2buffer-config.cmake")
@@ -281,7 +292,8 @@ def sabotage(args, prefix, destdir, config, tmp):
 
 def main(argv):
     parser = argparse.ArgumentParser()
-    for option in ("--meson", "--build-root", "--prefix", "--libdir", "--version", "--cxx", "--consumer"):
+    parser.add_argument("--meson", default="", help="the meson command (empty: the one build.ninja names)")
+    for option in ("--build-root", "--prefix", "--libdir", "--version", "--cxx", "--consumer"):
         parser.add_argument(option, required=True)
     parser.add_argument("--pipeline", action="store_true", help="the build installs the pipeline library")
     parser.add_argument("--sabotage", action="store_true", help="check that broken packages are detected")
