@@ -17,14 +17,15 @@ tag: headers, pkg-config and CMake files, the pipeline library; t2b-opt need not
      instead, as step 1's `app` already compiles the pipeline header-only.
 Steps 1 and 2 run concurrently.
 The version V (meson.project_version()) must be what CMake and pkg-config report and what the
-installed headers say; the version file is also loaded alone (`cmake -P`) for a few requests. Consumers compile at -O0 with -Wall -Wextra -Wpedantic -Werror.
+installed headers say; the version file is also loaded alone (`cmake -P`) for a few requests.
+Consumers compile at -O0 with -Wall -Wextra -Wpedantic -Werror.
 
 --sabotage shows that the check can fail (test `infra/install-consumers-detects-a-broken-package`):
 the intact package must pass step 1's configure and its checks, and each of these breakages of a
 copy of the staged tree must make them (or pkg-config) fail with the expected message: the config
 file missing, the prefix named absolutely (not relocatable), a wrong include directory, a version
 file reporting another version, the pkg-config file missing, and the pipeline component requested
-without the library (or, with it, tile2buffer-pipeline.pc missing).
+without the library (or, with it, the library or tile2buffer-pipeline.pc missing).
 
 Exits 77 (Meson's skip) when cmake or pkg-config is not installed, 1 on any failure."""
 import argparse
@@ -81,8 +82,8 @@ def meson_command(meson, build_root):
 
 
 def stage(args, destdir):
-    run(meson_command(args.meson, args.build_root) + ["install", "-C", args.build_root, "--no-rebuild", "--tags", "devel", "--destdir", destdir],
-        "meson install")
+    run(meson_command(args.meson, args.build_root)
+        + ["install", "-C", args.build_root, "--no-rebuild", "--tags", "devel", "--destdir", destdir], "meson install")
     prefix = staged(destdir, args.prefix)
     config = os.path.join(prefix, args.libdir, "cmake", "tile2buffer", "tile2buffer-config.cmake")
     for path in (config, os.path.join(os.path.dirname(config), "tile2buffer-config-version.cmake"),
@@ -245,7 +246,7 @@ def sabotage(args, prefix, destdir, config, tmp):
          'Could not find a package configuration file provided by "tile2buffer"'),
         ("prefix named absolutely (not relocatable)", "cmake",
          lambda c, v, p: edit_re(c, relative, f'get_filename_component(_tile2buffer_prefix "{args.prefix}"'),
-         ("do not all name the staged", "non-existent path")),
+         ("do not all name the staged", "non-existent path", "libtile2buffer-pipeline.a is missing")),
         ("wrong include directory", "cmake",
          lambda c, v, p: edit(c, 'INTERFACE_INCLUDE_DIRECTORIES "${_tile2buffer_prefix}/include"',
                               'INTERFACE_INCLUDE_DIRECTORIES "${_tile2buffer_prefix}/include-missing"'),
@@ -258,6 +259,9 @@ def sabotage(args, prefix, destdir, config, tmp):
          "Package tile2buffer was not found"),
     ]
     if args.pipeline:
+        cases.append(("pipeline library missing", "cmake",
+                      lambda c, v, p: os.remove(os.path.join(p, args.libdir, "libtile2buffer-pipeline.a")),
+                      "libtile2buffer-pipeline.a is missing"))
         cases.append(("tile2buffer-pipeline.pc missing", "pkg-config-pipeline",
                       lambda c, v, p: os.remove(os.path.join(p, args.libdir, "pkgconfig", "tile2buffer-pipeline.pc")),
                       "Package tile2buffer-pipeline was not found"))
@@ -273,7 +277,8 @@ def sabotage(args, prefix, destdir, config, tmp):
         try:
             if tool.startswith("pkg-config"):
                 package = "tile2buffer-pipeline" if tool == "pkg-config-pipeline" else "tile2buffer"
-                run(["pkg-config", "--cflags", package], "pkg-config", env=pkg_config_env(broken_prefix, copy, args.libdir))
+                run(["pkg-config", "--cflags", package], "pkg-config",
+                    env=pkg_config_env(broken_prefix, copy, args.libdir))
             else:
                 check_cmake_consumer(args, broken_prefix, config.replace(destdir, copy, 1),
                                      os.path.join(tmp, f"broken{i}-build"), tool == "cmake-pipeline" or args.pipeline,
@@ -311,7 +316,8 @@ def main(argv):
                 print(f"{missed} breakage(s) not detected")
                 return 1 if missed else 0
             check_version_file(args, config, tmp)
-            # Why two threads: each step compiles the whole pipeline header-only (most of the time).
+            # Why two threads: the header-only compiles of main.cpp (one per step without --pipeline)
+            # take most of the time.
             with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
                 steps = [pool.submit(check_cmake_consumer, args, prefix, config, os.path.join(tmp, "cmake-build"),
                                      args.pipeline),

@@ -38,7 +38,8 @@ int main() {
   const auto lhs = b.emit1(t2b::opcode::tile_load, {operand::of(a), b.pair(0, 0), b.pair(16, 32)}, tile, "lhs");
   const auto rhs = b.emit1(t2b::opcode::tile_load, {operand::of(c), b.pair(0, 0), b.pair(16, 32)}, tile, "rhs");
   const auto sum = b.emit1(t2b::opcode::tile_add, {operand::of(lhs), operand::of(rhs)}, tile, "sum");
-  const auto stored = b.emit1(t2b::opcode::tile_store, {operand::of(sum), b.pair(0, 0), operand::of(out)}, gm, "stored");
+  const auto stored =
+      b.emit1(t2b::opcode::tile_store, {operand::of(sum), b.pair(0, 0), operand::of(out)}, gm, "stored");
   b.emit0(t2b::opcode::cf_return, {operand::of(stored)});
 
   t2b::program p;
