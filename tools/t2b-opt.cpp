@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/emit/memory_map.hpp"
 #include "tile2buffer/emit/pto.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
@@ -43,6 +44,8 @@ struct cli_options {
   std::string pto_kernel;
   std::optional<std::uint64_t> check_numerics_seed;
   std::vector<tile2buffer::sim::scalar_binding> scalars;  ///< --scalar NAME=VALUE, for --check-numerics
+  std::string memory_map;    ///< --memory-map FILE: the SVG of the plan, besides the normal output
+  bool all_planners = false;  ///< --planner=all: one memory-map column per planner
 };
 
 template <class E, std::size_t N>
@@ -83,11 +86,27 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--planner", "P", "memory planner: pypto (default), dsa_rp or ptoas; implies --lower",
+    {"--planner", "P", "memory planner: pypto (default), dsa_rp or ptoas; implies --lower. "
+     "all (only with --memory-map): draw the three side by side, the output uses pypto",
      [](cli_options& o, std::string_view v) -> std::string_view {
+       o.pipeline = true;
+       o.all_planners = v == "all";
+       if (o.all_planners) {
+         o.pass_options.planner = planner_kind::pypto;
+         return {};
+       }
        const auto p = pick<planner_kind>(planner_names, v);
-       if (!p) return "--planner must be pypto, dsa_rp or ptoas";
+       if (!p) return "--planner must be pypto, dsa_rp, ptoas or (with --memory-map) all";
        o.pass_options.planner = *p;
+       return {};
+     }},
+    {"--memory-map", "FILE",
+     "also write an SVG of the plan to FILE: per kernel and memory space, each allocation's live op range "
+     "against its bytes; implies --lower",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       if (v.empty()) return "--memory-map needs a file name";
+       if (v == "-") return "--memory-map needs a file name, not '-': stdout carries the IR output";
+       o.memory_map = std::string(v);
        o.pipeline = true;
        return {};
      }},
@@ -246,6 +265,10 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
     if (const std::string_view err = hit->apply(opts, value); !err.empty()) return std::string(err);
   }
   if (opts.inputs.size() > 1) return "expected at most one input file";
+  // Why a usage error: "all" names three plans, and only the picture can show three at once.
+  if (opts.all_planners && opts.memory_map.empty())
+    return "--planner=all needs --memory-map FILE: only the memory map shows the three planners; "
+           "the IR output needs one planner";
   return {};
 }
 
@@ -346,6 +369,30 @@ int check_numerics(const cli_options& opts, const program& tile_program, const p
   return all_ok ? 0 : 1;
 }
 
+/// Plans `prog` with the chosen planner (or all three) and writes the SVG. Why a separate run of
+/// the pipeline up to `plan`: the normal output goes on to `lower`, which replaces the tile.alloc
+/// ops the picture is read from; and --stop-after or --pass must not change what is drawn.
+int write_memory_map(const cli_options& opts, const program& prog, const std::string& display) {
+  std::vector<memory_map_panel> panels;
+  for (const planner_kind p : {planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas}) {
+    if (!opts.all_planners && p != opts.pass_options.planner) continue;
+    tile2buffer::options o = opts.pass_options;
+    o.planner = p;
+    const result<program> planned = run_pipeline(prog, o, pass_id::plan, opts.workers);
+    if (!planned) return report(planned.errors, display);
+    panels.push_back(memory_map_of(planned.value, p));
+  }
+  const text svg = render_memory_map(panels, display);
+  std::FILE* f = std::fopen(opts.memory_map.c_str(), "wb");
+  bool ok = f != nullptr && std::fwrite(svg.view().data(), 1, svg.size(), f) == svg.size();
+  if (f != nullptr) ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    std::fprintf(stderr, "t2b-opt: cannot write the memory map to '%s'\n", opts.memory_map.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 /// The work itself: parse, verify, run passes when asked, print.
 int run(const cli_options& opts) {
   const std::string path = opts.inputs.empty() ? std::string("-") : opts.inputs.front();
@@ -360,6 +407,8 @@ int run(const cli_options& opts) {
   if (!parsed) return report(parsed.errors, display);
   if (const auto errors = verify(parsed.value); !errors.empty()) return report(errors, display);
   const program tile_input = opts.check_numerics_seed ? parsed.value : program{};
+  if (!opts.memory_map.empty())
+    if (const int rc = write_memory_map(opts, parsed.value, display); rc != 0) return rc;
   if (opts.pipeline) {
     result<program> lowered = run_passes(opts, parsed.value);
     if (!lowered) return report(lowered.errors, display);
