@@ -276,7 +276,8 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
     out << ", live ops " << static_cast<std::int64_t>(a.live.start) << ".." << static_cast<std::int64_t>(a.live.end);
     if (a.live.end < k.ops.size()) out << " (" << k.ops[a.live.start] << " .. " << k.ops[a.live.end] << ')';
     out << "</title></rect>\n";
-    if (right - left >= 4400 && bottom - top >= 1200) {
+    // A label only where it fits (about 6 px a character); the hover text always has it.
+    if (right - left >= static_cast<std::int64_t>(a.name.size()) * 600 + 400 && bottom - top >= 1200) {
       out << "<text class=\"name\" x=\"";
       mm_px(out, (left + right) / 2);
       out << "\" y=\"";
