@@ -66,6 +66,47 @@ def planned_allocations(tile_ir):
     return out
 
 
+def straight_line_lifetimes(tile_ir):
+    """{kernel: {allocation: (first op, last op)}} for the kernels without regions, worked out from
+    the printed text alone: one op per body line in program order; an op touches an allocation
+    when it defines a tile `in` it, or names a tile stored in it (a slice's tile reads its source's
+    storage). An independent check of the lifetimes the writer takes from plan/lifetime.hpp."""
+    out, kernel, body, regions = {}, None, [], False
+
+    def finish():
+        if kernel is None or regions:
+            return
+        storage, live = {}, {}
+        for pos, line in enumerate(body):
+            m = re.match(r"\s*(?:([\w.]+(?:, [\w.]+)*) = )?(.*)$", line)
+            results, rest = (m.group(1) or "").split(", ") if m.group(1) else [], m.group(2)
+            touched = {storage[i] for i in re.findall(r"[A-Za-z_][\w.]*", rest) if i in storage}
+            for r in results:
+                into = re.search(r"\bin ([\w.]+)(?:\[\d+\])?$", rest)  # `in m[64]`: at a byte offset of m
+                args = re.match(r"tile\.\w+\(([\w.]+)", rest)
+                if into:
+                    storage[r] = into.group(1)
+                elif "Tile[[" in rest and args and args.group(1) in storage:
+                    storage[r] = storage[args.group(1)]
+                if r in storage:
+                    touched.add(storage[r])
+            for mem in touched:
+                first, last = live.get(mem, (pos, pos))
+                live[mem] = (min(first, pos), max(last, pos))
+        out[kernel] = live
+
+    for line in tile_ir.splitlines():
+        m = FUNC_RE.match(line)
+        if m:
+            finish()
+            kernel, body, regions = m.group(2), [], False
+        elif kernel is not None and line.strip() and line.strip() != "}":
+            regions = regions or line.rstrip().endswith("{")
+            body.append(line)
+    finish()
+    return out
+
+
 def near(a, b):
     return abs(a - b) <= TOL
 
@@ -93,7 +134,7 @@ def check_cell(cell, planner):
         return fx + p * fw / positions
 
     rects = [r for r in cell.iter(SVG + "rect") if "alloc" in r.get("class", "").split()]
-    boxes, drawn = [], []
+    boxes, drawn, lifetimes = [], [], {}
     for r in rects:
         name, size = r.get("data-name"), int(r.get("data-size"))
         address = None if r.get("data-address") == "none" else int(r.get("data-address"))
@@ -118,6 +159,7 @@ def check_cell(cell, planner):
               f"{where}: {name}'s hover text lacks its name, size, address or lifetime")
         boxes.append((name, lo, hi, x, x + w))
         drawn.append((name, r.get("data-space"), size, address))
+        lifetimes[name] = (first, last)
     shared = 0
     for i in range(len(boxes)):
         for j in range(i + 1, len(boxes)):
@@ -134,11 +176,13 @@ def check_cell(cell, planner):
         check(near(f(cap, "y1"), y0 - CAPACITY[cell.get("data-space")] * scale), f"{where}: capacity line off its height")
     else:
         check(CAPACITY[cell.get("data-space")] > bn, f"{where}: capacity marked off scale but within the axis")
-    return drawn, shared
+    return drawn, shared, lifetimes
 
 
-def check_svg(root, planners, expected):
-    """`expected`: {planner: {kernel: [(name, space, size, address)]}}. Returns reuse counts."""
+def check_svg(root, planners, expected, lifetimes=None):
+    """`expected`: {planner: {kernel: [(name, space, size, address)]}}; `lifetimes` (optional):
+    {kernel: {allocation: (first, last)}} for the kernels whose op ranges are known independently.
+    Returns reuse counts."""
     check(root.tag == SVG + "svg", "not an SVG document")
     cells = [g for g in root.iter(SVG + "g") if g.get("class") == "cell"]
     seen = {p: {} for p in planners}
@@ -146,7 +190,11 @@ def check_svg(root, planners, expected):
     for cell in cells:
         p = cell.get("data-planner")
         check(p in planners, f"a plot for planner {p}, which was not asked for")
-        drawn, shared = check_cell(cell, p)
+        drawn, shared, live = check_cell(cell, p)
+        for name, span in live.items():
+            want = (lifetimes or {}).get(cell.get("data-kernel"), {}).get(name)
+            check(want is None or want == span, f"{p} @{cell.get('data-kernel')}: {name} drawn live over ops "
+                  f"{span[0]}..{span[1]}, the text says {want[0]}..{want[1]}" if want else "")
         seen[p].setdefault(cell.get("data-kernel"), []).extend(drawn)
         reuse[(p, cell.get("data-kernel"), cell.get("data-space"))] = shared
     for p in planners:
@@ -202,6 +250,20 @@ def mutations(root):
                 t.text = t.text.replace(f"address {old_addr}", f"address {new_addr}")
                 done = True
     out.append(("two live allocations on the same bytes", m, "share bytes while both live"))
+    # One lifetime one op longer, drawn consistently: only the lifetimes read from the text catch it.
+    m = copy.deepcopy(root)
+    for g in m.iter(SVG + "g"):
+        rs = [r for r in g if r.tag == SVG + "rect" and "alloc" in r.get("class", "").split()]
+        r = max(rs, key=lambda r: int(r.get("data-last-op")), default=None)  # the last to die: nothing to meet
+        if r is not None:
+            last = int(r.get("data-last-op"))
+            frame = next(x for x in g if x.get("class") == "frame")
+            r.set("data-last-op", str(last + 1))
+            r.set("width", f"{f(r, 'width') + f(frame, 'width') / int(g.get('data-positions')):.2f}")
+            t = r.find(SVG + "title")
+            t.text = t.text.replace(f"..{last}", f"..{last + 1}")
+            break
+    out.append(("a lifetime one op too long", m, "the text says"))
     return out
 
 
@@ -224,24 +286,27 @@ def main():
         svg_path = os.path.join(tmp, "map.svg")
         for kernel in kernels:
             try:
-                expected = {}
+                expected, lifetimes = {}, {}
                 for p in PLANNERS:
-                    expected[p] = planned_allocations(run([t2b_opt, f"--planner={p}", "--stop-after=plan", kernel]).stdout)
+                    planned = run([t2b_opt, f"--planner={p}", "--stop-after=plan", kernel]).stdout
+                    expected[p] = planned_allocations(planned)
+                    lifetimes = straight_line_lifetimes(planned)
                     plain = run([t2b_opt, f"--planner={p}", kernel]).stdout
                     with_map = run([t2b_opt, f"--planner={p}", f"--memory-map={svg_path}", kernel]).stdout
                     check(with_map == plain, f"{kernel} {p}: --memory-map changed the IR output")
                     root = ET.parse(svg_path).getroot()
-                    for key, n in check_svg(root, [p], expected).items():
+                    for key, n in check_svg(root, [p], expected, lifetimes).items():
                         total_reuse[(os.path.basename(kernel),) + key] = n
                 plain = run([t2b_opt, "--planner=pypto", kernel]).stdout
                 with_map = run([t2b_opt, "--planner=all", f"--memory-map={svg_path}", kernel]).stdout
                 check(with_map == plain, f"{kernel}: --planner=all changed the (default planner's) IR output")
                 root = ET.parse(svg_path).getroot()
-                check_svg(root, PLANNERS, expected)
+                check_svg(root, PLANNERS, expected, lifetimes)
                 if os.path.basename(kernel) == "memory_map_reuse.t2b":
-                    sample = (root, expected)
+                    sample = (root, expected, lifetimes)
                 print(f"ok: {os.path.basename(kernel)} "
-                      + ", ".join(f"{p} {sum(len(v) for v in expected[p].values())} allocations" for p in PLANNERS))
+                      + ", ".join(f"{p} {sum(len(v) for v in expected[p].values())} allocations" for p in PLANNERS)
+                      + f"; lifetimes checked against the text in {sorted(lifetimes)}")
             except (Failure, ET.ParseError, StopIteration, TypeError, ValueError) as e:
                 failures += 1
                 print(f"FAIL: {kernel}: {e}", file=sys.stderr)
@@ -279,10 +344,10 @@ def main():
     if sample is None:
         print("FAIL: no correct SVG of memory_map_reuse.t2b to mutate", file=sys.stderr)
         return 1
-    root, expected = sample  # memory_map_reuse.t2b drawn with --planner=all
+    root, expected, lifetimes = sample  # memory_map_reuse.t2b drawn with --planner=all
     for what, broken, words in mutations(root):
         try:
-            check_svg(broken, PLANNERS, expected)
+            check_svg(broken, PLANNERS, expected, lifetimes)
         except Failure as e:
             if words in str(e):
                 print(f"ok: the checker rejects {what}: {str(e).splitlines()[0]}")
