@@ -366,14 +366,15 @@ constexpr text render_memory_map(const std::vector<memory_map_panel>& panels, st
       << "<style>.frame{fill:#fafafa;stroke:#999}.alloc{stroke:#222;stroke-width:0.8}"
          ".unplaced{stroke-dasharray:4 2}.capacity{stroke:#c00;stroke-width:1.5;stroke-dasharray:6 3}"
          ".ytick{stroke:#999}.ylabel{text-anchor:end;fill:#444}.xlabel{text-anchor:middle;fill:#444;font-size:9px}"
-         ".axis{text-anchor:middle;fill:#444}.cap-label{text-anchor:end;fill:#c00;font-size:10px}"
+         ".axis{text-anchor:middle;fill:#444}.cap-label{text-anchor:end;fill:#c00;font-size:10px;paint-order:stroke;stroke:#fff;stroke-width:3px}"
          ".name{text-anchor:middle;font-size:10px}.note{fill:#666;font-size:10px}"
          ".cell-title{font-weight:bold;font-size:12px}.heading{font-size:14px;font-weight:bold}</style>\n";
   out << "<text class=\"heading\" x=\"10\" y=\"22\">memory map of ";
   mm_escape(out, source);
-  out << "</text>\n<text class=\"note\" x=\"10\" y=\"40\">x: op positions where the allocation is live (program "
-         "order, loops widened as the planners see them) · y: bytes [address, address + size) · hover a rectangle for "
-         "its name, size, address and lifetime</text>\n";
+  // Short lines: a one-column page is only one plot wide.
+  out << "</text>\n<text class=\"note\" x=\"10\" y=\"38\">x: op positions where the allocation is live (program "
+         "order; loops widened as the planners do)</text>\n<text class=\"note\" x=\"10\" y=\"51\">y: bytes [address, "
+         "address + size) · hover a rectangle for its name, size, address and lifetime</text>\n";
   if (rows.empty())
     out << "<text class=\"note\" x=\"10\" y=\"" << mm_header_h + 20 << "\">no device kernel has a planned allocation</text>\n";
   for (std::size_t col = 0; col < panels.size(); ++col) {
