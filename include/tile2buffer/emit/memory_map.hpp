@@ -119,7 +119,8 @@ constexpr void mm_bytes(text& out, std::int64_t b) {
 
 /// Where one drawn allocation sits on the byte axis. Under PTOAS there is no address, so the
 /// rectangles are stacked in definition order (`stacked`): the lifetimes stay readable and the
-/// stack's height is what the space would need without any reuse.
+/// stack's height is what the space would need without any reuse. The stack starts above any
+/// address the input already fixed, so it never seems to collide with one.
 struct mm_box {
   const memory_map_allocation* a = nullptr;
   std::int64_t offset = 0;
@@ -131,6 +132,8 @@ template <class = void>
 constexpr std::vector<mm_box> mm_boxes(const memory_map_kernel& k, memory_space space, text& skipped) {
   std::vector<mm_box> boxes;
   std::int64_t stack = 0;
+  for (const auto& a : k.allocations)
+    if (a.space == space && a.address && *a.address + a.size > stack) stack = align32(*a.address + a.size);
   for (const auto& a : k.allocations) {
     if (a.space != space) continue;
     if (a.live.empty() || a.size <= 0) {
