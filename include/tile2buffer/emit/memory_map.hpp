@@ -81,7 +81,7 @@ constexpr memory_map_panel memory_map_of(const program& planned, planner_kind pl
 namespace detail {
 
 // Geometry of one plot, in pixels. Coordinates are kept in hundredths of a pixel as integers so
-// the picture is byte-identical whichever compiler built the tool (no floating point).
+// no floating point enters the picture and it cannot change with a compiler's rounding.
 inline constexpr std::int64_t mm_plot_w = 420, mm_plot_h = 240;
 inline constexpr std::int64_t mm_left = 86, mm_top = 52, mm_bottom = 44, mm_right = 24;
 inline constexpr std::int64_t mm_cell_w = mm_left + mm_plot_w + mm_right;
