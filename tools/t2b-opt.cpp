@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/emit/memory_map.hpp"
 #include "tile2buffer/emit/pto.hpp"
 #include "tile2buffer/engine/registry.hpp"
 #include "tile2buffer/ir/verify.hpp"
@@ -54,6 +55,8 @@ struct cli_options {
   bool print_after_all = false;
   std::optional<pass_id> print_after;
   bool diagnostics_json = false;
+  std::string memory_map;    ///< --memory-map FILE: the SVG of the plan, besides the normal output
+  bool all_planners = false;  ///< --planner=all: one memory-map column per planner
 };
 
 template <class E, std::size_t N>
@@ -94,11 +97,27 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--planner", "P", "memory planner: pypto (default), dsa_rp or ptoas; implies --lower",
+    {"--planner", "P", "memory planner: pypto (default), dsa_rp or ptoas; implies --lower. "
+     "all (only with --memory-map): draw the three side by side, the output uses pypto",
      [](cli_options& o, std::string_view v) -> std::string_view {
+       o.pipeline = true;
+       o.all_planners = v == "all";
+       if (o.all_planners) {
+         o.pass_options.planner = planner_kind::pypto;
+         return {};
+       }
        const auto p = pick<planner_kind>(planner_names, v);
-       if (!p) return "--planner must be pypto, dsa_rp or ptoas";
+       if (!p) return "--planner must be pypto, dsa_rp, ptoas or (with --memory-map) all";
        o.pass_options.planner = *p;
+       return {};
+     }},
+    {"--memory-map", "FILE",
+     "also write an SVG of the plan to FILE: per kernel and memory space, each allocation's live op range "
+     "against its bytes; implies --lower",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       if (v.empty()) return "--memory-map needs a file name";
+       if (v == "-") return "--memory-map needs a file name, not '-': stdout carries the IR output";
+       o.memory_map = std::string(v);
        o.pipeline = true;
        return {};
      }},
@@ -293,6 +312,10 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
     if (const std::string_view err = hit->apply(opts, value); !err.empty()) return std::string(err);
   }
   if (opts.inputs.size() > 1) return "expected at most one input file";
+  // Why a usage error: "all" names three plans, and only the picture can show three at once.
+  if (opts.all_planners && opts.memory_map.empty())
+    return "--planner=all needs --memory-map FILE: only the memory map shows the three planners; "
+           "the IR output needs one planner";
   return opts.help ? std::string() : opts.run.check(opts.check_numerics_seed.has_value());
 }
 
@@ -480,6 +503,32 @@ int check_numerics(const cli_options& opts, const program& tile_program, const p
   return all_ok ? 0 : 1;
 }
 
+/// Plans `prog` with the chosen planner (or all three) and writes the SVG. Why a separate run of
+/// the pipeline up to `plan`: the normal output goes on to `lower`, which replaces the tile.alloc
+/// ops the picture is read from; and --stop-after or --pass must not change what is drawn.
+int write_memory_map(const session& s, const program& prog) {
+  const cli_options& opts = s.opts;
+  std::vector<memory_map_panel> panels;
+  for (const planner_kind p : {planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas}) {
+    if (!opts.all_planners && p != opts.pass_options.planner) continue;
+    tile2buffer::options o = opts.pass_options;
+    o.planner = p;
+    const result<program> planned = run_pipeline(prog, o, pass_id::plan, opts.workers);
+    if (!planned) return report(s, planned.errors);
+    panels.push_back(memory_map_of(planned.value, p));
+  }
+  const text svg = render_memory_map(panels, s.display);
+  std::FILE* f = std::fopen(opts.memory_map.c_str(), "wb");
+  bool ok = f != nullptr && std::fwrite(svg.view().data(), 1, svg.size(), f) == svg.size();
+  if (f != nullptr) ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    std::fprintf(stderr, "t2b-opt: cannot write the memory map to '%s'\n", opts.memory_map.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+
 /// Whether --emit=pto must lower first: a device function is still at the Tile stage.
 bool has_tile_kernel(const program& p) {
   for (const auto& f : p.functions)
@@ -514,6 +563,8 @@ int run_session(session& s) {
   const program tile_input = opts.check_numerics_seed || opts.run.active ? parsed.value : program{};
   using F = cli_options::output_format;
   const bool pto = opts.format == F::pto || opts.format == F::pto_generic;
+  if (!opts.memory_map.empty())
+    if (const int rc = write_memory_map(s, parsed.value); rc != 0) return rc;
   // PTO-AS is emitted from Buffer IR: a Tile-stage input is lowered first, with the default options.
   if (opts.pipeline || (pto && has_tile_kernel(parsed.value))) {
     result<program> lowered = run_passes(s, parsed.value);
