@@ -31,23 +31,33 @@ def read_rows(tool):
     return rows
 
 
+def scalar_of(dt):
+    """The scalar operand of scalar forms and tile.full: not an identity or absorbing value of any
+    op (x + s, x * s, x / s, max/min with s and lrelu's slope all change the data)."""
+    return "3" if dt == "INT32" else "0.75"
+
+
 def kernel(op, kind, dt, name):
     cols = COLS[dt]
     tile = f"Tile[[16, {cols}], {dt}, Vec]"
     tensor = f"Tensor[[16, {cols}], {dt}]"
     body = [f"  x = tile.load(X, (0, 0), (16, {cols})) : {tile}"]
-    scalar = "2" if dt == "INT32" else "2.0"
+    scalar = scalar_of(dt)
+    params = f"X: {tensor}, Out: out {tensor}"
     if kind == "binary":
-        body.append(f"  y = tile.{op}(x, x) : {tile}")
+        # Two different operands, so a swapped operand order changes the lowered call and the data.
+        body.append(f"  y = tile.load(Y, (0, 0), (16, {cols})) : {tile}")
+        body.append(f"  z = tile.{op}(x, y) : {tile}")
+        params = f"X: {tensor}, Y: {tensor}, Out: out {tensor}"
     elif kind == "unary":
-        body.append(f"  y = tile.{op}(x) : {tile}")
+        body.append(f"  z = tile.{op}(x) : {tile}")
     elif kind == "scalar":
-        body.append(f"  y = tile.{op}(x, {scalar}) : {tile}")
+        body.append(f"  z = tile.{op}(x, {scalar}) : {tile}")
     else:
-        body = [f"  y = tile.full({scalar}) : {tile}"]
-    body.append(f"  r = tile.store(y, (0, 0), Out) : {tensor}")
+        body = [f"  z = tile.full({scalar}) : {tile}"]
+        params = f"Out: out {tensor}"
+    body.append(f"  r = tile.store(z, (0, 0), Out) : {tensor}")
     body.append("  return r")
-    params = f"X: {tensor}, Out: out {tensor}" if kind != "fill" else f"Out: out {tensor}"
     return [f"aiv @{name}({params}) -> {tensor} {{"] + body + ["}"]
 
 
@@ -59,24 +69,30 @@ def positive(op, kind, dt):
         "# RUN: %t2b-opt --planner=pypto %s | %FileCheck %s --check-prefixes=CHECK,ADDR",
         "# RUN: %t2b-opt --planner=dsa_rp %s | %FileCheck %s --check-prefixes=CHECK,ADDR",
         "# RUN: %t2b-opt --planner=pypto %s | %t2b-opt - | %FileCheck %s --check-prefixes=CHECK,ADDR",
+        "# RUN: %t2b-opt --planner=pypto --check-numerics %s | %FileCheck %s --check-prefix=NUM",
         f"# CHECK-LABEL: aiv @{name}(",
         "# CHECK-SAME: stage = buffer, buffer_ir_selected = true",
-        "# PTOAS: [[Y:[a-z_0-9]+]] = buffer.alloc(()) : Buffer",
-        "# ADDR: [[Y:[a-z_0-9]+]] = buffer.alloc((), {{[0-9]+}}) : Buffer",
+        "# PTOAS: {{[a-z_0-9]+}} = buffer.alloc(()) : Buffer",
+        "# ADDR: {{[a-z_0-9]+}} = buffer.alloc((), {{[0-9]+}}) : Buffer",
     ]
+    cols = COLS[dt]
+    scalar = scalar_of(dt)
+    # Each load names its destination handle, so the op's operands are checked in order.
     if kind != "fill":
-        lines.append("# CHECK: buffer.load(X, (0, 0), ")
+        lines.append(f"# CHECK: buffer.load(X, (0, 0), (16, {cols}), [[X:[a-z_0-9]+]])")
     if kind == "binary":
-        lines.append(f"# CHECK: buffer.{op}([[X:[a-z_0-9]+]], [[X]], [[D:[a-z_0-9]+]])")
+        lines.append(f"# CHECK: buffer.load(Y, (0, 0), (16, {cols}), [[Y:[a-z_0-9]+]])")
+        lines.append(f"# CHECK: buffer.{op}([[X]], [[Y]], [[D:[a-z_0-9]+]])")
     elif kind == "unary":
-        lines.append(f"# CHECK: buffer.{op}([[X:[a-z_0-9]+]], [[D:[a-z_0-9]+]])")
+        lines.append(f"# CHECK: buffer.{op}([[X]], [[D:[a-z_0-9]+]])")
     elif kind == "scalar":
-        lines.append(f"# CHECK: buffer.{op}([[X:[a-z_0-9]+]], 2.0, [[D:[a-z_0-9]+]])")
+        lines.append(f"# CHECK: buffer.{op}([[X]], {scalar}, [[D:[a-z_0-9]+]])")
     else:
-        lines.append(f"# CHECK: buffer.full(2.0, [[D:[a-z_0-9]+]])")
+        lines.append(f"# CHECK: buffer.full({scalar}, [[D:[a-z_0-9]+]])")
     lines.append("# CHECK: buffer.store([[D]], (0, 0), ")
     lines.append("# CHECK-NOT: tile.")
     lines.append("# CHECK: return Out")
+    lines.append(f"# NUM: @{name}: numerics: ok")
     return name, lines + kernel(op, kind, dt, name)
 
 
