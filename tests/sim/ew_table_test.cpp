@@ -510,9 +510,11 @@ void check_case(const ew_case& k) {
   REQUIRE(buffer_op.has_value());
   for (opcode c : {k.op, *buffer_op}) {
     const std::uint32_t got = run(c, k);
-    INFO(std::string(mnemonic(c)), " on ", std::string(name(k.dt)), ": x=", hex(k.x), " y=", hex(k.y), " expected ",
-         k.how == expect::nan ? std::string("NaN") : hex(k.want), k.how == expect::ulp1 ? " (+-1 ulp)" : "", ", got ",
-         hex(got), k.why == basis::unspecified ? " [spec silent: pinned simulator choice]" : "");
+    std::string what = std::string(mnemonic(c)) + " on " + std::string(name(k.dt)) + ": x=" + hex(k.x) + " y=" + hex(k.y) +
+                       " expected " + (k.how == expect::nan ? std::string("NaN") : hex(k.want)) +
+                       (k.how == expect::ulp1 ? " (+-1 ulp)" : "") + ", got " + hex(got) +
+                       (k.why == basis::unspecified ? " [spec silent: pinned simulator choice]" : "");
+    INFO(what);
     CHECK(matches(k, got));
   }
 }
