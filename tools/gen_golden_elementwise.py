@@ -3,6 +3,10 @@
 """Generates tests/golden/lower/elementwise/*.t2b: one positive golden test per row x dtype of
 the spec's elementwise table, and one negative (stays Tile, with its reason) per row.
 
+Binary ops read two different tiles (x from X, y from Y) and scalar forms use a scalar that is no
+identity, so the FileCheck lines pin the lowered Buffer op's operand order (`buffer.sub(x, y, d)`)
+and the `--check-numerics` RUN line sees a swapped order in the data as well.
+
     python3 tools/gen_golden_elementwise.py [--check] [--out DIR] BUILD/tools/t2b-elementwise-table
 
 The table (op, kind, dtypes) comes from the library through the `t2b-elementwise-table` tool,
