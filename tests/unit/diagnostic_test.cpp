@@ -26,6 +26,22 @@ static_assert(renders(at(1, 40, "past the line"), "k.t2b:1:40: error: parse: pas
 static_assert(renders(at(0, 0, "nowhere"), "k.t2b:0:0: error: parse: nowhere\n"));
 // The column just past the last character still gets its caret (an error at end of line).
 static_assert(renders(at(3, 5, "eof"), "k.t2b:3:5: error: parse: eof\nlast\n    ^\n"));
+// Control bytes other than tab are shown as '?'; a long line is cut to a window around the column.
+constexpr std::string_view hostile{"a\0b\x1b[31mc", 9};
+static_assert(format(at(1, 3, "nul"), "k.t2b", hostile).view() == "k.t2b:1:3: error: parse: nul\na?b?[31mc\n  ^\n");
+constexpr bool long_line_is_cut() {
+  text line;
+  for (int i = 0; i < 1000; ++i) line << 'x';
+  const text out = format(at(1, 500, "deep"), "k.t2b", line.view());
+  text want;
+  want << "k.t2b:1:500: error: parse: deep\n...";
+  for (int i = 0; i < 120; ++i) want << 'x';
+  want << "...\n   ";
+  for (int i = 0; i < 60; ++i) want << ' ';
+  want << "^\n";
+  return out.view() == want.view();
+}
+static_assert(long_line_is_cut());
 // Without the source, the format is the one-line form.
 static_assert(format(at(2, 6, "unknown op"), "k.t2b").view() == "k.t2b:2:6: error: parse: unknown op\n");
 

@@ -27,9 +27,11 @@ struct diagnostic {
 };
 
 namespace detail {
-/// Appends line `l.line` of `source` and a caret under column `l.col` (tabs kept, so the caret
-/// lines up in a terminal); nothing when the source has no such line or column.
-constexpr void append_excerpt(text& out, std::string_view source, location l) {
+/// Appends line `l.line` of `source` and a caret under column `l.col`; nothing when the source has
+/// no such line or column. Tabs are kept (so the caret lines up in a terminal) and other control
+/// bytes shown as '?' (a NUL or escape in hostile input must not reach the terminal); a line
+/// longer than `width` is cut to a window around the column, marked with "...".
+constexpr void append_excerpt(text& out, std::string_view source, location l, std::size_t width = 120) {
   if (source.empty() || l.line == 0 || l.col == 0) return;
   std::size_t begin = 0;
   for (std::uint32_t line = 1; line < l.line; ++line) {
@@ -40,10 +42,22 @@ constexpr void append_excerpt(text& out, std::string_view source, location l) {
   std::size_t end = source.find('\n', begin);
   if (end == std::string_view::npos) end = source.size();
   if (end > begin && source[end - 1] == '\r') --end;
-  const std::string_view line = source.substr(begin, end - begin);
-  if (l.col - 1 > line.size()) return;
-  out << line << '\n';
-  for (std::size_t i = 0; i + 1 < l.col; ++i) out << (line[i] == '\t' ? '\t' : ' ');
+  std::string_view line = source.substr(begin, end - begin);
+  std::size_t col = l.col - 1;  // 0-based byte column
+  if (col > line.size()) return;
+  const bool cut_front = line.size() > width && col > width / 2;
+  if (cut_front) {
+    const std::size_t from = col - width / 2;
+    line = line.substr(from);
+    col -= from;
+  }
+  const bool cut_back = line.size() > width;
+  if (cut_back) line = line.substr(0, width);
+  if (cut_front) out << "...";
+  for (const char c : line) out << (c == '\t' || static_cast<unsigned char>(c) >= 0x20 ? c : '?');
+  out << (cut_back ? "...\n" : "\n");
+  if (cut_front) out << "   ";
+  for (std::size_t i = 0; i < col; ++i) out << (line[i] == '\t' ? '\t' : ' ');
   out << "^\n";
 }
 }  // namespace detail
