@@ -23,6 +23,7 @@
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
+#include "file_io.hpp"
 #include "t2b_opt_run.hpp"
 
 namespace {
@@ -319,30 +320,6 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
   return opts.help ? std::string() : opts.run.check(opts.check_numerics_seed.has_value());
 }
 
-bool read_all(std::FILE* in, std::string& out) {
-  char buf[1 << 16];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) out.append(buf, n);
-  return std::ferror(in) == 0;
-}
-
-bool read_input(const std::string& path, std::string& out) {
-  if (path == "-") return read_all(stdin, out);
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  const bool ok = read_all(f, out);
-  std::fclose(f);
-  return ok;
-}
-
-bool write_output(const std::string& path, std::string_view s) {
-  std::FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return false;
-  bool ok = std::fwrite(s.data(), 1, s.size(), f) == s.size();
-  ok = (f == stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
-  return ok;
-}
-
 /// What one run reads and measures: the input's name and text (for diagnostics with source
 /// lines) and, with --timing, the wall time of each step.
 struct session {
@@ -350,7 +327,6 @@ struct session {
   std::string display;
   std::string source;
   std::vector<std::pair<std::string, double>> times;  ///< (step, seconds), in order
-  std::chrono::steady_clock::time_point started{};
 
   /// Runs `step` and, with --timing, records its wall time under `name`.
   template <class F>
@@ -518,16 +494,12 @@ int write_memory_map(const session& s, const program& prog) {
     panels.push_back(memory_map_of(planned.value, p));
   }
   const text svg = render_memory_map(panels, s.display);
-  std::FILE* f = std::fopen(opts.memory_map.c_str(), "wb");
-  bool ok = f != nullptr && std::fwrite(svg.view().data(), 1, svg.size(), f) == svg.size();
-  if (f != nullptr) ok = std::fclose(f) == 0 && ok;
-  if (!ok) {
+  if (!t2b_tools::write_file(opts.memory_map, svg.view())) {
     std::fprintf(stderr, "t2b-opt: cannot write the memory map to '%s'\n", opts.memory_map.c_str());
     return 1;
   }
   return 0;
 }
-
 
 /// Whether --emit=pto must lower first: a device function is still at the Tile stage.
 bool has_tile_kernel(const program& p) {
@@ -541,8 +513,8 @@ int run_session(session& s);
 /// Reads the input, runs the session and reports --timing.
 int run(const cli_options& opts) {
   const std::string path = opts.inputs.empty() ? std::string("-") : opts.inputs.front();
-  session s{opts, path == "-" ? std::string("<stdin>") : path, {}, {}, {}};
-  if (!read_input(path, s.source)) {
+  session s{opts, path == "-" ? std::string("<stdin>") : path, {}, {}};
+  if (!(path == "-" ? t2b_tools::read_all(stdin, s.source) : t2b_tools::read_file(path, s.source))) {
     std::fprintf(stderr, "t2b-opt: cannot read '%s'\n", s.display.c_str());
     return 1;
   }
@@ -588,7 +560,7 @@ int run_session(session& s) {
   } else {
     out = s.timed("print", [&] { return print(parsed.value); });
   }
-  if (!write_output(opts.output, out.view())) {
+  if (!t2b_tools::write_file(opts.output, out.view())) {
     std::fprintf(stderr, "t2b-opt: cannot write '%s'\n", opts.output.c_str());
     return 1;
   }

@@ -43,11 +43,13 @@
 #include <utility>
 #include <vector>
 
+#include "file_io.hpp"
 #include "npy.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/sim/options.hpp"
+#include "tile2buffer/text/lexer.hpp"
 
 namespace t2b_opt_run {
 
@@ -119,33 +121,6 @@ inline int fail(const std::string& message) {
   return 1;
 }
 
-inline bool identifier(std::string_view s) {
-  if (s.empty() || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z'))) return false;
-  for (const char c : s)
-    if (!(c == '_' || c == '.' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
-  return true;
-}
-
-inline std::string direction_word(direction d) { return d == direction::in ? "in" : d == direction::out ? "out" : "inout"; }
-
-inline bool read_file(const std::string& path, std::string& out) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  char buf[1 << 16];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-  const bool ok = std::ferror(f) == 0;
-  std::fclose(f);
-  return ok;
-}
-
-inline bool write_file(const std::string& path, std::string_view bytes) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return false;
-  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  return std::fclose(f) == 0 && ok;
-}
-
 inline std::string shape_of(const type& t) { return "(" + std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) + ")"; }
 
 }  // namespace detail
@@ -197,7 +172,7 @@ inline int run(const request& req, const std::vector<sim::scalar_binding>& scala
   for (std::size_t p = 0; p < named->params.size(); ++p) {
     const auto& prm = named->params[p];
     if (named->type_of(prm.value).is_tensor() && prm.dir != direction::out && input_of[p] < 0)
-      missing += (missing.empty() ? "" : ", ") + std::string(named->name_of(prm.value)) + " (" + detail::direction_word(prm.dir) + ")";
+      missing += (missing.empty() ? "" : ", ") + std::string(named->name_of(prm.value)) + " (" + std::string(tile2buffer::name(prm.dir)) + ")";
   }
   if (!missing.empty())
     return detail::fail("--run " + at + ": no --input for tensor parameter" + (missing.find(',') != std::string::npos ? "s " : " ") +
@@ -217,7 +192,7 @@ inline int run(const request& req, const std::vector<sim::scalar_binding>& scala
       return detail::fail("--run " + at + ": tensor parameter " + name + " has dtype " + std::string(tile2buffer::name(t.dt)) +
                           ", which has no .npy mapping (FP16 <f2, BF16 <u2 bit patterns, FP32 <f4, INT8 |i1, INT32 <i4)");
     if (t.shape[0] < 0 || t.shape[1] < 0) return detail::fail("--run " + at + ": tensor parameter " + name + " has no static shape");
-    if (prm.dir != direction::in && !detail::identifier(name))
+    if (prm.dir != direction::in && !tile2buffer::detail::is_identifier(name))
       return detail::fail("--run " + at + ": output parameter '" + name + "' is not an identifier, so it names no file");
   }
 
@@ -229,7 +204,7 @@ inline int run(const request& req, const std::vector<sim::scalar_binding>& scala
     const auto& [name, path] = req.inputs[static_cast<std::size_t>(input_of[p])];
     const type& t = named->type_of(named->params[p].value);
     std::string bytes;
-    if (!detail::read_file(path, bytes)) return detail::fail("--input " + name + ": cannot read '" + path + "'");
+    if (!t2b_tools::read_file(path, bytes)) return detail::fail("--input " + name + ": cannot read '" + path + "'");
     t2b_npy::array a;
     if (const std::string e = t2b_npy::parse(bytes, a); !e.empty()) return detail::fail("--input " + name + ": '" + path + "': " + e);
     const std::string_view want = npy_descr(t.dt);
@@ -293,7 +268,7 @@ inline int run(const request& req, const std::vector<sim::scalar_binding>& scala
     const std::string_view data(reinterpret_cast<const char*>(g.bytes.data()) + static_cast<std::size_t>(g.band) * esize,
                                 static_cast<std::size_t>(g.size()) * esize);
     const std::string path = (std::filesystem::path(req.output_dir) / (name + ".npy")).string();
-    if (!detail::write_file(path, t2b_npy::serialize(npy_descr(g.dt), {g.rows, g.cols}, data)))
+    if (!t2b_tools::write_file(path, t2b_npy::serialize(npy_descr(g.dt), {g.rows, g.cols}, data)))
       return detail::fail("--output-dir: cannot write '" + path + "'");
     std::printf("%s (%s): wrote %s %s %s\n", at.c_str(), stage, path.c_str(), std::string(tile2buffer::name(g.dt)).c_str(),
                 detail::shape_of(named->type_of(prm.value)).c_str());

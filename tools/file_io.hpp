@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file tools/file_io.hpp
+/// Whole-file reads and writes for the command-line tools.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace t2b_tools {
+
+/// Appends everything `in` holds to `out`; false on a read error.
+inline bool read_all(std::FILE* in, std::string& out) {
+  char buf[1 << 16];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) out.append(buf, n);
+  return std::ferror(in) == 0;
+}
+
+/// Appends the file at `path` to `out`; false when it cannot be read.
+inline bool read_file(const std::string& path, std::string& out) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  const bool ok = read_all(f, out);
+  std::fclose(f);
+  return ok;
+}
+
+/// Writes `bytes` to the file at `path` (stdout for `-`); false unless every byte reached it.
+inline bool write_file(const std::string& path, std::string_view bytes) {
+  std::FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  return (f == stdout ? std::fflush(f) : std::fclose(f)) == 0 && ok;
+}
+
+}  // namespace t2b_tools
