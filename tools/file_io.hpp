@@ -4,24 +4,28 @@
 #pragma once
 
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <string_view>
 
 namespace t2b_tools {
 
-/// Appends everything `in` holds to `out`; false on a read error.
-inline bool read_all(std::FILE* in, std::string& out) {
+/// Appends what `in` holds to `out`, stopping once more than `limit` bytes were read (so a
+/// caller can tell "too large" without holding a file of any size); false on a read error.
+inline bool read_all(std::FILE* in, std::string& out, std::size_t limit = std::numeric_limits<std::size_t>::max()) {
   char buf[1 << 16];
   std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, in)) > 0) out.append(buf, n);
+  const std::size_t start = out.size();
+  while (out.size() - start <= limit && (n = std::fread(buf, 1, sizeof buf, in)) > 0) out.append(buf, n);
   return std::ferror(in) == 0;
 }
 
-/// Appends the file at `path` to `out`; false when it cannot be read.
-inline bool read_file(const std::string& path, std::string& out) {
+/// Appends the file at `path` to `out` (see `read_all` for `limit`); false when it cannot be read.
+inline bool read_file(const std::string& path, std::string& out,
+                      std::size_t limit = std::numeric_limits<std::size_t>::max()) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
-  const bool ok = read_all(f, out);
+  const bool ok = read_all(f, out, limit);
   std::fclose(f);
   return ok;
 }

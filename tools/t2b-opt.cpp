@@ -43,6 +43,7 @@ struct cli_options {
   std::optional<pass_id> stop_after;
   std::optional<pass_id> single_pass;
   parallelism workers{};
+  parse_limits limits{};  ///< --max-nesting, --max-ops, --max-name-length, --max-file-size
   bool emit_tile = false;
   /// What is written: canonical text, the binary IR, or PTO-AS (custom or MLIR generic form).
   enum class output_format { text, binary, pto, pto_generic } format = output_format::text;
@@ -59,6 +60,18 @@ struct cli_options {
   std::string memory_map;    ///< --memory-map FILE: the SVG of the plan, besides the normal output
   bool all_planners = false;  ///< --planner=all: one memory-map column per planner
 };
+
+/// A decimal count from 1 to `max`, or nullopt.
+std::optional<std::uint64_t> count_in(std::string_view v, std::uint64_t min, std::uint64_t max) {
+  if (v.empty() || v.size() > 19) return std::nullopt;
+  std::uint64_t n = 0;
+  for (const char c : v) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (n < min || n > max) return std::nullopt;
+  return n;
+}
 
 template <class E, std::size_t N>
 std::optional<E> pick(const std::string_view (&names)[N], std::string_view v) {
@@ -148,13 +161,38 @@ constexpr flag flags[] = {
      }},
     {"--workers", "N", "lower the kernels on N threads (0: one per hardware thread); the output does not change",
      [](cli_options& o, std::string_view v) -> std::string_view {
-       unsigned n = 0;
-       if (v.empty() || v.size() > 4) return "--workers: expected a number from 0 to 9999";
-       for (const char c : v) {
-         if (c < '0' || c > '9') return "--workers: expected a number from 0 to 9999";
-         n = n * 10 + static_cast<unsigned>(c - '0');
-       }
-       o.workers = parallelism{n};
+       const auto n = count_in(v, 0, 9999);
+       if (!n) return "--workers: expected a number from 0 to 9999";
+       o.workers = parallelism{static_cast<unsigned>(*n)};
+       return {};
+     }},
+    // Input limits (docs/text-format.md, "Limits"): each exceeded limit is one located error.
+    {"--max-nesting", "N", "reject text whose regions nest deeper than N (default 64, at most 1024)",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       const auto n = count_in(v, 1, text_limits::max_depth_cap);
+       if (!n) return "--max-nesting: expected a number from 1 to 1024";
+       o.limits.max_nesting = static_cast<int>(*n);
+       return {};
+     }},
+    {"--max-ops", "N", "reject text with more than N statements (default 16777216)",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       const auto n = count_in(v, 1, std::uint64_t{1} << 32);
+       if (!n) return "--max-ops: expected a number from 1 to 4294967296";
+       o.limits.max_ops = static_cast<std::size_t>(*n);
+       return {};
+     }},
+    {"--max-name-length", "N", "reject text with a name or word longer than N bytes (default 1024)",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       const auto n = count_in(v, 1, std::uint64_t{1} << 32);
+       if (!n) return "--max-name-length: expected a number from 1 to 4294967296";
+       o.limits.max_name_length = static_cast<std::size_t>(*n);
+       return {};
+     }},
+    {"--max-file-size", "N", "reject an input (text or binary) larger than N bytes (default 1073741824)",
+     [](cli_options& o, std::string_view v) -> std::string_view {
+       const auto n = count_in(v, 1, (std::uint64_t{1} << 32) - 2);
+       if (!n) return "--max-file-size: expected a number from 1 to 4294967294";
+       o.limits.max_file_size = static_cast<std::size_t>(*n);
        return {};
      }},
     {"--explain-selection", {}, "print one line per kernel: selected, or why it stays Tile",
@@ -514,7 +552,8 @@ int run_session(session& s);
 int run(const cli_options& opts) {
   const std::string path = opts.inputs.empty() ? std::string("-") : opts.inputs.front();
   session s{opts, path == "-" ? std::string("<stdin>") : path, {}, {}};
-  if (!(path == "-" ? t2b_tools::read_all(stdin, s.source) : t2b_tools::read_file(path, s.source))) {
+  const std::size_t cap = opts.limits.max_file_size;
+  if (!(path == "-" ? t2b_tools::read_all(stdin, s.source, cap) : t2b_tools::read_file(path, s.source, cap))) {
     std::fprintf(stderr, "t2b-opt: cannot read '%s'\n", s.display.c_str());
     return 1;
   }
@@ -528,7 +567,12 @@ int run_session(session& s) {
   const cli_options& opts = s.opts;
   // Binary IR is recognized by its envelope header; anything else is read as .t2b text.
   const bool binary = is_binary(s.source);
-  result<program> parsed = s.timed("parse", [&] { return binary ? deserialize(s.source) : parse(s.source, s.display); });
+  if (s.source.size() > opts.limits.max_file_size) {
+    // Only the first max_file_size + 1 bytes were read: enough to know, for text and binary alike.
+    s.source.clear();
+    return report(s, std::vector<diagnostic>{input_too_large(opts.limits.max_file_size)});
+  }
+  result<program> parsed = s.timed("parse", [&] { return binary ? deserialize(s.source) : parse(s.source, s.display, opts.limits); });
   if (binary) s.source.clear();  // no source lines to show under diagnostics
   if (!parsed) return report(s, parsed.errors);
   if (const auto errors = s.timed("verify", [&] { return verify(parsed.value); }); !errors.empty()) return report(s, errors);

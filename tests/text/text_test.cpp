@@ -442,6 +442,51 @@ TEST_CASE("a while's condition arguments print with its body's names") {
   check_round_trip(p, "while names");
 }
 
+namespace limits_case {
+constexpr std::string_view nested = "aiv @d(c: Scalar[BOOL]) {\n  if c {\n    if c {\n    }\n  }\n  return\n}\n";
+constexpr parse_limits with(int nesting, std::size_t ops, std::size_t name, std::size_t file) {
+  parse_limits l;
+  l.max_nesting = nesting;
+  l.max_ops = ops;
+  l.max_name_length = name;
+  l.max_file_size = file;
+  return l;
+}
+constexpr bool fails_at(const parse_limits& l, std::uint32_t line, std::uint32_t col, std::string_view what) {
+  const auto r = parse(nested, "k.t2b", l);
+  return !r.ok() && r.errors.size() == 1 && r.errors[0].loc.line == line && r.errors[0].loc.col == col &&
+         r.errors[0].message.view().find(what) != std::string_view::npos;
+}
+// At each limit the program parses; one below, the limit's own error at the offending token.
+static_assert(parse(nested, "k.t2b", with(2, 3, 6, nested.size())).ok());
+static_assert(fails_at(with(1, 4, 6, nested.size()), 3, 10, "regions nested deeper than 1 levels (max_nesting)"));
+static_assert(fails_at(with(2, 2, 6, nested.size()), 6, 3, "more than 2 statements in the program (max_ops)"));
+static_assert(fails_at(with(2, 3, 5, nested.size()), 1, 11, "longer than 5 bytes (max_name_length): 'Scalar'"));
+static_assert(fails_at(with(2, 3, 6, nested.size() - 1), 1, 1, "bytes (max_file_size)"));
+// A nesting limit above the cap is the cap: the parser's recursion stays bounded.
+static_assert(parse(nested, "k.t2b", with(1 << 30, 3, 6, nested.size())).ok());
+}  // namespace limits_case
+
+TEST_CASE("parse_limits: each limit is one located error, and the cap bounds nesting") {
+  std::string deep = "aiv @d(c: Scalar[BOOL]) {\n";
+  for (int i = 0; i < 2000; ++i) deep += "if c {\n";
+  for (int i = 0; i < 2000; ++i) deep += "}\n";
+  deep += "return\n}\n";
+  parse_limits l;
+  l.max_nesting = 1 << 30;
+  const auto r = parse(deep, "deep.t2b", l);
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].loc.line == 2 + text_limits::max_depth_cap);
+  CHECK(r.errors[0].message.view() == "regions nested deeper than 1024 levels (max_nesting)");
+  l.max_nesting = 100;
+  CHECK(parse(deep, "deep.t2b", l).errors[0].loc.line == 102);
+  CHECK(!parse(std::string(2000, 'a'), "long.t2b").ok());
+  l = {};
+  l.max_name_length = 4000;
+  CHECK(parse(std::string(2000, 'a'), "long.t2b", l).errors[0].message.view().find("max_name_length") ==
+        std::string_view::npos);
+}
+
 TEST_CASE("malformed input fails closed with one located diagnostic") {
   struct row {
     std::string src;
@@ -472,7 +517,7 @@ TEST_CASE("malformed input fails closed with one located diagnostic") {
       {"\xff\xfe garbage", 1, 1, "unexpected character: '\\xff'"},
       {kernel("  x = n / n\n"), 2, 9, "unexpected character '/' (floor division is '//')"},
       {"aiv @ f", 1, 5, "expected a function name after '@'"},
-      {too_deep, 66, 6, "regions nested deeper than 64 levels"},
+      {too_deep, 66, 6, "regions nested deeper than 64 levels (max_nesting)"},
       {"aiv @f() {\n  return\n} aiv", 3, 3, "expected end of line after the function, found 'aiv'"},
       // ops and operands
       {kernel("  x = tile.bogus(A)" + t16), 2, 7, "unknown op 'tile.bogus'"},

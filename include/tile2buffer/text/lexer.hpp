@@ -156,7 +156,8 @@ class lexer {
       if (c == ' ' || c == '\t' || c == '\r') {
         ++pos_;
       } else if (c == '#') {
-        while (pos_ < src_.size() && src_[pos_] != '\n') ++pos_;
+        // Why a NUL ends a comment: it is then lexed, and rejected, like a NUL anywhere else.
+        while (pos_ < src_.size() && src_[pos_] != '\n' && src_[pos_] != '\0') ++pos_;
       } else if (c == '\n' && depth_ > 0) {
         newline();
       } else {

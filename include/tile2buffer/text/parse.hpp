@@ -23,6 +23,14 @@
 
 namespace tile2buffer {
 inline namespace v0 {
+/// The error for an input over `parse_limits::max_file_size` bytes (also what a tool reports when
+/// it stops reading there, text or binary).
+constexpr diagnostic input_too_large(std::size_t max_file_size) {
+  text m;
+  m << "input larger than " << static_cast<std::int64_t>(max_file_size) << " bytes (max_file_size)";
+  return diagnostic{location{1, 1}, text("parse"), std::move(m), {}};
+}
+
 namespace detail {
 
 /// Recursive descent over a lazily lexed token stream with one token of lookahead. Every
@@ -30,12 +38,19 @@ namespace detail {
 /// Complexity: linear in the input (names resolve through a hash table).
 class parser {
  public:
-  constexpr parser(std::string_view src, std::string_view file) : src_(src), lex_(src) { prog_.file = text(file); }
+  constexpr parser(std::string_view src, std::string_view file, const parse_limits& limits)
+      : src_(src), lex_(src), limits_(limits) {
+    prog_.file = text(file);
+    if (limits_.max_nesting > text_limits::max_depth_cap) limits_.max_nesting = text_limits::max_depth_cap;
+    name_too_long_ << "name or word longer than " << static_cast<std::int64_t>(limits_.max_name_length)
+                   << " bytes (max_name_length)";
+  }
 
   constexpr result<program> run() {
     result<program> r;
-    // Why: names are kept as 32-bit offsets into the source.
+    // Why 4 GiB is hard: names are kept as 32-bit offsets into the source.
     if (src_.size() >= std::numeric_limits<std::uint32_t>::max()) fail(location{1, 1}, "input larger than 4 GiB");
+    else if (src_.size() > limits_.max_file_size) fail(input_too_large(limits_.max_file_size));
     if (!failed_ && parse_program()) {
       r.value = std::move(prog_);
     } else {
@@ -65,6 +80,7 @@ class parser {
     return false;
   }
   constexpr bool fail(location loc, std::string_view message) { return fail(loc, text(message)); }
+  constexpr bool fail(diagnostic d) { return fail(d.loc, std::move(d.message)); }
   static constexpr void describe(text& out, const token& t) {
     if (t.kind == tok::eof) out << "end of file";
     else if (t.kind == tok::newline) out << "end of line";
@@ -100,15 +116,25 @@ class parser {
       tok_ = ahead_;
       has_ahead_ = false;
     } else {
-      tok_ = lex_.next();
+      tok_ = next_token();
     }
   }
   constexpr const token& peek() {
     if (!has_ahead_) {
-      ahead_ = lex_.next();
+      ahead_ = next_token();
       has_ahead_ = true;
     }
     return ahead_;
+  }
+  /// The lexer's next token; a word longer than `max_name_length` becomes an error token, so
+  /// whichever rule meets it reports it at its location.
+  constexpr token next_token() {
+    token t = lex_.next();
+    if ((t.kind == tok::ident || t.kind == tok::symbol) && t.spelling.size() > limits_.max_name_length) {
+      t.kind = tok::error;
+      t.error = name_too_long_.view();
+    }
+    return t;
   }
   [[nodiscard]] constexpr bool at(tok k) const { return tok_.kind == k; }
   [[nodiscard]] constexpr bool at_word(std::string_view w) const { return tok_.kind == tok::ident && tok_.spelling == w; }
@@ -689,9 +715,10 @@ class parser {
 
   /// `{ statements }` into the innermost open region; the current token is '{'.
   constexpr bool parse_block(const block_ctx& ctx) {
-    if (depth_ >= text_limits::max_depth) {
+    if (depth_ >= limits_.max_nesting) {
       text m;
-      m << "regions nested deeper than " << text_limits::max_depth << " levels";
+      m << "regions nested deeper than " << static_cast<std::int64_t>(limits_.max_nesting)
+        << " levels (max_nesting)";
       return fail(tok_.loc, std::move(m));
     }
     if (!ctx.function_body) ++depth_;
@@ -732,6 +759,11 @@ class parser {
   constexpr bool parse_statement(const block_ctx& ctx, bool& terminated) {
     const location loc = tok_.loc;
     if (!at(tok::ident)) return fail_expected("a statement", tok_);
+    if (++statements_ > limits_.max_ops) {
+      text m;
+      m << "more than " << static_cast<std::int64_t>(limits_.max_ops) << " statements in the program (max_ops)";
+      return fail(loc, std::move(m));
+    }
     const std::string_view w = tok_.spelling;
     if (w == "yield" || w == "return") {
       terminated = true;
@@ -1239,7 +1271,10 @@ class parser {
   diagnostic error_;
   program prog_;
   function_builder* b_ = nullptr;
+  parse_limits limits_;
+  text name_too_long_;  ///< the error of a too-long word, built once
   int depth_ = 0;
+  std::size_t statements_ = 0;
   name_table names_;
   name_table functions_;
   std::vector<std::string_view> scope_names_;
@@ -1261,8 +1296,9 @@ class parser {
 
 /// Parses a `.t2b` program. On error the result holds exactly one located diagnostic whose
 /// source is "parse"; `value.file` is `file_name` either way. Linear in the input size.
-constexpr result<program> parse(std::string_view source, std::string_view file_name = {}) {
-  return detail::parser(source, file_name).run();
+constexpr result<program> parse(std::string_view source, std::string_view file_name = {},
+                                const parse_limits& limits = {}) {
+  return detail::parser(source, file_name, limits).run();
 }
 
 }  // namespace v0

@@ -24,9 +24,22 @@ inline constexpr std::int64_t max_dim = std::int64_t{1} << 24;
 inline constexpr std::int64_t max_stride = std::int64_t{1} << 40;
 inline constexpr std::int64_t max_offset = std::int64_t{1} << 40;
 inline constexpr std::int64_t max_fractal = std::int64_t{1} << 20;
-/// Deepest region nesting; bounds the parser's recursion.
+/// Deepest region nesting by default (`parse_limits::max_nesting`).
 inline constexpr int max_depth = 64;
+/// Deepest region nesting any `parse_limits` may ask for: it bounds the parser's recursion, so
+/// the stack a parse needs stays small (well under 1 MiB) whatever the caller sets.
+inline constexpr int max_depth_cap = 1024;
 }  // namespace text_limits
+
+/// Resource limits of one parse, for inputs that come from outside the compiler. Each exceeded
+/// limit is one located diagnostic; `t2b-opt --max-nesting/--max-ops/--max-name-length/
+/// --max-file-size` set them. The defaults admit every realistic kernel file.
+struct parse_limits {
+  int max_nesting = text_limits::max_depth;         ///< region nesting depth; clamped to `max_depth_cap`
+  std::size_t max_ops = std::size_t{1} << 24;       ///< statements in the whole program (each is one op)
+  std::size_t max_name_length = 1024;               ///< bytes of one name, symbol or other word
+  std::size_t max_file_size = std::size_t{1} << 30;  ///< bytes of input; 4 GiB - 1 is a hard bound
+};
 
 namespace detail {
 
