@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "support/campaign_scale.hpp"
 #include "support/gen_program.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/sim/compare.hpp"
@@ -16,7 +17,7 @@
 using namespace tile2buffer;
 
 namespace {
-constexpr std::uint64_t kernels = 500;
+constexpr std::uint64_t kernels = testing::campaign_kernels(500);
 const planner_kind planners[] = {planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas};
 
 sim::sim_options seeded(std::uint64_t seed) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "support/campaign_scale.hpp"
 #include "support/gen_program.hpp"
 #include "support/selection_campaign.hpp"
 #include "tile2buffer/lower.hpp"
@@ -23,7 +24,7 @@
 using namespace tile2buffer;
 
 namespace {
-constexpr std::uint64_t kernels = 300;
+constexpr std::uint64_t kernels = testing::campaign_kernels(300);
 
 testing::gen_options cube_kernels() {
   testing::gen_options o;

@@ -13,7 +13,7 @@
 ///     text round trip structurally equal;
 ///   - every lowered kernel computes what its Tile program computes in the reference simulator,
 ///     under every generated binding of its runtime scalars.
-/// Byte layout: [shape] [length] [options] [seed x8] [probability bytes...]; shorter inputs pad
+/// Byte layout: [shape] [length] [options] [seed x8] [10 probability bytes, 0: the default]; shorter inputs pad
 /// with zeros, so every input means something.
 #include <array>
 #include <cstddef>

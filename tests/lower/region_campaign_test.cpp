@@ -12,13 +12,14 @@
 
 #include <cstdint>
 
+#include "support/campaign_scale.hpp"
 #include "support/gen_program.hpp"
 #include "support/selection_campaign.hpp"
 
 using namespace tile2buffer;
 
 namespace {
-constexpr std::uint64_t kernels = 500;
+constexpr std::uint64_t kernels = testing::campaign_kernels(500);
 
 /// Why 8-row tiles and short kernels: each selected lowering runs twice per binding, and region
 /// kernels have up to seven bindings. Windows on every other seed: slices inside region bodies

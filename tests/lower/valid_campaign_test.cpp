@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "support/campaign_report.hpp"
+#include "support/campaign_scale.hpp"
 #include "support/gen_program.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/select.hpp"
@@ -28,7 +29,7 @@
 using namespace tile2buffer;
 
 namespace {
-constexpr std::uint64_t kernels = 500;
+constexpr std::uint64_t kernels = testing::campaign_kernels(500);
 const planner_kind planners[] = {planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas};
 
 /// Why 8-row tiles and kernels shorter than the window campaign's: running each selected lowering

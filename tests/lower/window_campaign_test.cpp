@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "support/campaign_report.hpp"
+#include "support/campaign_scale.hpp"
 #include "support/gen_program.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/select.hpp"
@@ -26,7 +27,7 @@
 using namespace tile2buffer;
 
 namespace {
-constexpr std::uint64_t kernels = 500;
+constexpr std::uint64_t kernels = testing::campaign_kernels(500);
 const planner_kind planners[] = {planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas};
 
 /// Why 8-row tiles and short kernels: every selected lowering runs twice per binding (Tile and
