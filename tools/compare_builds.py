@@ -10,6 +10,7 @@ diagnostics must agree too) and a generated sample (tools/gen_tile.py, three sha
 canonical print, the pipeline with each planner, `--explain-selection`, PTO-AS and the binary IR
 (ptoas). `--mutate` alters the candidate's output of the first input, so the check can be seen to
 fail. Prints one line per difference (up to 10) and a summary; exits 1 on any difference."""
+import concurrent.futures
 import glob
 import os
 import subprocess
@@ -35,18 +36,25 @@ def main(argv):
             out = os.path.join(tmp, f"generated_{shape}.t2b")
             subprocess.run([sys.executable, gen_tile, "--n", "300", "--shape", shape, "-o", out], check=True)
             inputs.append(out)
-        differences = []
-        runs = 0
-        for i, path in enumerate(inputs):
-            for mode in MODES:
-                a = run(reference, mode, path)
-                b = run(candidate, mode, path)
-                if mutate and i == 0 and not mode:
-                    b = (b[0], b[1] + b"#", b[2])
-                runs += 1
-                if a != b:
-                    what = "exit status" if a[0] != b[0] else "stdout" if a[1] != b[1] else "stderr"
-                    differences.append(f"{' '.join(mode) or '(print)'} {path}: {what} differs")
+        # Why a thread pool: each comparison is two independent processes, and under the
+        # sanitizers one t2b-opt start costs ~0.2 s, so a serial run of ~2,000 pairs dominated the suite.
+        jobs = [(i, path, mode) for i, path in enumerate(inputs) for mode in MODES]
+
+        def compare(job):
+            i, path, mode = job
+            a = run(reference, mode, path)
+            b = run(candidate, mode, path)
+            if mutate and i == 0 and not mode:
+                b = (b[0], b[1] + b"#", b[2])
+            if a == b:
+                return None
+            what = "exit status" if a[0] != b[0] else "stdout" if a[1] != b[1] else "stderr"
+            return f"{' '.join(mode) or '(print)'} {path}: {what} differs"
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            outcomes = list(pool.map(compare, jobs))  # in job order, so the report is deterministic
+        differences = [d for d in outcomes if d is not None]
+        runs = len(outcomes)
     for d in differences[:10]:
         print(d)
     print(f"{len(inputs)} inputs x {len(MODES)} modes: {runs} runs compared, {len(differences)} differ")
