@@ -24,6 +24,7 @@ import dataclasses
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -419,6 +420,8 @@ def main() -> int:
             return 2
         chosen = [m for m in MUTATIONS if m.name in args.only]
 
+    # Why: a plain SIGTERM would end the process without restoring the mutated file.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     start = time.monotonic()
     scratch = Scratch(Path(args.scratch).resolve(), args.jobs)
     scratch.fast_only = args.fast_only
