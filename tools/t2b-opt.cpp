@@ -61,7 +61,7 @@ struct cli_options {
   bool all_planners = false;  ///< --planner=all: one memory-map column per planner
 };
 
-/// A decimal count from 1 to `max`, or nullopt.
+/// A decimal count from `min` to `max`, or nullopt.
 std::optional<std::uint64_t> count_in(std::string_view v, std::uint64_t min, std::uint64_t max) {
   if (v.empty() || v.size() > 19) return std::nullopt;
   std::uint64_t n = 0;
