@@ -36,7 +36,7 @@ class lowering {
 
   constexpr lowering(const function& src, const options& opts, const kernel_analyses& analyses)
       : rw_(src), analyses_(&analyses), opts_(opts), value_key_(src.values.size(), key_ref{}),
-        keys_(analyses.storage.allocations().size()), key_handles_(analyses.storage.allocations().size()) {
+        key_begin_(analyses.storage.allocations().size() + 1, 0) {
     rw_.target().stage = ir_stage::buffer;
     index_storage();
   }
@@ -48,14 +48,16 @@ class lowering {
   [[nodiscard]] constexpr const kernel_analyses& analyses() const noexcept { return *analyses_; }
   [[nodiscard]] constexpr const storage_facts& facts() const noexcept { return analyses_->storage; }
   /// The distinct windows of allocation `alloc` (an index into `facts().allocations()`).
-  [[nodiscard]] constexpr std::span<const window> windows(std::uint32_t alloc) const { return keys_[alloc]; }
+  [[nodiscard]] constexpr std::span<const window> windows(std::uint32_t alloc) const {
+    return std::span<const window>(keys_).subspan(key_begin_[alloc], key_begin_[alloc + 1] - key_begin_[alloc]);
+  }
   /// The Buffer handle defined for window `key` of allocation `alloc` (invalid until defined).
-  [[nodiscard]] constexpr value_id key_handle(std::uint32_t alloc, std::uint32_t key) const { return key_handles_[alloc][key]; }
+  [[nodiscard]] constexpr value_id key_handle(std::uint32_t alloc, std::uint32_t key) const { return key_handles_[key_begin_[alloc] + key]; }
   /// The product-shaped view matmul `o` writes through, when its accumulator's valid rectangle is
   /// wider than the product; invalid otherwise (the matmul writes its result's handle).
   [[nodiscard]] constexpr value_id product_view(op_id o) const {
     for (const auto& [op, k] : products_)
-      if (op == o) return key_handles_[k.alloc][k.key];
+      if (op == o) return key_handle(k.alloc, k.key);
     return value_id{};
   }
   /// Declarations placed at a first reference (reference: addressless PTOAS accumulators
@@ -74,7 +76,7 @@ class lowering {
     }
   }
   /// Records the Buffer handle that stands for window `key` of allocation `alloc`.
-  constexpr void define_handle(std::uint32_t alloc, std::uint32_t key, value_id handle) { key_handles_[alloc][key] = handle; }
+  constexpr void define_handle(std::uint32_t alloc, std::uint32_t key, value_id handle) { key_handles_[key_begin_[alloc] + key] = handle; }
   [[nodiscard]] constexpr const std::vector<diagnostic>& errors() const noexcept { return errors_; }
 
   constexpr void fail(location loc, std::string_view source, text message) {
@@ -109,7 +111,7 @@ class lowering {
     if (const use_site_window* w = window_of(v)) return w->handle;
     const key_ref k = value_key_[v.index];
     if (k.alloc == no_id) return value_id{};
-    return key_handles_[k.alloc][k.key];
+    return key_handle(k.alloc, k.key);
   }
   /// The handle of Tile value `v` typed by `v`'s own descriptor. A tile whose handle is shared with
   /// other valid descriptors (a dynamic handle for a static tile) gets a zero-offset bridge
@@ -179,6 +181,11 @@ class lowering {
     std::uint32_t key = 0;
   };
 
+  /// One window (key) per distinct (offset, Buffer descriptor) among an allocation's tiles, in
+  /// the order of their first tile, then the product views of its matmuls (see
+  /// `product_view_candidate`), so an allocation's first window is always a tile's. Stored flat:
+  /// allocation a's windows are keys_[key_begin_[a], key_begin_[a + 1]). Why flat: two heap
+  /// lists per allocation were a fifth of the lower pass, allocating and freeing them.
   constexpr void index_storage() {
     const function& f = rw_.source();
     // Runtime-valid unification (reference §5.3 step 1): tiles naming the window of a runtime-
@@ -197,58 +204,89 @@ class lowering {
     for (std::uint32_t i = 0; i < f.values.size(); ++i)
       if (const type& t = f.type_of(value_id{i}); indexed(i) && !buffer_descriptor(t).static_valid())
         dynamic.push_back(dynamic_window{t.mem, t.mem_offset, t.dt, t.shape});
+    // A candidate window: a tile (`product` invalid) or a matmul's product view.
+    struct candidate {
+      std::uint32_t alloc;
+      value_id v;
+      std::int64_t offset;
+      type desc;
+      op_id product;
+    };
+    std::vector<candidate> found;
     for (std::uint32_t i = 0; i < f.values.size(); ++i) {
-      const type& t = f.type_of(value_id{i});
       if (!indexed(i)) continue;  // verify_tile_storage reports storage that names no allocation
+      const type& t = f.type_of(value_id{i});
       const std::uint32_t a = facts().index_of(t.mem);
       type desc = buffer_descriptor(t);
       for (const dynamic_window& d : dynamic)
         if (d.mem == t.mem && d.offset == t.mem_offset && d.dt == t.dt && d.shape == t.shape) desc.valid = {extent::runtime(), extent::runtime()};
-      auto& ks = keys_[a];
-      std::uint32_t k = 0;
-      while (k < ks.size() && !(ks[k].offset == t.mem_offset && ks[k].desc == desc)) ++k;
-      if (k == ks.size()) ks.push_back(window{t.mem_offset, desc, value_id{i}, false, op_id{}});
-      ks[k].parent = ks[k].parent || analyses_->windows.is_window_source(value_id{i});
-      value_key_[i] = key_ref{a, k};
+      value_key_[i] = key_ref{a, 0};
+      found.push_back(candidate{a, value_id{i}, t.mem_offset, desc, op_id{}});
     }
-    index_product_views();
-    for (std::size_t a = 0; a < keys_.size(); ++a) key_handles_[a].assign(keys_[a].size(), value_id{});
+    for (std::uint32_t i = 0; i < f.ops.size(); ++i) product_view_candidate(op_id{i}, [&](std::uint32_t a, value_id res, const type& desc) {
+      found.push_back(candidate{a, res, f.type_of(res).mem_offset, desc, op_id{i}});
+    });
+    // Group by allocation, stably (a counting sort), then number each group's distinct windows.
+    const std::size_t allocs = key_begin_.size() - 1;
+    std::vector<std::uint32_t> start(allocs + 1, 0);
+    for (const candidate& c : found) ++start[c.alloc + 1];
+    for (std::size_t a = 0; a < allocs; ++a) start[a + 1] += start[a];
+    std::vector<std::uint32_t> order(found.size());
+    {
+      std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+      for (std::uint32_t j = 0; j < found.size(); ++j) order[fill[found[j].alloc]++] = j;
+    }
+    keys_.reserve(found.size());
+    for (std::size_t a = 0; a < allocs; ++a) {
+      const auto first = static_cast<std::uint32_t>(keys_.size());
+      key_begin_[a] = first;
+      for (std::uint32_t n = start[a]; n < start[a + 1]; ++n) {
+        const candidate& c = found[order[n]];
+        std::uint32_t k = first;
+        while (k < keys_.size() && !(keys_[k].offset == c.offset && keys_[k].desc == c.desc)) ++k;
+        if (k == keys_.size()) keys_.push_back(window{c.offset, c.desc, c.v, false, c.product});
+        const key_ref ref{static_cast<std::uint32_t>(a), k - first};
+        if (c.product.valid()) {
+          products_.emplace_back(c.product, ref);
+        } else {
+          keys_[k].parent = keys_[k].parent || analyses_->windows.is_window_source(c.v);
+          value_key_[c.v.index] = ref;
+        }
+      }
+    }
+    key_begin_[allocs] = static_cast<std::uint32_t>(keys_.size());
+    key_handles_.assign(keys_.size(), value_id{});
   }
 
   /// A matmul whose accumulator is valid beyond the product [lhs valid rows, rhs valid cols]
   /// writes through a view of the accumulator's window with the product as its valid rectangle:
-  /// PTOAS requires a native matmul destination to match the product. After the tiles' own
-  /// windows, so an allocation's first window is always a tile's.
-  constexpr void index_product_views() {
+  /// PTOAS requires a native matmul destination to match the product. Calls `add(allocation,
+  /// result, product descriptor)` for such a matmul `o` whose result is indexed.
+  template <class Add>
+  constexpr void product_view_candidate(op_id o, Add&& add) const {
     const function& f = rw_.source();
-    for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
-      const opcode c = f.ops[i].code();
-      if (c != opcode::tile_matmul && c != opcode::tile_matmul_acc) continue;
-      const op_id o{i};
-      const auto args = f.args(o);
-      const std::size_t first = c == opcode::tile_matmul_acc ? 1 : 0;
-      if (args.size() < first + 2 || !args[first].is_value() || !args[first + 1].is_value() || f.op(o).results.count != 1) continue;
-      const value_id res = f.result(o);
-      const type& t = f.type_of(res);
-      const std::uint32_t a = value_key_[res.index].alloc;
-      if (a == no_id) continue;
-      type desc = buffer_descriptor(t);
-      desc.valid = {f.type_of(args[first].value()).valid[0], f.type_of(args[first + 1].value()).valid[1]};
-      if (desc.valid == t.valid || !desc.static_valid()) continue;
-      auto& ks = keys_[a];
-      std::uint32_t k = 0;
-      while (k < ks.size() && !(ks[k].offset == t.mem_offset && ks[k].desc == desc)) ++k;
-      if (k == ks.size()) ks.push_back(window{t.mem_offset, desc, res, false, o});
-      products_.emplace_back(o, key_ref{a, k});
-    }
+    const opcode c = f.ops[o.index].code();
+    if (c != opcode::tile_matmul && c != opcode::tile_matmul_acc) return;
+    const auto args = f.args(o);
+    const std::size_t first = c == opcode::tile_matmul_acc ? 1 : 0;
+    if (args.size() < first + 2 || !args[first].is_value() || !args[first + 1].is_value() || f.op(o).results.count != 1) return;
+    const value_id res = f.result(o);
+    const type& t = f.type_of(res);
+    const std::uint32_t a = value_key_[res.index].alloc;
+    if (a == no_id) return;
+    type desc = buffer_descriptor(t);
+    desc.valid = {f.type_of(args[first].value()).valid[0], f.type_of(args[first + 1].value()).valid[1]};
+    if (desc.valid == t.valid || !desc.static_valid()) return;
+    add(a, res, desc);
   }
 
   rewriter rw_;
   const kernel_analyses* analyses_;
   options opts_;
   std::vector<key_ref> value_key_;
-  std::vector<std::vector<window>> keys_;
-  std::vector<std::vector<value_id>> key_handles_;
+  std::vector<std::uint32_t> key_begin_;  // allocation -> its first window in keys_
+  std::vector<window> keys_;
+  std::vector<value_id> key_handles_;     // parallel to keys_
   std::vector<use_site_window> windows_;  // by Tile value id; empty until a window is defined
   std::vector<std::pair<op_id, key_ref>> products_;  // matmul -> its product view
   std::vector<std::pair<op_id, op_id>> deferred_;     // (first reference, tile.alloc)

@@ -157,6 +157,16 @@ class function_builder {
   /// The id of `t` among the function's types, added on first sight. Open addressing over a
   /// power-of-two table kept at most half full: interning is O(1) and equal types share an entry.
   constexpr type_id intern_type(const type& t) {
+    // Why: consecutive values mostly share a type (a kernel's tiles, a Buffer program's
+    // descriptors), and one comparison is cheaper than hashing every member.
+    if (last_type_ < f_.types.size() && f_.types[last_type_] == t) return type_id{last_type_};
+    const type_id id = intern_type_slow(t);
+    last_type_ = id.index;
+    return id;
+  }
+
+ private:
+  constexpr type_id intern_type_slow(const type& t) {
     if (2 * (f_.types.size() + 1) > type_slots_.size()) rehash_types(type_slots_.empty() ? 64 : 2 * type_slots_.size());
     const std::size_t mask = type_slots_.size() - 1;
     for (std::size_t i = static_cast<std::size_t>(hash(t)) & mask;; i = (i + 1) & mask) {
@@ -169,8 +179,6 @@ class function_builder {
       if (f_.types[slot - 1] == t) return type_id{slot - 1};
     }
   }
-
- private:
   constexpr span32 store_operands(std::span<const operand> args) {
     const span32 s{static_cast<std::uint32_t>(f_.operands.size()), static_cast<std::uint32_t>(args.size())};
     f_.operands.insert(f_.operands.end(), args.begin(), args.end());
@@ -195,6 +203,7 @@ class function_builder {
 
   function f_;
   std::vector<std::uint32_t> type_slots_;  ///< 1 + index into f_.types, or 0 for an empty slot
+  std::uint32_t last_type_ = no_id;        ///< the type interned last
   std::vector<std::vector<op_id>> open_;
   std::vector<region_id> open_ids_;
 };

@@ -188,6 +188,40 @@ inline constexpr std::array<op_info, opcode_count> op_table{{
 constexpr const op_info& info(opcode c) { return detail::op_table[static_cast<std::size_t>(c)]; }
 constexpr std::string_view mnemonic(opcode c) { return info(c).mnemonic; }
 constexpr dialect dialect_of(opcode c) { return info(c).dia; }
+
+namespace detail {
+/// An op's positional operands decoded from its catalogue signature, once per opcode: the parser
+/// and the verifier read operand kinds per position from here instead of rescanning the text.
+struct signature {
+  std::array<char, 8> letters{};  ///< operand kind per position (see `op_info`)
+  std::uint8_t size = 0;          ///< positions listed in `letters`
+  std::uint8_t min = 0;           ///< required positional operands
+  bool variadic = false;          ///< `*`: any number of further scalars
+  [[nodiscard]] constexpr char at(std::size_t i) const { return i < size ? letters[i] : 's'; }
+  [[nodiscard]] constexpr bool accepts(std::size_t n) const { return n >= min && (variadic || n <= size); }
+};
+constexpr signature decode_signature(std::string_view s) {
+  signature sig;
+  for (const char c : s) {
+    if (c == '?') {
+      sig.min = static_cast<std::uint8_t>(sig.min - 1);
+    } else if (c == '*') {
+      sig.variadic = true;
+    } else {
+      sig.letters[sig.size++] = c;
+      ++sig.min;
+    }
+  }
+  return sig;
+}
+inline constexpr auto signatures = [] {
+  std::array<signature, opcode_count> out{};
+  for (std::size_t i = 0; i < opcode_count; ++i) out[i] = decode_signature(op_table[i].signature);
+  return out;
+}();
+constexpr const signature& signature_of(opcode c) { return signatures[static_cast<std::size_t>(c)]; }
+}  // namespace detail
+
 constexpr bool is_tile_op(opcode c) { return dialect_of(c) == dialect::tile; }
 constexpr bool is_buffer_op(opcode c) { return dialect_of(c) == dialect::buffer; }
 constexpr bool is_region_op(opcode c) { return c == opcode::cf_if || c == opcode::cf_for || c == opcode::cf_while; }

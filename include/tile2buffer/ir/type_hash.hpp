@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/length.hpp>
@@ -36,6 +37,50 @@ constexpr bool lists_every_member(const Members& members) {
 }
 static_assert(lists_every_member<type>(type_members) && lists_every_member<extent>(extent_members),
               "every member of tile2buffer::type and extent must be listed in ir/type_hash.hpp");
+
+/// Changes one scalar leaf of a type (an enum, an integer, a bool).
+template <class T>
+constexpr void nudge(T& m) {
+  if constexpr (std::is_same_v<T, bool>) m = !m;
+  else if constexpr (std::is_enum_v<T>) m = static_cast<T>(static_cast<std::underlying_type_t<T>>(m) + 1);
+  else m = static_cast<T>(m + 1);
+}
+/// True iff `==` tells `type{}` from a type whose leaf `leaf(t)` (an extent: each of its members)
+/// was changed, in both argument orders.
+template <class Leaf>
+constexpr bool equality_sees(Leaf leaf) {
+  const type base{};
+  const auto differs = [&](auto change) {
+    type t{};
+    change(leaf(t));
+    return !(base == t) && !(t == base);
+  };
+  using L = std::remove_cvref_t<decltype(leaf(std::declval<type&>()))>;
+  if constexpr (std::is_same_v<L, extent>) {
+    bool ok = true;
+    boost::hana::for_each(extent_members, [&](auto member) { ok = ok && differs([&](extent& e) { nudge(e.*member); }); });
+    return ok;
+  } else if constexpr (requires(L& l) { l.index; }) {
+    return differs([](L& id) { nudge(id.index); });
+  } else {
+    return differs([](L& m) { nudge(m); });
+  }
+}
+/// `type`'s hand-written `==` compares every member, element by element.
+constexpr bool equality_sees_every_member() {
+  bool ok = true;
+  boost::hana::for_each(type_members, [&](auto member) {
+    using M = std::remove_cvref_t<decltype(std::declval<type&>().*member)>;
+    if constexpr (requires { std::tuple_size<M>::value; }) {
+      for (std::size_t i = 0; i < std::tuple_size<M>::value; ++i)
+        ok = ok && equality_sees([&](type& t) -> auto& { return (t.*member)[i]; });
+    } else {
+      ok = ok && equality_sees([&](type& t) -> auto& { return t.*member; });
+    }
+  });
+  return ok;
+}
+static_assert(equality_sees_every_member(), "tile2buffer::type's operator== must compare every member listed here");
 
 /// FNV-1a over 64-bit words: good enough for a table whose keys are few and compared exactly.
 constexpr void mix(std::uint64_t& h, std::uint64_t word) {

@@ -50,7 +50,18 @@ struct type {
   value_id mem{};               ///< Tile storage: the tile.alloc result, if planned
   std::int64_t mem_offset = 0;  ///< Tile storage: byte offset inside the allocation
 
-  friend constexpr bool operator==(const type&, const type&) = default;
+  /// Every member (ir/type_hash.hpp checks at compile time that changing any one of them makes
+  /// two types differ). Why not `= default`: g++ compares the `std::array` members through calls
+  /// to `memcmp`, about 120 instructions per comparison, and the verifier and the recipes compare
+  /// a type with itself (the same interned entry) far more often than with another.
+  friend constexpr bool operator==(const type& a, const type& b) noexcept {
+    if (&a == &b) return true;
+    return a.kind == b.kind && a.dt == b.dt && a.space == b.space && a.tlayout == b.tlayout && a.blayout == b.blayout &&
+           a.slayout == b.slayout && a.pad == b.pad && a.compact == b.compact && a.has_stride == b.has_stride &&
+           a.fractal == b.fractal && a.shape[0] == b.shape[0] && a.shape[1] == b.shape[1] && a.valid[0] == b.valid[0] &&
+           a.valid[1] == b.valid[1] && a.stride[0] == b.stride[0] && a.stride[1] == b.stride[1] && a.mem == b.mem &&
+           a.mem_offset == b.mem_offset;
+  }
 
   [[nodiscard]] constexpr bool is_scalar() const noexcept { return kind == type_kind::scalar; }
   [[nodiscard]] constexpr bool is_tensor() const noexcept { return kind == type_kind::tensor; }

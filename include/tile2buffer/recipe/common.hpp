@@ -33,7 +33,9 @@ struct recipe_name {
 
 /// Equal Buffer descriptors and structurally equal valid extents (the same literal or the same SSA
 /// value per axis): two runtime descriptor dimensions alone do not prove equal runtime values.
-constexpr bool same_descriptor(const type& a, const type& b) { return buffer_descriptor(a) == buffer_descriptor(b) && a.valid == b.valid; }
+constexpr bool same_descriptor(const type& a, const type& b) {
+  return &a == &b || (buffer_descriptor(a) == buffer_descriptor(b) && a.valid == b.valid);
+}
 
 /// A scalar element operand must be a numeric literal or a signed-integer/INDEX/FP16/BF16/FP32 scalar.
 constexpr text element_scalar_problem(const function& f, const operand& s) {

@@ -73,6 +73,10 @@ class lexer {
  public:
   constexpr explicit lexer(std::string_view src) : src_(src) {}
 
+  /// Continues lexing at byte `pos` of the same line, after text the caller has already read
+  /// (balanced brackets, no line break: the bracket depth and the line stay as they are).
+  constexpr void resume_at(std::size_t pos) { pos_ = pos < src_.size() ? pos : src_.size(); }
+
   constexpr token next() {
     skip_blanks();
     token t;

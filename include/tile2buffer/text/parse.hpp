@@ -207,6 +207,7 @@ class parser {
       return fail(tok_.loc, std::move(m));
     }
     out = value_id{s->value};
+    ++value_uses_;
     advance();
     return true;
   }
@@ -503,7 +504,14 @@ class parser {
   constexpr bool parse_type(type& out, bool storage) {
     if (!at(tok::ident)) return fail_expected("a type", tok_);
     const std::string_view w = tok_.spelling;
-    if (const auto d = parse_dtype(w)) {
+    const std::size_t begin = offset_of(w);
+    const std::size_t uses_before = value_uses_;
+    std::size_t end = 0;  // one past the closing ']' of a bracketed type
+    if (const type_memo_entry* e = memo_hit(begin)) {
+      out = e->t;
+      lex_.resume_at(begin + e->text.size());
+      advance();
+    } else if (const auto d = parse_dtype(w)) {
       out = scalar_type(*d);
       advance();
     } else if (w == "Scalar") {
@@ -521,7 +529,9 @@ class parser {
           !expect(tok::comma, "',' after the shape") || !parse_dtype_word(d0))
         return false;
       out = tensor_type(shape[0], shape[1], d0);
-      if (!parse_tensor_fields(out) || !expect(tok::rbracket, "',' or ']' in Tensor type")) return false;
+      if (!parse_tensor_fields(out)) return false;
+      end = closing_bracket_end();
+      if (!expect(tok::rbracket, "',' or ']' in Tensor type")) return false;
     } else if (w == "Tile" || w == "Buffer") {
       const bool tile = w == "Tile";
       advance();
@@ -535,17 +545,45 @@ class parser {
       if (!s) return fail_expected("a memory space (Vec, Mat, Left, Right, Acc)", tok_);
       advance();
       out = shaped_type(tile ? type_kind::tile : type_kind::buffer, shape[0], shape[1], d0, *s);
-      if (!parse_view_fields(out) || !expect(tok::rbracket, tile ? "',' or ']' in Tile type" : "',' or ']' in Buffer type"))
-        return false;
+      if (!parse_view_fields(out)) return false;
+      end = closing_bracket_end();
+      if (!expect(tok::rbracket, tile ? "',' or ']' in Tile type" : "',' or ']' in Buffer type")) return false;
     } else {
       return fail_expected("a type", tok_);
     }
+    if (end != 0 && value_uses_ == uses_before) remember_type(src_.substr(begin, end - begin), out);
     if (at_word("in")) {
       if (!storage) return fail(tok_.loc, "a storage clause is not allowed here");
       return parse_storage(out);
     }
     return true;
   }
+  /// Bracketed types already read, by their exact text. Why: a kernel spells the same few types
+  /// on every line, and lexing and parsing them again was a third of parsing. Only texts that
+  /// name no value (a valid extent may) and span no line break are kept, so a text always means
+  /// the same type and skipping it leaves the lexer's line and bracket depth as they were.
+  struct type_memo_entry {
+    std::string_view text;
+    type t;
+  };
+  constexpr const type_memo_entry* memo_hit(std::size_t begin) const {
+    if (has_ahead_) return nullptr;  // the lexer is already past the next token
+    const std::string_view rest = src_.substr(begin);
+    for (const auto& e : type_memo_)
+      if (!e.text.empty() && rest.starts_with(e.text)) return &e;
+    return nullptr;
+  }
+  constexpr std::size_t closing_bracket_end() const {
+    return at(tok::rbracket) ? offset_of(tok_.spelling) + 1 : 0;
+  }
+  constexpr void remember_type(std::string_view spelled, const type& t) {
+    if (spelled.find('\n') != std::string_view::npos) return;
+    for (const auto& e : type_memo_)
+      if (e.text == spelled) return;
+    type_memo_[type_memo_next_] = type_memo_entry{spelled, t};
+    type_memo_next_ = (type_memo_next_ + 1) % type_memo_.size();
+  }
+
   /// After `->`: one type or a parenthesized list.
   constexpr bool parse_result_types(std::vector<type>& types, bool storage) {
     if (!at(tok::lparen)) {
@@ -1275,6 +1313,9 @@ class parser {
   text name_too_long_;  ///< the error of a too-long word, built once
   int depth_ = 0;
   std::size_t statements_ = 0;
+  std::size_t value_uses_ = 0;  ///< value names read so far (a type that reads one is not remembered)
+  std::array<type_memo_entry, 4> type_memo_{};
+  std::size_t type_memo_next_ = 0;
   name_table names_;
   name_table functions_;
   std::vector<std::string_view> scope_names_;

@@ -144,6 +144,26 @@ class printer {
       if (t.mem_offset != 0) out_ << '[' << t.mem_offset << ']';
     }
   }
+  /// `type_text(t, true, true)` of an interned type, formatted once per printer. Why: a kernel
+  /// repeats a few types on every line, and formatting them was most of printing an op. The
+  /// text is stable: the names it mentions are fixed once assigned.
+  constexpr void result_type_text(type_id id) {
+    if (id.index >= f_.types.size()) {
+      out_ << "<invalid>";
+      return;
+    }
+    if (type_texts_.size() < f_.types.size()) type_texts_.resize(f_.types.size(), unassigned);
+    span32& cached = type_texts_[id.index];
+    if (cached.begin == no_id) {
+      const std::size_t before = out_.size();
+      type_text(f_.types[id.index], true, true);
+      cached = span32{static_cast<std::uint32_t>(type_text_pool_.size()), static_cast<std::uint32_t>(out_.size() - before)};
+      const std::string_view added = out_.view().substr(before);
+      type_text_pool_.insert(type_text_pool_.end(), added.begin(), added.end());
+      return;
+    }
+    out_ << std::string_view(type_text_pool_.data() + cached.begin, cached.count);
+  }
   constexpr void operand_text(const operand& o) {
     switch (o.kind) {
       case operand_kind::value: out_ << name(o.value()); return;
@@ -397,10 +417,11 @@ class printer {
       out_ << ')';
     }
     if (n.results.count >= 1 && c != opcode::tile_alloc) {
-      const type& t = f_.type_of(value_id{n.results.begin});
+      const value_id r{n.results.begin};
+      const type& t = f_.type_of(r);
       if (dialect_of(c) != dialect::scalar || !(t == inferred_scalar_type(f_, c, args))) {
         out_ << " : ";
-        type_text(t, true, true);
+        result_type_text(f_.value(r).ty);
       }
     }
     out_ << '\n';
@@ -412,6 +433,8 @@ class printer {
   std::vector<char> pool_;
   name_table used_;
   std::uint32_t next_unnamed_ = 0;
+  std::vector<span32> type_texts_;  ///< per type id: its text in type_text_pool_, or unassigned
+  std::vector<char> type_text_pool_;
 };
 
 }  // namespace detail

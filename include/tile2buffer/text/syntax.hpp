@@ -48,44 +48,15 @@ inline constexpr std::array<std::string_view, 17> reserved_words{
     "true", "false", "and", "or", "not", "if", "else", "for", "while", "in",
     "iter", "range", "cond", "do", "yield", "return", "submit"};
 constexpr bool is_reserved(std::string_view s) {
+  // Why the first letter before the comparison: every name and every value use is
+  // checked, and a string comparison per reserved word was a visible share of parse and print.
   for (const auto w : reserved_words)
-    if (w == s) return true;
+    if (!s.empty() && w[0] == s[0] && w == s) return true;
   return false;
 }
 /// A string the printer may emit as a value name and the parser accepts back.
 constexpr bool is_value_name(std::string_view s) { return is_identifier(s) && !is_reserved(s); }
 
-//===--- operand signatures ---===//
-
-/// An op's positional operands decoded from its catalogue signature.
-struct signature {
-  std::array<char, 8> letters{};  ///< operand kind per position (see `op_info`)
-  std::uint8_t size = 0;          ///< positions listed in `letters`
-  std::uint8_t min = 0;           ///< required positional operands
-  bool variadic = false;          ///< `*`: any number of further scalars
-  [[nodiscard]] constexpr char at(std::size_t i) const { return i < size ? letters[i] : 's'; }
-  [[nodiscard]] constexpr bool accepts(std::size_t n) const { return n >= min && (variadic || n <= size); }
-};
-constexpr signature decode_signature(std::string_view s) {
-  signature sig;
-  for (const char c : s) {
-    if (c == '?') {
-      sig.min = static_cast<std::uint8_t>(sig.min - 1);
-    } else if (c == '*') {
-      sig.variadic = true;
-    } else {
-      sig.letters[sig.size++] = c;
-      ++sig.min;
-    }
-  }
-  return sig;
-}
-inline constexpr auto signatures = [] {
-  std::array<signature, opcode_count> out{};
-  for (std::size_t i = 0; i < opcode_count; ++i) out[i] = decode_signature(op_table[i].signature);
-  return out;
-}();
-constexpr const signature& signature_of(opcode c) { return signatures[static_cast<std::size_t>(c)]; }
 
 //===--- mnemonic lookup ---===//
 

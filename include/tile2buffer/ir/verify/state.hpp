@@ -72,7 +72,7 @@ constexpr type without_storage(type t) {
   t.mem_offset = 0;
   return t;
 }
-constexpr bool same_type(const type& a, const type& b) { return without_storage(a) == without_storage(b); }
+constexpr bool same_type(const type& a, const type& b) { return &a == &b || without_storage(a) == without_storage(b); }
 
 /// A rank-2 index tuple read from a pair operand: each entry static (known) or a scalar value.
 struct index_pair {

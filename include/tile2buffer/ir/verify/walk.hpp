@@ -233,7 +233,7 @@ class function_verifier {
     bool uses_ok = true;
     for (const auto& a : v.args) uses_ok = use(a, v) && uses_ok;
     check_kwargs(v, row);
-    bool shape_ok = check_signature(v, row);
+    bool shape_ok = check_signature(v);
     if (row.results == arity::none && v.results.count != 0) {
       s_.fail(v.loc, v.mn, " must not have results");
       shape_ok = false;
@@ -284,37 +284,22 @@ class function_verifier {
   }
 
   /// Operand kinds per the catalogue signature (see `op_info`).
-  constexpr bool check_signature(const op_view& v, const op_info& row) {
-    const std::string_view sig = row.signature;
-    std::size_t letters = 0, required = 0;
-    bool star = false;
-    for (std::size_t i = 0; i < sig.size(); ++i) {
-      if (sig[i] == '*') {
-        star = true;
-      } else if (sig[i] != '?') {
-        ++letters;
-        if (i + 1 >= sig.size() || sig[i + 1] != '?') ++required;
-      }
-    }
+  constexpr bool check_signature(const op_view& v) {
+    const signature& sig = signature_of(v.code);
     const std::size_t n = v.args.size();
-    if (n < required || (!star && n > letters)) {
+    if (!sig.accepts(n)) {
       text want;
-      want << static_cast<std::int64_t>(required);
-      if (star)
+      want << static_cast<std::int64_t>(sig.min);
+      if (sig.variadic)
         want << " or more";
-      else if (letters != required)
-        want << " to " << static_cast<std::int64_t>(letters);
+      else if (sig.size != sig.min)
+        want << " to " << static_cast<std::int64_t>(sig.size);
       s_.fail(v.loc, v.mn, " expects ", want, " operand(s), got ", static_cast<std::int64_t>(n));
       return false;
     }
     bool ok = true;
-    std::size_t k = 0;  // operand index
-    for (std::size_t i = 0; i < sig.size() && k < n; ++i) {
-      if (sig[i] == '?' || sig[i] == '*') continue;
-      ok = kind_ok(v, sig[i], v.args[k], k) && ok;
-      ++k;
-    }
-    for (; k < n; ++k) ok = kind_ok(v, '*', v.args[k], k) && ok;
+    // Operands past the listed letters are the `*` tail: values or literals, as `at` says.
+    for (std::size_t k = 0; k < n; ++k) ok = kind_ok(v, sig.at(k), v.args[k], k) && ok;
     return ok;
   }
 
