@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "decimal_arg.hpp"
 #include "support/gen_program.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/sim/compare.hpp"
@@ -138,17 +139,6 @@ tally run_kernel(const config& cfg, std::uint64_t seed, shape s) {
   return t;
 }
 
-/// Parses a decimal number; nullopt unless the whole of `v` is digits and fits.
-std::optional<std::uint64_t> number(std::string_view v) {
-  if (v.empty() || v.size() > 18) return std::nullopt;
-  std::uint64_t n = 0;
-  for (char c : v) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  return n;
-}
-
 /// Splits `a,b,c` and maps each name through `names`; nullopt on an unknown or empty list.
 template <class E, std::size_t N>
 std::optional<std::vector<E>> pick_list(std::string_view v, const std::string_view (&names)[N]) {
@@ -180,7 +170,7 @@ std::string parse_args(int argc, char** argv, config& cfg) {
     if (i + 1 >= argc) return "unknown flag or missing value: " + std::string(flag);
     const std::string_view v = argv[++i];
     if (flag == "--kernels" || flag == "--seed" || flag == "--jobs") {
-      const auto n = number(v);
+      const auto n = t2b_tools::decimal_in(v);
       if (!n || (flag == "--jobs" && (*n == 0 || *n > 1024))) return std::string(flag) + " needs a decimal number";
       if (flag == "--kernels") cfg.kernels = *n;
       if (flag == "--seed") cfg.seed = *n;

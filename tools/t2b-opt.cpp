@@ -23,6 +23,7 @@
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
+#include "decimal_arg.hpp"
 #include "file_io.hpp"
 #include "t2b_opt_run.hpp"
 
@@ -61,16 +62,13 @@ struct cli_options {
   bool all_planners = false;  ///< --planner=all: one memory-map column per planner
 };
 
-/// A decimal count from `min` to `max`, or nullopt.
-std::optional<std::uint64_t> count_in(std::string_view v, std::uint64_t min, std::uint64_t max) {
-  if (v.empty() || v.size() > 19) return std::nullopt;
-  std::uint64_t n = 0;
-  for (const char c : v) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  if (n < min || n > max) return std::nullopt;
-  return n;
+/// Sets a count option from `v` when it lies in [min, max]; the error names the bounds.
+template <class T>
+std::string set_count(T& field, std::string_view flag, std::string_view v, std::uint64_t min, std::uint64_t max) {
+  const auto n = t2b_tools::decimal_in(v, min, max);
+  if (!n) return t2b_tools::expected_range(flag, min, max);
+  field = static_cast<T>(*n);
+  return {};
 }
 
 template <class E, std::size_t N>
@@ -81,39 +79,39 @@ std::optional<E> pick(const std::string_view (&names)[N], std::string_view v) {
 }
 
 /// One command-line flag: `--name` or, when it takes a value, `--name=V` / `--name V`.
-/// `apply` returns an error message, or an empty view when the value is accepted.
+/// `apply` returns an error message, or an empty string when the value is accepted.
 struct flag {
   std::string_view name;
   std::string_view value_name;  ///< empty: the flag takes no value
   std::string_view help;
-  std::string_view (*apply)(cli_options&, std::string_view value);
+  std::string (*apply)(cli_options&, std::string_view value);
 };
 
 constexpr flag flags[] = {
     {"--help", {}, "print this help and exit",
-     [](cli_options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string {
        o.help = true;
        return {};
      }},
     {"--verify-only", {}, "parse and verify; print nothing on success",
-     [](cli_options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string {
        o.verify_only = true;
        return {};
      }},
     {"-o", "FILE", "write the output to FILE instead of stdout ('-')",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        if (v.empty()) return "-o needs a file name";
        o.output = std::string(v);
        return {};
      }},
     {"--lower", {}, "run the default pipeline (init_storage .. verify_buffer)",
-     [](cli_options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string {
        o.pipeline = true;
        return {};
      }},
     {"--planner", "P", "memory planner: pypto (default), dsa_rp or ptoas; implies --lower. "
      "all (only with --memory-map): draw the three side by side, the output uses pypto",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        o.pipeline = true;
        o.all_planners = v == "all";
        if (o.all_planners) {
@@ -128,7 +126,7 @@ constexpr flag flags[] = {
     {"--memory-map", "FILE",
      "also write an SVG of the plan to FILE: per kernel and memory space, each allocation's live op range "
      "against its bytes; implies --lower",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        if (v.empty()) return "--memory-map needs a file name";
        if (v == "-") return "--memory-map needs a file name, not '-': stdout carries the IR output";
        o.memory_map = std::string(v);
@@ -136,7 +134,7 @@ constexpr flag flags[] = {
        return {};
      }},
     {"--target", "T", "target: a2a3 (default) or a5; implies --lower",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        const auto t = parse_target(v);
        if (!t) return "--target must be a2a3 or a5";
        o.pass_options.target = *t;
@@ -144,79 +142,64 @@ constexpr flag flags[] = {
        return {};
      }},
     {"--no-buffer-ir", {}, "enable_buffer_ir = false: every kernel keeps Tile IR; implies --lower",
-     [](cli_options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string {
        o.pass_options.enable_buffer_ir = false;
        o.pipeline = true;
        return {};
      }},
     {"--no-verify", {}, "skip structural verification of the pipeline's input and output (the checking passes still run)",
-     [](cli_options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string {
        o.pass_options.verify = false;
        return {};
      }},
     {"--verify-each", {}, "also verify the program structurally after every pass (for debugging a pass)",
-     [](cli_options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string {
        o.pass_options.verify_each = true;
        return {};
      }},
     {"--workers", "N", "lower the kernels on N threads (0: one per hardware thread); the output does not change",
-     [](cli_options& o, std::string_view v) -> std::string_view {
-       const auto n = count_in(v, 0, 9999);
-       if (!n) return "--workers: expected a number from 0 to 9999";
-       o.workers = parallelism{static_cast<unsigned>(*n)};
-       return {};
+     [](cli_options& o, std::string_view v) -> std::string {
+       return set_count(o.workers.workers, "--workers", v, 0, 9999);
      }},
     // Input limits (docs/text-format.md, "Limits"): each exceeded limit is one located error.
     {"--max-nesting", "N", "reject text whose regions nest deeper than N (default 64, at most 1024)",
-     [](cli_options& o, std::string_view v) -> std::string_view {
-       const auto n = count_in(v, 1, text_limits::max_depth_cap);
-       if (!n) return "--max-nesting: expected a number from 1 to 1024";
-       o.limits.max_nesting = static_cast<int>(*n);
-       return {};
+     [](cli_options& o, std::string_view v) -> std::string {
+       return set_count(o.limits.max_nesting, "--max-nesting", v, 1, text_limits::max_depth_cap);
      }},
     {"--max-ops", "N", "reject text with more than N statements (default 16777216)",
-     [](cli_options& o, std::string_view v) -> std::string_view {
-       const auto n = count_in(v, 1, std::uint64_t{1} << 32);
-       if (!n) return "--max-ops: expected a number from 1 to 4294967296";
-       o.limits.max_ops = static_cast<std::size_t>(*n);
-       return {};
+     [](cli_options& o, std::string_view v) -> std::string {
+       return set_count(o.limits.max_ops, "--max-ops", v, 1, std::uint64_t{1} << 32);
      }},
     {"--max-name-length", "N", "reject text with a name or word longer than N bytes (default 1024)",
-     [](cli_options& o, std::string_view v) -> std::string_view {
-       const auto n = count_in(v, 1, std::uint64_t{1} << 32);
-       if (!n) return "--max-name-length: expected a number from 1 to 4294967296";
-       o.limits.max_name_length = static_cast<std::size_t>(*n);
-       return {};
+     [](cli_options& o, std::string_view v) -> std::string {
+       return set_count(o.limits.max_name_length, "--max-name-length", v, 1, std::uint64_t{1} << 32);
      }},
     {"--max-file-size", "N", "reject an input (text or binary) larger than N bytes (default 1073741824)",
-     [](cli_options& o, std::string_view v) -> std::string_view {
-       const auto n = count_in(v, 1, (std::uint64_t{1} << 32) - 2);
-       if (!n) return "--max-file-size: expected a number from 1 to 4294967294";
-       o.limits.max_file_size = static_cast<std::size_t>(*n);
-       return {};
+     [](cli_options& o, std::string_view v) -> std::string {
+       return set_count(o.limits.max_file_size, "--max-file-size", v, 1, (std::uint64_t{1} << 32) - 2);
      }},
     {"--explain-selection", {}, "print one line per kernel: selected, or why it stays Tile",
-     [](cli_options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string {
        o.explain_selection = true;
        o.pipeline = true;
        return {};
      }},
     {"--stop-after", "PASS", "stop the pipeline after PASS (init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer)",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        o.stop_after = parse_pass(v);
        if (!o.stop_after) return "--stop-after: unknown pass";
        o.pipeline = true;
        return {};
      }},
     {"--pass", "PASS", "run only PASS on the input (e.g. lower on already planned IR)",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        o.single_pass = parse_pass(v);
        if (!o.single_pass) return "--pass: unknown pass";
        o.pipeline = true;
        return {};
      }},
     {"--check-numerics", "[=SEED]", "lower, run Tile and Buffer IR in the reference simulator on seeded inputs, compare (unbound BOOL parameters: both values)",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        std::uint64_t seed = 1;
        if (!v.empty()) {
          seed = 0;
@@ -230,7 +213,7 @@ constexpr flag flags[] = {
        return {};
      }},
     {"--scalar", "NAME=VALUE", "with --check-numerics or --run: bind scalar parameter NAME (repeatable; BOOL is 0 or 1)",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        const std::size_t eq = v.find('=');
        if (eq == 0 || eq == std::string_view::npos || eq + 1 == v.size()) return "--scalar needs NAME=VALUE";
        const std::string value(v.substr(eq + 1));
@@ -242,16 +225,16 @@ constexpr flag flags[] = {
      }},
     {"--run", "KERNEL", "run @KERNEL in the reference simulator (as written, or lowered with pipeline flags) on --input files "
      "(scalars: --scalar); write its out/inout tensors to --output-dir",
-     [](cli_options& o, std::string_view v) { return o.run.set_kernel(v); }},
+     [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.set_kernel(v)); }},
     {"--input", "NAME=FILE", "with --run: tensor parameter NAME from a .npy file (repeatable; BF16: <u2 bit patterns)",
-     [](cli_options& o, std::string_view v) { return o.run.add_input(v); }},
+     [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.add_input(v)); }},
     {"--output-dir", "DIR", "with --run: write each out/inout tensor parameter to DIR/NAME.npy",
-     [](cli_options& o, std::string_view v) { return o.run.set_output_dir(v); }},
+     [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.set_output_dir(v)); }},
     {"--emit", "tile|buffer|binary|pto|pto-generic",
      "tile/buffer: print the planned Tile IR (before lowering) or the final IR (default), implies --lower; "
      "binary: write the binary IR (to -o or stdout); pto: PTO-AS of the Buffer-stage kernels; pto-generic: the same "
      "in MLIR's generic op form",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        using F = cli_options::output_format;
        if (v == "binary" || v == "pto" || v == "pto-generic") {
          o.format = v == "binary" ? F::binary : v == "pto" ? F::pto : F::pto_generic;
@@ -263,41 +246,46 @@ constexpr flag flags[] = {
        return {};
      }},
     {"--list-recipes", {}, "print the registered recipe set: each Tile op's recipes (name, benefit, dtypes) or why it stays Tile",
-     [](cli_options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string {
        o.list_recipes = true;
        return {};
      }},
     {"--timing", {}, "report the wall time of parsing, verification, each pass and printing on stderr",
-     [](cli_options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string {
        o.timing = true;
        return {};
      }},
     {"--print-after-all", {}, "print the program after every pass on stderr; implies --lower",
-     [](cli_options& o, std::string_view) -> std::string_view {
+     [](cli_options& o, std::string_view) -> std::string {
        o.print_after_all = true;
        o.pipeline = true;
        return {};
      }},
     {"--print-after", "PASS", "print the program after PASS on stderr; implies --lower",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        o.print_after = parse_pass(v);
        if (!o.print_after) return "--print-after: unknown pass";
        o.pipeline = true;
        return {};
      }},
     {"--diagnostics", "text|json", "text (default): file:line:col, the source line and a caret; json: one JSON array on stderr",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        if (v != "text" && v != "json") return "--diagnostics must be text or json";
        o.diagnostics_json = v == "json";
        return {};
      }},
     {"--pto-kernel", "NAME", "with --emit=pto or pto-generic: emit only the function @NAME",
-     [](cli_options& o, std::string_view v) -> std::string_view {
+     [](cli_options& o, std::string_view v) -> std::string {
        if (v.empty()) return "--pto-kernel needs a function name";
        o.pto_kernel = std::string(v.front() == '@' ? v.substr(1) : v);
        return {};
      }},
 };
+// The limit flags' help spells the library's defaults and cap; keep them in step.
+static_assert(parse_limits{}.max_nesting == 64 && text_limits::max_depth_cap == 1024 &&
+                  parse_limits{}.max_ops == 16777216 && parse_limits{}.max_name_length == 1024 &&
+                  parse_limits{}.max_file_size == 1073741824,
+              "update the help of --max-nesting, --max-ops, --max-name-length and --max-file-size");
 
 void usage(std::FILE* to) {
   std::fputs("usage: t2b-opt [options] [FILE|-]\n"
@@ -348,7 +336,7 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
     } else {
       return "option '" + std::string(key) + "' needs a value";
     }
-    if (const std::string_view err = hit->apply(opts, value); !err.empty()) return std::string(err);
+    if (std::string err = hit->apply(opts, value); !err.empty()) return err;
   }
   if (opts.inputs.size() > 1) return "expected at most one input file";
   // Why a usage error: "all" names three plans, and only the picture can show three at once.

@@ -325,6 +325,45 @@ TEST_CASE("types: fields, defaults and shorthands print canonically") {
   check_round_trip(r.value, "types");
 }
 
+TEST_CASE("a repeated type is read once: same types, storage clauses, locations after it") {
+  // Lines 2 and 4 name a value in their type, so they are read in full every time; lines 3, 5
+  // and 6 repeat line 3's text, which the parser reads once.
+  const std::string src = kernel(
+      "  m = tile.alloc(Vec, 8192)\n"
+      "  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n"
+      "  b = tile.create() : Tile[[16, 32], FP32, Vec]\n"
+      "  c = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n"
+      "  d = tile.create() : Tile[[16, 32], FP32, Vec] in m[2048]\n"
+      "  e = tile.create() : Tile[[16, 32], FP32, Vec, ND]\n");
+  const auto r = parse(src);
+  const function& f = only_function(r);
+  const auto ops = body_ops(f);
+  const type& a = f.type_of(f.result(ops[1]));
+  const type& b = f.type_of(f.result(ops[2]));
+  const type& c = f.type_of(f.result(ops[3]));
+  const type& d = f.type_of(f.result(ops[4]));
+  const type& e = f.type_of(f.result(ops[5]));
+  CHECK(a == c);
+  CHECK(a.valid[1].is_value());
+  CHECK(b.full_valid());
+  CHECK(!b.has_storage());
+  CHECK(d.mem == f.result(ops[0]));
+  CHECK(d.mem_offset == 2048);
+  type d_bare = d;
+  d_bare.mem = value_id{};
+  d_bare.mem_offset = 0;
+  CHECK(d_bare == b);
+  CHECK(e == b);  // ND is the Vec default
+  check_round_trip(r.value, "repeated types");
+  // An error right after a repeated type is located where it is (line 4 of the file, `junk`).
+  const auto bad = parse(kernel(
+      "  b = tile.create() : Tile[[16, 32], FP32, Vec]\n"
+      "  c = tile.create() : Tile[[16, 32], FP32, Vec] junk\n"));
+  REQUIRE(!bad.ok());
+  CHECK(bad.errors[0].loc.line == 3);
+  CHECK(bad.errors[0].loc.col == 49);
+}
+
 TEST_CASE("function headers: directions and attributes in canonical order") {
   const auto r = parse(
       "incore @g(x: in Scalar[INDEX], T: inout Tensor[[8, 8], INT8]) -> (Scalar[INDEX], Tensor[[8, 8], INT8]) "

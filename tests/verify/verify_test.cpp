@@ -139,6 +139,22 @@ TEST_CASE("each rule reports its message at the op's location") {
   }
 }
 
+TEST_CASE("operand counts are read from the decoded signature: optional and variadic forms") {
+  // tile.load is "vppp?" (3 to 4 operands), for is "sss*" (3 or more).
+  function_builder b(function_kind::aiv, "k", at(1));
+  const value_id x = b.param("x", fp32_tensor());
+  const operand p = b.pair(0, 0);
+  b.emit1(opcode::tile_load, {operand::of(x), p, p, p, p}, fp32_tile(), "t", at(2));
+  b.emit(opcode::cf_for, std::vector<operand>{operand::integer(0), operand::integer(4)}, {}, {}, {}, at(3));
+  b.emit1(opcode::tile_load, {operand::of(x), p, b.pair(16, 32), p}, fp32_tile(), "u", at(4));
+  const auto ds = verify(single(b.finish()));
+  INFO(dump(ds));
+  CHECK(reports(ds, "tile.load expects 3 to 4 operand(s), got 5", at(2)));
+  CHECK(reports(ds, "for expects 3 or more operand(s), got 2", at(3)));
+  // Four operands are within "vppp?": line 4 reports no operand count.
+  for (const auto& d : ds) CHECK_FALSE((d.loc == at(4) && std::string_view(d.message.view()).find("expects") != std::string_view::npos));
+}
+
 TEST_CASE("a function with results must end with return") {
   function f = add_kernel(flaw::missing_return);
   f.results.push_back(fp32_tensor());
