@@ -355,7 +355,13 @@ TEST_CASE("a repeated type is read once: same types, storage clauses, locations 
   CHECK(d_bare == b);
   CHECK(e == b);  // ND is the Vec default
   check_round_trip(r.value, "repeated types");
-  // An error right after a repeated type is located where it is (line 4 of the file, `junk`).
+  // A type that names a value is read again each time: here `n` is another value in @g.
+  const auto two = parse(std::string(head) + "  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n  return\n}\n" +
+                         "aiv @g(n: Scalar[INDEX]) {\n  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n  return\n}\n");
+  REQUIRE_MESSAGE(two.ok(), str(format_all(two.errors, "")));
+  const function& g = two.value.functions[1];
+  CHECK(g.type_of(g.result(body_ops(g)[0])).valid[1] == extent::of(g.params[0].value));
+  // An error right after a repeated type is located where it is (line 3 of the file, `junk`).
   const auto bad = parse(kernel(
       "  b = tile.create() : Tile[[16, 32], FP32, Vec]\n"
       "  c = tile.create() : Tile[[16, 32], FP32, Vec] junk\n"));
