@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 #include <string_view>
@@ -204,28 +205,30 @@ class lowering {
     for (std::uint32_t i = 0; i < f.values.size(); ++i)
       if (const type& t = f.type_of(value_id{i}); indexed(i) && !buffer_descriptor(t).static_valid())
         dynamic.push_back(dynamic_window{t.mem, t.mem_offset, t.dt, t.shape});
-    // A candidate window: a tile (`product` invalid) or a matmul's product view.
+    // The window each indexed tile names: its Buffer descriptor, dynamic when it shares a
+    // runtime-valid tile's storage.
+    const auto tile_desc = [&](const type& t) {
+      type desc = buffer_descriptor(t);
+      for (const dynamic_window& d : dynamic)
+        if (d.mem == t.mem && d.offset == t.mem_offset && d.dt == t.dt && d.shape == t.shape) desc.valid = {extent::runtime(), extent::runtime()};
+      return desc;
+    };
+    // A candidate window: a tile (`product` invalid) or a matmul's product view. Its descriptor
+    // is computed where it is numbered, so the list stays small.
     struct candidate {
       std::uint32_t alloc;
       value_id v;
-      std::int64_t offset;
-      type desc;
       op_id product;
     };
     std::vector<candidate> found;
     for (std::uint32_t i = 0; i < f.values.size(); ++i) {
       if (!indexed(i)) continue;  // verify_tile_storage reports storage that names no allocation
-      const type& t = f.type_of(value_id{i});
-      const std::uint32_t a = facts().index_of(t.mem);
-      type desc = buffer_descriptor(t);
-      for (const dynamic_window& d : dynamic)
-        if (d.mem == t.mem && d.offset == t.mem_offset && d.dt == t.dt && d.shape == t.shape) desc.valid = {extent::runtime(), extent::runtime()};
+      const std::uint32_t a = facts().index_of(f.type_of(value_id{i}).mem);
       value_key_[i] = key_ref{a, 0};
-      found.push_back(candidate{a, value_id{i}, t.mem_offset, desc, op_id{}});
+      found.push_back(candidate{a, value_id{i}, op_id{}});
     }
-    for (std::uint32_t i = 0; i < f.ops.size(); ++i) product_view_candidate(op_id{i}, [&](std::uint32_t a, value_id res, const type& desc) {
-      found.push_back(candidate{a, res, f.type_of(res).mem_offset, desc, op_id{i}});
-    });
+    for (std::uint32_t i = 0; i < f.ops.size(); ++i)
+      if (const auto p = product_view_candidate(op_id{i})) found.push_back(candidate{p->alloc, p->result, op_id{i}});
     // Group by allocation, stably (a counting sort), then number each group's distinct windows.
     const std::size_t allocs = key_begin_.size() - 1;
     std::vector<std::uint32_t> start(allocs + 1, 0);
@@ -242,9 +245,11 @@ class lowering {
       key_begin_[a] = first;
       for (std::uint32_t n = start[a]; n < start[a + 1]; ++n) {
         const candidate& c = found[order[n]];
+        const std::int64_t offset = f.type_of(c.v).mem_offset;
+        const type desc = c.product.valid() ? product_view_candidate(c.product)->desc : tile_desc(f.type_of(c.v));
         std::uint32_t k = first;
-        while (k < keys_.size() && !(keys_[k].offset == c.offset && keys_[k].desc == c.desc)) ++k;
-        if (k == keys_.size()) keys_.push_back(window{c.offset, c.desc, c.v, false, c.product});
+        while (k < keys_.size() && !(keys_[k].offset == offset && keys_[k].desc == desc)) ++k;
+        if (k == keys_.size()) keys_.push_back(window{offset, desc, c.v, false, c.product});
         const key_ref ref{static_cast<std::uint32_t>(a), k - first};
         if (c.product.valid()) {
           products_.emplace_back(c.product, ref);
@@ -260,24 +265,29 @@ class lowering {
 
   /// A matmul whose accumulator is valid beyond the product [lhs valid rows, rhs valid cols]
   /// writes through a view of the accumulator's window with the product as its valid rectangle:
-  /// PTOAS requires a native matmul destination to match the product. Calls `add(allocation,
-  /// result, product descriptor)` for such a matmul `o` whose result is indexed.
-  template <class Add>
-  constexpr void product_view_candidate(op_id o, Add&& add) const {
+  /// PTOAS requires a native matmul destination to match the product. Such a view of matmul
+  /// `o`, when its result is indexed.
+  struct product_view_of {
+    std::uint32_t alloc;
+    value_id result;
+    type desc;
+  };
+  constexpr std::optional<product_view_of> product_view_candidate(op_id o) const {
     const function& f = rw_.source();
     const opcode c = f.ops[o.index].code();
-    if (c != opcode::tile_matmul && c != opcode::tile_matmul_acc) return;
+    if (c != opcode::tile_matmul && c != opcode::tile_matmul_acc) return std::nullopt;
     const auto args = f.args(o);
     const std::size_t first = c == opcode::tile_matmul_acc ? 1 : 0;
-    if (args.size() < first + 2 || !args[first].is_value() || !args[first + 1].is_value() || f.op(o).results.count != 1) return;
+    if (args.size() < first + 2 || !args[first].is_value() || !args[first + 1].is_value() || f.op(o).results.count != 1)
+      return std::nullopt;
     const value_id res = f.result(o);
     const type& t = f.type_of(res);
     const std::uint32_t a = value_key_[res.index].alloc;
-    if (a == no_id) return;
+    if (a == no_id) return std::nullopt;
     type desc = buffer_descriptor(t);
     desc.valid = {f.type_of(args[first].value()).valid[0], f.type_of(args[first + 1].value()).valid[1]};
-    if (desc.valid == t.valid || !desc.static_valid()) return;
-    add(a, res, desc);
+    if (desc.valid == t.valid || !desc.static_valid()) return std::nullopt;
+    return product_view_of{a, res, desc};
   }
 
   rewriter rw_;
