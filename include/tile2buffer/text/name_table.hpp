@@ -40,6 +40,19 @@ class name_table {
     return s.st == state::empty ? nullptr : &s;
   }
 
+  /// Inserts `base[begin, begin + len)` unless it is present: the new entry, or nullptr. One
+  /// probe where `find` then `insert` take two (each a likely cache miss in a large table).
+  constexpr slot* insert_new(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
+    if (2 * (used_ + 1) > slots_.size()) grow(base);
+    const std::string_view key = base.substr(begin, len);
+    const std::uint32_t h = hash(key);
+    slot& s = probe(base, key, h);
+    if (s.st != state::empty) return nullptr;
+    s = slot{begin, len, value, h, st};
+    ++used_;
+    return &s;
+  }
+
   /// Inserts `base[begin, begin + len)`, which must be absent, and returns its entry.
   constexpr slot& insert(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
     if (2 * (used_ + 1) > slots_.size()) grow(base);

@@ -42,10 +42,13 @@ class printer {
     return pool_.empty() ? std::string_view{} : std::string_view(pool_.data(), pool_.size());
   }
   constexpr bool try_take(value_id v, std::string_view cand) {
-    if (!is_value_name(cand) || used_.find(pool(), cand) != nullptr) return false;
+    if (!is_value_name(cand)) return false;
     const span32 s{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint32_t>(cand.size())};
     pool_.insert(pool_.end(), cand.begin(), cand.end());
-    used_.insert(pool(), s.begin, s.count, 1, name_table::state::visible);
+    if (used_.insert_new(pool(), s.begin, s.count, 1, name_table::state::visible) == nullptr) {
+      pool_.resize(s.begin);  // taken: forget the copy
+      return false;
+    }
     names_[v.index] = s;
     return true;
   }
