@@ -18,13 +18,13 @@ class text {
   constexpr text(std::string_view s) { append(s); }  // NOLINT: implicit by design
 
   constexpr text& append(std::string_view s) {
-    // Why not vector::insert of the range: g++ 12 at -O1 reports a false stringop-overflow for
-    // it. Why not `reserve(size + n)` and a push_back per char, as before: `reserve` allocates
-    // exactly what it is asked for, so every append to a full text copied the whole text.
-    // `resize` grows geometrically.
-    const std::size_t old = chars_.size();
-    chars_.resize(old + s.size());
-    for (std::size_t i = 0; i < s.size(); ++i) chars_[old + i] = s[i];
+    // Why a loop: g++ 12 at -O1 reports a false stringop-overflow for vector::insert of a range,
+    // and clang 14 cannot constant-evaluate libstdc++'s `resize` of a vector of char.
+    // Why the doubling: `reserve` allocates exactly what it is asked for, so reserving the sum,
+    // as this did, copied the whole text on every append to a full one.
+    if (const std::size_t need = chars_.size() + s.size(); need > chars_.capacity())
+      chars_.reserve(need > 2 * chars_.capacity() ? need : 2 * chars_.capacity());
+    for (const char c : s) chars_.push_back(c);
     return *this;
   }
   constexpr text& append(char c) {

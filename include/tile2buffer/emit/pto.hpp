@@ -31,6 +31,7 @@
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/ir/walk.hpp"
+#include "tile2buffer/passes/verify_buffer.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -933,7 +934,8 @@ class pto_emitter {
 
 }  // namespace detail
 
-/// Checks one Buffer-stage kernel of `p` for emission: the IR verifier, then the preflight.
+/// Checks one Buffer-stage kernel of `p` for emission: the IR verifier, the Buffer storage
+/// proofs of `verify_buffer` (a kernel may come here without the pipeline), then the preflight.
 /// Empty when `f` can be emitted.
 constexpr std::vector<diagnostic> check_pto(const program& p, const function& f) {
   std::vector<diagnostic> out;
@@ -956,7 +958,14 @@ constexpr std::vector<diagnostic> check_pto(const program& p, const function& f)
     d.source = text(detail::pto_source);
     out.push_back(static_cast<diagnostic&&>(d));
   }
-  // The preflight reads only verified IR: malformed arenas never reach it.
+  // The storage proofs and the preflight read only verified IR: malformed arenas never reach them.
+  if (out.empty()) {
+    for (diagnostic d : detail::buffer_checker(f).run()) {
+      d.message = text("Invalid Buffer IR (") << d.source << "): " << d.message;
+      d.source = text(detail::pto_source);
+      out.push_back(static_cast<diagnostic&&>(d));
+    }
+  }
   if (out.empty()) detail::pto_preflight(f, out).run();
   return out;
 }

@@ -234,7 +234,7 @@ class lowering {
     std::vector<std::uint32_t> start(allocs + 1, 0);
     for (const candidate& c : found) ++start[c.alloc + 1];
     for (std::size_t a = 0; a < allocs; ++a) start[a + 1] += start[a];
-    std::vector<std::uint32_t> order(found.size());
+    std::vector<std::uint32_t> order(found.size(), 0);  // not `(n)`: clang 14 cannot constant-evaluate that
     {
       std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
       for (std::uint32_t j = 0; j < found.size(); ++j) order[fill[found[j].alloc]++] = j;
