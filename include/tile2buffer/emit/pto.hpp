@@ -934,8 +934,8 @@ class pto_emitter {
 
 }  // namespace detail
 
-/// Checks one Buffer-stage kernel of `p` for emission: the IR verifier, the Buffer storage
-/// proofs of `verify_buffer` (a kernel may come here without the pipeline), then the preflight.
+/// Checks one Buffer-stage kernel of `p` for emission: the IR verifier, the preflight, then the
+/// Buffer storage proofs of `verify_buffer` (a kernel may come here without the pipeline).
 /// Empty when `f` can be emitted.
 constexpr std::vector<diagnostic> check_pto(const program& p, const function& f) {
   std::vector<diagnostic> out;
@@ -958,7 +958,9 @@ constexpr std::vector<diagnostic> check_pto(const program& p, const function& f)
     d.source = text(detail::pto_source);
     out.push_back(static_cast<diagnostic&&>(d));
   }
-  // The storage proofs and the preflight read only verified IR: malformed arenas never reach them.
+  // The preflight and the storage proofs read only verified IR: malformed arenas never reach
+  // them. The preflight first: where both object, its emission-level message is the one to read.
+  if (out.empty()) detail::pto_preflight(f, out).run();
   if (out.empty()) {
     for (diagnostic d : detail::buffer_checker(f).run()) {
       d.message = text("Invalid Buffer IR (") << d.source << "): " << d.message;
@@ -966,7 +968,6 @@ constexpr std::vector<diagnostic> check_pto(const program& p, const function& f)
       out.push_back(static_cast<diagnostic&&>(d));
     }
   }
-  if (out.empty()) detail::pto_preflight(f, out).run();
   return out;
 }
 
