@@ -953,21 +953,19 @@ constexpr std::vector<diagnostic> check_pto(const program& p, const function& f)
                              {}});
     return out;
   }
-  for (diagnostic d : verify(p, f)) {
-    d.message = text("Invalid Buffer IR (") << d.source << "): " << d.message;
-    d.source = text(detail::pto_source);
-    out.push_back(static_cast<diagnostic&&>(d));
-  }
-  // The preflight and the storage proofs read only verified IR: malformed arenas never reach
-  // them. The preflight first: where both object, its emission-level message is the one to read.
-  if (out.empty()) detail::pto_preflight(f, out).run();
-  if (out.empty()) {
-    for (diagnostic d : detail::buffer_checker(f).run()) {
+  // A checker's findings, reported by the emitter as invalid Buffer IR.
+  const auto invalid_ir = [&](std::vector<diagnostic> found) {
+    for (diagnostic& d : found) {
       d.message = text("Invalid Buffer IR (") << d.source << "): " << d.message;
       d.source = text(detail::pto_source);
       out.push_back(static_cast<diagnostic&&>(d));
     }
-  }
+  };
+  invalid_ir(verify(p, f));
+  // The preflight and the storage proofs read only verified IR: malformed arenas never reach
+  // them. The preflight first: where both object, its emission-level message is the one to read.
+  if (out.empty()) detail::pto_preflight(f, out).run();
+  if (out.empty()) invalid_ir(detail::buffer_checker(f).run());
   return out;
 }
 

@@ -55,13 +55,11 @@ constexpr result<program> failure(std::vector<diagnostic>&& errors) {
   return failed;
 }
 
-/// The passes in order over the whole program. On failure `failed_at` is the failing pass.
-/// `checked_structure` tells whether the last pass that ran was `verify_buffer`, which runs the
-/// structural verifier on the program it leaves as the result.
+/// The passes in order over the whole program. `last_pass` is the last pass that ran: on
+/// failure, the failing one.
 template <recipe_set Recipes>
 constexpr result<program> run_passes(const program& input, const options& opts, std::optional<pass_id> stop_after,
-                                     std::size_t& failed_at, const pass_observer* observer = nullptr,
-                                     bool* checked_structure = nullptr) {
+                                     std::size_t& last_pass, const pass_observer* observer = nullptr) {
   result<program> current;
   // Why a pointer: the input is read, never copied, until a pass builds a new program; the two
   // checking passes leave the program as it is (their output would be a copy of their input),
@@ -73,7 +71,7 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
     const bool buffer_only = id == pass_id::legalize || id == pass_id::verify_tile_storage || id == pass_id::lower ||
                              id == pass_id::verify_buffer;
     if (!opts.enable_buffer_ir && buffer_only) continue;
-    failed_at = i;
+    last_pass = i;
     if (observer != nullptr && observer->before != nullptr) observer->before(observer->context, id);
     if (id == pass_id::verify_tile_storage || id == pass_id::verify_buffer) {
       std::vector<diagnostic> errors =
@@ -94,7 +92,6 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
       current = static_cast<result<program>&&>(next);
       latest = &current.value;
     }
-    if (checked_structure != nullptr) *checked_structure = id == pass_id::verify_buffer;
     if (observer != nullptr && observer->after != nullptr) observer->after(observer->context, id, *latest);
     if (stop_after && *stop_after == id) break;
   }
@@ -159,8 +156,9 @@ constexpr result<program> run_pipeline(const program& input, const options& opts
   // whole-program run counts: a parallel run checks each function apart from the others.
   bool output_checked = false;
   if (std::is_constant_evaluated() || workers <= 1 || opts.verify_each || observer != nullptr || input.functions.size() < 2) {
-    std::size_t failed_at = 0;
-    r = detail::run_passes<Recipes>(input, opts, stop_after, failed_at, observer, &output_checked);
+    std::size_t last_pass = 0;
+    r = detail::run_passes<Recipes>(input, opts, stop_after, last_pass, observer);
+    output_checked = last_pass == static_cast<std::size_t>(pass_id::verify_buffer);
   } else {
     r = detail::run_functions_in_parallel<Recipes>(input, opts, stop_after, workers);
   }

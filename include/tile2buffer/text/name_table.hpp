@@ -43,25 +43,14 @@ class name_table {
   /// Inserts `base[begin, begin + len)` unless it is present: the new entry, or nullptr. One
   /// probe where `find` then `insert` take two (each a likely cache miss in a large table).
   constexpr slot* insert_new(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
-    if (2 * (used_ + 1) > slots_.size()) grow(base);
-    const std::string_view key = base.substr(begin, len);
-    const std::uint32_t h = hash(key);
-    slot& s = probe(base, key, h);
-    if (s.st != state::empty) return nullptr;
-    s = slot{begin, len, value, h, st};
-    ++used_;
-    return &s;
+    const place p = slot_for(base, begin, len);
+    if (p.s->st != state::empty) return nullptr;
+    return &fill(p, begin, len, value, st);
   }
 
   /// Inserts `base[begin, begin + len)`, which must be absent, and returns its entry.
   constexpr slot& insert(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
-    if (2 * (used_ + 1) > slots_.size()) grow(base);
-    const std::string_view key = base.substr(begin, len);
-    const std::uint32_t h = hash(key);
-    slot& s = probe(base, key, h);
-    s = slot{begin, len, value, h, st};
-    ++used_;
-    return s;
+    return fill(slot_for(base, begin, len), begin, len, value, st);
   }
 
  private:
@@ -81,6 +70,23 @@ class name_table {
     h *= 0xc2b2ae35u;
     h ^= h >> 16;
     return h;
+  }
+  /// The slot of `base[begin, begin + len)` (its entry, or where it goes, with room to add it)
+  /// and the key's hash.
+  struct place {
+    slot* s;
+    std::uint32_t h;
+  };
+  constexpr place slot_for(std::string_view base, std::uint32_t begin, std::uint32_t len) {
+    if (2 * (used_ + 1) > slots_.size()) grow(base);
+    const std::string_view key = base.substr(begin, len);
+    const std::uint32_t h = hash(key);
+    return place{&probe(base, key, h), h};
+  }
+  constexpr slot& fill(place p, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
+    *p.s = slot{begin, len, value, p.h, st};
+    ++used_;
+    return *p.s;
   }
   constexpr slot& probe(std::string_view base, std::string_view key, std::uint32_t h) {
     const std::size_t mask = slots_.size() - 1;

@@ -25,7 +25,8 @@ namespace detail {
 /// result is unique per function, deterministic, and stable under a parse/print round trip.
 class printer {
  public:
-  constexpr printer(const function& f, text& out) : f_(f), out_(out), names_(f.values.size(), unassigned) {}
+  constexpr printer(const function& f, text& out)
+      : f_(f), out_(out), names_(f.values.size(), unassigned), type_texts_(f.types.size(), unassigned) {}
 
   constexpr void run() {
     header();
@@ -155,7 +156,6 @@ class printer {
       out_ << "<invalid>";
       return;
     }
-    if (type_texts_.size() < f_.types.size()) type_texts_.resize(f_.types.size(), unassigned);
     span32& cached = type_texts_[id.index];
     if (cached.begin == no_id) {
       const std::size_t before = out_.size();

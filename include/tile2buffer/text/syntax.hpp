@@ -57,7 +57,6 @@ constexpr bool is_reserved(std::string_view s) {
 /// A string the printer may emit as a value name and the parser accepts back.
 constexpr bool is_value_name(std::string_view s) { return is_identifier(s) && !is_reserved(s); }
 
-
 //===--- mnemonic lookup ---===//
 
 struct mnemonic_entry {
