@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file static_text.cpp
 /// Compiling is passing: the parser and printer run in constant evaluation (clang 14 and g++ 12).
+#include <cstdint>
 #include <string_view>
 
 #include "tile2buffer/ir/equal.hpp"
@@ -80,4 +81,21 @@ constexpr bool reports_one_located_error() {
          r.errors[0].message == "expected ',' or ')' in the operands of tile.add, found 'b'" && r.value.file == "bad.t2b";
 }
 static_assert(reports_one_located_error());
+
+// The name table in constant evaluation, across a rehash (94 two-letter names, initial room for
+// 32): a repeat is refused at its second position, and every name stays found at its first.
+constexpr bool name_table_keeps_entries() {
+  constexpr std::string_view base = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.abcdefghijklmnopqrstuvwxyzABCD";
+  detail::name_table t;
+  for (std::uint32_t i = 0; i + 2 <= base.size(); ++i) {
+    const bool first_time = base.find(base.substr(i, 2)) == i;
+    if (t.emplace(base, i, 2, i, detail::name_table::state::visible).second != first_time) return false;
+  }
+  for (std::uint32_t i = 0; i + 2 <= base.size(); ++i) {
+    const auto* e = t.find(base, base.substr(i, 2));
+    if (e == nullptr || e->value != base.find(base.substr(i, 2))) return false;
+  }
+  return t.find(base, "zz") == nullptr && t.find(base, "a") == nullptr;
+}
+static_assert(name_table_keeps_entries());
 }  // namespace

@@ -736,3 +736,41 @@ TEST_CASE("mutated examples fail closed or round-trip") {
     check_any(src);
   }
 }
+
+TEST_CASE("the name table keeps every entry through growth and reports repeats") {
+  using detail::name_table;
+  // Names t0..t999 in one buffer: ten times the initial capacity, so the table rehashes.
+  std::string base;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> at;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string n = "t" + std::to_string(i);
+    at.emplace_back(static_cast<std::uint32_t>(base.size()), static_cast<std::uint32_t>(n.size()));
+    base += n;
+  }
+  for (const bool reserved : {false, true}) {
+    name_table t;
+    if (reserved) t.reserve(at.size());
+    for (std::uint32_t i = 0; i < at.size(); ++i) {
+      const auto [e, fresh] = t.emplace(base, at[i].first, at[i].second, i, name_table::state::visible);
+      REQUIRE(fresh);
+      CHECK(e->value == i);
+    }
+    for (std::uint32_t i = 0; i < at.size(); ++i) {
+      const std::string_view key = std::string_view(base).substr(at[i].first, at[i].second);
+      const auto* e = t.find(base, key);
+      REQUIRE(e != nullptr);
+      CHECK(e->value == i);
+      // A repeat is not inserted again: the existing entry comes back, unchanged.
+      const auto [again, fresh] = t.emplace(base, at[i].first, at[i].second, 7, name_table::state::hidden);
+      CHECK_FALSE(fresh);
+      CHECK(again->value == i);
+      CHECK(again->st == name_table::state::visible);
+    }
+    // Prefixes and names that were never inserted are absent; a key outside `base` is looked up by text.
+    CHECK(t.find(base, "t") == nullptr);
+    CHECK(t.find(base, "t1000") == nullptr);
+    CHECK(t.find(base, std::string("t999")) != nullptr);
+    t.clear();
+    CHECK(t.find(base, "t5") == nullptr);
+  }
+}

@@ -27,6 +27,14 @@ class text {
     for (const char c : s) chars_.push_back(c);
     return *this;
   }
+  /// Appends a copy of its own `[begin, begin + len)`, which must lie inside it.
+  constexpr text& repeat(std::size_t begin, std::size_t len) {
+    if (const std::size_t need = chars_.size() + len; need > chars_.capacity())
+      chars_.reserve(need > 2 * chars_.capacity() ? need : 2 * chars_.capacity());
+    // Why indices: the source lies in the buffer being appended to.
+    for (std::size_t i = 0; i < len; ++i) chars_.push_back(chars_[begin + i]);
+    return *this;
+  }
   constexpr text& append(char c) {
     chars_.push_back(c);
     return *this;

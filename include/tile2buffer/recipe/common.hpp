@@ -33,9 +33,9 @@ struct recipe_name {
 
 /// Equal Buffer descriptors and structurally equal valid extents (the same literal or the same SSA
 /// value per axis): two runtime descriptor dimensions alone do not prove equal runtime values.
-constexpr bool same_descriptor(const type& a, const type& b) {
-  return &a == &b || (buffer_descriptor(a) == buffer_descriptor(b) && a.valid == b.valid);
-}
+/// (`buffer_descriptor` clears the kind and the storage and derives its valid extents from the
+/// type's own, so with equal valid extents this is every other member equal.)
+constexpr bool same_descriptor(const type& a, const type& b) { return &a == &b || equal_but_kind_and_storage(a, b); }
 
 /// A scalar element operand must be a numeric literal or a signed-integer/INDEX/FP16/BF16/FP32 scalar.
 constexpr text element_scalar_problem(const function& f, const operand& s) {

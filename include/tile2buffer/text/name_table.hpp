@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tile2buffer/ir/ids.hpp"
@@ -18,11 +20,11 @@ namespace detail {
 class name_table {
  public:
   enum class state : std::uint8_t { empty, visible, hidden, released };
-  struct slot {
+  /// A name (a range of the caller's buffer), the caller's number for it and its visibility.
+  struct entry {
     std::uint32_t begin = 0;
     std::uint32_t len = 0;
     std::uint32_t value = no_id;
-    std::uint32_t hash = 0;
     state st = state::empty;
   };
 
@@ -31,30 +33,55 @@ class name_table {
   /// Forgets every entry. Expected O(1) lookups and inserts; the table doubles at half load.
   constexpr void clear() {
     slots_.assign(initial_capacity, slot{});
-    used_ = 0;
+    entries_.clear();
+  }
+  /// Makes room for `n` entries, so that inserting them never rehashes.
+  constexpr void reserve(std::size_t n) {
+    std::size_t cap = slots_.size();
+    while (cap < 2 * n) cap *= 2;
+    if (cap != slots_.size()) rehash(cap);
+    entries_.reserve(n);
   }
 
-  /// The entry for `key`, or nullptr. `key` need not lie inside `base`.
-  [[nodiscard]] constexpr slot* find(std::string_view base, std::string_view key) {
-    slot& s = probe(base, key, hash(key));
-    return s.st == state::empty ? nullptr : &s;
+  /// The entry for `key`, or nullptr. `key` need not lie inside `base`. Valid until the next insert.
+  [[nodiscard]] constexpr entry* find(std::string_view base, std::string_view key) {
+    const slot& s = probe(base, key, hash(key));
+    return s.entry == 0 ? nullptr : &entries_[s.entry - 1];
   }
 
-  /// Inserts `base[begin, begin + len)` unless it is present: the new entry, or nullptr. One
-  /// probe where `find` then `insert` take two (each a likely cache miss in a large table).
-  constexpr slot* insert_new(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
+  /// Asks the CPU to fetch the slot where a probe for `key` starts (not in constant evaluation).
+  constexpr void prefetch(std::string_view key) const {
+#if defined(__GNUC__) || defined(__clang__)
+    if (!std::is_constant_evaluated()) __builtin_prefetch(&slots_[hash(key) & (slots_.size() - 1)]);
+#else
+    (void)key;
+#endif
+  }
+
+  /// Inserts `base[begin, begin + len)` unless it is present. Returns its entry (the existing
+  /// one, or the new one) and whether it is new. One probe where `find` then `insert` take two
+  /// (each a likely cache miss in a large table).
+  constexpr std::pair<entry*, bool> emplace(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value,
+                                            state st) {
     const place p = slot_for(base, begin, len);
-    if (p.s->st != state::empty) return nullptr;
-    return &fill(p, begin, len, value, st);
+    if (p.s->entry != 0) return {&entries_[p.s->entry - 1], false};
+    return {&fill(p, begin, len, value, st), true};
   }
 
   /// Inserts `base[begin, begin + len)`, which must be absent, and returns its entry.
-  constexpr slot& insert(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
+  constexpr entry& insert(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
     return fill(slot_for(base, begin, len), begin, len, value, st);
   }
 
  private:
   static constexpr std::size_t initial_capacity = 64;
+  /// Why slots apart from entries: a probe reads only the 8-byte slots (the hash settles almost
+  /// every mismatch), so a table of a million names is a third of the memory it was with the
+  /// entries inline, and growing rehashes without reading the entries or the names.
+  struct slot {
+    std::uint32_t hash = 0;
+    std::uint32_t entry = 0;  ///< index + 1 into entries_; 0 = empty
+  };
 
   static constexpr std::uint32_t hash(std::string_view key) {
     std::uint32_t h = 2166136261u;  // FNV-1a
@@ -78,35 +105,40 @@ class name_table {
     std::uint32_t h;
   };
   constexpr place slot_for(std::string_view base, std::uint32_t begin, std::uint32_t len) {
-    if (2 * (used_ + 1) > slots_.size()) grow(base);
+    if (2 * (entries_.size() + 1) > slots_.size()) rehash(2 * slots_.size());
     const std::string_view key = base.substr(begin, len);
     const std::uint32_t h = hash(key);
     return place{&probe(base, key, h), h};
   }
-  constexpr slot& fill(place p, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
-    *p.s = slot{begin, len, value, p.h, st};
-    ++used_;
-    return *p.s;
+  constexpr entry& fill(place p, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
+    entries_.push_back(entry{begin, len, value, st});
+    *p.s = slot{p.h, static_cast<std::uint32_t>(entries_.size())};
+    return entries_.back();
   }
   constexpr slot& probe(std::string_view base, std::string_view key, std::uint32_t h) {
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = h & mask;
-    while (slots_[i].st != state::empty &&
-           (slots_[i].hash != h || slots_[i].len != key.size() || base.substr(slots_[i].begin, slots_[i].len) != key))
+    while (slots_[i].entry != 0 && (slots_[i].hash != h || !same_key(entries_[slots_[i].entry - 1], base, key)))
       i = (i + 1) & mask;
     return slots_[i];
   }
-  constexpr void grow(std::string_view base) {
-    std::vector<slot> old(slots_.size() * 2);
+  static constexpr bool same_key(const entry& e, std::string_view base, std::string_view key) {
+    return e.len == key.size() && base.substr(e.begin, e.len) == key;
+  }
+  constexpr void rehash(std::size_t capacity) {
+    std::vector<slot> old(capacity, slot{});
     old.swap(slots_);
+    const std::size_t mask = capacity - 1;
     for (const slot& s : old) {
-      if (s.st == state::empty) continue;
-      probe(base, base.substr(s.begin, s.len), s.hash) = s;
+      if (s.entry == 0) continue;
+      std::size_t i = s.hash & mask;
+      while (slots_[i].entry != 0) i = (i + 1) & mask;
+      slots_[i] = s;
     }
   }
 
   std::vector<slot> slots_;
-  std::size_t used_ = 0;
+  std::vector<entry> entries_;
 };
 
 }  // namespace detail

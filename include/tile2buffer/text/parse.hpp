@@ -173,7 +173,8 @@ class parser {
   /// Binds `name` to `v` in the current scope. Names are unique per function; the only
   /// exception is a while condition's iteration names, which its body binds again.
   constexpr bool define(std::string_view name, location loc, value_id v) {
-    if (auto* s = names_.find(src_, name)) {
+    if (const auto [s, fresh] = names_.emplace(src_, offset_of(name), static_cast<std::uint32_t>(name.size()), v.index, state::visible);
+        !fresh) {
       if (s->st != state::released) {
         text m;
         m << "redefinition of " << quoted(name);
@@ -181,8 +182,6 @@ class parser {
       }
       s->value = v.index;
       s->st = state::visible;
-    } else {
-      names_.insert(src_, offset_of(name), static_cast<std::uint32_t>(name.size()), v.index, state::visible);
     }
     scope_names_.push_back(name);
     return true;

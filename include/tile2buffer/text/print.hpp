@@ -26,7 +26,9 @@ namespace detail {
 class printer {
  public:
   constexpr printer(const function& f, text& out)
-      : f_(f), out_(out), names_(f.values.size(), unassigned), type_texts_(f.types.size(), unassigned) {}
+      : f_(f), out_(out), names_(f.values.size(), unassigned), type_texts_(f.types.size(), unassigned) {
+    used_.reserve(f.values.size());
+  }
 
   constexpr void run() {
     header();
@@ -46,7 +48,7 @@ class printer {
     if (!is_value_name(cand)) return false;
     const span32 s{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint32_t>(cand.size())};
     pool_.insert(pool_.end(), cand.begin(), cand.end());
-    if (used_.insert_new(pool(), s.begin, s.count, 1, name_table::state::visible) == nullptr) {
+    if (!used_.emplace(pool(), s.begin, s.count, 1, name_table::state::visible).second) {
       pool_.resize(s.begin);  // taken: forget the copy
       return false;
     }
@@ -150,7 +152,9 @@ class printer {
   }
   /// `type_text(t, true, true)` of an interned type, formatted once per printer. Why: a kernel
   /// repeats a few types on every line, and formatting them was most of printing an op. The
-  /// text is stable: the names it mentions are fixed once assigned.
+  /// text is stable (the names it mentions are fixed once assigned), so a repeat copies it from
+  /// where it was first printed: a kernel whose types are all distinct (a planned one) pays no
+  /// second copy of its type texts.
   constexpr void result_type_text(type_id id) {
     if (id.index >= f_.types.size()) {
       out_ << "<invalid>";
@@ -160,12 +164,11 @@ class printer {
     if (cached.begin == no_id) {
       const std::size_t before = out_.size();
       type_text(f_.types[id.index], true, true);
-      cached = span32{static_cast<std::uint32_t>(type_text_pool_.size()), static_cast<std::uint32_t>(out_.size() - before)};
-      const std::string_view added = out_.view().substr(before);
-      type_text_pool_.insert(type_text_pool_.end(), added.begin(), added.end());
+      // A text past 4 GiB keeps formatting (its offsets would not fit the cache).
+      if (out_.size() < no_id) cached = span32{static_cast<std::uint32_t>(before), static_cast<std::uint32_t>(out_.size() - before)};
       return;
     }
-    out_ << std::string_view(type_text_pool_.data() + cached.begin, cached.count);
+    out_.repeat(cached.begin, cached.count);
   }
   constexpr void operand_text(const operand& o) {
     switch (o.kind) {
@@ -237,7 +240,21 @@ class printer {
     for (int i = 0; i < level; ++i) out_ << "  ";
   }
   constexpr void region(region_id r, int level) {
-    for (const op_id o : f_.ops_of(r)) op(o, level);
+    const auto ops = f_.ops_of(r);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (i + name_lookahead < ops.size()) prefetch_names(ops[i + name_lookahead]);
+      op(ops[i], level);
+    }
+  }
+  /// Why: in a kernel of a million values the name table is far larger than the caches, and
+  /// taking a name was one memory round trip per value; asking for the slots of the results a
+  /// few ops ahead overlaps those round trips with printing.
+  static constexpr std::size_t name_lookahead = 8;
+  constexpr void prefetch_names(op_id o) {
+    if (std::is_constant_evaluated() || o.index >= f_.ops.size()) return;
+    const span32 rs = f_.ops[o.index].results;
+    for (std::uint32_t k = 0; k < rs.count && rs.begin + k < names_.size(); ++k)
+      if (names_[rs.begin + k].begin == no_id) used_.prefetch(f_.name_of(value_id{rs.begin + k}));
   }
   /// `a, b = ` for an op's results.
   constexpr void results_text(const op_node& n) {
@@ -436,8 +453,7 @@ class printer {
   std::vector<char> pool_;
   name_table used_;
   std::uint32_t next_unnamed_ = 0;
-  std::vector<span32> type_texts_;  ///< per type id: its text in type_text_pool_, or unassigned
-  std::vector<char> type_text_pool_;
+  std::vector<span32> type_texts_;  ///< per type id: where out_ holds its text, or unassigned
 };
 
 }  // namespace detail

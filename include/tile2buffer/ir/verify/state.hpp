@@ -67,12 +67,9 @@ constexpr std::string_view space_text(memory_space s) {
 }
 
 /// Types compared without their storage clause: storage equality is the storage verifier's rule.
-constexpr type without_storage(type t) {
-  t.mem = value_id{};
-  t.mem_offset = 0;
-  return t;
+constexpr bool same_type(const type& a, const type& b) {
+  return &a == &b || (a.kind == b.kind && equal_but_kind_and_storage(a, b));
 }
-constexpr bool same_type(const type& a, const type& b) { return &a == &b || without_storage(a) == without_storage(b); }
 
 /// A rank-2 index tuple read from a pair operand: each entry static (known) or a scalar value.
 struct index_pair {
