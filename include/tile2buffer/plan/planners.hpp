@@ -32,8 +32,9 @@ struct placed_range {
 
 namespace detail {
 /// Lowest 32-byte aligned address >= 0 where [addr, addr + size) avoids every range in `busy`.
+/// Sorts `busy`. Why by reference: a copy per placed allocation was a heap allocation each.
 template <class = void>
-constexpr std::int64_t first_fit(std::vector<placed_range> busy, std::int64_t size) {
+constexpr std::int64_t first_fit(std::vector<placed_range>& busy, std::int64_t size) {
   std::sort(busy.begin(), busy.end(), [](const placed_range& a, const placed_range& b) { return a.begin < b.begin; });
   std::int64_t addr = 0;
   for (const auto& r : busy) {
@@ -43,8 +44,9 @@ constexpr std::int64_t first_fit(std::vector<placed_range> busy, std::int64_t si
   return addr;
 }
 /// Smallest gap between `busy` ranges that holds `size` bytes (the space above them otherwise).
+/// Sorts `busy`.
 template <class = void>
-constexpr std::int64_t best_fit(std::vector<placed_range> busy, std::int64_t size) {
+constexpr std::int64_t best_fit(std::vector<placed_range>& busy, std::int64_t size) {
   std::sort(busy.begin(), busy.end(), [](const placed_range& a, const placed_range& b) { return a.begin < b.begin; });
   std::int64_t cursor = 0, best = -1, best_gap = 0;
   for (const auto& r : busy) {
