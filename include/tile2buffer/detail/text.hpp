@@ -63,6 +63,8 @@ class text {
     return chars_.empty() ? std::string_view{} : std::string_view(chars_.data(), chars_.size());
   }
   [[nodiscard]] constexpr std::size_t size() const noexcept { return chars_.size(); }
+  /// Makes room for `n` characters in all.
+  constexpr void reserve(std::size_t n) { chars_.reserve(n); }
   [[nodiscard]] constexpr bool empty() const noexcept { return chars_.empty(); }
   constexpr void clear() noexcept { chars_.clear(); }
   friend constexpr bool operator==(const text& a, const text& b) { return a.view() == b.view(); }

@@ -241,11 +241,19 @@ class printer {
   }
   constexpr void region(region_id r, int level) {
     const auto ops = f_.ops_of(r);
+    const std::size_t start = out_.size();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (i + name_lookahead < ops.size()) prefetch_names(ops[i + name_lookahead]);
+      if (level == 1 && i == size_sample && ops.size() >= 8 * size_sample)
+        out_.reserve(out_.size() + (out_.size() - start) / i * (ops.size() - i) * 5 / 4);
       op(ops[i], level);
     }
   }
+  /// Why: growing a text of hundreds of MB by doubling copies it (into memory no cache holds)
+  /// about once more; after this many ops of a large function body, the text reserves what the
+  /// rest will take at the rate so far, plus a quarter (later ops name longer values: `t1000`
+  /// after `t1`).
+  static constexpr std::size_t size_sample = 1024;
   /// Why: in a kernel of a million values the name table is far larger than the caches, and
   /// taking a name was one memory round trip per value; asking for the slots of the results a
   /// few ops ahead overlaps those round trips with printing.
