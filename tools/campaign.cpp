@@ -4,8 +4,10 @@
 /// kernels (seeds S..S+N-1, cycling through the chosen shapes) are lowered with each chosen
 /// planner; every lowered kernel is run against its Tile program in the reference simulator under
 /// every binding of its runtime scalars. Prints one summary line; each failing (seed, planner)
-/// is written to DIR as a `.t2b` reproducer. Exit codes: 0 clean, 1 mismatches or failures,
-/// 2 bad command line.
+/// is written to DIR as a `.t2b` reproducer, as is a kernel whose selection contradicts the
+/// generator (one it built to stay Tile, or any on a5, was lowered; or a straight-line kernel
+/// stayed Tile on a2a3).
+/// Exit codes: 0 clean, 1 mismatches or failures, 2 bad command line.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -64,9 +66,11 @@ struct config {
   std::uint64_t seed = 1;
   std::vector<shape> shapes{shape::line, shape::windows, shape::valid, shape::regions, shape::cube};
   std::vector<planner_kind> planners{planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas};
+  std::vector<target_arch> targets{target_arch::a2a3};
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string out = ".";
   bool break_addresses = false;  ///< hidden: proves the campaign reports a wrong lowering
+  bool break_selection = false;  ///< hidden: lowers nothing, proves it reports kernels kept Tile
 };
 
 struct tally {
@@ -84,14 +88,14 @@ struct tally {
 
 /// Writes DIR/seed-<seed>-<planner>.t2b: a `#` comment header, then the Tile program. Why the
 /// Tile program: `t2b-opt --planner=P --check-numerics=SEED FILE` lowers and compares it again.
-void write_reproducer(const config& cfg, std::uint64_t seed, shape s, planner_kind planner, const std::string& binding,
+void write_reproducer(const config& cfg, std::uint64_t seed, shape s, const options& opts, const std::string& binding,
                       const std::string& report, const program& tile) {
-  const std::filesystem::path path =
-      std::filesystem::path(cfg.out) / ("seed-" + std::to_string(seed) + "-" + std::string(name(planner)) + ".t2b");
+  const std::filesystem::path path = std::filesystem::path(cfg.out) / ("seed-" + std::to_string(seed) + "-" + std::string(name(opts.planner)) +
+                                                                        "-" + std::string(name(opts.target)) + ".t2b");
   std::ofstream f(path);
-  f << "# t2b-campaign seed " << seed << ", shape " << shape_names[static_cast<int>(s)] << ", planner " << name(planner)
-    << "\n# binding: " << binding << "\n# reproduce: t2b-opt --planner=" << name(planner) << " --check-numerics=" << seed
-    << " " << path.filename().string() << "\n";
+  f << "# t2b-campaign seed " << seed << ", shape " << shape_names[static_cast<int>(s)] << ", planner " << name(opts.planner)
+    << ", target " << name(opts.target) << "\n# binding: " << binding << "\n# reproduce: t2b-opt --planner=" << name(opts.planner)
+    << " --target=" << name(opts.target) << " --check-numerics=" << seed << " " << path.filename().string() << "\n";
   // Why only a note: t2b-opt has no binding flags; it runs block 0 with the simulator's default
   // scalars (offsets 0, extents full), which may not be the binding that failed.
   if (binding != "block_idx=0" && binding != "-")
@@ -104,44 +108,64 @@ void write_reproducer(const config& cfg, std::uint64_t seed, shape s, planner_ki
   if (!f) std::fprintf(stderr, "t2b-campaign: cannot write %s\n", path.string().c_str());
 }
 
-/// One kernel with every planner. The result depends only on (seed, shape, planners).
+/// One lowering of a kernel, checked: it must succeed, select as the generator intends, and
+/// agree with the Tile program in the simulator under every binding.
+void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testing::gen_plan& plan, const program& tile,
+                     const options& opts, tally& t) {
+  ++t.lowerings;
+  const auto lowered = lower(tile, opts);
+  if (!lowered.ok()) {
+    ++t.failures;
+    write_reproducer(cfg, seed, s, opts, "-", std::string(format_all(lowered.errors, "gen").view()), tile);
+    return;
+  }
+  // The generator knows which kernels must stay Tile (as the campaign tests check), and a5
+  // retains Tile IR altogether (passes/select.hpp); lowering one of those, or keeping a
+  // straight-line kernel Tile on a2a3, is a selection bug.
+  const bool a5 = opts.target == target_arch::a5;
+  const bool must_stay_tile = a5 || plan.unaligned || !plan.tile_reason.empty();
+  const bool must_select = s == shape::line && !must_stay_tile;
+  const bool selected = lowered.value.functions[0].stage == ir_stage::buffer;
+  if ((selected && must_stay_tile) || (!selected && must_select)) {
+    ++t.failures;
+    const std::string why = a5 ? std::string("target a5 retains Tile IR") : plan.unaligned ? std::string("an unalignable slice") : plan.tile_reason;
+    write_reproducer(cfg, seed, s, opts, "-",
+                     selected ? "selected although it must stay Tile (" + why + ")" : std::string("a straight-line kernel was not selected"),
+                     tile);
+    return;
+  }
+  if (!selected) {
+    ++t.stayed_tile;
+    return;
+  }
+  ++t.lowered;
+  const program checked = cfg.break_addresses ? testing::collapse_addresses(lowered.value) : lowered.value;
+  // Why stop at the first failing binding: one reproducer per (seed, planner, target) is enough.
+  for (const testing::gen_binding& b : testing::bindings(plan)) {
+    const auto report = sim::check_numerics(tile, checked, tile.functions[0].name_of(), testing::sim_options_for(plan, b, seed));
+    if (report.ok) continue;
+    // A run failure (trap, bad access) has no element mismatches; only its text says why.
+    ++(report.mismatches.empty() ? t.failures : t.mismatches);
+    write_reproducer(cfg, seed, s, opts, testing::describe(b), report.text, tile);
+    return;
+  }
+}
+
+/// One kernel with every planner and target. The result depends only on (seed, shape, planners, targets).
 tally run_kernel(const config& cfg, std::uint64_t seed, shape s) {
   tally t;
   t.kernels = 1;
   const testing::gen_plan plan = plan_for(s, seed);
   const program tile = testing::emit(plan);
-  const std::string_view k = tile.functions[0].name_of();
-  const std::vector<testing::gen_binding> binds = testing::bindings(plan);
-  for (planner_kind planner : cfg.planners) {
-    ++t.lowerings;
-    const auto lowered = lower(tile, options{.planner = planner});
-    if (!lowered.ok()) {
-      ++t.failures;
-      write_reproducer(cfg, seed, s, planner, "-", std::string(format_all(lowered.errors, "gen").view()), tile);
-      continue;
-    }
-    if (lowered.value.functions[0].stage != ir_stage::buffer) {
-      ++t.stayed_tile;
-      continue;
-    }
-    ++t.lowered;
-    const program checked = cfg.break_addresses ? testing::collapse_addresses(lowered.value) : lowered.value;
-    // Why stop at the first failing binding: one reproducer per (seed, planner) is enough.
-    for (const testing::gen_binding& b : binds) {
-      const auto report = sim::check_numerics(tile, checked, k, testing::sim_options_for(plan, b, seed));
-      if (report.ok) continue;
-      // A run failure (trap, bad access) has no element mismatches; only its text says why.
-      ++(report.mismatches.empty() ? t.failures : t.mismatches);
-      write_reproducer(cfg, seed, s, planner, testing::describe(b), report.text, tile);
-      break;
-    }
-  }
+  for (const planner_kind planner : cfg.planners)
+    for (const target_arch target : cfg.targets)
+      lower_and_check(cfg, seed, s, plan, tile, options{.enable_buffer_ir = !cfg.break_selection, .planner = planner, .target = target}, t);
   return t;
 }
 
 /// Splits `a,b,c` and maps each name through `names`; nullopt on an unknown or empty list.
-template <class E, std::size_t N>
-std::optional<std::vector<E>> pick_list(std::string_view v, const std::string_view (&names)[N]) {
+template <class E, class Names>
+std::optional<std::vector<E>> pick_list(std::string_view v, const Names& names) {
   std::vector<E> out;
   while (!v.empty()) {
     const std::size_t comma = v.find(',');
@@ -157,14 +181,14 @@ std::optional<std::vector<E>> pick_list(std::string_view v, const std::string_vi
 
 constexpr const char* usage =
     "usage: t2b-campaign [--kernels N] [--seed S] [--shapes line,windows,valid,regions,cube] [--planners pypto,dsa_rp,ptoas]\n"
-    "                    [--jobs J] [--out DIR]\n";
+    "                    [--targets a2a3,a5] [--jobs J] [--out DIR]\n";
 
 /// Fills `cfg` from argv; returns an error message, or empty on success.
 std::string parse_args(int argc, char** argv, config& cfg) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
-    if (flag == "--break-addresses") {
-      cfg.break_addresses = true;
+    if (flag == "--break-addresses" || flag == "--break-selection") {
+      (flag == "--break-addresses" ? cfg.break_addresses : cfg.break_selection) = true;
       continue;
     }
     if (i + 1 >= argc) return "unknown flag or missing value: " + std::string(flag);
@@ -183,6 +207,10 @@ std::string parse_args(int argc, char** argv, config& cfg) {
       const auto p = pick_list<planner_kind>(v, planner_names);
       if (!p) return "--planners takes a list of pypto, dsa_rp, ptoas";
       cfg.planners = *p;
+    } else if (flag == "--targets") {
+      const auto p = pick_list<target_arch>(v, detail::target_names);
+      if (!p) return "--targets takes a list of a2a3, a5";
+      cfg.targets = *p;
     } else if (flag == "--out") {
       cfg.out = v;
     } else {

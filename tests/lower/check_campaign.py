@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""check_campaign.py T2B_CAMPAIGN clean|broken ARGS...: runs t2b-campaign ARGS --out <temp dir>
-and checks its one summary line. clean: exit 0, lowered > 0, no mismatches or failures.
-broken (ARGS include --break-addresses): exit 1, mismatches > 0 and at least one reproducer."""
+"""check_campaign.py T2B_CAMPAIGN clean|broken|unselected ARGS...: runs t2b-campaign ARGS --out
+<temp dir> and checks its one summary line. clean: exit 0, lowered > 0, no mismatches or
+failures. broken (ARGS include --break-addresses): exit 1, mismatches > 0 and at least one
+reproducer. unselected (ARGS include --break-selection and only the line shape, whose kernels
+must all be selected): exit 1, nothing lowered, every lowering a failure with a reproducer that
+says why."""
 import pathlib
 import re
 import subprocess
@@ -28,8 +31,16 @@ def main():
         kernels, lowerings, lowered, stayed, mismatches, failures = map(int, match.groups())
         reproducers = list(pathlib.Path(out).glob("seed-*.t2b"))
         # Why <=: a lowering that returned errors is neither lowered nor stayed Tile (it is a failure).
-        if lowered + stayed > lowerings or lowered == 0 or kernels == 0:
-            return "expected lowered > 0 and lowered + stayed Tile <= lowerings"
+        if lowered + stayed > lowerings or kernels == 0:
+            return "expected lowered + stayed Tile <= lowerings"
+        if mode == "unselected":
+            said = [p for p in reproducers if "a straight-line kernel was not selected" in p.read_text()]
+            if proc.returncode != 1 or lowered != 0 or failures != lowerings or len(said) != lowerings:
+                return (f"expected every lowering reported as kept Tile: exit {proc.returncode}, {failures} failures of "
+                        f"{lowerings}, {len(said)} reproducers saying so")
+            return 0
+        if lowered == 0:
+            return "expected lowered > 0"
         if mode == "clean":
             if proc.returncode != 0 or mismatches + failures != 0 or reproducers:
                 return f"expected a clean run: exit {proc.returncode}, {len(reproducers)} reproducers"
