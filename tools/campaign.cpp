@@ -88,14 +88,17 @@ struct tally {
 
 /// Writes DIR/seed-<seed>-<planner>.t2b: a `#` comment header, then the Tile program. Why the
 /// Tile program: `t2b-opt --planner=P --check-numerics=SEED FILE` lowers and compares it again.
+/// `selection`: the failure is the kernel's selection, which `--explain-selection` shows.
 void write_reproducer(const config& cfg, std::uint64_t seed, shape s, const options& opts, const std::string& binding,
-                      const std::string& report, const program& tile) {
+                      const std::string& report, const program& tile, bool selection = false) {
   const std::filesystem::path path = std::filesystem::path(cfg.out) / ("seed-" + std::to_string(seed) + "-" + std::string(name(opts.planner)) +
                                                                         "-" + std::string(name(opts.target)) + ".t2b");
   std::ofstream f(path);
   f << "# t2b-campaign seed " << seed << ", shape " << shape_names[static_cast<int>(s)] << ", planner " << name(opts.planner)
     << ", target " << name(opts.target) << "\n# binding: " << binding << "\n# reproduce: t2b-opt --planner=" << name(opts.planner)
-    << " --target=" << name(opts.target) << " --check-numerics=" << seed << " " << path.filename().string() << "\n";
+    << " --target=" << name(opts.target) << (opts.enable_buffer_ir ? "" : " --no-buffer-ir")
+    << (selection ? std::string(" --explain-selection") : " --check-numerics=" + std::to_string(seed)) << " "
+    << path.filename().string() << "\n";
   // Why only a note: t2b-opt has no binding flags; it runs block 0 with the simulator's default
   // scalars (offsets 0, extents full), which may not be the binding that failed.
   if (binding != "block_idx=0" && binding != "-")
@@ -131,7 +134,7 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
     const std::string why = a5 ? std::string("target a5 retains Tile IR") : plan.unaligned ? std::string("an unalignable slice") : plan.tile_reason;
     write_reproducer(cfg, seed, s, opts, "-",
                      selected ? "selected although it must stay Tile (" + why + ")" : std::string("a straight-line kernel was not selected"),
-                     tile);
+                     tile, true);
     return;
   }
   if (!selected) {

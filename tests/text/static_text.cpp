@@ -82,7 +82,7 @@ constexpr bool reports_one_located_error() {
 }
 static_assert(reports_one_located_error());
 
-// The name table in constant evaluation, across a rehash (94 two-letter names, initial room for
+// The name table in constant evaluation, across a rehash (93 two-letter names, initial room for
 // 32): a repeat is refused at its second position, and every name stays found at its first.
 constexpr bool name_table_keeps_entries() {
   constexpr std::string_view base = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.abcdefghijklmnopqrstuvwxyzABCD";

@@ -65,6 +65,7 @@ class text {
   [[nodiscard]] constexpr std::size_t size() const noexcept { return chars_.size(); }
   /// Makes room for `n` characters in all.
   constexpr void reserve(std::size_t n) { chars_.reserve(n); }
+  [[nodiscard]] constexpr std::size_t capacity() const noexcept { return chars_.capacity(); }
   [[nodiscard]] constexpr bool empty() const noexcept { return chars_.empty(); }
   constexpr void clear() noexcept { chars_.clear(); }
   friend constexpr bool operator==(const text& a, const text& b) { return a.view() == b.view(); }

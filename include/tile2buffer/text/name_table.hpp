@@ -110,6 +110,8 @@ class name_table {
     const std::uint32_t h = hash(key);
     return place{&probe(base, key, h), h};
   }
+  // Why a 32-bit entry index suffices: keys are 32-bit offsets into one buffer, so there are
+  // fewer than 2^32 of them.
   constexpr entry& fill(place p, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
     entries_.push_back(entry{begin, len, value, st});
     *p.s = slot{p.h, static_cast<std::uint32_t>(entries_.size())};

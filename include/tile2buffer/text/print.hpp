@@ -241,19 +241,33 @@ class printer {
   }
   constexpr void region(region_id r, int level) {
     const auto ops = f_.ops_of(r);
-    const std::size_t start = out_.size();
+    std::size_t flat_bytes = 0, flat_ops = 0;  // text of the function body's region-free ops so far
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (i + name_lookahead < ops.size()) prefetch_names(ops[i + name_lookahead]);
-      if (level == 1 && i == size_sample && ops.size() >= 8 * size_sample)
-        out_.reserve(out_.size() + (out_.size() - start) / i * (ops.size() - i) * 5 / 4);
+      if (level != 1) {
+        op(ops[i], level);
+        continue;
+      }
+      if (i == size_sample && ops.size() >= 8 * size_sample) reserve_rest(flat_bytes, flat_ops, ops.size() - i);
+      const std::size_t before = out_.size();
       op(ops[i], level);
+      if (ops[i].index < f_.ops.size() && f_.ops[ops[i].index].regions.count == 0) {
+        flat_bytes += out_.size() - before;
+        ++flat_ops;
+      }
     }
   }
   /// Why: growing a text of hundreds of MB by doubling copies it (into memory no cache holds)
   /// about once more; after this many ops of a large function body, the text reserves what the
-  /// rest will take at the rate so far, plus a quarter (later ops name longer values: `t1000`
-  /// after `t1`).
+  /// remaining ops will take at the rate of the region-free ops so far, plus a quarter (later ops
+  /// name longer values: `t1000` after `t1`). A region op's text holds its whole body, and an
+  /// unusually long line is no rate to multiply: without a typical rate, the text just grows.
   static constexpr std::size_t size_sample = 1024;
+  static constexpr std::size_t max_reserved_rate = 256;  ///< bytes per op
+  constexpr void reserve_rest(std::size_t flat_bytes, std::size_t flat_ops, std::size_t remaining) {
+    if (flat_ops < size_sample / 2 || flat_bytes > max_reserved_rate * flat_ops) return;
+    out_.reserve(out_.size() + flat_bytes * remaining / flat_ops * 5 / 4);
+  }
   /// Why: in a kernel of a million values the name table is far larger than the caches, and
   /// taking a name was one memory round trip per value; asking for the slots of the results a
   /// few ops ahead overlaps those round trips with printing.
