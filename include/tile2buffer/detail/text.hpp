@@ -20,17 +20,13 @@ class text {
   constexpr text& append(std::string_view s) {
     // Why a loop: g++ 12 at -O1 reports a false stringop-overflow for vector::insert of a range,
     // and clang 14 cannot constant-evaluate libstdc++'s `resize` of a vector of char.
-    // Why the doubling: `reserve` allocates exactly what it is asked for, so reserving the sum,
-    // as this did, copied the whole text on every append to a full one.
-    if (const std::size_t need = chars_.size() + s.size(); need > chars_.capacity())
-      chars_.reserve(need > 2 * chars_.capacity() ? need : 2 * chars_.capacity());
+    make_room(s.size());
     for (const char c : s) chars_.push_back(c);
     return *this;
   }
   /// Appends a copy of its own `[begin, begin + len)`, which must lie inside it.
   constexpr text& repeat(std::size_t begin, std::size_t len) {
-    if (const std::size_t need = chars_.size() + len; need > chars_.capacity())
-      chars_.reserve(need > 2 * chars_.capacity() ? need : 2 * chars_.capacity());
+    make_room(len);
     // Why indices: the source lies in the buffer being appended to.
     for (std::size_t i = 0; i < len; ++i) chars_.push_back(chars_[begin + i]);
     return *this;
@@ -72,6 +68,13 @@ class text {
   friend constexpr bool operator==(const text& a, std::string_view b) { return a.view() == b; }
 
  private:
+  /// Room for `n` more characters. Why the doubling: `reserve` allocates exactly what it is asked
+  /// for, so reserving the sum copied the whole text on every append to a full one.
+  constexpr void make_room(std::size_t n) {
+    if (const std::size_t need = chars_.size() + n; need > chars_.capacity())
+      chars_.reserve(need > 2 * chars_.capacity() ? need : 2 * chars_.capacity());
+  }
+
   std::vector<char> chars_;
 };
 

@@ -241,17 +241,15 @@ class printer {
   }
   constexpr void region(region_id r, int level) {
     const auto ops = f_.ops_of(r);
-    std::size_t flat_bytes = 0, flat_ops = 0;  // text of the function body's region-free ops so far
+    // A large function body measures its first region-free ops to reserve the rest (reserve_rest).
+    const bool sized = level == 1 && ops.size() >= 8 * size_sample;
+    std::size_t flat_bytes = 0, flat_ops = 0;
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (i + name_lookahead < ops.size()) prefetch_names(ops[i + name_lookahead]);
-      if (level != 1) {
-        op(ops[i], level);
-        continue;
-      }
-      if (i == size_sample && ops.size() >= 8 * size_sample) reserve_rest(flat_bytes, flat_ops, ops.size() - i);
+      if (sized && i == size_sample) reserve_rest(flat_bytes, flat_ops, ops.size() - i);
       const std::size_t before = out_.size();
       op(ops[i], level);
-      if (ops[i].index < f_.ops.size() && f_.ops[ops[i].index].regions.count == 0) {
+      if (sized && i < size_sample && ops[i].index < f_.ops.size() && f_.ops[ops[i].index].regions.count == 0) {
         flat_bytes += out_.size() - before;
         ++flat_ops;
       }
