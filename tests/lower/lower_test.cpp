@@ -4,7 +4,9 @@
 #include <thread>
 
 #include "support/kernels.hpp"
+#include "tile2buffer/ir/equal.hpp"
 #include "tile2buffer/lower.hpp"
+#include "tile2buffer/text/parse.hpp"
 
 using namespace tile2buffer;
 using namespace t2b_test;
@@ -206,4 +208,30 @@ TEST_CASE("explicit lower with a host set reports the host's stays-Tile reason")
   const auto r = lower_tile_to_buffer<host_set>(unrecorded, options{});
   REQUIRE_FALSE(r.ok());
   CHECK(errors_of(r.errors).find("no conversion recipe for 'tile.mul' (the host keeps mul on Tile)") != std::string::npos);
+}
+
+TEST_CASE("the pipeline legalizes its own program in place, as the copying pass does") {
+  // A recip reading and writing one allocation needs a new destination; add_mul needs nothing.
+  const char* src = R"(aiv @recip_in_place(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+  m = tile.alloc(Vec, 2048)
+  x = tile.load(X, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec] in m
+  y = tile.recip(x) : Tile[[16, 32], FP32, Vec] in m
+  r = tile.store(y, (0, 0), Out) : Tensor[[16, 32], FP32]
+  return r
+}
+)";
+  auto parsed = parse(src, "legalize.t2b");
+  REQUIRE_MESSAGE(parsed.ok(), errors_of(parsed.errors));
+  parsed.value.functions.push_back(add_mul_kernel());
+  const options opts{.planner = planner_kind::pypto};
+  const auto selected = run_pipeline(parsed.value, opts, pass_id::select);
+  REQUIRE(selected.ok());
+  const auto copied = run_pass(pass_id::legalize, selected.value, opts);
+  const auto in_place = run_pipeline(parsed.value, opts, pass_id::legalize);
+  REQUIRE(copied.ok());
+  REQUIRE(in_place.ok());
+  CHECK(structurally_equal(copied.value, in_place.value));
+  CHECK(count_ops(in_place.value.functions[0], opcode::tile_alloc) == 2);  // the recip's new destination
+  CHECK(count_ops(selected.value.functions[0], opcode::tile_alloc) == 1);
+  CHECK(structurally_equal(in_place.value.functions[1], selected.value.functions[1]));  // left as it was
 }

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <variant>
+#include <vector>
 
 #include "tile2buffer/ir/builder.hpp"
 #include "tile2buffer/ir/equal.hpp"
@@ -104,3 +105,37 @@ static_assert(has_init_cond<view<opcode::tile_matmul_acc>> && !has_init_cond<vie
 // The names agree with the buffer op the elementwise recipes emit (inputs first, then dest).
 static_assert(operand_names(opcode::buffer_adds) == "source scalar dest" && operand_names(opcode::tile_adds) == "source scalar");
 }  // namespace
+
+namespace {
+/// `type_interner`: equal types share one entry, different ones get their own, and every id
+/// stays right across the table's growth (64 slots, then 128, ...).
+constexpr bool interner_shares_equal_types(int distinct) {
+  std::vector<type> types;
+  type_interner in;
+  for (int round = 0; round < 2; ++round)
+    for (int i = 0; i < distinct; ++i) {
+      const type_id id = in.intern(types, tile_type(16, 8 + 8 * i, dtype::fp32));
+      const std::size_t expected_size = round == 0 ? static_cast<std::size_t>(i + 1) : static_cast<std::size_t>(distinct);
+      if (id.index != static_cast<std::uint32_t>(i) || types.size() != expected_size) return false;
+    }
+  // A type the caller appended itself is found once the table grows past it.
+  types.push_back(tile_type(1, 1, dtype::fp16));
+  for (int i = 0; i < 2 * distinct + 64; ++i) static_cast<void>(in.intern(types, tile_type(2, 8 + 8 * i, dtype::fp16)));
+  return in.intern(types, tile_type(1, 1, dtype::fp16)).index == static_cast<std::uint32_t>(distinct);
+}
+static_assert(interner_shares_equal_types(3));
+static_assert(interner_shares_equal_types(40));
+}  // namespace
+
+TEST_CASE("the type interner gives equal types one id, also across growth") {
+  CHECK(interner_shares_equal_types(1));
+  CHECK(interner_shares_equal_types(200));
+  std::vector<type> types;
+  type_interner in;
+  const type a = tile_type(16, 32, dtype::fp32);
+  const type b = in_storage(a, value_id{7});
+  CHECK(in.intern(types, a).index == 0);
+  CHECK(in.intern(types, b).index == 1);  // storage makes a different type
+  CHECK(in.intern(types, a).index == 0);
+  CHECK(types.size() == 2);
+}

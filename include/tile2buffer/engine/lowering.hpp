@@ -29,7 +29,7 @@ class lowering {
   /// first Tile value naming it (whose name and location the handle takes).
   struct window {
     std::int64_t offset = 0;
-    type desc;
+    const type* desc = nullptr;  ///< its Buffer descriptor (windows of one kernel mostly share one)
     value_id first;
     bool parent = false;  ///< sliced or assembled into: a use-site window is cut from it
     op_id product;        ///< a matmul's product-shaped view of a wider accumulator (reference §5.6 step 15)
@@ -41,6 +41,9 @@ class lowering {
     rw_.target().stage = ir_stage::buffer;
     index_storage();
   }
+  // Why not copyable: `window::desc` points into this object's own descriptor list.
+  lowering(const lowering&) = delete;
+  lowering& operator=(const lowering&) = delete;
 
   [[nodiscard]] constexpr const function& source() const noexcept { return rw_.source(); }
   [[nodiscard]] constexpr rewriter& rw() noexcept { return rw_; }
@@ -240,16 +243,25 @@ class lowering {
       for (std::uint32_t j = 0; j < found.size(); ++j) order[fill[found[j].alloc]++] = j;
     }
     keys_.reserve(found.size());
+    // Why interned: a descriptor per window was 96 of the 120 bytes per allocation at the
+    // pipeline's peak, and equal ids compare in one instruction.
+    type_interner interner;
+    std::vector<std::uint32_t> key_desc;  // parallel to keys_: the id in descs_
+    key_desc.reserve(found.size());
     for (std::size_t a = 0; a < allocs; ++a) {
       const auto first = static_cast<std::uint32_t>(keys_.size());
       key_begin_[a] = first;
       for (std::uint32_t n = start[a]; n < start[a + 1]; ++n) {
         const candidate& c = found[order[n]];
         const std::int64_t offset = f.type_of(c.v).mem_offset;
-        const type desc = c.product.valid() ? product_view_candidate(c.product)->desc : tile_desc(f.type_of(c.v));
+        const std::uint32_t desc =
+            interner.intern(descs_, c.product.valid() ? product_view_candidate(c.product)->desc : tile_desc(f.type_of(c.v))).index;
         std::uint32_t k = first;
-        while (k < keys_.size() && !(keys_[k].offset == offset && keys_[k].desc == desc)) ++k;
-        if (k == keys_.size()) keys_.push_back(window{offset, desc, c.v, false, c.product});
+        while (k < keys_.size() && !(keys_[k].offset == offset && key_desc[k] == desc)) ++k;
+        if (k == keys_.size()) {
+          keys_.push_back(window{offset, nullptr, c.v, false, c.product});
+          key_desc.push_back(desc);
+        }
         const key_ref ref{static_cast<std::uint32_t>(a), k - first};
         if (c.product.valid()) {
           products_.emplace_back(c.product, ref);
@@ -260,6 +272,7 @@ class lowering {
       }
     }
     key_begin_[allocs] = static_cast<std::uint32_t>(keys_.size());
+    for (std::size_t k = 0; k < keys_.size(); ++k) keys_[k].desc = &descs_[key_desc[k]];  // descs_ is complete
     key_handles_.assign(keys_.size(), value_id{});
   }
 
@@ -295,6 +308,7 @@ class lowering {
   options opts_;
   std::vector<key_ref> value_key_;
   std::vector<std::uint32_t> key_begin_;  // allocation -> its first window in keys_
+  std::vector<type> descs_;               // the windows' distinct descriptors (`window::desc` points here)
   std::vector<window> keys_;
   std::vector<value_id> key_handles_;     // parallel to keys_
   std::vector<use_site_window> windows_;  // by Tile value id; empty until a window is defined

@@ -18,9 +18,12 @@ inline namespace v0 {
 
 class rewriter {
  public:
-  constexpr explicit rewriter(const function& src)
+  /// `sizes`: the new function's arena sizes when the caller knows them (otherwise about the
+  /// source's, see `function_builder::reserve_like`).
+  constexpr explicit rewriter(const function& src, const function_builder::arena_sizes* sizes = nullptr)
       : src_(src), b_(src.kind, src.name_of(), src.loc), map_(src.values.size()) {
-    b_.reserve_like(src);
+    if (sizes != nullptr) b_.reserve(*sizes);
+    else b_.reserve_like(src);
     auto& f = b_.fn();
     f.stage = src.stage;
     f.buffer_ir_selected = src.buffer_ir_selected;

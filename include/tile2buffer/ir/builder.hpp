@@ -47,6 +47,20 @@ class function_builder {
 
   /// Sizes the arenas for a function about as large as `like` (a rewriter's source: its
   /// replacement has about as many ops, values, operands and names), so they grow at most once.
+  /// Sizes the arenas for a function whose sizes the caller knows (init_storage: its source plus
+  /// one allocation per storage family), so none grows: growing doubled what it held.
+  struct arena_sizes {
+    std::size_t values = 0, ops = 0, region_ops = 0, operands = 0, names = 0, types = 0;
+  };
+  constexpr void reserve(const arena_sizes& n) {
+    f_.values.reserve(n.values);
+    f_.value_names.reserve(n.values);
+    f_.types.reserve(n.types);
+    f_.ops.reserve(n.ops);
+    f_.region_ops.reserve(n.region_ops);
+    f_.operands.reserve(n.operands);
+    f_.names.reserve(n.names);
+  }
   constexpr void reserve_like(const function& like) {
     f_.values.reserve(like.values.size() + like.values.size() / 4);
     f_.value_names.reserve(like.values.size() + like.values.size() / 4);
@@ -154,31 +168,10 @@ class function_builder {
   /// Replaces a value's type (parser: a region result's storage clause is read after its op).
   constexpr void set_type(value_id v, const type& t) { f_.values[v.index].ty = intern_type(t); }
 
-  /// The id of `t` among the function's types, added on first sight. Open addressing over a
-  /// power-of-two table kept at most half full: interning is O(1) and equal types share an entry.
-  constexpr type_id intern_type(const type& t) {
-    // Why: consecutive values mostly share a type (a kernel's tiles, a Buffer program's
-    // descriptors), and one comparison is cheaper than hashing every member.
-    if (last_type_ < f_.types.size() && f_.types[last_type_] == t) return type_id{last_type_};
-    const type_id id = intern_type_slow(t);
-    last_type_ = id.index;
-    return id;
-  }
+  /// The id of `t` among the function's types, added on first sight (equal types share one).
+  constexpr type_id intern_type(const type& t) { return types_.intern(f_.types, t); }
 
  private:
-  constexpr type_id intern_type_slow(const type& t) {
-    if (2 * (f_.types.size() + 1) > type_slots_.size()) rehash_types(type_slots_.empty() ? 64 : 2 * type_slots_.size());
-    const std::size_t mask = type_slots_.size() - 1;
-    for (std::size_t i = static_cast<std::size_t>(hash(t)) & mask;; i = (i + 1) & mask) {
-      const std::uint32_t slot = type_slots_[i];
-      if (slot == 0) {
-        f_.types.push_back(t);
-        type_slots_[i] = static_cast<std::uint32_t>(f_.types.size());
-        return type_id{slot_index(f_.types.size())};
-      }
-      if (f_.types[slot - 1] == t) return type_id{slot - 1};
-    }
-  }
   constexpr span32 store_operands(std::span<const operand> args) {
     const span32 s{static_cast<std::uint32_t>(f_.operands.size()), static_cast<std::uint32_t>(args.size())};
     f_.operands.insert(f_.operands.end(), args.begin(), args.end());
@@ -191,19 +184,9 @@ class function_builder {
     f_.value_names.push_back(intern(name));
     return id;
   }
-  static constexpr std::uint32_t slot_index(std::size_t count) { return static_cast<std::uint32_t>(count - 1); }
-  constexpr void rehash_types(std::size_t n) {
-    type_slots_.assign(n, 0);
-    for (std::size_t k = 0; k < f_.types.size(); ++k) {
-      std::size_t i = static_cast<std::size_t>(hash(f_.types[k])) & (n - 1);
-      while (type_slots_[i] != 0) i = (i + 1) & (n - 1);
-      type_slots_[i] = static_cast<std::uint32_t>(k + 1);
-    }
-  }
 
   function f_;
-  std::vector<std::uint32_t> type_slots_;  ///< 1 + index into f_.types, or 0 for an empty slot
-  std::uint32_t last_type_ = no_id;        ///< the type interned last
+  type_interner types_;
   std::vector<std::vector<op_id>> open_;
   std::vector<region_id> open_ids_;
 };

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/length.hpp>
@@ -19,6 +20,7 @@
 
 #include "tile2buffer/config.hpp"
 #include "tile2buffer/detail/reflect.hpp"
+#include "tile2buffer/ir/ids.hpp"
 #include "tile2buffer/ir/types.hpp"
 
 namespace tile2buffer {
@@ -110,6 +112,48 @@ constexpr std::uint64_t hash(const type& t) {
   h *= 0xbf58476d1ce4e5b9ULL;
   return h ^ (h >> 32);
 }
+
+/// Interns types into a caller's list (a function's `types`, or a pass's own table): equal types
+/// share one entry. Open addressing over a power-of-two table kept at most half full, so
+/// interning is O(1); entries the caller appends itself are indexed at the next growth.
+class type_interner {
+ public:
+  /// The id of `t` in `types`, appended on first sight.
+  constexpr type_id intern(std::vector<type>& types, const type& t) {
+    // Why: consecutive values mostly share a type (a kernel's tiles, a Buffer program's
+    // descriptors), and one comparison is cheaper than hashing every member.
+    if (last_ < types.size() && types[last_] == t) return type_id{last_};
+    const type_id id = intern_slow(types, t);
+    last_ = id.index;
+    return id;
+  }
+
+ private:
+  constexpr type_id intern_slow(std::vector<type>& types, const type& t) {
+    if (2 * (types.size() + 1) > slots_.size()) rehash(types, slots_.empty() ? 64 : 2 * slots_.size());
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>(hash(t)) & mask;; i = (i + 1) & mask) {
+      const std::uint32_t slot = slots_[i];
+      if (slot == 0) {
+        types.push_back(t);
+        slots_[i] = static_cast<std::uint32_t>(types.size());
+        return type_id{static_cast<std::uint32_t>(types.size() - 1)};
+      }
+      if (types[slot - 1] == t) return type_id{slot - 1};
+    }
+  }
+  constexpr void rehash(const std::vector<type>& types, std::size_t n) {
+    slots_.assign(n, 0);
+    for (std::size_t k = 0; k < types.size(); ++k) {
+      std::size_t i = static_cast<std::size_t>(hash(types[k])) & (n - 1);
+      while (slots_[i] != 0) i = (i + 1) & (n - 1);
+      slots_[i] = static_cast<std::uint32_t>(k + 1);
+    }
+  }
+
+  std::vector<std::uint32_t> slots_;  ///< 1 + index into the types, or 0 for an empty slot
+  std::uint32_t last_ = no_id;        ///< the type interned last
+};
 
 }  // namespace v0
 }  // namespace tile2buffer

@@ -121,9 +121,9 @@ constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<st
   return last;
 }
 
+/// `windows`: the window facts of `f` (the kernel analyses' own, computed once per run).
 template <class = void>
-constexpr function init_function_storage(const function& f) {
-  const window_facts windows(f, scalar_divisibility(f));
+constexpr function init_function_storage(const function& f, const window_facts& windows) {
   std::vector<std::uint32_t> pos(f.ops.size(), 0), end(f.ops.size(), 0);
   const std::vector<std::uint32_t> last = last_uses(f, pos, end);
   // owner[v]: the value whose allocation v lives in (itself for a fresh allocation); no_id = none.
@@ -200,7 +200,22 @@ constexpr function init_function_storage(const function& f) {
       own(res);
     }
   });
-  rewriter rw(f);
+  // The result is the source plus one tile.alloc per fresh allocation, and a type of its own for
+  // most values in storage: sized exactly, it never grows (growing doubled each arena).
+  function_builder::arena_sizes sizes{f.values.size() + fresh.size(), f.ops.size() + fresh.size(),
+                                      f.region_ops.size() + fresh.size(), f.operands.size() + 2 * fresh.size(),
+                                      f.names.size(), f.types.size() + 1};
+  {
+    // Values of one family and one source type share one type (an accumulator's versions).
+    std::vector<std::uint32_t> family_type(f.values.size(), no_id);
+    for (std::uint32_t i = 0; i < f.values.size(); ++i) {
+      if (owner[i] == no_id) continue;
+      if (family_type[owner[i]] != f.values[i].ty.index) ++sizes.types;
+      family_type[owner[i]] = f.values[i].ty.index;
+      if (owner[i] == i) sizes.names += 4 + f.value_names[i].count;  // mem_<name>
+    }
+  }
+  rewriter rw(f, &sizes);
   std::vector<value_id> mem(f.values.size());
   for (value_id v : fresh) mem[v.index] = emit_alloc_for(rw, v, f.value(v).def.valid() ? f.op(f.value(v).def).loc : f.loc);
   for (std::uint32_t i = 0; i < f.values.size(); ++i)
@@ -217,8 +232,13 @@ constexpr result<program> init_storage(const program& p, const options&, analysi
   r.value.file = p.file;
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     const function& f = p.functions[i];
-    if (f.is_device() && f.stage == ir_stage::tile && !cache.get(p, i).storage.planned()) {
-      r.value.functions.push_back(detail::init_function_storage(f));
+    if (!f.is_device() || f.stage != ir_stage::tile) {
+      r.value.functions.push_back(f);
+      continue;
+    }
+    const kernel_analyses& k = cache.get(p, i);
+    if (!k.storage.planned()) {
+      r.value.functions.push_back(detail::init_function_storage(f, k.windows));
       cache.invalidate(i);
     } else {
       r.value.functions.push_back(f);

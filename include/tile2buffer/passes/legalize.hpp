@@ -137,10 +137,10 @@ constexpr operand snapshot_source(rewriter& rw, const kernel_analyses& k, op_id 
 
 }  // namespace detail
 
+/// Legalizes `p` where it is: a function that needs no copy, move or snapshot stays as it is
+/// (the pipeline's own program; the common case, which a copy made a whole-function pass).
 template <class = void>
-constexpr result<program> legalize(const program& p, const options& opts, analysis_cache& cache) {
-  result<program> r;
-  r.value.file = p.file;
+constexpr void legalize_in_place(program& p, const options& opts, analysis_cache& cache) {
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     const function& f = p.functions[i];
     std::vector<op_id> recips;
@@ -167,10 +167,7 @@ constexpr result<program> legalize(const program& p, const options& opts, analys
       });
       regions = detail::plan_region_storage(f, *k);
     }
-    if (recips.empty() && snapshot.empty() && regions.empty()) {
-      r.value.functions.push_back(f);
-      continue;
-    }
+    if (recips.empty() && snapshot.empty() && regions.empty()) continue;
     rewriter rw(f);
     for (op_id o : recips) rw.set_storage(f.result(o), detail::emit_alloc_for(rw, f.result(o), f.op(o).loc), 0);
     for (const auto& [v, t] : regions.retarget) rw.override_type(v, t);
@@ -201,9 +198,16 @@ constexpr result<program> legalize(const program& p, const options& opts, analys
       return true;
     };
     rw.clone_ops(f.body, [&](op_id o) { return custom(o, custom); });
-    r.value.functions.push_back(rw.finish());
+    function legal = rw.finish();  // built from `f`, which it replaces only once built
+    p.functions[i] = static_cast<function&&>(legal);
     cache.invalidate(i);
   }
+}
+template <class = void>
+constexpr result<program> legalize(const program& p, const options& opts, analysis_cache& cache) {
+  result<program> r;
+  r.value = p;
+  legalize_in_place(r.value, opts, cache);
   return r;
 }
 template <class = void>

@@ -77,11 +77,13 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
       std::vector<diagnostic> errors =
           id == pass_id::verify_tile_storage ? tile_storage_errors(*latest, cache) : buffer_errors(*latest);
       if (!errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));
-    } else if (latest == &current.value && (id == pass_id::select || id == pass_id::plan)) {
-      // The run owns the program a previous pass built, and these two passes only annotate it
-      // (a decision, addresses): update it where it is instead of copying it.
+    } else if (latest == &current.value && (id == pass_id::select || id == pass_id::legalize || id == pass_id::plan)) {
+      // The run owns the program a previous pass built, and these passes only annotate it (a
+      // decision, addresses) or rewrite the few functions that need it: update it where it is
+      // instead of copying it.
       std::vector<diagnostic> errors;
       if (id == pass_id::select) select_in_place<Recipes>(current.value, opts, cache);
+      else if (id == pass_id::legalize) legalize_in_place(current.value, opts, cache);
       else plan_in_place(current.value, opts, cache, errors);
       if (errors.empty() && opts.verify_each) errors = verify(current.value);
       if (!errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));

@@ -58,6 +58,27 @@ constexpr std::int64_t best_fit(std::vector<placed_range>& busy, std::int64_t si
   }
   return best >= 0 ? best : cursor;
 }
+
+/// Orders `order` (allocation indices, ascending) by live start, ties by index. Why a counting
+/// sort: starts are op positions, so it is linear, and a comparison sort of one index per
+/// allocation was 6% of the pipeline. A start far beyond the count (not from a walk) falls back.
+template <class = void>
+constexpr void sort_by_start(std::vector<std::uint32_t>& order, const std::vector<live_interval>& live) {
+  std::uint32_t top = 0;
+  for (const std::uint32_t i : order) top = std::max(top, live[i].start);
+  if (top > 4 * order.size() + 4096) {
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return live[a].start != live[b].start ? live[a].start < live[b].start : a < b;
+    });
+    return;
+  }
+  std::vector<std::uint32_t> first(std::size_t{top} + 2, 0);  // first[s + 1]: how many start at s, then prefix sums
+  for (const std::uint32_t i : order) ++first[live[i].start + 1];
+  for (std::size_t s = 1; s < first.size(); ++s) first[s] += first[s - 1];
+  std::vector<std::uint32_t> sorted(order.size(), 0);  // not `(n)`: clang 14 cannot constant-evaluate that
+  for (const std::uint32_t i : order) sorted[first[live[i].start]++] = i;  // stable: ties keep index order
+  order.swap(sorted);
+}
 }  // namespace detail
 
 /// Addresses for `allocs` (std::nullopt entries are left unplaced). Allocations that already have
@@ -68,7 +89,7 @@ constexpr std::int64_t best_fit(std::vector<placed_range>& busy, std::int64_t si
 /// still-live ones (`active`) and those ended within `dsa_cooldown` ops (`cooling`) are looked at,
 /// instead of every allocation. Both lists are kept in allocation-index order, which is the order
 /// the fit functions have always received their ranges in, so addresses are exactly those of the
-/// all-pairs scan this replaces. Cost: O(n log n + n * A), A = allocations live at once in one
+/// all-pairs scan this replaces. Cost: O(n + P + n * A), P = op positions, A = allocations live at once in one
 /// space (at most the space's capacity over the smallest allocation when the placement fits).
 template <class = void>
 constexpr std::vector<std::optional<std::int64_t>> place(planner_kind planner, const std::vector<allocation>& allocs,
@@ -90,9 +111,7 @@ constexpr std::vector<std::optional<std::int64_t>> place(planner_kind planner, c
       order.push_back(i);
     }
   }
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    return live[a].start != live[b].start ? live[a].start < live[b].start : a < b;
-  });
+  detail::sort_by_start(order, live);
   const auto range_of = [&](std::uint32_t j) { return placed_range{*addr[j], *addr[j] + allocs[j].capacity}; };
   const auto by_index = [](std::vector<std::uint32_t>& v, std::uint32_t j) {
     v.insert(std::lower_bound(v.begin(), v.end(), j), j);

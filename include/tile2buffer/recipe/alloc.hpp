@@ -94,17 +94,17 @@ constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
 
   for (const window& m : ks) {
     if (m.offset < 0) return l.fail(loc, name, text("dense storage window must begin within its allocation"));
-    if (m.desc.bytes() > alloc.capacity - m.offset)
+    if (m.desc->bytes() > alloc.capacity - m.offset)
       return l.fail(loc, name,
-                    text("descriptor window exceeds the planned allocation capacity: ") << m.desc.bytes() << " bytes at offset "
+                    text("descriptor window exceeds the planned allocation capacity: ") << m.desc->bytes() << " bytes at offset "
                                                                                         << m.offset << " in " << alloc.capacity);
   }
   auto& b = l.builder();
-  const bool direct = ks.size() == 1 && ks[0].offset == 0 && ks[0].desc.bytes() == alloc.capacity;
+  const bool direct = ks.size() == 1 && ks[0].offset == 0 && ks[0].desc->bytes() == alloc.capacity;
   if (direct) {
     // Why a fixed operand array: this is the path of almost every allocation, and it needs no
     // heap-allocated operand list.
-    const type& d = ks[0].desc;
+    const type& d = *ks[0].desc;
     const operand valid = d.valid[0].is_runtime() ? b.pair(d.shape[0], d.shape[1]) : b.tuple({});
     const operand args[] = {valid, with_address ? operand::integer(*alloc.address) : operand{}};
     const std::string_view names[] = {f.name_of(ks[0].first)};
@@ -115,8 +115,8 @@ constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
   if (alloc.capacity % 32 != 0) return l.fail(loc, name, text("a shared storage root needs its capacity aligned to 32 bytes"));
   std::uint32_t typed_root = no_id;
   for (std::uint32_t k = 0; k < ks.size() && typed_root == no_id; ++k)
-    if (ks[k].parent && ks[k].offset == 0 && ks[k].desc.bytes() == alloc.capacity && ks[k].desc.static_valid()) typed_root = k;
-  const type root_t = typed_root != no_id ? ks[typed_root].desc : buffer_type(alloc.capacity / 32, 32, dtype::uint8);
+    if (ks[k].parent && ks[k].offset == 0 && ks[k].desc->bytes() == alloc.capacity && ks[k].desc->static_valid()) typed_root = k;
+  const type root_t = typed_root != no_id ? *ks[typed_root].desc : buffer_type(alloc.capacity / 32, 32, dtype::uint8);
   const std::string_view root_names[] = {typed_root != no_id ? f.name_of(ks[typed_root].first) : f.name_of(alloc.mem)};
   const operand root_args[] = {b.tuple({}), with_address ? operand::integer(*alloc.address) : operand{}};
   const value_id root = b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(root_args, with_address ? 2 : 1), {},
@@ -136,8 +136,8 @@ constexpr void lower_alloc::emit_matrix_root(typed<tile::alloc> op, lowering& l,
   std::int64_t root_offset = 0, root_bytes = 0;
   for (std::uint32_t k = 0; k < ks.size(); ++k) {
     const window& m = ks[k];
-    if (m.offset < 0 || m.desc.bytes() > alloc.capacity - m.offset)
-      return l.fail(loc, name, text("descriptor window exceeds the planned allocation capacity: ") << m.desc.bytes() << " bytes at offset "
+    if (m.offset < 0 || m.desc->bytes() > alloc.capacity - m.offset)
+      return l.fail(loc, name, text("descriptor window exceeds the planned allocation capacity: ") << m.desc->bytes() << " bytes at offset "
                                                                                                   << m.offset << " in " << alloc.capacity);
     // Why no ?: here: g++-12 mis-evaluates a conditional of class type in constant evaluation.
     text nm(f.name_of(m.first));
@@ -146,23 +146,23 @@ constexpr void lower_alloc::emit_matrix_root(typed<tile::alloc> op, lowering& l,
     if (with_address || !root.valid()) {
       const operand args[] = {b.tuple({}), with_address ? operand::integer(*alloc.address + m.offset) : operand{}};
       const value_id h = b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(args, with_address ? 2 : 1), {},
-                                              std::span<const type>(&m.desc, 1), names, loc));
+                                              std::span<const type>(m.desc, 1), names, loc));
       if (!root.valid()) {
         root = h;
         root_offset = m.offset;
-        root_bytes = m.desc.bytes();
+        root_bytes = m.desc->bytes();
       }
       l.define_handle(a, k, h);
       continue;
     }
-    if (m.offset != root_offset || m.desc.bytes() != root_bytes)
+    if (m.offset != root_offset || m.desc->bytes() != root_bytes)
       return l.fail(loc, name, text("an addressless ") << tile2buffer::name(alloc.space)
                                                        << " allocation can hold only one window; distinct windows require separate allocations ('"
-                                                       << f.name_of(m.first) << "' at offset " << m.offset << ", " << m.desc.bytes()
+                                                       << f.name_of(m.first) << "' at offset " << m.offset << ", " << m.desc->bytes()
                                                        << " bytes; the allocation's window is at offset " << root_offset << ", "
                                                        << root_bytes << " bytes)");
     const operand rargs[] = {operand::of(root)};
-    l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_reshape, rargs, {}, std::span<const type>(&m.desc, 1), names, loc)));
+    l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_reshape, rargs, {}, std::span<const type>(m.desc, 1), names, loc)));
   }
 }
 
@@ -179,10 +179,10 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
     const window& p = ks[x];
     const window& q = ks[y];
     if (p.offset != q.offset) return p.offset < q.offset;
-    if (tile2buffer::name(p.desc.dt) != tile2buffer::name(q.desc.dt)) return tile2buffer::name(p.desc.dt) < tile2buffer::name(q.desc.dt);
-    if (p.desc.shape != q.desc.shape) return p.desc.shape < q.desc.shape;
-    return p.desc.valid[0].number < q.desc.valid[0].number ||
-           (p.desc.valid[0].number == q.desc.valid[0].number && p.desc.valid[1].number < q.desc.valid[1].number);
+    if (tile2buffer::name(p.desc->dt) != tile2buffer::name(q.desc->dt)) return tile2buffer::name(p.desc->dt) < tile2buffer::name(q.desc->dt);
+    if (p.desc->shape != q.desc->shape) return p.desc->shape < q.desc->shape;
+    return p.desc->valid[0].number < q.desc->valid[0].number ||
+           (p.desc->valid[0].number == q.desc->valid[0].number && p.desc->valid[1].number < q.desc->valid[1].number);
   });
   const std::string_view root_name = f.name_of(alloc.mem);
   std::vector<std::pair<std::int64_t, std::int64_t>> byte_keys;  // (offset, bytes) -> byte_windows[i]
@@ -191,10 +191,10 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
   // A static partial valid rectangle of a fully valid member (same offset, dtype and shape) is a
   // zero-offset subview of that member's handle, defined once the member's handle exists.
   const auto full_sibling = [&](const window& m) -> std::uint32_t {
-    if (!m.desc.static_valid() || (m.desc.valid[0].number == m.desc.shape[0] && m.desc.valid[1].number == m.desc.shape[1])) return no_id;
+    if (!m.desc->static_valid() || (m.desc->valid[0].number == m.desc->shape[0] && m.desc->valid[1].number == m.desc->shape[1])) return no_id;
     for (std::uint32_t s = 0; s < ks.size(); ++s) {
-      const type& d = ks[s].desc;
-      if (ks[s].offset == m.offset && d.dt == m.desc.dt && d.shape == m.desc.shape && d.static_valid() &&
+      const type& d = *ks[s].desc;
+      if (ks[s].offset == m.offset && d.dt == m.desc->dt && d.shape == m.desc->shape && d.static_valid() &&
           d.valid[0].number == d.shape[0] && d.valid[1].number == d.shape[1])
         return s;
     }
@@ -203,12 +203,12 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
   for (std::uint32_t k : order) {
     if (k == typed_root || full_sibling(ks[k]) != no_id) continue;
     const window& m = ks[k];
-    if (!m.desc.static_valid())
+    if (!m.desc->static_valid())
       return l.fail(loc, name, text("a runtime-valid tile needs its own allocation; it cannot share a byte-view storage root"));
-    if (m.offset % 32 != 0 || m.desc.bytes() % 32 != 0)
+    if (m.offset % 32 != 0 || m.desc->bytes() % 32 != 0)
       return l.fail(loc, name, text("static byte views require offsets and windows aligned to 32 bytes (offset ")
-                                   << m.offset << ", " << m.desc.bytes() << " bytes)");
-    const bool whole = m.offset == 0 && m.desc.bytes() == alloc.capacity;
+                                   << m.offset << ", " << m.desc->bytes() << " bytes)");
+    const bool whole = m.offset == 0 && m.desc->bytes() == alloc.capacity;
     if (m.parent && !whole) {
       // A window parent inside a shared allocation: its own typed allocation over the same bytes.
       if (!addressed(l.opts().planner))
@@ -216,7 +216,7 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
                                      << f.name_of(m.first) << "' at offset " << m.offset << ")");
       const operand args[] = {b.tuple({}), operand::integer(*alloc.address + m.offset)};
       const std::string_view vn[] = {f.name_of(m.first)};
-      l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_alloc, args, {}, std::span<const type>(&m.desc, 1), vn, loc)));
+      l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_alloc, args, {}, std::span<const type>(m.desc, 1), vn, loc)));
       continue;
     }
     value_id base = whole ? root : value_id{};
@@ -227,11 +227,11 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
         const std::string_view bn[] = {root_name};
         byte_root = b.fn().result(b.emit(opcode::buffer_reshape, rargs, {}, std::span<const type>(&bt, 1), bn, loc));
       }
-      const std::pair<std::int64_t, std::int64_t> wk{m.offset, m.desc.bytes()};
+      const std::pair<std::int64_t, std::int64_t> wk{m.offset, m.desc->bytes()};
       std::size_t w = 0;
       while (w < byte_keys.size() && byte_keys[w] != wk) ++w;
       if (w == byte_keys.size()) {
-        const type wt = buffer_type(m.desc.bytes() / 32, 32, dtype::uint8);
+        const type wt = buffer_type(m.desc->bytes() / 32, 32, dtype::uint8);
         const operand args[] = {operand::of(byte_root), b.pair(m.offset / 32, 0)};
         const std::string_view wn[] = {root_name};
         byte_keys.push_back(wk);
@@ -241,15 +241,15 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
     }
     const operand rargs[] = {operand::of(base)};
     const std::string_view vn[] = {f.name_of(m.first)};
-    l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_reshape, rargs, {}, std::span<const type>(&m.desc, 1), vn, loc)));
+    l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_reshape, rargs, {}, std::span<const type>(m.desc, 1), vn, loc)));
   }
   for (std::uint32_t k : order) {
     const std::uint32_t s = full_sibling(ks[k]);
     if (k == typed_root || s == no_id) continue;
     const window& m = ks[k];
-    const operand args[] = {operand::of(l.key_handle(a, s)), b.pair(0, 0), b.pair(m.desc.valid[0].number, m.desc.valid[1].number)};
+    const operand args[] = {operand::of(l.key_handle(a, s)), b.pair(0, 0), b.pair(m.desc->valid[0].number, m.desc->valid[1].number)};
     const std::string_view vn[] = {f.name_of(m.first)};
-    l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&m.desc, 1), vn, loc)));
+    l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(m.desc, 1), vn, loc)));
   }
 }
 
