@@ -59,32 +59,46 @@ constexpr bool is_value_name(std::string_view s) { return is_identifier(s) && !i
 
 //===--- mnemonic lookup ---===//
 
-struct mnemonic_entry {
-  std::string_view name;
-  opcode code;
-};
-/// Mnemonics sorted by spelling, so lookups are a binary search instead of a table scan.
-inline constexpr auto sorted_mnemonics = [] {
-  std::array<mnemonic_entry, opcode_count> out{};
+/// Every mnemonic in an open-addressing table built at compile time: a lookup hashes the word
+/// once and nearly always compares one string (a binary search compared about eight, and was a
+/// twelfth of parsing).
+inline constexpr std::size_t mnemonic_slots = 512;
+static_assert(2 * opcode_count <= mnemonic_slots, "keep the mnemonic table at most half full");
+constexpr std::size_t mnemonic_hash(std::string_view s) {
+  std::uint32_t h = 2166136261u;
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return (h ^ (h >> 15)) & (mnemonic_slots - 1);
+}
+/// Slot -> 1 + opcode, or 0 when empty.
+inline constexpr auto mnemonic_table = [] {
+  std::array<std::uint16_t, mnemonic_slots> t{};
   for (std::size_t i = 0; i < opcode_count; ++i) {
-    mnemonic_entry e{op_table[i].mnemonic, static_cast<opcode>(i)};
-    std::size_t j = i;
-    for (; j > 0 && e.name < out[j - 1].name; --j) out[j] = out[j - 1];
-    out[j] = e;
+    std::size_t h = mnemonic_hash(op_table[i].mnemonic);
+    while (t[h] != 0) h = (h + 1) & (mnemonic_slots - 1);
+    t[h] = static_cast<std::uint16_t>(i + 1);
   }
-  return out;
+  return t;
 }();
 constexpr bool lookup_mnemonic(std::string_view m, opcode& out) {
-  std::size_t lo = 0, hi = sorted_mnemonics.size();
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (sorted_mnemonics[mid].name < m) lo = mid + 1;
-    else hi = mid;
+  for (std::size_t h = mnemonic_hash(m);; h = (h + 1) & (mnemonic_slots - 1)) {
+    const std::uint16_t slot = mnemonic_table[h];
+    if (slot == 0) return false;
+    if (op_table[slot - 1].mnemonic == m) {
+      out = static_cast<opcode>(slot - 1);
+      return true;
+    }
   }
-  if (lo == sorted_mnemonics.size() || sorted_mnemonics[lo].name != m) return false;
-  out = sorted_mnemonics[lo].code;
-  return true;
 }
+/// Every mnemonic is found as its own opcode (and so the spellings are distinct).
+constexpr bool mnemonics_round_trip() {
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    opcode c{};
+    if (!lookup_mnemonic(op_table[i].mnemonic, c) || c != static_cast<opcode>(i)) return false;
+  }
+  opcode c{};
+  return !lookup_mnemonic("tile.", c) && !lookup_mnemonic("", c) && !lookup_mnemonic("tile.addd", c);
+}
+static_assert(mnemonics_round_trip());
 
 //===--- statement classes ---===//
 
