@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace tile2buffer {
@@ -18,15 +20,27 @@ class text {
   constexpr text(std::string_view s) { append(s); }  // NOLINT: implicit by design
 
   constexpr text& append(std::string_view s) {
-    // Why a loop: g++ 12 at -O1 reports a false stringop-overflow for vector::insert of a range,
-    // and clang 14 cannot constant-evaluate libstdc++'s `resize` of a vector of char.
     make_room(s.size());
+    if (!std::is_constant_evaluated()) {
+      copy_in(s.data(), s.size());
+      return *this;
+    }
+    // Why a loop in constant evaluation: clang 14 cannot constant-evaluate libstdc++'s `resize`
+    // of a vector of char.
     for (const char c : s) chars_.push_back(c);
     return *this;
   }
   /// Appends a copy of its own `[begin, begin + len)`, which must lie inside it.
   constexpr text& repeat(std::size_t begin, std::size_t len) {
     make_room(len);
+    if (!std::is_constant_evaluated()) {
+      // Why not insert: a range of the vector itself is outside insert's contract. make_room
+      // leaves room for `len`, so resizing does not move the source.
+      const std::size_t at = chars_.size();
+      chars_.resize(at + len);
+      copy_within(at, begin, len);
+      return *this;
+    }
     // Why indices: the source lies in the buffer being appended to.
     for (std::size_t i = 0; i < len; ++i) chars_.push_back(chars_[begin + i]);
     return *this;
@@ -70,6 +84,38 @@ class text {
  private:
   /// Room for `n` more characters. Why the doubling: `reserve` allocates exactly what it is asked
   /// for, so reserving the sum copied the whole text on every append to a full one.
+  /// Runtime only: appends `n` bytes from outside the buffer, after `make_room(n)`. Why: a
+  /// push_back per character was a quarter of printing.
+  void copy_in(const char* from, std::size_t n) {
+    if (n == 0) return;
+    const std::size_t at = chars_.size();
+    chars_.resize(at + n);
+// Why: inlined into some callers, g++ 12 at -O3 assumes a path where `n` wrapped around and
+// reports an overflow or an overlap that cannot happen (`resize` just made the room, and the
+// source lies outside the buffer).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+    std::memcpy(chars_.data() + at, from, n);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+  }
+  /// Runtime only: copies `[from, from + n)` of the buffer to `at` (the two do not overlap).
+  void copy_within(std::size_t at, std::size_t from, std::size_t n) {
+    if (n == 0) return;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+    std::memcpy(chars_.data() + at, chars_.data() + from, n);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+  }
   constexpr void make_room(std::size_t n) {
     if (const std::size_t need = chars_.size() + n; need > chars_.capacity())
       chars_.reserve(need > 2 * chars_.capacity() ? need : 2 * chars_.capacity());
