@@ -45,12 +45,10 @@ class function_builder {
   [[nodiscard]] constexpr function& fn() noexcept { return f_; }
   [[nodiscard]] constexpr const function& fn() const noexcept { return f_; }
 
-  /// Sizes the arenas for a function about as large as `like` (a rewriter's source: its
-  /// replacement has about as many ops, values, operands and names), so they grow at most once.
   /// Sizes the arenas for a function whose sizes the caller knows (init_storage: its source plus
   /// one allocation per storage family), so none grows: growing doubled what it held.
   struct arena_sizes {
-    std::size_t values = 0, ops = 0, region_ops = 0, operands = 0, names = 0, types = 0;
+    std::size_t values = 0, ops = 0, region_ops = 0, regions = 0, operands = 0, kwargs = 0, names = 0, types = 0;
   };
   constexpr void reserve(const arena_sizes& n) {
     f_.values.reserve(n.values);
@@ -58,9 +56,13 @@ class function_builder {
     f_.types.reserve(n.types);
     f_.ops.reserve(n.ops);
     f_.region_ops.reserve(n.region_ops);
+    f_.regions.reserve(n.regions);
     f_.operands.reserve(n.operands);
+    f_.kwargs.reserve(n.kwargs);
     f_.names.reserve(n.names);
   }
+  /// Sizes the arenas for a function about as large as `like` (a rewriter's source: its
+  /// replacement has about as many ops, values, operands and names), so they grow at most once.
   constexpr void reserve_like(const function& like) {
     f_.values.reserve(like.values.size() + like.values.size() / 4);
     f_.value_names.reserve(like.values.size() + like.values.size() / 4);

@@ -202,9 +202,14 @@ constexpr function init_function_storage(const function& f, const window_facts& 
   });
   // The result is the source plus one tile.alloc per fresh allocation, and a type of its own for
   // most values in storage: sized exactly, it never grows (growing doubled each arena).
-  function_builder::arena_sizes sizes{f.values.size() + fresh.size(), f.ops.size() + fresh.size(),
-                                      f.region_ops.size() + fresh.size(), f.operands.size() + 2 * fresh.size(),
-                                      f.names.size(), f.types.size() + 1};
+  function_builder::arena_sizes sizes{.values = f.values.size() + fresh.size(),
+                                      .ops = f.ops.size() + fresh.size(),
+                                      .region_ops = f.region_ops.size() + fresh.size(),
+                                      .regions = f.regions.size(),
+                                      .operands = f.operands.size() + 2 * fresh.size(),
+                                      .kwargs = f.kwargs.size(),
+                                      .names = f.names.size(),
+                                      .types = f.types.size() + 1};
   {
     // Values of one family and one source type share one type (an accumulator's versions).
     std::vector<std::uint32_t> family_type(f.values.size(), no_id);
