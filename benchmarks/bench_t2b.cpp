@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file bench_t2b.cpp
 /// Google Benchmark suite of tile2buffer on generated kernels (gen_kernel.hpp) of 1k..1M compute
-/// ops in five shapes (line, shared, loops: elementwise chains, the last in `for` loops; window:
-/// elementwise ops reading static windows of larger tiles; cube: an `aic` matmul_acc chain). Every
+/// ops in six shapes (line, shared, loops: elementwise chains, the last in `for` loops; window:
+/// elementwise ops reading static windows of larger tiles; cube: an `aic` matmul_acc chain; valid:
+/// an elementwise chain on runtime-valid tiles). Every
 /// benchmark reports, besides Google Benchmark's
 /// own time per iteration:
 ///   ns/op  CPU time of the measuring thread per compute op (read around the measured call in
@@ -23,7 +24,7 @@
 ///                 kernels, W = 1 and 2; its ns/op is wall time (the work is on several threads),
 ///                 so the ratio of the two rows is the speedup on this machine
 /// Every shape lowers to Buffer IR, loop chains included (their `for` loops carry a tile), so all
-/// five shapes get the same benchmarks.
+/// six shapes get the same benchmarks.
 ///
 /// Heap: by default the binary makes glibc serve every block from its heap and never trim it
 /// (mallopt M_MMAP_MAX = 0, M_TRIM_THRESHOLD huge), the state of a long-running host compiler whose
@@ -37,7 +38,7 @@
 /// Extra flags (before Google Benchmark's own):
 ///   --cold-heap             keep glibc's malloc defaults (see Heap above)
 ///   --sizes=1000,10000      compute-op counts (default 1000,10000,100000,1000000)
-///   --shapes=line,shared    shapes: line, shared, loops, window, cube (default line,shared,loops)
+///   --shapes=line,shared    shapes: line, shared, loops, window, cube, valid (default line,shared,loops)
 ///   --time FILE [--planner P] [--repeat R]
 ///                           instead of benchmarks, parse FILE and time each pipeline pass on it
 ///                           (best of R, default 3), like `mlir-opt -mlir-timing`; used by
@@ -412,7 +413,7 @@ int main(int argc, char** argv) {
       shapes.clear();
       for (const auto& x : split(*v2)) {
         const auto s = bench::parse_shape(x);
-        if (!s) die("unknown shape " + x + " (line, shared, loops, window, cube)");
+        if (!s) die("unknown shape " + x + " (line, shared, loops, window, cube, valid)");
         shapes.push_back(*s);
       }
     } else if (auto v3 = value("--time")) {

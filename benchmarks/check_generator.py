@@ -11,7 +11,8 @@ import sys
 
 CASES = [("line", 1, 8), ("line", 37, 8), ("shared", 16, 8), ("shared", 100, 8),
          ("loops", 1, 8), ("loops", 8, 8), ("loops", 45, 8), ("loops", 21, 5),
-         ("window", 1, 8), ("window", 9, 8), ("window", 37, 8), ("cube", 1, 8), ("cube", 2, 8), ("cube", 37, 8)]
+         ("window", 1, 8), ("window", 9, 8), ("window", 37, 8), ("cube", 1, 8), ("cube", 2, 8), ("cube", 37, 8),
+         ("valid", 1, 8), ("valid", 2, 8), ("valid", 37, 8)]
 
 
 def main():

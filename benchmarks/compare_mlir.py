@@ -73,7 +73,7 @@ def main():
     ap.add_argument("--planner", default="pypto")
     ap.add_argument("--repeat", type=int, default=3, help="our runs per kernel (best is kept)")
     a = ap.parse_args()
-    # Why refuse rather than skip: the window and cube shapes have no MLIR counterpart in
+    # Why refuse rather than skip: the window, cube and valid shapes have no MLIR counterpart in
     # gen_mlir.py, so a row for them would compare different programs.
     no_twin = [s for s in a.shapes.split(",") if s not in MLIR_ARGS]
     if no_twin:

@@ -18,6 +18,10 @@
 /// `tile.slice` of one of two [64, 32] parents (so the window path is exercised once per op and
 /// the parents live across the kernel); `shape::cube` is an `aic` chain of one `tile.matmul` and
 /// N-1 in-place `tile.matmul_acc` on four [16, 16] FP16 operands, so any N fits every planner.
+/// `shape::valid` (no MLIR twin either) takes a fourth parameter `rows: Scalar[INDEX]`: w0 is
+/// `tile.set_validshape` of the load of A to [rows, 32], then op i writes w<i+1> =
+/// tile.add|tile.mul(w<i>, w<i>) (add on even i), every value runtime-valid, so each compute op
+/// lowers through the valid-extent path (dynamic handles) and asks the shared-storage rule.
 #pragma once
 
 #include <charconv>
@@ -31,7 +35,7 @@
 namespace tile2buffer {
 namespace bench {
 
-enum class shape : std::uint8_t { line, shared, loops, window, cube };
+enum class shape : std::uint8_t { line, shared, loops, window, cube, valid };
 
 constexpr std::string_view shape_name(shape s) {
   switch (s) {
@@ -40,12 +44,13 @@ constexpr std::string_view shape_name(shape s) {
     case shape::loops: return "loops";
     case shape::window: return "window";
     case shape::cube: return "cube";
+    case shape::valid: return "valid";
   }
   return "?";
 }
 /// The shape named `name`, if any.
 constexpr std::optional<shape> parse_shape(std::string_view name) {
-  for (const shape s : {shape::line, shape::shared, shape::loops, shape::window, shape::cube})
+  for (const shape s : {shape::line, shape::shared, shape::loops, shape::window, shape::cube, shape::valid})
     if (shape_name(s) == name) return s;
   return std::nullopt;
 }
@@ -131,10 +136,28 @@ inline function make_cube_kernel(std::int64_t n) {
   return b.finish();
 }
 
+/// `shape::valid`: see the file comment.
+inline function make_valid_kernel(std::int64_t n) {
+  const type gm = tensor_type(16, 32, dtype::fp32);
+  auto [b, A, B, Out] = begin_kernel(function_kind::aiv, gm, gm);
+  static_cast<void>(B);
+  const value_id rows = b.param("rows", scalar_type(dtype::index));
+  const type vt = with_valid(tile_type(16, 32, dtype::fp32), extent::of(rows), extent::of(32));
+  detail::numbered_name nm;
+  const value_id v0 = b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, tile_type(16, 32, dtype::fp32), "v0");
+  value_id last = b.emit1(opcode::tile_set_validshape, {operand::of(v0), operand::of(rows), operand::integer(32)}, vt, "w0");
+  for (std::int64_t i = 0; i < n; ++i)
+    last = b.emit1(i % 2 == 0 ? opcode::tile_add : opcode::tile_mul, {operand::of(last), operand::of(last)}, vt, nm("w", i + 1));
+  const value_id result = b.emit1(opcode::tile_store, {operand::of(last), b.pair(0, 0), operand::of(Out)}, gm, "result");
+  b.emit0(opcode::cf_return, {operand::of(result)});
+  return b.finish();
+}
+
 /// The benchmark kernel of `n` compute ops; `reuse_every` < 0 takes the shape's default.
 inline function make_kernel(shape s, std::int64_t n, int body = 8, int reuse_every = -1) {
   if (s == shape::window) return make_window_kernel(n);
   if (s == shape::cube) return make_cube_kernel(n);
+  if (s == shape::valid) return make_valid_kernel(n);
   const int reuse = reuse_every < 0 ? default_reuse(s) : reuse_every;
   const type tt = tile_type(16, 32, dtype::fp32);
   const type gm = tensor_type(16, 32, dtype::fp32);

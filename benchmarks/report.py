@@ -87,7 +87,7 @@ def main():
         else:
             w("| %s | %s %s | %s |" % (label, fmt(value, 2), unit, "yes" if value <= limit else "**no**"))
 
-    # The targets were set for the elementwise chains; window and cube rows are reported above but
+    # The targets were set for the elementwise chains; window, cube and valid rows are reported above but
     # judged by no target.
     for shape in [s for s in shapes if s in ("line", "shared")]:
         lows = [v for v in (get("lower/" + p, shape, 100000) for p in ("pypto", "dsa_rp", "ptoas")) if v is not None]

@@ -14,7 +14,7 @@ Shapes (as gen_mlir.py): `--shape line` (reuse 0), `--shape shared` (reuse 16), 
 (reuse 16, chained `for` loops of --body ops, 4 trips, carrying one tile: the body starts from
 [carry, v0] and yields its last value). `--reuse-every` overrides the shape's default.
 
-Two more shapes have no MLIR twin (gen_mlir.py has neither windows nor a cube unit), and
+Three more shapes have no MLIR twin (gen_mlir.py has no windows, cube unit or valid extents), and
 `--reuse-every` does not apply to them:
 
   `--shape window`: p0, p1 = Tile[[64, 32], FP32, Vec] loads of A, B (Tensor[[64, 32], FP32]);
@@ -28,6 +28,10 @@ Two more shapes have no MLIR twin (gen_mlir.py has neither windows nor a cube un
       v<i> = tile.matmul_acc(v<i-1>, la, rb | lb, ra) (even | odd i) into
       Tile[[16, 16], FP32, Acc], stored to Out (Tensor[[16, 16], FP32]). The four operands live
       across the kernel and every accumulation is in place, so any N fits the memory spaces.
+  `--shape valid`: a fourth parameter `rows: Scalar[INDEX]`; v0 = tile.load(A, ...),
+      w0 = tile.set_validshape(v0, rows, 32); op i: w<i+1> = tile.add|tile.mul(w<i>, w<i>)
+      (add on even i) on Tile[[16, 32], FP32, Vec, valid=[rows, 32]], stored to Out. Every value
+      is runtime-valid, so each op lowers through the valid-extent path (dynamic handles).
 
 The output is the printer's canonical text, byte for byte what benchmarks/gen_kernel.hpp's
 `make_kernel` prints (the `bench_generator` test checks it), so the text and the in-memory
@@ -42,7 +46,7 @@ import sys
 TILE = "Tile[[16, 32], FP32, Vec]"
 TENSOR = "Tensor[[16, 32], FP32]"
 DEFAULT_REUSE = {"line": 0, "shared": 16, "loops": 16}
-SHAPES = sorted(list(DEFAULT_REUSE) + ["window", "cube"])
+SHAPES = sorted(list(DEFAULT_REUSE) + ["window", "cube", "valid"])
 WIN_TILE = "Tile[[16, 32], FP32, Vec]"
 WIN_PARENT = "Tile[[64, 32], FP32, Vec]"
 WIN_TENSOR = "Tensor[[64, 32], FP32]"
@@ -84,9 +88,25 @@ def generate_cube(n):
     return "\n".join(out) + "\n"
 
 
+def generate_valid(n):
+    vt = "Tile[[16, 32], FP32, Vec, valid=[rows, 32]]"
+    out = ["aiv @f(A: %s, B: %s, Out: out %s, rows: Scalar[INDEX]) -> %s {" % (TENSOR, TENSOR, TENSOR, TENSOR),
+           "  v0 = tile.load(A, (0, 0), (16, 32)) : %s" % TILE,
+           "  w0 = tile.set_validshape(v0, rows, 32) : %s" % vt]
+    w = out.append
+    for i in range(n):
+        w("  w%d = tile.%s(w%d, w%d) : %s" % (i + 1, "add" if i % 2 == 0 else "mul", i, i, vt))
+    w("  result = tile.store(w%d, (0, 0), Out) : %s" % (n, TENSOR))
+    w("  return result")
+    w("}")
+    return "\n".join(out) + "\n"
+
+
 def generate(n, shape, body=8, reuse_every=None):
     if shape == "window":
         return generate_window(n)
+    if shape == "valid":
+        return generate_valid(n)
     if shape == "cube":
         return generate_cube(n)
     reuse = DEFAULT_REUSE[shape] if reuse_every is None else reuse_every

@@ -15,13 +15,17 @@ inline namespace v0 {
 
 /// Buffer descriptor of a Tile type: same shape, dtype, space and layout; a valid extent that is
 /// not a constant makes both dims runtime (`?`), since the native metadata update writes both.
+/// Whether the Buffer descriptor of Tile type `tile` has static valid extents (without building
+/// the descriptor: the storage index asks this of every value).
+constexpr bool descriptor_static_valid(const type& tile) {
+  return tile.static_valid() && tile.valid[0].number != 0 && tile.valid[1].number != 0;
+}
 constexpr type buffer_descriptor(const type& tile) {
   type b = tile;
   b.kind = type_kind::buffer;
   b.mem = value_id{};
   b.mem_offset = 0;
-  if (!tile.static_valid() || tile.valid[0].number == 0 || tile.valid[1].number == 0)
-    b.valid = {extent::runtime(), extent::runtime()};
+  if (!descriptor_static_valid(tile)) b.valid = {extent::runtime(), extent::runtime()};
   return b;
 }
 

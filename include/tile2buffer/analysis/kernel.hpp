@@ -2,8 +2,8 @@
 /// @file analysis/kernel.hpp
 /// The shared-analyses slot: facts about one kernel computed once and read by select, the
 /// checking passes, the planner and lower (recipes see them through `match_context` and
-/// `lowering`): storage facts, scalar divisibility (the alignment proof), use-site windows and
-/// valid-metadata versions.
+/// `lowering`): storage facts, scalar divisibility (the alignment proof), use-site windows, the
+/// windows sharing runtime-valid storage and valid-metadata versions.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +14,7 @@
 #include "tile2buffer/analysis/divisibility.hpp"
 #include "tile2buffer/analysis/metadata.hpp"
 #include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/analysis/storage_windows.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/ir/function.hpp"
 
@@ -24,11 +25,12 @@ struct kernel_analyses {
   storage_facts storage;
   scalar_divisibility divisibility;
   window_facts windows;
+  storage_windows shared_storage;  ///< tiles sharing a runtime-valid tile's storage
   metadata_versions versions;
   /// verify_tile_storage found this exact function clean, so lower need not check it again.
   bool storage_checked = false;
 
-  constexpr explicit kernel_analyses(const function& f) : storage(f), divisibility(f), windows(f, divisibility), versions(f) {}
+  constexpr explicit kernel_analyses(const function& f) : storage(f), divisibility(f), windows(f, divisibility), shared_storage(f, windows), versions(f) {}
 };
 
 /// Kernel analyses of one program, indexed like `program::functions`, computed on first use.

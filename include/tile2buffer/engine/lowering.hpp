@@ -6,6 +6,7 @@
 /// (use-site windows included), and the diagnostics. Recipes use only this; the rules of what to emit live in recipe/.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -206,14 +207,23 @@ class lowering {
       return t.is_tile() && t.has_storage() && !analyses_->windows.is_window(value_id{i}) && facts().index_of(t.mem) != no_id;
     };
     for (std::uint32_t i = 0; i < f.values.size(); ++i)
-      if (const type& t = f.type_of(value_id{i}); indexed(i) && !buffer_descriptor(t).static_valid())
+      if (const type& t = f.type_of(value_id{i}); indexed(i) && !descriptor_static_valid(t))
         dynamic.push_back(dynamic_window{t.mem, t.mem_offset, t.dt, t.shape});
+    // Why sorted and searched: every indexed tile asks, and a scan of the list per tile was
+    // quadratic in a kernel with many runtime-valid tiles.
+    const auto before = [](const dynamic_window& a, const dynamic_window& b) {
+      if (a.mem.index != b.mem.index) return a.mem.index < b.mem.index;
+      if (a.offset != b.offset) return a.offset < b.offset;
+      if (a.dt != b.dt) return a.dt < b.dt;
+      return a.shape < b.shape;
+    };
+    std::sort(dynamic.begin(), dynamic.end(), before);
     // The window each indexed tile names: its Buffer descriptor, dynamic when it shares a
     // runtime-valid tile's storage.
     const auto tile_desc = [&](const type& t) {
       type desc = buffer_descriptor(t);
-      for (const dynamic_window& d : dynamic)
-        if (d.mem == t.mem && d.offset == t.mem_offset && d.dt == t.dt && d.shape == t.shape) desc.valid = {extent::runtime(), extent::runtime()};
+      if (std::binary_search(dynamic.begin(), dynamic.end(), dynamic_window{t.mem, t.mem_offset, t.dt, t.shape}, before))
+        desc.valid = {extent::runtime(), extent::runtime()};
       return desc;
     };
     // A candidate window: a tile (`product` invalid) or a matmul's product view. Its descriptor

@@ -61,14 +61,9 @@ constexpr text static_valid_problem(const type& t, std::string_view what) {
 /// dynamic descriptor cannot be a byte-root view. Empty when `v` is static or alone.
 constexpr text dynamic_storage_problem(const function& f, const kernel_analyses& k, value_id v) {
   const type& t = f.type_of(v);
-  if (buffer_descriptor(t).static_valid() || !t.has_storage()) return {};
-  for (std::uint32_t i = 0; i < f.values.size(); ++i) {
-    const type& o = f.type_of(value_id{i});
-    if (!o.is_tile() || o.mem != t.mem || k.windows.is_window(value_id{i})) continue;
-    if (o.mem_offset != t.mem_offset || o.dt != t.dt || o.shape != t.shape)
-      return text("a runtime-valid tile needs its own allocation; '") << f.name_of(v) << "' shares one with '"
-                                                                       << f.name_of(value_id{i}) << "'";
-  }
+  if (descriptor_static_valid(t) || !t.has_storage()) return {};
+  if (const value_id other = k.shared_storage.differing(f, k.windows, t); other.valid())
+    return text("a runtime-valid tile needs its own allocation; '") << f.name_of(v) << "' shares one with '" << f.name_of(other) << "'";
   return {};
 }
 

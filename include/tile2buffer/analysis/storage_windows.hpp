@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file analysis/storage_windows.hpp
+/// Which tiles share the storage of a runtime-valid tile while naming another window. A
+/// runtime-valid tile owns one dynamic handle, so every tile in its allocation must name the same
+/// window (offset, dtype, shape); the recipes ask this of each runtime-valid result.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tile2buffer/analysis/descriptor.hpp"
+#include "tile2buffer/analysis/windows.hpp"
+#include "tile2buffer/ir/function.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+/// Per storage value: the first tile in it and the first tile naming a window other than that
+/// one's (value order, windows of other tiles left out). Why: scanning every value for every
+/// runtime-valid result was quadratic (a 16k-op kernel of runtime-valid tiles took 20 s).
+/// Empty (and never asked) when no tile in storage is runtime-valid.
+class storage_windows {
+ public:
+  constexpr storage_windows(const function& f, const window_facts& windows) {
+    bool any = false;
+    for (const auto& v : f.values)
+      if (const type& t = f.types[v.ty.index]; t.is_tile() && t.has_storage() && !descriptor_static_valid(t)) any = true;
+    if (!any) return;
+    first_.assign(f.values.size(), no_id);
+    other_.assign(f.values.size(), no_id);
+    for (std::uint32_t i = 0; i < f.values.size(); ++i) {
+      const type& o = f.type_of(value_id{i});
+      if (!o.is_tile() || !o.has_storage() || o.mem.index >= first_.size() || windows.is_window(value_id{i})) continue;
+      const std::uint32_t m = o.mem.index;
+      if (first_[m] == no_id) first_[m] = i;
+      else if (other_[m] == no_id && !same_window(f.type_of(value_id{first_[m]}), o)) other_[m] = i;
+    }
+  }
+
+  /// The first tile (value order, windows left out) in the storage of `t` that names another
+  /// window than `t` does; invalid when there is none.
+  [[nodiscard]] constexpr value_id differing(const function& f, const window_facts& windows, const type& t) const {
+    const std::uint32_t m = t.mem.index;
+    if (m >= first_.size()) return scan(f, windows, t);  // storage naming no value (invalid IR): not indexed
+    if (first_[m] == no_id) return {};
+    if (!same_window(f.type_of(value_id{first_[m]}), t)) return value_id{first_[m]};
+    return value_id{other_[m]};
+  }
+
+ private:
+  static constexpr bool same_window(const type& a, const type& b) {
+    return a.mem_offset == b.mem_offset && a.dt == b.dt && a.shape == b.shape;
+  }
+  static constexpr value_id scan(const function& f, const window_facts& windows, const type& t) {
+    for (std::uint32_t i = 0; i < f.values.size(); ++i) {
+      const type& o = f.type_of(value_id{i});
+      if (o.is_tile() && o.mem == t.mem && !windows.is_window(value_id{i}) && !same_window(o, t)) return value_id{i};
+    }
+    return {};
+  }
+
+  std::vector<std::uint32_t> first_;  ///< by storage value id
+  std::vector<std::uint32_t> other_;  ///< by storage value id
+};
+
+}  // namespace v0
+}  // namespace tile2buffer
