@@ -33,6 +33,10 @@ struct lower_set_validshape {
 
   static constexpr void rewrite(typed<tile::set_validshape> op, lowering& l) {
     const value_id h = l.handle(op.result());
+    // Why: without a handle (its allocation was not lowered) there is nothing to update, and
+    // reading its type read outside the function.
+    if (!h.valid())
+      return l.fail(op.loc(), name, text("the storage of '") << op.fn().name_of(op.result()) << "' has no Buffer handle to update");
     if (l.builder().fn().type_of(h).static_valid()) return;
     l.builder().emit0(opcode::buffer_set_validshape, {operand::of(h), l.builder().tuple({l.rw().map(op.rows()), l.rw().map(op.cols())})}, op.loc());
   }
