@@ -35,10 +35,8 @@ class text {
     make_room(len);
     if (!std::is_constant_evaluated()) {
       // Why not insert: a range of the vector itself is outside insert's contract. make_room
-      // leaves room for `len`, so resizing does not move the source.
-      const std::size_t at = chars_.size();
-      chars_.resize(at + len);
-      copy_within(at, begin, len);
+      // leaves room for `len`, so the copy's resize does not move the source.
+      copy_in(chars_.data() + begin, len);
       return *this;
     }
     // Why indices: the source lies in the buffer being appended to.
@@ -82,17 +80,15 @@ class text {
   friend constexpr bool operator==(const text& a, std::string_view b) { return a.view() == b; }
 
  private:
-  /// Room for `n` more characters. Why the doubling: `reserve` allocates exactly what it is asked
-  /// for, so reserving the sum copied the whole text on every append to a full one.
-  /// Runtime only: appends `n` bytes from outside the buffer, after `make_room(n)`. Why: a
-  /// push_back per character was a quarter of printing.
+  /// Runtime only: appends the `n` bytes at `from`, after `make_room(n)` (so they stay put when
+  /// they lie in the buffer itself). Why: a push_back per character was a quarter of printing.
   void copy_in(const char* from, std::size_t n) {
     if (n == 0) return;
     const std::size_t at = chars_.size();
     chars_.resize(at + n);
 // Why: inlined into some callers, g++ 12 at -O3 assumes a path where `n` wrapped around and
 // reports an overflow or an overlap that cannot happen (`resize` just made the room, and the
-// source lies outside the buffer).
+// source ends where the new bytes begin at the latest).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
@@ -103,19 +99,8 @@ class text {
 #pragma GCC diagnostic pop
 #endif
   }
-  /// Runtime only: copies `[from, from + n)` of the buffer to `at` (the two do not overlap).
-  void copy_within(std::size_t at, std::size_t from, std::size_t n) {
-    if (n == 0) return;
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#pragma GCC diagnostic ignored "-Wrestrict"
-#endif
-    std::memcpy(chars_.data() + at, chars_.data() + from, n);
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-  }
+  /// Room for `n` more characters. Why the doubling: `reserve` allocates exactly what it is asked
+  /// for, so reserving the sum copied the whole text on every append to a full one.
   constexpr void make_room(std::size_t n) {
     if (const std::size_t need = chars_.size() + n; need > chars_.capacity())
       chars_.reserve(need > 2 * chars_.capacity() ? need : 2 * chars_.capacity());

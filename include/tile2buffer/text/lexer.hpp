@@ -41,14 +41,13 @@ struct token {
 
 /// Character classes by byte. Why a table: the identifier loop tested up to seven ranges per
 /// character and was a seventh of parsing.
-inline constexpr std::uint8_t char_ident_start = 1, char_digit = 2, char_ident = 4;
+inline constexpr std::uint8_t char_ident_start = 1, char_ident = 2;
 inline constexpr auto char_classes = [] {
   std::array<std::uint8_t, 256> t{};
   for (int c = 0; c < 256; ++c) {
     const bool start = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
     const bool digit = c >= '0' && c <= '9';
-    t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>((start ? char_ident_start : 0) | (digit ? char_digit : 0) |
-                                                               (start || digit || c == '.' ? char_ident : 0));
+    t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>((start ? char_ident_start : 0) | (start || digit || c == '.' ? char_ident : 0));
   }
   return t;
 }();
