@@ -10,8 +10,8 @@
 
 #include "support/campaign_scale.hpp"
 #include "support/gen_program.hpp"
+#include "support/numerics.hpp"
 #include "tile2buffer/lower.hpp"
-#include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/print.hpp"
 
 using namespace tile2buffer;
@@ -37,7 +37,7 @@ TEST_CASE("generated kernels x 3 planners: every lowering is numerically equal t
       REQUIRE_MESSAGE(lowered.ok(), "seed ", seed, " ", name(planner), ": ", std::string(format_all(lowered.errors, "gen").view()));
       const function& f = lowered.value.functions[0];
       REQUIRE_MESSAGE(f.stage == ir_stage::buffer, "seed ", seed, ": generated kernel was not selected");
-      const auto report = sim::check_numerics(tile, lowered.value, k, seeded(seed));
+      const auto report = testing::check_numerics(tile, lowered.value, k, seeded(seed));
       REQUIRE_MESSAGE(report.ok, "seed ", seed, " ", name(planner), ":\n", report.text, std::string(print(lowered.value).view()));
       ++compared;
       if (planner == planner_kind::pypto) {
@@ -62,7 +62,7 @@ TEST_CASE("the campaign's check fails when a real lowering places live buffers a
     const program tile = testing::generate_kernel(seed, 16 + static_cast<int>(seed % 24));
     const auto lowered = lower(tile, options{.planner = planner_kind::pypto});
     REQUIRE(lowered.ok());
-    const auto report = sim::check_numerics(tile, testing::collapse_addresses(lowered.value), tile.functions[0].name_of(), seeded(seed));
+    const auto report = testing::check_numerics(tile, testing::collapse_addresses(lowered.value), tile.functions[0].name_of(), seeded(seed));
     ++tried;
     if (!report.ok) {
       ++caught;

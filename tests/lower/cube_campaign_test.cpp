@@ -17,9 +17,9 @@
 
 #include "support/campaign_scale.hpp"
 #include "support/gen_program.hpp"
+#include "support/numerics.hpp"
 #include "support/selection_campaign.hpp"
 #include "tile2buffer/lower.hpp"
-#include "tile2buffer/sim/compare.hpp"
 
 using namespace tile2buffer;
 
@@ -51,7 +51,7 @@ TEST_CASE("the cube campaign's check fails when a real lowering places live buff
     REQUIRE(lowered.ok());
     if (lowered.value.functions[0].stage != ir_stage::buffer) continue;
     const auto binding = testing::bindings(plan).front();
-    const auto report = sim::check_numerics(tile, testing::collapse_addresses(lowered.value), tile.functions[0].name_of(),
+    const auto report = testing::check_numerics(tile, testing::collapse_addresses(lowered.value), tile.functions[0].name_of(),
                                             testing::sim_options_for(plan, binding, seed));
     ++tried;
     if (!report.ok) {

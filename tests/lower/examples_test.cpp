@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "support/numerics.hpp"
 #include "tile2buffer/lower.hpp"
-#include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 
@@ -103,7 +103,7 @@ TEST_CASE("05_runtime_valid lowers under every planner and agrees with Tile for 
       CAPTURE(cols);
       sim::sim_options o;
       o.scalars.push_back(sim::scalar_binding{"cols", cols});
-      const auto report = sim::check_numerics(input, out, "runtime_valid", o);
+      const auto report = testing::check_numerics(input, out, "runtime_valid", o);
       CHECK_MESSAGE(report.ok, report.text);
     }
   }
@@ -127,7 +127,7 @@ TEST_CASE("the simulator rejects an unguarded Buffer op on an empty valid rectan
   for (double cols : {0.0, 32.0}) {
     sim::sim_options o;
     o.scalars.push_back(sim::scalar_binding{"cols", cols});
-    const auto report = sim::check_numerics(tile, unguarded.value, "runtime_valid", o);
+    const auto report = testing::check_numerics(tile, unguarded.value, "runtime_valid", o);
     CAPTURE(report.text);
     CHECK(report.ok == (cols > 0));
     if (cols == 0) CHECK(report.text.find("executes on an empty valid rectangle") != std::string::npos);
@@ -146,7 +146,7 @@ TEST_CASE("07_branch and 08_loop_swap lower with every planner and agree with Ti
         for (int k = 0; k <= 3; ++k) {
           sim::sim_options o;
           o.scalars = {{"flag", static_cast<double>(k % 2)}, {"count", static_cast<double>(k)}, {"limit", static_cast<double>(k)}};
-          const auto report = sim::check_numerics(input, out, f.name_of(), o);
+          const auto report = testing::check_numerics(input, out, f.name_of(), o);
           CAPTURE(report.text);
           CHECK(report.ok);
         }
@@ -174,7 +174,7 @@ TEST_CASE("06_cube lowers under every planner: one allocation per matrix window,
     CHECK(copies == 2);
     CHECK(products == 1);
     CHECK(accumulations == 1);
-    const auto report = sim::check_numerics(input, out, f.name_of(), sim::sim_options{});
+    const auto report = testing::check_numerics(input, out, f.name_of(), sim::sim_options{});
     CAPTURE(report.text);
     CHECK(report.ok);
   }

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "support/numerics.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/parallel_move.hpp"
-#include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 
@@ -226,7 +226,7 @@ TEST_CASE("random Tile carries (swaps, rotations, fan-out, repeated and live ini
           sim::sim_options so;
           so.seed = static_cast<std::uint64_t>(round + 1);
           so.scalars = {{"count", static_cast<double>(count)}, {"flag", static_cast<double>(flag)}};
-          const auto report = sim::check_numerics(parsed.value, lowered.value, "k", so);
+          const auto report = testing::check_numerics(parsed.value, lowered.value, "k", so);
           REQUIRE_MESSAGE(report.ok, "round ", round, " ", name(planner), " count ", count, " flag ", flag, ": ", report.text, "\n", text,
                           "\n", std::string(print(lowered.value).view()));
           ++checks;
@@ -276,6 +276,6 @@ TEST_CASE("a value read at the top of a loop body stays live through the whole l
     REQUIRE(lowered.ok());
     sim::sim_options so;
     so.scalars = {{"count", 3.0}};
-    CHECK(sim::check_numerics(parsed.value, lowered.value, "k", so).ok);
+    CHECK(testing::check_numerics(parsed.value, lowered.value, "k", so).ok);
   }
 }

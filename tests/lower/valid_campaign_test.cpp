@@ -23,7 +23,6 @@
 #include "support/gen_program.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/select.hpp"
-#include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/print.hpp"
 
 using namespace tile2buffer;

@@ -19,9 +19,9 @@
 #include "support/campaign_report.hpp"
 #include "support/campaign_scale.hpp"
 #include "support/gen_program.hpp"
+#include "support/numerics.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/select.hpp"
-#include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/print.hpp"
 
 using namespace tile2buffer;
@@ -81,7 +81,7 @@ TEST_CASE("window kernels x 3 planners: selected lowerings match Tile for every 
       ++selected;
       ++selected_by[which];
       for (const testing::gen_binding& b : binds) {
-        const auto report = sim::check_numerics(tile, lowered.value, k, testing::sim_options_for(plan, b, seed));
+        const auto report = testing::check_numerics(tile, lowered.value, k, testing::sim_options_for(plan, b, seed));
         REQUIRE_MESSAGE(report.ok, "seed ", seed, " ", name(planner), " (", testing::describe(b), "):\n", report.text,
                         std::string(print(tile).view()), std::string(print(lowered.value).view()));
         ++checks;

@@ -1,0 +1,2182 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file gen_program.cpp
+/// The generator's planner and emitter (see gen_program.hpp), compiled once into the test support
+/// library: every campaign, the simulator's generated tests and t2b-campaign link it instead of
+/// compiling two thousand lines of generator in each of their translation units.
+#include "support/gen_program.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tile2buffer/recipe/spec_tables.hpp"
+
+namespace tile2buffer {
+namespace testing {
+
+namespace detail {
+
+struct literal {
+  std::int64_t mantissa;
+  int exp10;
+  [[nodiscard]] double value() const { return static_cast<double>(mantissa) * std::pow(10.0, exp10); }
+};
+
+class planner {
+ public:
+  planner(std::uint64_t seed, int ops, const gen_options& opt) : rng_(seed), ops_(ops), opt_(opt) {
+    plan_.seed = seed;
+    plan_.rows = opt.rows;
+  }
+
+  gen_plan run() {
+    if (opt_.cube) return cube_kernel();
+    choose_classes();
+    // Why every draw below sits behind `opt_.windows`: with windows off, each seed must draw
+    // exactly the numbers it drew before windows existed, so its program is unchanged.
+    plan_.unaligned = opt_.windows && uniform() < opt_.unaligned_probability;
+    // Why region kernels drop the unalignable slice: their Tile-only share is a region construct.
+    if (opt_.regions) plan_.unaligned = false;
+    pending_unaligned_ = plan_.unaligned;
+    // Why never both: a kernel that must stay Tile has exactly one construct selection rejects,
+    // so the reason it reports is the one the plan records.
+    if (opt_.valid_extents && !opt_.regions && !plan_.unaligned && uniform() < opt_.stays_tile_probability) {
+      pending_window_setter_ = opt_.windows && uniform() < 0.5;
+      pending_stale_ = !pending_window_setter_;
+      plan_.tile_reason = pending_window_setter_ ? "window" : "metadata version";
+    }
+    if (opt_.regions && uniform() < opt_.region_tile_probability) {
+      static constexpr const char* reasons[] = {"step", "GM branch results must alias the same parameter",
+                                                "GM loop results must retain their initial parameter alias"};
+      pending_region_tile_ = 1 + static_cast<int>(below(3));
+      plan_.tile_reason = reasons[pending_region_tile_ - 1];
+    }
+    while (emitted_ < ops_) {
+      if (opt_.windows && live_count() > 0 && uniform() < opt_.window_probability && window()) continue;
+      if (opt_.valid_extents && live_count() > 0 && uniform() < opt_.setter_probability && setter()) continue;
+      if (opt_.regions && live_count() > 0 && uniform() < opt_.region_probability && region(0)) continue;
+      const double r = uniform();
+      if (live_count() == 0 || r < opt_.load_probability) {
+        load();
+      } else if (r < opt_.load_probability + opt_.store_probability) {
+        store(pick_any());
+      } else if (!compute()) {
+        load();
+      }
+    }
+    if (opt_.windows && (pending_unaligned_ || !window_done_) && !window()) slice_of(load_of(parent()), false);
+    if (pending_stale_ || pending_window_setter_) setter();
+    // Every region kernel has a region (and its pending Tile-only construct, if any).
+    for (int attempt = 0; opt_.regions && (!region_done_ || pending_region_tile_ != 0); ++attempt) {
+      if (live_count() == 0) load();
+      if (attempt < 8) {
+        region(0);
+        continue;
+      }
+      // Constructs that cannot fail: a loop swapping two loads (with the owed runtime step or GM
+      // alias change), or the owed GM branch.
+      const bool ok = pending_region_tile_ == 2 ? gm_branch() : loop(0, false, pending_region_tile_, true);
+      if (ok) pending_region_tile_ = 0;
+      region_done_ = region_done_ || ok;
+    }
+    bool any = false;
+    for (const auto& s : plan_.steps) any = any || s.op == opcode::tile_store;
+    for (int v = 0; v < static_cast<int>(plan_.values.size()); ++v) {
+      const gen_value& val = plan_.values[static_cast<std::size_t>(v)];
+      if (!val.stored && !val.used && !val.hidden && (uniform() < opt_.final_store_probability || !any)) {
+        store(v);
+        any = true;
+      }
+    }
+    return plan_;
+  }
+
+ private:
+  struct shape_class {
+    dtype dt;
+    std::int64_t rows;
+    std::int64_t cols;
+    int weight;  ///< load weight; 0 for shapes only windows produce
+  };
+
+  double uniform() { return static_cast<double>(rng_() >> 11) * (1.0 / 9007199254740992.0); }
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(rng_() % n); }
+  std::int64_t cols_for(dtype d) {
+    std::vector<std::int64_t> options;
+    for (std::int64_t bytes = 32; bytes <= opt_.max_row_bytes; bytes *= 2) options.push_back(bytes / element_bytes(d));
+    return options[below(options.size())];
+  }
+  void choose_classes() {
+    for (int i = 0; i < std::max(1, opt_.fp32_shapes); ++i) {
+      const std::int64_t c = cols_for(dtype::fp32);
+      bool dup = false;
+      for (const auto& k : classes_) dup = dup || k.cols == c;
+      if (!dup) classes_.push_back({dtype::fp32, opt_.rows, c, 6});
+    }
+    if (opt_.fp16) classes_.push_back({dtype::fp16, opt_.rows, cols_for(dtype::fp16), 2});
+    if (opt_.int32) classes_.push_back({dtype::int32, opt_.rows, cols_for(dtype::int32), 2});
+    if (opt_.bf16) classes_.push_back({dtype::bf16, opt_.rows, cols_for(dtype::bf16), 1});
+    if (!opt_.windows) return;
+    // Window parents: 2 * rows x 256 bytes or rows x 512 bytes, so windows have room to move.
+    std::vector<dtype> others;
+    if (opt_.fp16) others.push_back(dtype::fp16);
+    if (opt_.int32) others.push_back(dtype::int32);
+    if (opt_.bf16) others.push_back(dtype::bf16);
+    const auto add_parent = [&](dtype d, int weight) {
+      const bool tall = uniform() < 0.5;
+      classes_.push_back({d, tall ? 2 * opt_.rows : opt_.rows, (tall ? 256 : 512) / element_bytes(d), weight});
+    };
+    add_parent(dtype::fp32, 4);
+    parent_ = classes_.size() - 1;
+    if (!others.empty()) add_parent(others[below(others.size())], 2);
+  }
+  const shape_class& pick_class() {
+    int total = 0;
+    for (const auto& k : classes_) total += k.weight;
+    int r = static_cast<int>(below(static_cast<std::size_t>(total)));
+    for (const auto& k : classes_) {
+      if (r < k.weight) return k;
+      r -= k.weight;
+    }
+    return classes_.front();
+  }
+  int live_count() const { return static_cast<int>(plan_.values.size()); }
+  int pick_any() {
+    if (!opt_.valid_extents && !opt_.regions) return static_cast<int>(below(plan_.values.size()));
+    std::vector<int> current;
+    for (int v = 0; v < live_count(); ++v)
+      if (!val(v).stale && !val(v).hidden) current.push_back(v);
+    return pick(current);
+  }
+  /// A recent current version of one class (short-lived temporaries): one of the last six, with
+  /// valid extents `like` when given (elementwise operands must agree on them structurally).
+  int pick_recent(const shape_class& k, const std::array<gen_index, 2>* like = nullptr) {
+    std::vector<int> of;
+    for (int v = static_cast<int>(plan_.values.size()) - 1; v >= 0 && of.size() < 6; --v) {
+      const gen_value& x = plan_.values[static_cast<std::size_t>(v)];
+      if (x.dt == k.dt && x.rows == k.rows && x.cols == k.cols && !x.stale && !x.hidden && (!like || x.valid == *like))
+        of.push_back(v);
+    }
+    return of.empty() ? -1 : of[below(of.size())];
+  }
+  int new_value(dtype d, std::int64_t rows, std::int64_t cols, double lo, double hi, gen_kind kind = gen_kind::dense,
+                std::int64_t pitch = 0) {
+    gen_value x;
+    x.dt = d;
+    x.rows = rows;
+    x.cols = cols;
+    x.lo = lo;
+    x.hi = hi;
+    x.kind = kind;
+    x.pitch = pitch > 0 ? pitch : cols;
+    x.valid = {fixed(rows), fixed(cols)};
+    plan_.values.push_back(x);
+    return static_cast<int>(plan_.values.size()) - 1;
+  }
+  gen_value& val(int v) { return plan_.values[static_cast<std::size_t>(v)]; }
+
+  void load() { load_of(pick_class(), true); }
+  /// Loads a tile of class `k`; with valid extents and `may_narrow`, possibly partially valid.
+  int load_of(const shape_class k, bool may_narrow = false) {
+    std::vector<int> same;
+    for (int t = 0; t < static_cast<int>(plan_.inputs.size()); ++t) {
+      const gen_tensor& in = plan_.inputs[static_cast<std::size_t>(t)];
+      if (in.dt == k.dt && in.cols == k.cols && in.rows >= k.rows) same.push_back(t);
+    }
+    int t;
+    if (!same.empty() && uniform() < 0.5) {
+      t = same[below(same.size())];  // a shared input, loaded again
+    } else {
+      plan_.inputs.push_back(gen_tensor{k.dt, uniform() < 0.3 ? 2 * k.rows : k.rows, k.cols});
+      t = static_cast<int>(plan_.inputs.size()) - 1;
+    }
+    gen_step s;
+    s.op = opcode::tile_load;
+    s.tensor = t;
+    s.row = plan_.inputs[static_cast<std::size_t>(t)].rows >= 2 * k.rows && uniform() < 0.5 ? k.rows : 0;
+    const double bound = is_float(k.dt) ? 2.0 : 16.0;
+    // Before the result exists: a runtime extent may add scalar steps, which must come first.
+    std::optional<std::array<gen_index, 2>> valid;
+    if (may_narrow && opt_.valid_extents && uniform() < opt_.partial_valid_probability) valid = load_valid(k);
+    s.result = new_value(k.dt, k.rows, k.cols, -bound, bound);
+    if (valid) val(s.result).valid = *valid;
+    plan_.steps.push_back(s);
+    ++emitted_;
+    return s.result;
+  }
+
+  void store(int v) {
+    gen_value& x = val(v);
+    int out = -1;
+    for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o)
+      if (plan_.outputs[static_cast<std::size_t>(o)].dt == x.dt && plan_.outputs[static_cast<std::size_t>(o)].cols == x.cols)
+        out = o;
+    if (out < 0) {
+      plan_.outputs.push_back(gen_tensor{x.dt, 0, x.cols});
+      out = static_cast<int>(plan_.outputs.size()) - 1;
+    }
+    gen_step s;
+    s.op = opcode::tile_store;
+    s.in = {v};
+    s.tensor = out;
+    s.row = plan_.outputs[static_cast<std::size_t>(out)].rows;
+    plan_.outputs[static_cast<std::size_t>(out)].rows += x.rows;
+    plan_.steps.push_back(s);
+    x.stored = true;
+    ++emitted_;
+  }
+
+  static double limit(dtype d) { return d == dtype::fp16 ? 1e3 : d == dtype::fp32 ? 1e4 : 1e18; }
+  static bool away_from_zero(const gen_value& x) { return x.lo >= 0.5 || x.hi <= -0.5; }
+
+  /// Interval of `op` over operand intervals; false when its precondition fails.
+  static bool result_interval(opcode op, const gen_value& a, const gen_value* b, double s, double& lo, double& hi) {
+    const auto span = [&](std::initializer_list<double> xs) {
+      lo = *std::min_element(xs.begin(), xs.end());
+      hi = *std::max_element(xs.begin(), xs.end());
+    };
+    switch (op) {
+      case opcode::tile_add: span({a.lo + b->lo, a.hi + b->hi}); return true;
+      case opcode::tile_sub: span({a.lo - b->hi, a.hi - b->lo}); return true;
+      case opcode::tile_mul: span({a.lo * b->lo, a.lo * b->hi, a.hi * b->lo, a.hi * b->hi}); return true;
+      case opcode::tile_div:
+        if (!away_from_zero(*b)) return false;
+        span({a.lo / b->lo, a.lo / b->hi, a.hi / b->lo, a.hi / b->hi});
+        return true;
+      case opcode::tile_maximum: span({std::max(a.lo, b->lo), std::max(a.hi, b->hi)}); return true;
+      case opcode::tile_minimum: span({std::min(a.lo, b->lo), std::min(a.hi, b->hi)}); return true;
+      case opcode::tile_abs:
+        if (a.lo >= 0) span({a.lo, a.hi});
+        else if (a.hi <= 0) span({-a.hi, -a.lo});
+        else span({0.0, std::max(-a.lo, a.hi)});
+        return true;
+      case opcode::tile_exp:
+        if (a.hi > 4) return false;
+        span({std::exp(a.lo), std::exp(a.hi)});
+        return true;
+      case opcode::tile_sqrt:
+        if (a.lo < 0) return false;
+        span({std::sqrt(a.lo), std::sqrt(a.hi)});
+        return true;
+      case opcode::tile_neg: span({-a.hi, -a.lo}); return true;
+      case opcode::tile_relu: span({std::max(a.lo, 0.0), std::max(a.hi, 0.0)}); return true;
+      case opcode::tile_log:
+        if (a.lo < 0.25) return false;
+        span({std::log(a.lo), std::log(a.hi)});
+        return true;
+      case opcode::tile_recip:
+        if (!away_from_zero(a)) return false;
+        span({1.0 / a.lo, 1.0 / a.hi});
+        return true;
+      case opcode::tile_adds: span({a.lo + s, a.hi + s}); return true;
+      case opcode::tile_subs: span({a.lo - s, a.hi - s}); return true;
+      case opcode::tile_muls: span({a.lo * s, a.hi * s}); return true;
+      case opcode::tile_divs: span({a.lo / s, a.hi / s}); return true;
+      case opcode::tile_maximums: span({std::max(a.lo, s), std::max(a.hi, s)}); return true;
+      case opcode::tile_minimums: span({std::min(a.lo, s), std::min(a.hi, s)}); return true;
+      case opcode::tile_lrelu:  // monotonic for slopes in (0, 1)
+        span({a.lo > 0 ? a.lo : a.lo * s, a.hi > 0 ? a.hi : a.hi * s});
+        return true;
+      default: return false;
+    }
+  }
+
+  literal scalar_for(opcode op) {
+    static constexpr std::array<literal, 6> general{{{5, -1}, {15, -1}, {2, 0}, {-1, 0}, {25, -2}, {3, 0}}};
+    static constexpr std::array<literal, 4> divisors{{{5, -1}, {2, 0}, {4, 0}, {-2, 0}}};
+    static constexpr std::array<literal, 2> slopes{{{25, -2}, {5, -1}}};
+    static constexpr std::array<literal, 4> fills{{{0, 0}, {1, 0}, {-25, -1}, {75, -2}}};
+    switch (op) {
+      case opcode::tile_divs: return divisors[below(divisors.size())];
+      case opcode::tile_lrelu: return slopes[below(slopes.size())];
+      case opcode::tile_full: return fills[below(fills.size())];
+      default: return general[below(general.size())];
+    }
+  }
+
+  /// Emits `op` on `in` (value numbers) if its interval is safe; returns the result or -1.
+  int emit(opcode op, std::vector<int> in, literal s) {
+    double lo = s.value(), hi = s.value();
+    if (!in.empty() && !result_interval(op, val(in[0]), in.size() > 1 ? &val(in[1]) : nullptr, s.value(), lo, hi))
+      return -1;
+    const dtype d = in.empty() ? dtype::fp32 : val(in[0]).dt;
+    const std::int64_t rows = in.empty() ? full_rows_ : val(in[0]).rows;
+    const std::int64_t cols = in.empty() ? full_cols_ : val(in[0]).cols;
+    if (std::max(std::fabs(lo), std::fabs(hi)) > limit(d)) return -1;
+    for (int v : in) val(v).used = true;
+    gen_step st;
+    st.op = op;
+    st.in = std::move(in);
+    st.mantissa = s.mantissa;
+    st.exp10 = s.exp10;
+    st.result = new_value(d, rows, cols, lo, hi);
+    if (!st.in.empty()) val(st.result).valid = val(st.in[0]).valid;
+    val(st.result).made_by = op;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    return st.result;
+  }
+
+  bool compute() {
+    // A class with a live value that some op computes on.
+    std::vector<const shape_class*> usable;
+    for (const auto& k : classes_)
+      if (k.dt != dtype::bf16 && pick_recent(k) >= 0) usable.push_back(&k);
+    if (usable.empty()) return false;
+    const shape_class& k = *usable[below(usable.size())];
+    // The spec table's ops on this element type, in table order (the order fixes each seed's program).
+    std::vector<opcode> table_ops;
+    for (const auto& row : elementwise_table)
+      if (elementwise_allows(row.op, k.dt)) table_ops.push_back(row.op);
+    if (table_ops.empty()) return false;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      const opcode op = table_ops[below(table_ops.size())];
+      const literal s = scalar_for(op);
+      if (op == opcode::tile_full) {
+        full_rows_ = k.rows;
+        full_cols_ = k.cols;
+        if (emit(op, {}, s) >= 0) return true;
+        continue;
+      }
+      const ew_kind kind = info(op).ew;
+      std::vector<int> in{pick_recent(k)};
+      const std::array<gen_index, 2> like = val(in[0]).valid;
+      if (kind == ew_kind::binary) in.push_back(pick_recent(k, &like));
+      if (emit(op, in, s) >= 0) return true;
+      // Condition an FP32 operand so the op's precondition holds, then retry once.
+      if (k.dt != dtype::fp32 || emitted_ + 3 > ops_) continue;
+      if (op == opcode::tile_exp) {
+        in[0] = emit(opcode::tile_minimums, {in[0]}, literal{2, 0});
+      } else if (op == opcode::tile_log || op == opcode::tile_recip || op == opcode::tile_sqrt || op == opcode::tile_div) {
+        const std::size_t which = op == opcode::tile_div ? 1 : 0;
+        const int t = emit(opcode::tile_abs, {in[which]}, literal{0, 0});
+        in[which] = t < 0 ? -1 : emit(opcode::tile_adds, {t}, literal{1, 0});
+      } else {
+        continue;
+      }
+      if (in[0] < 0 || (in.size() > 1 && in[1] < 0)) continue;
+      if (emit(op, in, s) >= 0) return true;
+    }
+    return false;
+  }
+
+  //===--- windows ---===//
+  static constexpr int max_params = 4;
+  static std::int64_t unit(dtype d) { return 32 / element_bytes(d); }  ///< elements per 32 bytes
+  std::int64_t between(std::int64_t lo, std::int64_t hi) {
+    return lo + static_cast<std::int64_t>(below(static_cast<std::size_t>(hi - lo + 1)));
+  }
+  const shape_class& parent() const { return classes_[parent_]; }
+  void note_class(dtype d, std::int64_t rows, std::int64_t cols) {
+    for (const auto& k : classes_)
+      if (k.dt == d && k.rows == rows && k.cols == cols) return;
+    classes_.push_back({d, rows, cols, 0});
+  }
+  /// Up to ten of the latest values, newest first, that `keep(value number, value)` accepts.
+  template <class Keep>
+  std::vector<int> recent(Keep keep) const {
+    std::vector<int> out;
+    for (int v = live_count() - 1; v >= 0 && out.size() < 10; --v)
+      if (!plan_.values[static_cast<std::size_t>(v)].hidden && keep(v, plan_.values[static_cast<std::size_t>(v)])) out.push_back(v);
+    return out;
+  }
+  int pick(const std::vector<int>& of) { return of[below(of.size())]; }
+
+  // Scalars. Every operand is nonnegative, so sums and products take their extremes at the ends.
+  const gen_scalar& scalar(int s) const { return plan_.scalars[static_cast<std::size_t>(s)]; }
+  std::int64_t low(const gen_index& x) const { return x.scalar >= 0 ? scalar(x.scalar).lo : x.num; }
+  std::int64_t high(const gen_index& x) const { return x.scalar >= 0 ? scalar(x.scalar).hi : x.num; }
+  std::int64_t multiple(const gen_index& x) const { return x.scalar >= 0 ? scalar(x.scalar).multiple : x.num; }
+  bool provably_aligned(const gen_index& x, dtype d) const { return multiple(x) * element_bytes(d) % 32 == 0; }
+  static gen_index fixed(std::int64_t n) { return gen_index{-1, n}; }
+  static gen_index ssa(int s) { return gen_index{s, 0}; }
+  int new_scalar(std::string name, bool param, std::int64_t lo, std::int64_t hi, std::int64_t mult) {
+    plan_.scalars.push_back(gen_scalar{std::move(name), param, lo, hi, mult});
+    return static_cast<int>(plan_.scalars.size()) - 1;
+  }
+  int new_param(const char* prefix, std::int64_t hi) {
+    return new_scalar(prefix + std::to_string(params_++), true, 0, hi, 1);
+  }
+  int scalar_step(opcode op, gen_index a, gen_index b) {
+    const bool mul = op == opcode::scalar_mul, min = op == opcode::scalar_min;
+    const std::int64_t lo = mul ? low(a) * low(b) : min ? std::min(low(a), low(b)) : low(a) + low(b);
+    const std::int64_t hi = mul ? high(a) * high(b) : min ? std::min(high(a), high(b)) : high(a) + high(b);
+    const std::int64_t mult = mul ? multiple(a) * multiple(b) : std::gcd(multiple(a), multiple(b));
+    gen_step st;
+    st.op = op;
+    st.args = {a, b};
+    st.result = new_scalar("s" + std::to_string(plan_.scalars.size()), false, lo, hi, mult);
+    plan_.steps.push_back(st);
+    ++emitted_;
+    return st.result;
+  }
+  /// The block index, queried once per kernel; its range is fixed by the first window using it.
+  int block_index(std::int64_t max) {
+    if (block_ >= 0) return block_;
+    plan_.block_max = max;
+    gen_step st;
+    st.op = opcode::tile_get_block_idx;
+    st.result = block_ = new_scalar("block", false, 0, max, 1);
+    plan_.steps.push_back(st);
+    ++emitted_;
+    return block_;
+  }
+  /// Earlier scalars whose whole range lies in [0, hi] (optionally: provably aligned for `d`).
+  std::vector<int> scalars_within(std::int64_t hi, const dtype* aligned_for = nullptr) const {
+    std::vector<int> out;
+    for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
+      if (!scalar(s).hidden && !scalar(s).control && scalar(s).lo >= 0 && scalar(s).hi <= hi &&
+          (!aligned_for || provably_aligned(ssa(s), *aligned_for)))
+        out.push_back(s);
+    return out;
+  }
+
+  /// A row offset in [0, slack] under every legal binding. Rows need no alignment, so any earlier
+  /// scalar that fits will do, as does a parameter (plus a literal).
+  gen_index row_offset(std::int64_t slack, bool runtime) {
+    if (!runtime || slack == 0) return fixed(between(0, slack));
+    const std::vector<int> fits = scalars_within(slack);
+    if (!fits.empty() && (uniform() < 0.4 || params_ >= max_params)) return ssa(pick(fits));
+    if (params_ >= max_params) return fixed(between(0, slack));
+    const std::int64_t hi = uniform() < 0.6 ? slack : between(1, slack);
+    const int p = new_param("row", hi);
+    if (hi < slack && uniform() < 0.5) return ssa(scalar_step(opcode::scalar_add, ssa(p), fixed(between(1, slack - hi))));
+    return ssa(p);
+  }
+
+  /// A column offset in [0, room] elements that selection can prove 32-byte aligned: a literal
+  /// multiple of the unit, or (runtime) block * K, p * K, their sum, plus an aligned literal,
+  /// every K a whole number of units.
+  gen_index column_offset(dtype d, std::int64_t room, bool runtime) {
+    const std::int64_t a = unit(d), units = room / a;
+    if (!runtime || units == 0) return fixed(a * between(0, units));
+    const std::vector<int> fits = scalars_within(a * units, &d);
+    if (!fits.empty() && uniform() < 0.35) return ssa(pick(fits));
+    const double form = uniform();
+    const bool want_block = form < 0.65, want_param = form >= 0.4;
+    std::int64_t left = units;  // in units
+    std::optional<gen_index> acc;
+    if (want_block) {
+      const std::int64_t budget = want_param ? left - 1 : left;  // leave the parameter a unit
+      std::int64_t max = plan_.block_max;
+      if (max < 0 && budget >= 1) max = between(1, std::min<std::int64_t>(budget, 7));
+      if (max >= 1 && max <= budget) {
+        const std::int64_t k = between(1, budget / max);
+        acc = ssa(scalar_step(opcode::scalar_mul, ssa(block_index(max)), fixed(k * a)));
+        left -= k * max;
+      }
+    }
+    if (want_param && left >= 1) {
+      std::vector<int> reuse;
+      for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
+        if (scalar(s).param && !scalar(s).control && scalar(s).hi <= left) reuse.push_back(s);
+      int p = -1;
+      std::int64_t k = 1;
+      if (!reuse.empty() && (uniform() < 0.3 || params_ >= max_params)) {
+        p = pick(reuse);
+        k = between(1, left / std::max<std::int64_t>(1, scalar(p).hi));
+      } else if (params_ < max_params) {
+        k = between(1, std::min<std::int64_t>(2, left));
+        p = new_param("col", uniform() < 0.6 ? left / k : between(1, left / k));
+      }
+      if (p >= 0) {
+        left -= k * scalar(p).hi;
+        const gen_index term = ssa(scalar_step(opcode::scalar_mul, ssa(p), fixed(k * a)));
+        acc = acc ? ssa(scalar_step(opcode::scalar_add, *acc, term)) : term;
+      }
+    }
+    if (!acc) return fixed(a * between(0, units));
+    if (left >= 1 && uniform() < 0.3) acc = ssa(scalar_step(opcode::scalar_add, *acc, fixed(a * between(1, left))));
+    return *acc;
+  }
+
+  /// A column offset in [0, room] (room >= 1) that selection cannot prove aligned: a literal off
+  /// the 32-byte grid, or a parameter used directly.
+  gen_index unaligned_column_offset(dtype d, std::int64_t room) {
+    if (params_ < max_params && uniform() < 0.5) return ssa(new_param("col", room));
+    std::int64_t c = 0;
+    while (c % unit(d) == 0) c = between(1, room);
+    return fixed(c);
+  }
+
+  /// A window shape inside `s` whose rows are whole 32-byte units, leaving a unit of room when
+  /// the column offset must be able to leave the 32-byte grid.
+  std::array<std::int64_t, 2> window_shape(const gen_value& s, bool unaligned) {
+    const std::int64_t a = unit(s.dt), max_cols = unaligned ? s.cols - a : s.cols;
+    // Shapes that already exist keep binary ops between windows and other values likely.
+    std::vector<std::array<std::int64_t, 2>> known;
+    for (const auto& k : classes_)
+      if (k.dt == s.dt && k.rows <= s.rows && k.cols <= max_cols && (k.rows != s.rows || k.cols != s.cols))
+        known.push_back({k.rows, k.cols});
+    if (!known.empty() && uniform() < 0.5) return known[below(known.size())];
+    std::vector<std::int64_t> rows{s.rows};
+    for (std::int64_t r : {s.rows / 2, s.rows / 4})
+      if (r >= 1 && std::find(rows.begin(), rows.end(), r) == rows.end()) rows.push_back(r);
+    std::vector<std::int64_t> cols;
+    for (std::int64_t c : {a, 2 * a, 4 * a, s.cols / 2, s.cols})
+      if (c % a == 0 && c >= a && c <= max_cols && std::find(cols.begin(), cols.end(), c) == cols.end()) cols.push_back(c);
+    const std::int64_t r = uniform() < 0.15 ? between(1, s.rows) : rows[below(rows.size())];
+    return {r, cols[below(cols.size())]};
+  }
+
+  /// Values a slice may cut: not relabels (a window of a relabel stays Tile) and not unalignable
+  /// windows, with room for a smaller window (two units of columns for an unaligned one).
+  std::vector<int> slice_sources(bool unaligned) const {
+    return recent([&](int, const gen_value& x) {
+      if (x.kind == gen_kind::relabel || x.unaligned || !windowable(x)) return false;
+      return unaligned ? x.cols >= 2 * unit(x.dt) : x.rows > 1 || x.cols > unit(x.dt);
+    });
+  }
+
+  /// Slices `src`; returns the window. The step's offsets are in plan.steps.back().
+  int slice_of(int src, bool unaligned) { return slice_of(src, unaligned, opt_.runtime_offset_probability); }
+  int slice_of(int src, bool unaligned, double runtime_probability) {
+    const gen_value s = val(src);  // a copy: new values may move the vector
+    const auto [h, w] = window_shape(s, unaligned);
+    const std::size_t mode = uniform() < runtime_probability ? 1 + below(3) : 0;  // 1: row, 2: column, 3: both
+    const gen_index col = unaligned ? unaligned_column_offset(s.dt, s.cols - w) : column_offset(s.dt, s.cols - w, mode >= 2);
+    const gen_index row = row_offset(s.rows - h, mode == 1 || mode == 3);
+    gen_step st;
+    st.op = opcode::tile_slice;
+    st.in = {src};
+    st.offsets = {row, col};
+    st.result = new_value(s.dt, h, w, s.lo, s.hi, gen_kind::window, s.pitch);
+    val(st.result).made_by = st.op;
+    val(st.result).unaligned = unaligned;
+    val(src).used = val(src).viewed = true;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    note_class(s.dt, h, w);
+    window_done_ = true;
+    return st.result;
+  }
+
+  /// Reshapes a recent dense non-window tile to another width whose rows are a multiple of 32 bytes.
+  bool reshape() {
+    const std::vector<int> from = recent([](int, const gen_value& x) { return x.kind == gen_kind::dense && windowable(x); });
+    if (from.empty()) return false;
+    const int v = pick(from);
+    const gen_value s = val(v);
+    const std::int64_t elements = s.rows * s.cols;
+    std::vector<std::int64_t> widths;
+    for (std::int64_t bytes = 32; bytes <= 512; bytes *= 2) {
+      const std::int64_t w = bytes / element_bytes(s.dt);
+      if (w != s.cols && elements % w == 0 && elements / w <= 128) widths.push_back(w);
+    }
+    if (widths.empty()) return false;
+    const std::int64_t w = widths[below(widths.size())];
+    gen_step st;
+    st.op = opcode::tile_reshape;
+    st.in = {v};
+    st.result = new_value(s.dt, elements / w, w, s.lo, s.hi, gen_kind::relabel);
+    val(st.result).made_by = st.op;
+    val(v).used = val(v).viewed = true;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    note_class(s.dt, elements / w, w);
+    window_done_ = true;
+    return true;
+  }
+
+  /// Static aligned offsets placing a `src`-shaped window inside `target`.
+  std::array<gen_index, 2> place(const gen_value& target, const gen_value& src) {
+    const std::int64_t a = unit(target.dt);
+    return {fixed(between(0, target.rows - src.rows)), fixed(a * between(0, (target.cols - src.cols) / a))};
+  }
+
+  /// Assembles into a recent dense tile a source with its row pitch: a slice of the target itself
+  /// (at its own offsets, or elsewhere: overlapping), or another tile as wide as the target, or a
+  /// slice of one.
+  bool assemble() {
+    const std::vector<int> targets = recent([](int, const gen_value& x) { return x.kind == gen_kind::dense && windowable(x); });
+    if (targets.empty()) return false;
+    const int t = pick(targets);
+    const gen_value target = val(t);
+    const double r = uniform();
+    int src = -1;
+    std::array<gen_index, 2> at{};
+    std::vector<int> same_pitch;
+    if (r >= 0.5)
+      same_pitch = recent([&](int v, const gen_value& x) {
+        const bool pitch = x.kind == gen_kind::window ? x.pitch == target.cols : x.kind == gen_kind::dense && x.cols == target.cols;
+        return v != t && x.dt == target.dt && !x.unaligned && windowable(x) && pitch && x.rows <= target.rows &&
+               x.cols <= target.cols;
+      });
+    if (same_pitch.empty()) {
+      // Mostly static offsets: an exact self-write at runtime offsets needs the recipe to see the
+      // same SSA on both sides, which only some kernels should depend on.
+      src = slice_of(t, false, 0.3);
+      at = r < 0.2 ? plan_.steps.back().offsets : place(target, val(src));
+    } else {
+      src = pick(same_pitch);
+      at = place(target, val(src));
+    }
+    gen_step st;
+    st.op = opcode::tile_assemble;
+    st.in = {t, src};
+    st.offsets = at;
+    st.result = new_value(target.dt, target.rows, target.cols, std::min(target.lo, val(src).lo),
+                          std::max(target.hi, val(src).hi));
+    val(st.result).made_by = st.op;
+    val(t).used = val(src).used = val(t).viewed = true;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    window_done_ = true;
+    return true;
+  }
+
+  /// One window step; false when nothing suits the chosen kind. A kernel meant to stay Tile gets
+  /// its unalignable slice first, so no other window op can be the reason selection gives.
+  bool window() {
+    if (pending_unaligned_) {
+      std::vector<int> from = slice_sources(true);
+      slice_of(from.empty() ? load_of(parent()) : pick(from), true);
+      pending_unaligned_ = false;
+      return true;
+    }
+    const double r = uniform();
+    if (r < 0.5) {
+      const std::vector<int> from = slice_sources(false);
+      if (from.empty()) return false;
+      slice_of(pick(from), false);
+      return true;
+    }
+    return r < 0.7 ? reshape() : assemble();
+  }
+
+  //===--- valid extents ---===//
+  static constexpr int max_extent_params = 4;
+  static bool full_valid(const gen_value& x) { return x.valid[0] == fixed(x.rows) && x.valid[1] == fixed(x.cols); }
+  /// Windows take only fully valid current versions that no setter made: a window of a partial
+  /// rectangle could read uninitialized elements, and a window of versioned storage is the
+  /// separate Tile-only share.
+  static bool windowable(const gen_value& x) {
+    return !x.stale && x.made_by != opcode::tile_set_validshape && full_valid(x);
+  }
+  void mark_extent(const gen_index& x) {
+    if (x.scalar >= 0) plan_.scalars[static_cast<std::size_t>(x.scalar)].extent = true;
+  }
+  int new_extent_param(int axis, std::int64_t hi) {
+    const int p = new_scalar((axis == 0 ? "rows" : "cols") + std::to_string(extent_params_++), true, 0, hi, 1);
+    mark_extent(ssa(p));
+    return p;
+  }
+  /// Extent scalars whose range is [0, hi] exactly (`exact`) or lies within it.
+  std::vector<int> extent_scalars(std::int64_t hi, bool exact) const {
+    std::vector<int> out;
+    for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
+      if (scalar(s).extent && !scalar(s).hidden && scalar(s).lo == 0 && (exact ? scalar(s).hi == hi : scalar(s).hi <= hi))
+        out.push_back(s);
+    return out;
+  }
+  struct valid_pattern {
+    dtype dt;
+    std::int64_t rows, cols;
+    std::array<gen_index, 2> valid;
+  };
+  void note_pattern(const gen_value& x) {
+    if (!full_valid(x)) patterns_.push_back({x.dt, x.rows, x.cols, x.valid});
+  }
+
+  /// The block index scaled onto [0, full]: `block`, or `block * K` when the block range (fixed by
+  /// the block's first use) times K is `full`, else `min(block * K, full)`.
+  gen_index block_extent(std::int64_t full) {
+    std::int64_t k = 1;
+    if (block_ < 0) {
+      std::vector<std::int64_t> ks;
+      for (const std::int64_t d : {1, 2, 4})
+        if (full % d == 0 && full / d >= 1) ks.push_back(d);
+      k = ks[below(ks.size())];
+      block_index(full / k);
+    } else {
+      const std::int64_t m = std::max<std::int64_t>(1, plan_.block_max);
+      k = (full + m - 1) / m;
+    }
+    gen_index e = ssa(block_);
+    if (k > 1) e = ssa(scalar_step(opcode::scalar_mul, e, fixed(k)));
+    if (plan_.block_max * k != full) e = ssa(scalar_step(opcode::scalar_min, e, fixed(full)));
+    mark_extent(e);
+    return e;
+  }
+  /// A runtime extent ranging over exactly [0, full]: an earlier one (so loads can match),
+  /// block index arithmetic, or a new parameter.
+  gen_index runtime_extent(int axis, std::int64_t full) {
+    const std::vector<int> same = extent_scalars(full, true);
+    if (!same.empty() && uniform() < 0.4) return ssa(pick(same));
+    if (uniform() < opt_.spmd_extent_probability) return block_extent(full);
+    if (extent_params_ < max_extent_params) return ssa(new_extent_param(axis, full));
+    return same.empty() ? block_extent(full) : ssa(pick(same));
+  }
+  /// The valid rectangle of a partially valid load of class `k`: often one the class already has
+  /// (elementwise operands must match structurally), else per axis the full extent, a literal in
+  /// [1, extent] or a runtime extent, not full on both.
+  std::array<gen_index, 2> load_valid(const shape_class& k) {
+    std::vector<int> known;
+    for (int i = 0; i < static_cast<int>(patterns_.size()); ++i) {
+      const valid_pattern& p = patterns_[static_cast<std::size_t>(i)];
+      if (p.dt == k.dt && p.rows == k.rows && p.cols == k.cols) known.push_back(i);
+    }
+    if (!known.empty() && uniform() < 0.5) return patterns_[static_cast<std::size_t>(pick(known))].valid;
+    const std::array<std::int64_t, 2> full{k.rows, k.cols};
+    std::array<gen_index, 2> v{};
+    for (const int axis : {0, 1}) {
+      const std::int64_t n = full[static_cast<std::size_t>(axis)];
+      gen_index& e = v[static_cast<std::size_t>(axis)];
+      if (uniform() < 0.3) e = fixed(n);
+      else if (uniform() < opt_.runtime_extent_probability) e = runtime_extent(axis, n);
+      else e = fixed(between(1, n));
+    }
+    if (v[0] == fixed(full[0]) && v[1] == fixed(full[1])) v[1] = fixed(between(1, std::max<std::int64_t>(1, full[1] - 1)));
+    patterns_.push_back({k.dt, k.rows, k.cols, v});
+    return v;
+  }
+
+  /// An extent that never exceeds `cur` under any legal binding: a literal no larger than a
+  /// literal `cur`, a runtime extent ranging within it, or `min(cur, k)` of a runtime `cur`.
+  gen_index narrowed(int axis, const gen_index& cur) {
+    if (cur.scalar < 0) {
+      const std::int64_t n = cur.num;
+      if (n <= 0 || uniform() < 0.5) return fixed(between(std::min<std::int64_t>(1, n), n));
+      const std::vector<int> fits = extent_scalars(n, false);
+      if (!fits.empty() && (uniform() < 0.4 || extent_params_ >= max_extent_params)) return ssa(pick(fits));
+      if (extent_params_ < max_extent_params) return ssa(new_extent_param(axis, n));
+      return fixed(between(1, n));
+    }
+    gen_index other = fixed(between(1, std::max<std::int64_t>(1, high(cur))));
+    std::vector<int> others = extent_scalars(high(cur), false);
+    others.erase(std::remove(others.begin(), others.end(), cur.scalar), others.end());
+    if (!others.empty() && uniform() < 0.3) other = ssa(pick(others));
+    const gen_index e = ssa(scalar_step(opcode::scalar_min, cur, other));
+    mark_extent(e);
+    return e;
+  }
+  /// `tile.set_validshape(t, r, c)` narrowing at least one axis (see `narrowed`); `t` becomes
+  /// stale. Returns the new version.
+  int narrow(int t) {
+    const gen_value x = val(t);  // a copy: new values may move the vector
+    std::array<bool, 2> change{uniform() < 0.6, uniform() < 0.6};
+    if (!change[0] && !change[1]) change[below(2)] = true;
+    std::array<gen_index, 2> v = x.valid;
+    for (const int axis : {0, 1}) {
+      const auto a = static_cast<std::size_t>(axis);
+      if (change[a]) v[a] = narrowed(axis, x.valid[a]);
+    }
+    gen_step st;
+    st.op = opcode::tile_set_validshape;
+    st.in = {t};
+    st.args = {v[0], v[1]};
+    st.result = new_value(x.dt, x.rows, x.cols, x.lo, x.hi, x.kind, x.pitch);
+    val(st.result).valid = v;
+    val(st.result).made_by = st.op;
+    val(t).used = val(t).stale = true;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    note_pattern(val(st.result));
+    return st.result;
+  }
+  /// A set_validshape step on a recent allocation-backed current version (not a window, relabel
+  /// or assemble result, and with no view of it that a later step could read as an alias of the
+  /// old version), or the kernel's pending Tile-only share: a read of the old version right after
+  /// its setter, or a narrowed slice. False when nothing suits.
+  bool setter() {
+    if (pending_window_setter_) {
+      pending_window_setter_ = false;
+      const std::vector<int> from = slice_sources(false);
+      store(narrow(slice_of(from.empty() ? load_of(parent()) : pick(from), false)));
+      return true;
+    }
+    std::vector<int> from = recent([](int, const gen_value& x) {
+      return !x.stale && !x.viewed && x.kind == gen_kind::dense && x.made_by != opcode::tile_assemble;
+    });
+    if (from.empty()) {
+      if (!pending_stale_) return false;
+      from.push_back(load_of(pick_class()));
+    }
+    // Chains of versions (a setter of a setter result) are rare by chance; favour them a little.
+    std::vector<int> versions;
+    for (const int v : from)
+      if (val(v).made_by == opcode::tile_set_validshape) versions.push_back(v);
+    const int t = !versions.empty() && uniform() < 0.4 ? pick(versions) : pick(from);
+    narrow(t);
+    if (pending_stale_) {
+      pending_stale_ = false;
+      if (val(t).dt == dtype::fp32 && uniform() < 0.5)
+        emit(opcode::tile_abs, {t}, literal{0, 0});  // |x| keeps every bound: it cannot fail
+      else
+        store(t);
+    }
+    return true;
+  }
+
+  //===--- regions ---===//
+  static constexpr int max_control_params = 3;  ///< per role: flags, counts, limits, steps
+  struct scope_mark {
+    int values;
+    std::size_t scalars;
+    int floor;
+  };
+  /// Enters a region: what is defined from here on goes out of scope at `close_scope`.
+  scope_mark open_scope() {
+    const scope_mark m{live_count(), plan_.scalars.size(), region_floor_};
+    region_floor_ = live_count();
+    ++depth_;
+    return m;
+  }
+  void close_scope(const scope_mark& m) {
+    for (int v = m.values; v < live_count(); ++v) val(v).hidden = true;
+    for (std::size_t s = m.scalars; s < plan_.scalars.size(); ++s)
+      if (!plan_.scalars[s].param) plan_.scalars[s].hidden = true;
+    region_floor_ = m.floor;
+    --depth_;
+  }
+  static bool same_class(const gen_value& x, const shape_class& k) {
+    return x.dt == k.dt && x.rows == k.rows && x.cols == k.cols;
+  }
+  /// A value a branch may yield or a loop may carry: in scope, dense, fully and statically valid.
+  static bool carriable(const gen_value& x) {
+    return !x.hidden && !x.stale && x.kind == gen_kind::dense && full_valid(x);
+  }
+  static bool adds(dtype d) { return d == dtype::fp32 || d == dtype::fp16 || d == dtype::int32; }
+  /// A class that kernels load (not one only windows produce); `add`: one tile.add supports.
+  const shape_class& region_class(bool add) {
+    std::vector<int> of;
+    for (int i = 0; i < static_cast<int>(classes_.size()); ++i) {
+      const shape_class& k = classes_[static_cast<std::size_t>(i)];
+      if (k.weight > 0 && (!add || adds(k.dt))) of.push_back(i);
+    }
+    return of.empty() ? classes_.front() : classes_[static_cast<std::size_t>(pick(of))];
+  }
+  /// A carriable value of class `k` defined before this point: a recent one, or a new load.
+  int outer_of(const shape_class& k, int other = -1) {
+    const std::vector<int> c =
+        recent([&](int v, const gen_value& x) { return v != other && carriable(x) && same_class(x, k); });
+    if (!c.empty() && uniform() < 0.8) return pick(c);
+    return load_of(k);
+  }
+  /// A value of class `k` computed here (an elementwise op on class values), else a new load.
+  int fresh_of(const shape_class& k) {
+    if (k.dt != dtype::bf16) {
+      std::vector<opcode> table_ops;
+      for (const auto& row : elementwise_table)
+        if (elementwise_allows(row.op, k.dt)) table_ops.push_back(row.op);
+      for (int attempt = 0; attempt < 6 && !table_ops.empty(); ++attempt) {
+        const opcode op = table_ops[below(table_ops.size())];
+        const literal s = scalar_for(op);
+        int r = -1;
+        if (op == opcode::tile_full) {
+          full_rows_ = k.rows;
+          full_cols_ = k.cols;
+          r = emit(op, {}, s);
+        } else {
+          std::vector<int> in{pick_recent(k)};
+          if (in[0] < 0 || !full_valid(val(in[0]))) continue;
+          if (info(op).ew == ew_kind::binary) in.push_back(pick_recent(k, &val(in[0]).valid));
+          r = emit(op, in, s);
+        }
+        if (r >= 0) return r;
+      }
+    }
+    return load_of(k);
+  }
+  /// `x` updated by one elementwise op (FP32: any unary or scalar form, else add/mul with a class
+  /// value), or `x` itself when no op keeps the bounds.
+  int update_of(int x) {
+    const gen_value v = val(x);
+    const shape_class k{v.dt, v.rows, v.cols, 0};
+    if (v.dt == dtype::fp32) {
+      static constexpr opcode ops[] = {opcode::tile_adds, opcode::tile_muls, opcode::tile_subs, opcode::tile_maximums,
+                                       opcode::tile_minimums, opcode::tile_abs, opcode::tile_neg, opcode::tile_relu,
+                                       opcode::tile_lrelu, opcode::tile_add, opcode::tile_sub, opcode::tile_mul};
+      for (int attempt = 0; attempt < 4; ++attempt) {
+        const opcode op = ops[below(std::size(ops))];
+        std::vector<int> in{x};
+        if (info(op).ew == ew_kind::binary) in.push_back(pick_recent(k));
+        if (in.back() < 0) continue;
+        const int r = emit(op, in, op == opcode::tile_muls ? literal{5, -1} : scalar_for(op));
+        if (r >= 0) return r;
+      }
+      return x;
+    }
+    if (!adds(v.dt)) return x;
+    const int other = pick_recent(k);
+    const int r = other < 0 ? -1 : emit(uniform() < 0.7 ? opcode::tile_add : opcode::tile_mul, {x, other}, literal{0, 0});
+    return r >= 0 ? r : x;
+  }
+  /// A region parameter of a role (`flag`, `count`, `limit`, `step`): an earlier one, or a new one.
+  int control_param(const std::string& role, std::int64_t lo, std::int64_t hi) {
+    std::vector<int> same;
+    for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
+      if (scalar(s).control && scalar(s).name.rfind(role, 0) == 0) same.push_back(s);
+    if (!same.empty() && (static_cast<int>(same.size()) >= max_control_params || uniform() < 0.35)) return pick(same);
+    const int p = new_scalar(role + std::to_string(same.size()), true, lo, hi, 1);
+    plan_.scalars[static_cast<std::size_t>(p)].control = true;
+    plan_.scalars[static_cast<std::size_t>(p)].flag = role == "flag";
+    return p;
+  }
+  /// An INDEX scalar defined by a region (argument or result) over [lo, hi]. Multiple 1: no
+  /// alignment proof sees through a region, so column offsets never use it.
+  int region_scalar(std::int64_t lo, std::int64_t hi) {
+    return new_scalar("k" + std::to_string(plan_.scalars.size()), false, lo, hi, 1);
+  }
+  /// The output a value of class (d, cols) is stored to (the last such one, or a new one).
+  int output_for(dtype d, std::int64_t cols) {
+    int out = -1;
+    for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o)
+      if (plan_.outputs[static_cast<std::size_t>(o)].dt == d && plan_.outputs[static_cast<std::size_t>(o)].cols == cols) out = o;
+    if (out >= 0) return out;
+    plan_.outputs.push_back(gen_tensor{d, 0, cols});
+    return static_cast<int>(plan_.outputs.size()) - 1;
+  }
+  /// Stores `v` at row `base + off` of an output, reserving the rows every binding may reach.
+  void store_at(int v, const gen_index& off) {
+    const gen_value x = val(v);
+    const int out = output_for(x.dt, x.cols);
+    const std::int64_t base = plan_.outputs[static_cast<std::size_t>(out)].rows;
+    gen_step s;
+    s.op = opcode::tile_store;
+    s.in = {v};
+    s.tensor = out;
+    s.row = base;
+    s.args = {base == 0 ? off : ssa(scalar_step(opcode::scalar_add, off, fixed(base)))};
+    plan_.outputs[static_cast<std::size_t>(out)].rows += x.rows + high(off);
+    plan_.steps.push_back(s);
+    val(v).stored = true;
+    ++emitted_;
+  }
+  /// Outputs stored inside steps [from, to) (at any depth).
+  std::vector<int> outputs_stored(std::size_t from, std::size_t to) const {
+    std::vector<int> out;
+    for (std::size_t i = from; i < to; ++i) {
+      const gen_step& s = plan_.steps[i];
+      if (s.op == opcode::tile_store && std::find(out.begin(), out.end(), s.tensor) == out.end()) out.push_back(s.tensor);
+    }
+    return out;
+  }
+  static gen_ref tile_ref(int v) { return gen_ref{gen_ref_kind::tile, v, {}}; }
+  static gen_ref scalar_ref(const gen_index& x) { return gen_ref{gen_ref_kind::scalar, -1, x}; }
+  static gen_ref tensor_ref(int id) { return gen_ref{gen_ref_kind::tensor, id, {}}; }
+  void push_mark(opcode op, gen_mark m) {
+    gen_step s;
+    s.op = op;
+    s.mark = m;
+    plan_.steps.push_back(s);
+  }
+  void push_yield(std::vector<gen_ref> refs) {
+    gen_step s;
+    s.op = opcode::cf_yield;
+    s.refs = std::move(refs);
+    plan_.steps.push_back(s);
+  }
+
+  /// A few ordinary steps inside a region: computations, loads, slices of values defined outside
+  /// (static offsets, or a row offset from a scalar in scope), and nested regions.
+  void body_steps(int n, int depth) {
+    for (int i = 0; i < n; ++i) {
+      const double r = uniform();
+      if (depth < opt_.region_depth && r < 0.25) {
+        region(depth);
+      } else if (opt_.windows && r < 0.45) {
+        if (!body_slice()) load_of(pick_class());
+      } else if (r < 0.6 || !compute()) {
+        load_of(pick_class());
+      }
+    }
+  }
+  bool body_slice() {
+    const std::vector<int> from = recent([&](int v, const gen_value& x) {
+      return v < region_floor_ && !x.carried && x.kind != gen_kind::relabel && !x.unaligned && windowable(x) &&
+             (x.rows > 1 || x.cols > unit(x.dt));
+    });
+    if (from.empty()) return false;
+    const int src = pick(from);
+    const int w = slice_of(src, false, 0.0);
+    const std::int64_t slack = val(src).rows - val(w).rows;
+    const std::vector<int> rows = scalars_within(slack);
+    if (!rows.empty() && uniform() < 0.5) plan_.steps.back().offsets[0] = ssa(pick(rows));
+    return true;
+  }
+
+  /// One branch or loop (a pending Tile-only construct first, at the top level).
+  bool region(int depth) {
+    bool ok = false;
+    if (depth == 0 && pending_region_tile_ != 0) {
+      ok = pending_region_tile_ == 2 ? gm_branch() : loop(0, false, pending_region_tile_);
+      if (ok) pending_region_tile_ = 0;
+    } else {
+      const double r = uniform();
+      ok = r < 0.4 ? branch(depth) : loop(depth, r >= 0.75);
+    }
+    region_done_ = region_done_ || (ok && depth == 0);
+    return ok;
+  }
+
+  /// An `if` on a flag whose results mix Tile values (fresh in an arm, defined before the branch,
+  /// the same value in both arms, a swapped pair) and an INDEX scalar; outputs stored inside its
+  /// arms become GM results yielding the same parameter in both arms.
+  bool branch(int depth) {
+    const int flag = control_param("flag", 0, 1);
+    enum class arm : std::uint8_t { fresh, outer };
+    struct result_plan {
+      shape_class k;
+      std::array<arm, 2> how;
+      std::array<int, 2> value;  ///< outer values per arm
+    };
+    std::vector<result_plan> tiles;
+    const int n = 1 + static_cast<int>(below(2));
+    for (int i = 0; i < n; ++i) {
+      const double r = uniform();
+      const shape_class k = region_class(false);
+      if (r < 0.25 && k.dt != dtype::bf16) {  // fresh in one arm, defined before in the other
+        const int a = outer_of(k);
+        const bool then_fresh = uniform() < 0.6;
+        tiles.push_back({k, {then_fresh ? arm::fresh : arm::outer, then_fresh ? arm::outer : arm::fresh}, {a, a}});
+      } else if (r < 0.4) {  // the same outer value in both arms
+        const int a = outer_of(k);
+        tiles.push_back({k, {arm::outer, arm::outer}, {a, a}});
+      } else if (r < 0.65) {  // a swapped pair
+        const int a = outer_of(k), b = outer_of(k, a);
+        tiles.push_back({k, {arm::outer, arm::outer}, {a, b}});
+        tiles.push_back({k, {arm::outer, arm::outer}, {b, a}});
+        ++i;
+      } else if (r < 0.85 && k.dt != dtype::bf16) {
+        tiles.push_back({k, {arm::fresh, arm::fresh}, {-1, -1}});
+      } else {  // different values defined before the branch
+        const int a = outer_of(k), b = outer_of(k, a);
+        tiles.push_back({k, {arm::outer, arm::outer}, {a, b}});
+      }
+    }
+    const bool with_scalar = uniform() < 0.5;
+    std::array<gen_index, 2> offsets{};
+    if (with_scalar)
+      for (gen_index& o : offsets) {
+        const std::vector<int> known = scalars_within(4 * opt_.rows);
+        o = !known.empty() && uniform() < 0.3 ? ssa(pick(known)) : fixed(opt_.rows * static_cast<std::int64_t>(below(3)));
+      }
+    // A GM result over an input, the same parameter in both arms.
+    const int gm_input = !plan_.inputs.empty() && uniform() < 0.15 ? static_cast<int>(below(plan_.inputs.size())) : -1;
+
+    gen_step h;
+    h.op = opcode::cf_if;
+    h.mark = gen_mark::open;
+    h.args = {ssa(flag)};
+    const std::size_t hdr = plan_.steps.size();
+    plan_.steps.push_back(h);
+    ++emitted_;
+    std::array<std::size_t, 2> yields{};
+    std::array<std::vector<double>, 2> lo, hi;
+    for (int side = 0; side < 2; ++side) {
+      if (side == 1) push_mark(opcode::cf_if, gen_mark::next);
+      const scope_mark m = open_scope();
+      body_steps(static_cast<int>(below(3)), depth + 1);
+      std::vector<gen_ref> refs;
+      for (const result_plan& t : tiles) {
+        const int v = t.how[static_cast<std::size_t>(side)] == arm::fresh ? fresh_of(t.k) : t.value[static_cast<std::size_t>(side)];
+        refs.push_back(tile_ref(v));
+        lo[static_cast<std::size_t>(side)].push_back(val(v).lo);
+        hi[static_cast<std::size_t>(side)].push_back(val(v).hi);
+      }
+      if (with_scalar) refs.push_back(scalar_ref(offsets[static_cast<std::size_t>(side)]));
+      if (gm_input >= 0) refs.push_back(tensor_ref(-1 - gm_input));
+      yields[static_cast<std::size_t>(side)] = plan_.steps.size();
+      push_yield(std::move(refs));
+      close_scope(m);
+    }
+    for (const int o : outputs_stored(hdr, plan_.steps.size())) {
+      plan_.steps[yields[0]].refs.push_back(tensor_ref(o));
+      plan_.steps[yields[1]].refs.push_back(tensor_ref(o));
+      plan_.steps[hdr].carries.push_back(gen_carry{tensor_ref(o), -1, -1});
+    }
+    push_mark(opcode::cf_if, gen_mark::close);
+    std::vector<gen_carry> results;
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      const shape_class& k = tiles[i].k;
+      const int r = new_value(k.dt, k.rows, k.cols, std::min(lo[0][i], lo[1][i]), std::max(hi[0][i], hi[1][i]));
+      val(r).made_by = opcode::cf_if;
+      results.push_back(gen_carry{{}, -1, r});
+    }
+    int offset = -1;
+    if (with_scalar) {
+      offset = region_scalar(std::min(low(offsets[0]), low(offsets[1])), std::max(high(offsets[0]), high(offsets[1])));
+      results.push_back(gen_carry{scalar_ref({}), -1, offset});
+    }
+    if (gm_input >= 0) results.push_back(gen_carry{tensor_ref(-1 - gm_input), -1, -1});
+    auto& carries = plan_.steps[hdr].carries;
+    carries.insert(carries.begin(), results.begin(), results.end());
+    // The scalar result as a store's row offset (as in the spec's branch example).
+    if (offset >= 0 && uniform() < 0.6) store_at(results.front().result, ssa(offset));
+    return true;
+  }
+
+  /// The Tile-only branch: its arms yield two different input parameters, then a load reads the
+  /// result.
+  bool gm_branch() {
+    const shape_class k = region_class(false);
+    const int a = static_cast<int>(plan_.inputs.size());
+    plan_.inputs.push_back(gen_tensor{k.dt, k.rows, k.cols});
+    plan_.inputs.push_back(gen_tensor{k.dt, k.rows, k.cols});
+    gen_step h;
+    h.op = opcode::cf_if;
+    h.mark = gen_mark::open;
+    h.args = {ssa(control_param("flag", 0, 1))};
+    h.carries = {gen_carry{tensor_ref(-1 - a), -1, -1}};
+    plan_.steps.push_back(h);
+    ++emitted_;
+    push_yield({tensor_ref(-1 - a)});
+    push_mark(opcode::cf_if, gen_mark::next);
+    push_yield({tensor_ref(-2 - a)});
+    push_mark(opcode::cf_if, gen_mark::close);
+    load_through(a, k);
+    return true;
+  }
+  /// A load of input `t` (through its current version, e.g. a region result).
+  void load_through(int t, const shape_class& k) {
+    gen_step s;
+    s.op = opcode::tile_load;
+    s.tensor = t;
+    const double bound = is_float(k.dt) ? 2.0 : 16.0;
+    s.result = new_value(k.dt, k.rows, k.cols, -bound, bound);
+    plan_.steps.push_back(s);
+    ++emitted_;
+  }
+
+  /// A for or while loop with carries: Tile swaps, rotations, fan-outs, accumulators and updates,
+  /// INDEX offsets, and GM outputs stored at a carried row offset. `special`: 1 a runtime step
+  /// (Tile-only), 3 a GM carry whose backedge names another parameter (Tile-only); `safe`: one
+  /// swap of two loads and no other body steps, which cannot fail. False (and the planner
+  /// unchanged, but for random draws) when the body's values would leave their bounds over the
+  /// loop's iterations.
+  bool loop(int depth, bool is_while, int special = 0, bool safe = false) {
+    planner saved = *this;
+    const auto rollback = [&] {
+      const auto now = rng_;
+      *this = std::move(saved);
+      rng_ = now;
+    };
+    gen_step h;
+    h.op = is_while ? opcode::cf_while : opcode::cf_for;
+    h.mark = gen_mark::open;
+    std::int64_t trips = 0;
+    if (is_while) {
+      const gen_index limit = uniform() < 0.6 ? ssa(control_param("limit", 0, 3)) : fixed(between(1, 3));
+      h.args = {limit};
+      trips = high(limit);
+    } else if (special == 1) {
+      const gen_index stop = uniform() < 0.5 ? ssa(control_param("count", 0, 3)) : fixed(3);
+      h.args = {fixed(0), stop, ssa(control_param("step", 1, 2))};
+      trips = high(stop);
+    } else if (special == 0 && uniform() < 0.5) {
+      const std::int64_t step = uniform() < 0.7 ? 1 : 2, start = uniform() < 0.7 ? 0 : 1;
+      trips = uniform() < 0.1 ? 0 : between(1, 3);
+      const std::int64_t stop = trips == 0 ? start : start + step * (trips - 1) + between(1, step);
+      h.args = {fixed(start), fixed(stop), fixed(step)};
+    } else if (safe && special == 0) {
+      trips = between(1, 3);
+      h.args = {fixed(0), fixed(trips), fixed(1)};
+    } else {
+      const std::int64_t step = uniform() < 0.8 ? 1 : 2;
+      h.args = {fixed(0), ssa(control_param("count", 0, 3)), fixed(step)};
+      trips = (3 + step - 1) / step;
+    }
+    h.trips = trips;
+    const std::int64_t runs = std::max<std::int64_t>(trips, 1);  // rows reserved per carried store
+
+    // The carries' jobs, and their initializers (defined before the loop).
+    enum class job_kind : std::uint8_t { counter, accumulate, update, swap, rotate, fanout, offset, gm, alias };
+    struct job {
+      job_kind kind;
+      std::size_t first;  ///< its first carry
+      shape_class k;
+      std::int64_t inc = 1;
+    };
+    std::vector<job> jobs;
+    std::vector<gen_carry>& carries = h.carries;
+    const auto tile_carry = [&](int init) { carries.push_back(gen_carry{tile_ref(init), -1, -1}); };
+    if (is_while) {
+      jobs.push_back({job_kind::counter, carries.size(), classes_.front(), 1});
+      carries.push_back(gen_carry{scalar_ref(fixed(0)), -1, -1});
+    }
+    if (special == 3) {
+      const shape_class k = region_class(false);
+      const int a = static_cast<int>(plan_.inputs.size());
+      plan_.inputs.push_back(gen_tensor{k.dt, k.rows, k.cols});
+      plan_.inputs.push_back(gen_tensor{k.dt, k.rows, k.cols});
+      jobs.push_back({job_kind::alias, carries.size(), k, 0});
+      carries.push_back(gen_carry{tensor_ref(-1 - a), -1, -1});
+    } else if (safe) {
+      const shape_class k = region_class(false);
+      jobs.push_back({job_kind::swap, carries.size(), k, 0});
+      const int a = load_of(k);
+      tile_carry(a);
+      tile_carry(load_of(k));
+    } else {
+      const int n = 1 + static_cast<int>(below(2));
+      for (int i = 0; i < n; ++i) {
+        const double r = uniform();
+        job j{job_kind::update, carries.size(), region_class(false), 1};
+        if (r < 0.2) {
+          j.kind = job_kind::accumulate;
+          j.k = region_class(true);
+          tile_carry(outer_of(j.k));
+        } else if (r < 0.35) {
+          tile_carry(outer_of(j.k));
+        } else if (r < 0.5) {
+          j.kind = job_kind::swap;
+          const int a = outer_of(j.k);
+          tile_carry(a);
+          tile_carry(outer_of(j.k, a));
+        } else if (r < 0.6) {
+          j.kind = job_kind::rotate;
+          const int a = outer_of(j.k), b = outer_of(j.k, a);
+          tile_carry(a);
+          tile_carry(b);
+          tile_carry(outer_of(j.k, b));
+        } else if (r < 0.72) {
+          j.kind = job_kind::fanout;
+          const int a = outer_of(j.k);
+          tile_carry(a);
+          tile_carry(a);
+        } else if (r < 0.82) {
+          j.kind = job_kind::offset;
+          const std::vector<int> known = scalars_within(2 * opt_.rows);
+          const gen_index init = !known.empty() && uniform() < 0.4 ? ssa(pick(known)) : fixed(between(0, 2));
+          j.inc = uniform() < 0.5 ? 1 : opt_.rows;
+          carries.push_back(gen_carry{scalar_ref(init), -1, -1});
+        } else {
+          j.kind = job_kind::gm;
+          const int out = output_for(j.k.dt, j.k.cols);
+          const std::int64_t base = plan_.outputs[static_cast<std::size_t>(out)].rows;
+          plan_.outputs[static_cast<std::size_t>(out)].rows += runs * j.k.rows;
+          j.inc = j.k.rows;
+          carries.push_back(gen_carry{tensor_ref(out), -1, -1});
+          carries.push_back(gen_carry{scalar_ref(fixed(base)), -1, -1});
+        }
+        jobs.push_back(j);
+      }
+    }
+    const std::size_t hdr = plan_.steps.size();
+    plan_.steps.push_back(h);
+    ++emitted_;
+
+    // Region arguments, then the body and the backedge.
+    const scope_mark m = open_scope();
+    std::vector<std::int64_t> incs(carries.size(), 0);
+    for (const job& j : jobs)
+      if (j.kind == job_kind::counter || j.kind == job_kind::offset || j.kind == job_kind::gm)
+        incs[j.kind == job_kind::gm ? j.first + 1 : j.first] = j.inc;
+    for (std::size_t c = 0; c < plan_.steps[hdr].carries.size(); ++c) {
+      gen_carry& g = plan_.steps[hdr].carries[c];
+      if (g.init.kind == gen_ref_kind::tile) {
+        const gen_value x = val(g.init.id);
+        g.arg = new_value(x.dt, x.rows, x.cols, x.lo, x.hi);
+        val(g.arg).carried = true;
+        val(g.arg).made_by = h.op;
+      } else if (g.init.kind == gen_ref_kind::scalar) {
+        const gen_index& i = g.init.index;
+        g.arg = region_scalar(low(i), high(i) + incs[c] * std::max<std::int64_t>(trips - 1, 0));
+      }
+    }
+    if (special != 3 && !safe) body_steps(static_cast<int>(below(3)), depth + 1);
+    const std::vector<gen_carry> cs = plan_.steps[hdr].carries;  // a copy: steps may grow
+    std::vector<gen_ref> refs(cs.size());
+    for (const job& j : jobs) {
+      const std::size_t f = j.first;
+      const int a = cs[f].arg;
+      switch (j.kind) {
+        case job_kind::counter:
+        case job_kind::offset: refs[f] = scalar_ref(ssa(scalar_step(opcode::scalar_add, ssa(a), fixed(j.inc)))); break;
+        case job_kind::accumulate: {
+          const int x = pick_recent(j.k);
+          const int r = x < 0 ? -1 : emit(opcode::tile_add, {a, x}, literal{0, 0});
+          refs[f] = tile_ref(r >= 0 ? r : a);
+          break;
+        }
+        case job_kind::update: refs[f] = tile_ref(update_of(a)); break;
+        case job_kind::swap:
+          refs[f] = tile_ref(uniform() < 0.3 ? update_of(cs[f + 1].arg) : cs[f + 1].arg);
+          refs[f + 1] = tile_ref(a);
+          break;
+        case job_kind::rotate:
+          refs[f] = tile_ref(cs[f + 1].arg);
+          refs[f + 1] = tile_ref(cs[f + 2].arg);
+          refs[f + 2] = tile_ref(a);
+          break;
+        case job_kind::fanout: {
+          const int y = update_of(a);
+          refs[f] = tile_ref(y);
+          refs[f + 1] = tile_ref(uniform() < 0.5 ? y : cs[f + 1].arg);
+          break;
+        }
+        case job_kind::gm: {
+          // Store a class value (a carried one, one defined before, or a new one) at the carried row.
+          std::vector<int> of = recent([&](int, const gen_value& x) { return same_class(x, j.k) && full_valid(x) && !x.stale; });
+          const int x = !of.empty() && uniform() < 0.8 ? pick(of) : load_of(j.k);
+          gen_step s;
+          s.op = opcode::tile_store;
+          s.in = {x};
+          s.tensor = cs[f].init.id;
+          s.args = {ssa(cs[f + 1].arg)};
+          plan_.steps.push_back(s);
+          val(x).stored = true;
+          ++emitted_;
+          refs[f] = cs[f].init;
+          refs[f + 1] = scalar_ref(ssa(scalar_step(opcode::scalar_add, ssa(cs[f + 1].arg), fixed(j.inc))));
+          break;
+        }
+        case job_kind::alias: refs[f] = tensor_ref(cs[f].init.id - 1); break;
+      }
+    }
+    // Outputs stored by nested loops are carried here too (the same parameter, unchanged alias).
+    for (const int o : outputs_stored(hdr + 1, plan_.steps.size())) {
+      bool carried = false;
+      for (const gen_carry& g : cs) carried = carried || (g.init.kind == gen_ref_kind::tensor && g.init.id == o);
+      if (carried) continue;
+      plan_.steps[hdr].carries.push_back(gen_carry{tensor_ref(o), -1, -1});
+      refs.push_back(tensor_ref(o));
+    }
+    push_yield(std::move(refs));
+    close_scope(m);
+    push_mark(h.op, gen_mark::close);
+    const std::size_t end = plan_.steps.size() - 1;
+    std::vector<int> inits;
+    for (std::size_t c = 0; c < plan_.steps[hdr].carries.size(); ++c) {
+      gen_carry& g = plan_.steps[hdr].carries[c];
+      if (g.init.kind == gen_ref_kind::tile) {
+        const gen_value x = val(g.init.id);
+        g.result = new_value(x.dt, x.rows, x.cols, x.lo, x.hi);
+        val(g.result).made_by = h.op;
+        inits.push_back(static_cast<int>(c));
+      } else if (g.init.kind == gen_ref_kind::scalar) {
+        const gen_index& i = g.init.index;
+        g.result = region_scalar(low(i), high(i) + incs[c] * trips);
+      }
+    }
+    if (!rederive_region(hdr, end)) {
+      rollback();
+      return false;
+    }
+    if (special == 3) load_through(-1 - cs[0].init.id, jobs.back().k);
+    // An initializer read again after the loop: it must have kept its value.
+    if (!inits.empty() && uniform() < 0.4) {
+      const gen_carry g = plan_.steps[hdr].carries[static_cast<std::size_t>(inits[below(inits.size())])];
+      if (adds(val(g.init.id).dt) && emit(opcode::tile_add, {g.init.id, g.result}, literal{0, 0}) >= 0) return true;
+      if (!val(g.init.id).hidden) store(g.init.id);
+    }
+    return true;
+  }
+
+  //===--- cube ---===//
+  /// One chain's operands: dtype `d`, product [m, k] x [k, n]; `bt`: the rhs comes from B^T.
+  struct cube_shape {
+    dtype d;
+    std::int64_t m, n, k;
+    bool bt;
+  };
+  static dtype accumulator(dtype d) { return is_float(d) ? dtype::fp32 : dtype::int32; }
+
+  gen_plan cube_kernel() {
+    plan_.cube = true;
+    if (uniform() < opt_.cube_tile_probability) {
+      static constexpr const char* keys[] = {"atomic", "pre_relu", "pre_quant", runtime_matrix_valid};
+      plan_.tile_reason = keys[below(std::size(keys))];
+    }
+    const int chains = 1 + static_cast<int>(below(static_cast<std::size_t>(std::clamp(ops_ / 8, 1, 3))));
+    for (int i = 0; i < chains; ++i) cube_chain(i == 0 && plan_.tile_reason == runtime_matrix_valid);
+    for (const int v : deferred_) cube_store(v);
+    return plan_;
+  }
+  /// Shapes are whole boxes of every space the operands pass through: M, N multiples of 16 and K
+  /// of 32 (an INT8 box is [16, 32], an FP32 one [16, 8]); an INT8 rhs loaded as Mat [K, N] (NZ,
+  /// box [16, 32]) needs N a multiple of 32, B^T as Mat [N, K] does not. At most 64 so that the
+  /// operands and accumulators of a chain fit L0 (Left/Right 64 KiB, Acc 128 KiB) together.
+  /// The Tile-only reason of a matrix tile with a runtime valid extent (Mat has no runtime metadata).
+  static constexpr const char* runtime_matrix_valid = "static positive valid extents";
+  void cube_chain(bool runtime_valid) {
+    static constexpr dtype dts[] = {dtype::fp16, dtype::bf16, dtype::fp32, dtype::int8};
+    cube_shape c{dts[below(std::size(dts))], 16 * between(1, 4), 16 * between(1, 4), 32 * between(1, 2), false};
+    c.bt = uniform() < opt_.cube_transpose_probability;
+    if (c.d == dtype::int8 && !c.bt && c.n % 32 != 0) c.n += 16;
+    const double r = uniform();
+    int acc = -1;
+    if (runtime_valid) {
+      acc = cube_partial(c, true);
+    } else if (r < opt_.cube_loop_probability) {
+      acc = cube_loop(c);
+    } else if (r < opt_.cube_loop_probability + opt_.cube_wide_probability) {
+      acc = cube_wide(c);
+    } else if (r < opt_.cube_loop_probability + opt_.cube_wide_probability + opt_.cube_partial_probability) {
+      acc = cube_partial(c);
+    } else {
+      int more = 0;
+      while (more < 2 && uniform() < opt_.cube_acc_probability) ++more;
+      if (more > 0 && uniform() < 0.5) {
+        // Every operand pair in L0 before the first product: several Left/Right tiles live at once.
+        std::vector<std::pair<int, int>> pairs{operands(c)};
+        for (int i = 0; i < more; ++i) pairs.push_back(next_operands(c));
+        acc = cube_op(opcode::tile_matmul, {pairs[0].first, pairs[0].second}, accumulator(c.d), c.m, c.n, memory_space::acc);
+        for (int i = 1; i <= more; ++i) acc = accumulate(acc, c, pairs[static_cast<std::size_t>(i)]);
+      } else {
+        acc = matmul_of(c);
+        for (int i = 0; i < more; ++i) acc = accumulate(acc, c, next_operands(c));
+      }
+    }
+    // Half the results are stored at the end of the kernel: accumulators of several chains live at once.
+    if (uniform() < 0.5) cube_store(acc);
+    else deferred_.push_back(acc);
+  }
+  /// `c` with its rhs loaded as Mat [K, N] (an INT8 N then whole [16, 32] NZ boxes).
+  static cube_shape without_bt(cube_shape c) {
+    c.bt = false;
+    if (c.d == dtype::int8 && c.n % 32 != 0) c.n += 16;
+    return c;
+  }
+  /// An input tensor [rows, cols] of `d`: often one an earlier load read.
+  int cube_input(dtype d, std::int64_t rows, std::int64_t cols) {
+    std::vector<int> same;
+    for (int t = 0; t < static_cast<int>(plan_.inputs.size()); ++t) {
+      const gen_tensor& in = plan_.inputs[static_cast<std::size_t>(t)];
+      if (in.dt == d && in.rows == rows && in.cols == cols) same.push_back(t);
+    }
+    if (!same.empty() && uniform() < 0.5) return pick(same);
+    plan_.inputs.push_back(gen_tensor{d, rows, cols});
+    return static_cast<int>(plan_.inputs.size()) - 1;
+  }
+  /// A Mat load of [rows, cols] at (r0, c0) of input `t`, valid in `vcols` columns and `vrows`
+  /// rows where those are >= 0 (else fully).
+  int cube_load(int t, std::int64_t rows, std::int64_t cols, gen_index r0, gen_index c0, std::int64_t vcols = -1,
+                std::int64_t vrows = -1) {
+    gen_step s;
+    s.op = opcode::tile_load;
+    s.tensor = t;
+    s.offsets = {r0, c0};
+    s.result = new_value(plan_.inputs[static_cast<std::size_t>(t)].dt, rows, cols, 0, 0);
+    val(s.result).space = memory_space::mat;
+    if (vcols >= 0) val(s.result).valid[1] = fixed(vcols);
+    if (vrows >= 0) val(s.result).valid[0] = fixed(vrows);
+    plan_.steps.push_back(s);
+    ++emitted_;
+    return s.result;
+  }
+  int cube_op(opcode op, std::vector<int> in, dtype d, std::int64_t rows, std::int64_t cols, memory_space sp) {
+    for (int v : in) val(v).used = true;
+    gen_step st;
+    st.op = op;
+    st.in = std::move(in);
+    st.result = new_value(d, rows, cols, 0, 0);
+    val(st.result).space = sp;
+    val(st.result).made_by = op;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    return st.result;
+  }
+  int compare_step(gen_index a, gen_index b) {
+    gen_step st;
+    st.op = opcode::scalar_eq;
+    st.args = {a, b};
+    st.result = new_scalar("first" + std::to_string(plan_.scalars.size()), false, 0, 1, 1);
+    plan_.scalars[static_cast<std::size_t>(st.result)].flag = true;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    return st.result;
+  }
+  /// An operand on its way to L0: its Mat source (already loaded) and how it gets there.
+  struct staged {
+    int src;
+    memory_space to;
+    bool extract = false;
+    std::array<gen_index, 2> off{};
+  };
+  /// The Left operand [m, k]'s source: a Mat load of [m, k] to move, or a larger Mat tile to
+  /// extract from at offsets on the Left box grid (16 rows, one box width of columns).
+  staged lhs_stage(const cube_shape& c) {
+    if (uniform() >= opt_.cube_extract_probability)
+      return {cube_load(cube_input(c.d, c.m, c.k), c.m, c.k, fixed(0), fixed(0)), memory_space::left};
+    const std::int64_t er = 16 * between(0, 2);
+    const std::int64_t ec = er == 0 ? 32 : 32 * between(0, 1);
+    const int src = cube_load(cube_input(c.d, c.m + er, c.k + ec), c.m + er, c.k + ec, fixed(0), fixed(0));
+    return {src, memory_space::left, true, {fixed(16 * between(0, er / 16)), fixed(unit(c.d) * between(0, ec / unit(c.d)))}};
+  }
+  /// The Right operand [k, n]'s source from input `t` at K offset `off`: B [K, N] loaded as Mat,
+  /// or B^T [N, K] loaded as Mat and relabelled by tile.transpose_view (Mat ZN [K, N]).
+  staged rhs_stage_from(const cube_shape& c, int t, gen_index off) {
+    if (!c.bt) return {cube_load(t, c.k, c.n, off, fixed(0)), memory_space::right};
+    const int b = cube_op(opcode::tile_transpose_view, {cube_load(t, c.n, c.k, fixed(0), off)}, c.d, c.k, c.n, memory_space::mat);
+    val(b).zn = true;
+    return {b, memory_space::right};
+  }
+  /// The Right operand's source: rhs_stage_from, or a larger Mat tile to extract from at offsets
+  /// on both box grids (Mat NZ [16, p], Right ZN [p, 16]: multiples of max(16, p) on both axes).
+  staged rhs_stage(const cube_shape& c) {
+    if (c.bt || uniform() >= opt_.cube_extract_probability)
+      return rhs_stage_from(c, c.bt ? cube_input(c.d, c.n, c.k) : cube_input(c.d, c.k, c.n), fixed(0));
+    const std::int64_t a = std::max<std::int64_t>(16, unit(c.d));
+    const std::int64_t er = a * between(0, 2);
+    const std::int64_t ec = er == 0 ? a : a * between(0, 2);
+    const int src = cube_load(cube_input(c.d, c.k + er, c.n + ec), c.k + er, c.n + ec, fixed(0), fixed(0));
+    return {src, memory_space::right, true, {fixed(a * between(0, er / a)), fixed(a * between(0, ec / a))}};
+  }
+  /// Moves or extracts a staged operand into L0 (a Right operand keeps its source's valid).
+  int finish(const staged& s, const cube_shape& c) {
+    const bool left = s.to == memory_space::left;
+    const int v = cube_op(s.extract ? opcode::tile_extract : opcode::tile_move, {s.src}, c.d, left ? c.m : c.k,
+                          left ? c.k : c.n, s.to);
+    if (s.extract) plan_.steps.back().offsets = s.off;
+    if (!s.extract) val(v).valid = val(s.src).valid;
+    return (left ? last_l_ : last_r_) = v;
+  }
+  int lhs_of(const cube_shape& c) { return finish(lhs_stage(c), c); }
+  int rhs_of(const cube_shape& c) { return finish(rhs_stage(c), c); }
+  /// Both operands of a product: each loaded and moved in turn, or both Mat loads first (two Mat
+  /// tiles live at once, so a planner that overlaps them is caught).
+  std::pair<int, int> operands(const staged& l, const std::function<staged()>& stage_r, const cube_shape& c) {
+    if (uniform() < 0.5) {
+      const int a = finish(l, c);
+      return {a, finish(stage_r(), c)};
+    }
+    const staged r = stage_r();
+    const int a = finish(l, c);
+    return {a, finish(r, c)};
+  }
+  std::pair<int, int> operands(const cube_shape& c) {
+    return operands(lhs_stage(c), [&] { return rhs_stage(c); }, c);
+  }
+  /// Operands for a further product: fresh, or reusing the latest Left or Right operand.
+  std::pair<int, int> next_operands(const cube_shape& c) {
+    const bool keep_l = uniform() < 0.3, keep_r = uniform() < 0.3;
+    if (!keep_l && !keep_r) return operands(c);
+    const int l = keep_l ? last_l_ : lhs_of(c);
+    return {l, keep_r ? last_r_ : rhs_of(c)};
+  }
+  int matmul_of(const cube_shape& c) {
+    const auto [l, r] = operands(c);
+    return cube_op(opcode::tile_matmul, {l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
+  }
+  /// init_cond of a matmul_acc whose accumulator holds data: none, a literal, or a BOOL parameter.
+  std::vector<gen_index> init_choice() {
+    const double r = uniform();
+    if (r < 0.3) return {};
+    if (r < 0.45) return {fixed(1)};
+    if (r < 0.7) return {fixed(0)};
+    return {ssa(control_param("flag", 0, 1))};
+  }
+  /// `acc` plus the product of `lr` (the accumulator is never read again).
+  int accumulate(int acc, const cube_shape& c, std::pair<int, int> lr) {
+    const int y = cube_op(opcode::tile_matmul_acc, {acc, lr.first, lr.second}, accumulator(c.d), c.m, c.n, memory_space::acc);
+    plan_.steps.back().args = init_choice();
+    return y;
+  }
+  /// A wider accumulator: a full [m, n] product, then a product of [m, k] x [k, n] whose rhs is
+  /// valid in only its first `vn` columns (whole 16-column Acc box columns, so the rest of the
+  /// accumulator is preserved), read from a partially valid Mat load.
+  int cube_wide(cube_shape c) {
+    c = without_bt(c);
+    if (c.n == 16) c.n = 32;
+    const std::int64_t vn = 16 * between(1, c.n / 16 - 1);
+    const int acc = matmul_of(c);
+    const staged b{cube_load(cube_input(c.d, c.k, uniform() < 0.5 ? c.n : vn), c.k, c.n, fixed(0), fixed(0), vn),
+                   memory_space::right};
+    const int l = uniform() < 0.5 ? last_l_ : lhs_of(c);
+    const int r = finish(b, c);
+    const int y = cube_op(opcode::tile_matmul_acc, {acc, l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
+    plan_.steps.back().args = init_choice();
+    return y;
+  }
+  /// Where a K loop's operands come from: inputs A (`ta`) and B or B^T (`tb`), each sliced by a
+  /// load per slice, or (`amat`, `bmat` >= 0) loaded whole into Mat before the loop and cut by
+  /// tile.extract at the slice offset; `shared_l` >= 0: one Left operand for every slice.
+  struct loop_sources {
+    int ta = -1, tb = -1, amat = -1, bmat = -1, shared_l = -1;
+  };
+  /// The operands of slice `off` along K.
+  std::pair<int, int> slice_operands(const cube_shape& c, const loop_sources& src, gen_index off) {
+    const auto stage_r = [&] {
+      return src.bmat >= 0 ? staged{src.bmat, memory_space::right, true, {off, fixed(0)}} : rhs_stage_from(c, src.tb, off);
+    };
+    if (src.shared_l >= 0) return {src.shared_l, finish(stage_r(), c)};
+    const staged l = src.amat >= 0 ? staged{src.amat, memory_space::left, true, {fixed(0), off}}
+                                   : staged{cube_load(src.ta, c.m, c.k, fixed(0), off), memory_space::left};
+    return operands(l, stage_r, c);
+  }
+  /// A product of partially valid operands: Left valid [vm, vk], Right valid [vk', vn] with vk'
+  /// >= vk (any extents, not box-aligned; vn >= 2), into an accumulator valid in [vm, vn].
+  int cube_partial(cube_shape c, bool runtime = false) {
+    c = without_bt(c);
+    // Why vn >= 2 and A at least 2 columns wide: PTO-AS takes GM parameters with cols > 1 only.
+    const std::int64_t vm = between(1, c.m), vk = between(1, c.k), vn = between(2, c.n), vkr = between(vk, c.k);
+    const int a = cube_load(cube_input(c.d, runtime ? c.m : vm, std::max<std::int64_t>(vk, 2)), c.m, c.k, fixed(0), fixed(0), vk, vm);
+    // The Tile-only form: Left rows valid in `rows<n>` (in [1, m]), so the product's rows too.
+    const gen_index rows = runtime ? ssa(new_param("rows", c.m)) : fixed(vm);
+    if (runtime) plan_.scalars[static_cast<std::size_t>(rows.scalar)].lo = 1;
+    val(a).valid[0] = rows;
+    const int b = cube_load(cube_input(c.d, vkr, vn), c.k, c.n, fixed(0), fixed(0), vn, vkr);
+    const int l = finish(staged{a, memory_space::left}, c);
+    const int r = finish(staged{b, memory_space::right}, c);
+    const int y = cube_op(opcode::tile_matmul, {l, r}, accumulator(c.d), c.m, c.n, memory_space::acc);
+    val(y).valid = {rows, fixed(vn)};
+    return y;
+  }
+  /// A K loop over slices of `c.k` columns of A [m, 3k] and rows of B [3k, n] (or B^T [n, 3k]) at
+  /// runtime offsets `k * c.k`, accumulating into a carried Acc tile: either from tile.create()
+  /// with `init_cond = (k == 0)` (the first iteration overwrites; trip count 1 to 3, constant or
+  /// a `count` parameter), or from the product of slice 0 over iterations 1 .. stop (0 to 2 trips)
+  /// with no init_cond, `false`, `k == 0` or a BOOL parameter. A and B may stay resident in Mat
+  /// (extracts at runtime offsets), or one Left operand may serve every slice (a value defined
+  /// before the loop and read in its body).
+  int cube_loop(const cube_shape& c) {
+    const bool from_create = uniform() < 0.5;
+    const std::int64_t start = from_create ? 0 : 1;
+    const gen_index stop = uniform() < 0.35 ? ssa(control_param("count", 1, 3)) : fixed(between(1, 3));
+    loop_sources src;
+    src.ta = cube_input(c.d, c.m, 3 * c.k);
+    src.tb = c.bt ? cube_input(c.d, c.n, 3 * c.k) : cube_input(c.d, 3 * c.k, c.n);
+    if (uniform() < 0.3) src.amat = cube_load(src.ta, c.m, 3 * c.k, fixed(0), fixed(0));
+    if (!c.bt && uniform() < 0.3) src.bmat = cube_load(src.tb, 3 * c.k, c.n, fixed(0), fixed(0));
+    const bool share = uniform() < 0.2;
+    // A second accumulator carried beside the first: the same Left slices times B2 [3k, n2].
+    cube_shape c2 = c;
+    c2.n = uniform() < 0.25 ? 16 * between(1, 4) : 0;
+    c2 = without_bt(c2);
+    const int tb2 = c2.n > 0 ? cube_input(c.d, 3 * c.k, c2.n) : -1;
+    const dtype ad = accumulator(c.d);
+    int init = -1, init2 = -1;
+    if (from_create) {
+      init = cube_op(opcode::tile_create, {}, ad, c.m, c.n, memory_space::acc);
+      if (c2.n > 0) init2 = cube_op(opcode::tile_create, {}, ad, c.m, c2.n, memory_space::acc);
+      if (share) src.shared_l = src.amat >= 0 ? finish(staged{src.amat, memory_space::left, true, {fixed(0), fixed(0)}}, c)
+                                               : finish(staged{cube_load(src.ta, c.m, c.k, fixed(0), fixed(0)), memory_space::left}, c);
+    } else {
+      const auto [l, r] = slice_operands(c, src, fixed(0));
+      init = cube_op(opcode::tile_matmul, {l, r}, ad, c.m, c.n, memory_space::acc);
+      if (c2.n > 0) {
+        const int r2 = finish(rhs_stage_from(c2, tb2, fixed(0)), c2);
+        init2 = cube_op(opcode::tile_matmul, {l, r2}, ad, c.m, c2.n, memory_space::acc);
+      }
+      if (share) src.shared_l = l;
+    }
+    gen_step h;
+    h.op = opcode::cf_for;
+    h.mark = gen_mark::open;
+    h.args = {fixed(start), stop, fixed(1)};
+    h.trips = std::max<std::int64_t>(0, high(stop) - start);
+    h.carries = {gen_carry{tile_ref(init), -1, -1}};
+    if (init2 >= 0) h.carries.push_back(gen_carry{tile_ref(init2), -1, -1});
+    const std::size_t hdr = plan_.steps.size();
+    plan_.steps.push_back(h);
+    ++emitted_;
+    const scope_mark m = open_scope();
+    const int iv = region_scalar(start, std::max(start, high(stop) - 1));
+    plan_.steps[hdr].iv = iv;
+    const auto carried = [&](int init_value) {
+      const gen_value x = val(init_value);
+      const int a = new_value(ad, x.rows, x.cols, 0, 0);
+      val(a).space = memory_space::acc;
+      val(a).carried = true;
+      val(a).made_by = opcode::cf_for;
+      return a;
+    };
+    for (gen_carry& g : plan_.steps[hdr].carries) g.arg = carried(g.init.id);
+    const int arg = plan_.steps[hdr].carries[0].arg;
+    const int off = scalar_step(opcode::scalar_mul, ssa(iv), fixed(c.k));
+    const auto [l, r] = slice_operands(c, src, ssa(off));
+    std::vector<gen_index> cond;
+    if (from_create || uniform() < 0.25) cond = {ssa(compare_step(ssa(iv), fixed(0)))};
+    else cond = init_choice();
+    if (!cond.empty() && cond[0] == fixed(1)) cond[0] = fixed(0);  // a loop that always overwrites accumulates nothing
+    const int y = cube_op(opcode::tile_matmul_acc, {arg, l, r}, ad, c.m, c.n, memory_space::acc);
+    plan_.steps.back().args = cond;
+    std::vector<gen_ref> yields{tile_ref(y)};
+    if (init2 >= 0) {
+      const int r2 = finish(rhs_stage_from(c2, tb2, ssa(off)), c2);
+      const int y2 = cube_op(opcode::tile_matmul_acc, {plan_.steps[hdr].carries[1].arg, l, r2}, ad, c.m, c2.n, memory_space::acc);
+      plan_.steps.back().args = cond;
+      yields.push_back(tile_ref(y2));
+    }
+    push_yield(std::move(yields));
+    close_scope(m);
+    push_mark(opcode::cf_for, gen_mark::close);
+    for (gen_carry& g : plan_.steps[hdr].carries) {
+      g.result = new_value(ad, c.m, val(g.init.id).cols, 0, 0);
+      val(g.result).space = memory_space::acc;
+      val(g.result).made_by = opcode::cf_for;
+    }
+    if (init2 >= 0) deferred_.push_back(plan_.steps[hdr].carries[1].result);
+    return plan_.steps[hdr].carries[0].result;
+  }
+  /// Stores an accumulator's valid rectangle through the fix-pipe (FP32 to FP32, FP16 or BF16,
+  /// INT32 to INT32) into an output as wide as the rectangle. The first store of a Tile-only
+  /// kernel carries its keyword.
+  void cube_store(int v) {
+    const gen_value x = val(v);
+    dtype out = x.dt;
+    if (x.dt == dtype::fp32) {
+      const double r = uniform();
+      out = r < 0.5 ? dtype::fp32 : r < 0.75 ? dtype::fp16 : dtype::bf16;
+    }
+    const int o = output_for(out, high(x.valid[1]));
+    gen_step s;
+    s.op = opcode::tile_store;
+    s.in = {v};
+    s.tensor = o;
+    s.row = plan_.outputs[static_cast<std::size_t>(o)].rows;
+    plan_.outputs[static_cast<std::size_t>(o)].rows += high(x.valid[0]);
+    const std::string& why = plan_.tile_reason;
+    if (!why.empty() && !cube_tile_done_) {
+      cube_tile_done_ = true;
+      if (why == "atomic") s.flags.push_back(kwarg{keyword::atomic, operand::integer(1)});
+      if (why == "pre_relu") s.flags.push_back(kwarg{keyword::pre_relu, operand::boolean(true)});
+      if (why == "pre_quant") s.flags.push_back(kwarg{keyword::pre_quant, operand::integer(1)});
+    }
+    plan_.steps.push_back(s);
+    val(v).stored = true;
+    ++emitted_;
+  }
+
+  //===--- interval re-derivation over regions ---===//
+  std::size_t close_of(std::size_t open) const {
+    int depth = 0;
+    for (std::size_t i = open; i < plan_.steps.size(); ++i) {
+      if (plan_.steps[i].mark == gen_mark::open) ++depth;
+      if (plan_.steps[i].mark == gen_mark::close && --depth == 0) return i;
+    }
+    return plan_.steps.size();
+  }
+  std::size_t next_of(std::size_t open) const {
+    int depth = 0;
+    for (std::size_t i = open; i < plan_.steps.size(); ++i) {
+      const gen_mark m = plan_.steps[i].mark;
+      if (m == gen_mark::open) ++depth;
+      if (m == gen_mark::close) --depth;
+      if (m == gen_mark::next && depth == 1) return i;
+    }
+    return plan_.steps.size();
+  }
+  static bool scalar_op(opcode c) {
+    return c == opcode::tile_get_block_idx || c == opcode::scalar_mul || c == opcode::scalar_add || c == opcode::scalar_min ||
+           c == opcode::scalar_eq;
+  }
+  /// Re-derives the intervals of the values steps [from, to) define from their operands' current
+  /// intervals; false when a precondition fails or a bound is exceeded.
+  bool rederive(std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) {
+      const gen_step& s = plan_.steps[i];
+      if (s.mark == gen_mark::open) {
+        const std::size_t end = close_of(i);
+        if (!rederive_region(i, end)) return false;
+        i = end;
+        continue;
+      }
+      if (s.result < 0 || s.mark != gen_mark::none || scalar_op(s.op) || s.op == opcode::tile_load) continue;
+      gen_value& r = val(s.result);
+      const gen_value& a = val(s.in.empty() ? s.result : s.in[0]);
+      switch (s.op) {
+        case opcode::tile_slice:
+        case opcode::tile_reshape:
+        case opcode::tile_set_validshape:
+          r.lo = a.lo;
+          r.hi = a.hi;
+          break;
+        case opcode::tile_assemble:
+          r.lo = std::min(a.lo, val(s.in[1]).lo);
+          r.hi = std::max(a.hi, val(s.in[1]).hi);
+          break;
+        case opcode::tile_full: break;
+        default: {
+          double lo = 0, hi = 0;
+          const literal lit{s.mantissa, s.exp10};
+          if (!result_interval(s.op, a, s.in.size() > 1 ? &val(s.in[1]) : nullptr, lit.value(), lo, hi)) return false;
+          if (std::max(std::fabs(lo), std::fabs(hi)) > limit(r.dt)) return false;
+          r.lo = lo;
+          r.hi = hi;
+        }
+      }
+    }
+    return true;
+  }
+  /// The region op between steps `open` and `end` (its close marker): branch results are the
+  /// hull of both arms' yields; a loop's Tile carries are widened over its iterations (a body
+  /// runs at most `trips` times) until the argument and result intervals cover every iteration.
+  bool rederive_region(std::size_t open, std::size_t end) {
+    const std::vector<gen_carry> cs = plan_.steps[open].carries;
+    if (plan_.steps[open].op == opcode::cf_if) {
+      const std::size_t next = next_of(open);
+      if (!rederive(open + 1, next) || !rederive(next + 1, end)) return false;
+      const std::vector<gen_ref>& a = plan_.steps[next - 1].refs;
+      const std::vector<gen_ref>& b = plan_.steps[end - 1].refs;
+      for (std::size_t c = 0; c < cs.size(); ++c) {
+        if (cs[c].result < 0 || a[c].kind != gen_ref_kind::tile) continue;
+        val(cs[c].result).lo = std::min(val(a[c].id).lo, val(b[c].id).lo);
+        val(cs[c].result).hi = std::max(val(a[c].id).hi, val(b[c].id).hi);
+      }
+      return true;
+    }
+    std::vector<std::pair<double, double>> j;
+    for (const gen_carry& g : cs)
+      j.emplace_back(g.init.kind == gen_ref_kind::tile ? val(g.init.id).lo : 0.0, g.init.kind == gen_ref_kind::tile ? val(g.init.id).hi : 0.0);
+    const auto bind = [&] {
+      for (std::size_t c = 0; c < cs.size(); ++c)
+        if (cs[c].init.kind == gen_ref_kind::tile) {
+          val(cs[c].arg).lo = j[c].first;
+          val(cs[c].arg).hi = j[c].second;
+        }
+    };
+    for (std::int64_t t = 0; t < plan_.steps[open].trips; ++t) {
+      bind();
+      if (!rederive(open + 1, end)) return false;
+      const std::vector<gen_ref>& y = plan_.steps[end - 1].refs;
+      for (std::size_t c = 0; c < cs.size(); ++c)
+        if (cs[c].init.kind == gen_ref_kind::tile) {
+          j[c].first = std::min(j[c].first, val(y[c].id).lo);
+          j[c].second = std::max(j[c].second, val(y[c].id).hi);
+        }
+    }
+    bind();
+    if (!rederive(open + 1, end)) return false;
+    for (std::size_t c = 0; c < cs.size(); ++c)
+      if (cs[c].init.kind == gen_ref_kind::tile) {
+        val(cs[c].result).lo = j[c].first;
+        val(cs[c].result).hi = j[c].second;
+      }
+    return true;
+  }
+
+  std::mt19937_64 rng_;
+  int ops_;
+  gen_options opt_;
+  gen_plan plan_;
+  std::vector<shape_class> classes_;
+  int emitted_ = 0;
+  std::int64_t full_rows_ = 0;
+  std::int64_t full_cols_ = 0;
+  std::size_t parent_ = 0;  ///< the FP32 window parent class
+  bool pending_unaligned_ = false;
+  bool window_done_ = false;
+  int params_ = 0;
+  int block_ = -1;  ///< the block index scalar, once queried
+  bool pending_stale_ = false;          ///< the kernel still owes its read of an old version
+  bool pending_window_setter_ = false;  ///< the kernel still owes its narrowed slice
+  int extent_params_ = 0;
+  std::vector<valid_pattern> patterns_;  ///< partial valid rectangles so far, per class
+  int region_floor_ = 0;         ///< values numbered below it are defined outside the innermost open region
+  int depth_ = 0;                ///< open regions
+  int pending_region_tile_ = 0;  ///< the kernel still owes: 1 a runtime step, 2 a GM branch of two parameters, 3 a GM loop changing its parameter
+  bool region_done_ = false;     ///< a top-level region was planned
+  int last_l_ = -1, last_r_ = -1;  ///< the latest cube operands (a later product may reuse them)
+  bool cube_tile_done_ = false;    ///< the Tile-only store keyword was placed
+  std::vector<int> deferred_;      ///< chain results stored at the end of the kernel
+};
+
+}  // namespace detail
+
+gen_plan generate_plan(std::uint64_t seed, int ops, const gen_options& opt) {
+  return detail::planner(seed, ops, opt).run();
+}
+
+program emit(const gen_plan& plan) {
+  const std::string name = "gen_" + std::to_string(plan.seed);
+  function_builder b(plan.cube ? function_kind::aic : function_kind::aiv, name, location{1, 1});
+  std::vector<value_id> inputs, outputs;
+  for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
+    const gen_tensor& t = plan.inputs[i];
+    inputs.push_back(b.param("In" + std::to_string(i), tensor_type(t.rows, t.cols, t.dt)));
+  }
+  for (std::size_t i = 0; i < plan.outputs.size(); ++i) {
+    const gen_tensor& t = plan.outputs[i];
+    outputs.push_back(b.param("Out" + std::to_string(i), tensor_type(t.rows, t.cols, t.dt), direction::out));
+    b.result_type(tensor_type(t.rows, t.cols, t.dt));
+  }
+  const type index = scalar_type(dtype::index);
+  std::vector<value_id> scalars(plan.scalars.size());
+  for (std::size_t i = 0; i < plan.scalars.size(); ++i)
+    if (plan.scalars[i].param) scalars[i] = b.param(plan.scalars[i].name, plan.scalars[i].flag ? scalar_type(dtype::bool_) : index);
+  const auto index_operand = [&](const gen_index& x) {
+    return x.scalar >= 0 ? operand::of(scalars[static_cast<std::size_t>(x.scalar)]) : operand::integer(x.num);
+  };
+  const auto extent_of = [&](const gen_index& x) {
+    return x.scalar >= 0 ? extent::of(scalars[static_cast<std::size_t>(x.scalar)]) : extent::of(x.num);
+  };
+  // A value's Tile type: its space's default layout (ZN for a transpose_view result), its valid.
+  const auto tile_of = [&](const gen_value& x) {
+    type t = tile_type(x.rows, x.cols, x.dt, x.space);
+    if (x.zn) {
+      t.blayout = box_layout::row_major;
+      t.slayout = box_layout::col_major;
+    }
+    const bool full = x.valid[0] == gen_index{-1, x.rows} && x.valid[1] == gen_index{-1, x.cols};
+    return full ? t : with_valid(t, extent_of(x.valid[0]), extent_of(x.valid[1]));
+  };
+  std::vector<value_id> values(plan.values.size());
+  std::vector<value_id> current = outputs;  // the latest version of each output
+  std::vector<value_id> through = inputs;   // what loads of each input read (a GM region result)
+  // Regions: a tensor reference's current version and type, and the stack of open region ops.
+  const auto gm = [&](int id) -> value_id& {
+    return id >= 0 ? current[static_cast<std::size_t>(id)] : through[static_cast<std::size_t>(-1 - id)];
+  };
+  const auto gm_type = [&](int id) {
+    const gen_tensor& t = id >= 0 ? plan.outputs[static_cast<std::size_t>(id)] : plan.inputs[static_cast<std::size_t>(-1 - id)];
+    return tensor_type(t.rows, t.cols, t.dt);
+  };
+  const auto carry_type = [&](const gen_carry& c, int v) {
+    if (c.init.kind == gen_ref_kind::scalar) return index;
+    if (c.init.kind == gen_ref_kind::tensor) return gm_type(c.init.id);
+    return tile_of(plan.values[static_cast<std::size_t>(v)]);
+  };
+  const auto carry_name = [&](const gen_carry& c, int v, std::size_t step, std::size_t i) {
+    if (c.init.kind == gen_ref_kind::scalar) return plan.scalars[static_cast<std::size_t>(v)].name;
+    if (c.init.kind == gen_ref_kind::tensor) return "g" + std::to_string(step) + "_" + std::to_string(i);
+    return "v" + std::to_string(v);
+  };
+  struct frame {
+    std::size_t step;  ///< the open step
+    region_id first;
+    std::vector<value_id> outputs, inputs;  ///< versions before the region
+  };
+  std::vector<frame> open;
+  // Binds a region's arguments (after a for loop's induction variable) to the plan's numbers.
+  const auto bind_args = [&](const gen_step& h, region_id r, std::uint32_t skip) {
+    for (std::size_t i = 0; i < h.carries.size(); ++i) {
+      const gen_carry& c = h.carries[i];
+      const value_id a = b.fn().arg(r, static_cast<std::uint32_t>(i) + skip);
+      if (c.init.kind == gen_ref_kind::tile) values[static_cast<std::size_t>(c.arg)] = a;
+      else if (c.init.kind == gen_ref_kind::scalar) scalars[static_cast<std::size_t>(c.arg)] = a;
+      else gm(c.init.id) = a;
+    }
+  };
+  const auto open_with_args = [&](const gen_step& h, region_id r, std::size_t step, bool with_iv) {
+    std::vector<type> types;
+    std::vector<std::string> names;
+    if (with_iv) {
+      types.push_back(index);
+      names.push_back(h.iv >= 0 ? plan.scalars[static_cast<std::size_t>(h.iv)].name : "i" + std::to_string(step));
+    }
+    for (std::size_t i = 0; i < h.carries.size(); ++i) {
+      types.push_back(carry_type(h.carries[i], h.carries[i].arg));
+      names.push_back(carry_name(h.carries[i], h.carries[i].arg, step, i));
+    }
+    const std::vector<std::string_view> views(names.begin(), names.end());
+    b.open_region(r, types, views);
+    if (with_iv && h.iv >= 0) scalars[static_cast<std::size_t>(h.iv)] = b.fn().arg(r, 0);
+  };
+  std::uint32_t line = 1;
+  for (std::size_t step = 0; step < plan.steps.size(); ++step) {
+    const gen_step& s = plan.steps[step];
+    const location at{++line, 3};
+    if (s.mark == gen_mark::open) {
+      open.push_back(frame{step, b.reserve_regions(s.op == opcode::cf_for ? 1 : 2), current, through});
+      const region_id first = open.back().first;
+      if (s.op == opcode::cf_if) {
+        b.open_region(first, {}, {});
+      } else if (s.op == opcode::cf_for) {
+        open_with_args(s, first, step, true);
+        bind_args(s, first, 1);
+      } else {  // while: the condition `carries[0] < limit`, then the body
+        open_with_args(s, first, step, false);
+        const value_id lt = b.emit1(opcode::scalar_lt, {operand::of(b.fn().arg(first, 0)), index_operand(s.args[0])},
+                                    scalar_type(dtype::bool_), "", at);
+        b.emit0(opcode::cf_yield, {operand::of(lt)}, at);
+        b.close_region();
+        const region_id body{first.index + 1};
+        open_with_args(s, body, step, false);
+        bind_args(s, body, 0);
+      }
+      continue;
+    }
+    if (s.mark == gen_mark::next) {
+      b.close_region();
+      current = open.back().outputs;
+      through = open.back().inputs;
+      b.open_region(region_id{open.back().first.index + 1}, {}, {});
+      continue;
+    }
+    if (s.mark == gen_mark::close) {
+      const frame f = open.back();
+      open.pop_back();
+      b.close_region();
+      current = f.outputs;
+      through = f.inputs;
+      const gen_step& h = plan.steps[f.step];
+      std::vector<operand> args;
+      if (h.op != opcode::cf_while)  // a while's limit is read by its condition region
+        for (const gen_index& x : h.args) args.push_back(index_operand(x));
+      if (h.op != opcode::cf_if)
+        for (const gen_carry& c : h.carries)
+          args.push_back(c.init.kind == gen_ref_kind::tile     ? operand::of(values[static_cast<std::size_t>(c.init.id)])
+                         : c.init.kind == gen_ref_kind::scalar ? index_operand(c.init.index)
+                                                               : operand::of(gm(c.init.id)));
+      std::vector<type> types;
+      std::vector<std::string> names;
+      for (std::size_t i = 0; i < h.carries.size(); ++i) {
+        types.push_back(carry_type(h.carries[i], h.carries[i].result));
+        names.push_back(carry_name(h.carries[i], h.carries[i].result, f.step, i) + (h.carries[i].init.kind == gen_ref_kind::tensor ? "r" : ""));
+      }
+      const std::vector<std::string_view> views(names.begin(), names.end());
+      const op_id o = b.emit(h.op, args, {}, types, views, at, span32{f.first.index, h.op == opcode::cf_for ? 1u : 2u});
+      for (std::size_t i = 0; i < h.carries.size(); ++i) {
+        const gen_carry& c = h.carries[i];
+        const value_id r = b.fn().result(o, static_cast<std::uint32_t>(i));
+        if (c.init.kind == gen_ref_kind::tile) values[static_cast<std::size_t>(c.result)] = r;
+        else if (c.init.kind == gen_ref_kind::scalar) scalars[static_cast<std::size_t>(c.result)] = r;
+        else gm(c.init.id) = r;
+      }
+      continue;
+    }
+    if (s.op == opcode::cf_yield) {
+      std::vector<operand> refs;
+      for (const gen_ref& r : s.refs)
+        refs.push_back(r.kind == gen_ref_kind::tile     ? operand::of(values[static_cast<std::size_t>(r.id)])
+                       : r.kind == gen_ref_kind::scalar ? index_operand(r.index)
+                                                        : operand::of(gm(r.id)));
+      b.emit(opcode::cf_yield, refs, {}, {}, {}, at);
+      continue;
+    }
+    if (s.op == opcode::tile_store) {
+      const gen_tensor& t = plan.outputs[static_cast<std::size_t>(s.tensor)];
+      const value_id v = values[static_cast<std::size_t>(s.in[0])];
+      auto& cur = current[static_cast<std::size_t>(s.tensor)];
+      const operand row = s.args.empty() ? b.pair(s.row, 0) : b.tuple({index_operand(s.args[0]), operand::integer(0)});
+      const operand ops[] = {operand::of(v), row, operand::of(cur)};
+      const type gt = tensor_type(t.rows, t.cols, t.dt);
+      const std::string oname = "o" + std::to_string(line);
+      const std::string_view onames[] = {oname};
+      cur = b.fn().result(b.emit(opcode::tile_store, ops, s.flags, std::span<const type>(&gt, 1), onames, at), 0);
+      continue;
+    }
+    if (s.op == opcode::tile_get_block_idx || s.op == opcode::scalar_mul || s.op == opcode::scalar_add ||
+        s.op == opcode::scalar_min || s.op == opcode::scalar_eq) {
+      const std::string& sname = plan.scalars[static_cast<std::size_t>(s.result)].name;
+      const type st = s.op == opcode::scalar_eq ? scalar_type(dtype::bool_) : index;
+      scalars[static_cast<std::size_t>(s.result)] =
+          s.args.empty() ? b.emit1(s.op, {}, st, sname, at)
+                         : b.emit1(s.op, {index_operand(s.args[0]), index_operand(s.args[1])}, st, sname, at);
+      continue;
+    }
+    const gen_value& r = plan.values[static_cast<std::size_t>(s.result)];
+    const bool full = r.valid[0] == gen_index{-1, r.rows} && r.valid[1] == gen_index{-1, r.cols};
+    const type tt = tile_of(r);
+    const std::string vname = "v" + std::to_string(s.result);
+    const auto in = [&](std::size_t i) { return operand::of(values[static_cast<std::size_t>(s.in[i])]); };
+    value_id out;
+    // Elementwise kernels load rows (s.row, 0); cube kernels load at (row, column) index operands.
+    const operand origin = r.space == memory_space::vec ? b.pair(s.row, 0)
+                                                        : b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])});
+    if (s.op == opcode::tile_load && full) {
+      out = b.emit1(opcode::tile_load, {operand::of(through[static_cast<std::size_t>(s.tensor)]), origin, b.pair(r.rows, r.cols)},
+                    tt, vname, at);
+    } else if (s.op == opcode::tile_load) {
+      out = b.emit1(opcode::tile_load,
+                    {operand::of(through[static_cast<std::size_t>(s.tensor)]), origin, b.pair(r.rows, r.cols),
+                     b.tuple({index_operand(r.valid[0]), index_operand(r.valid[1])})},
+                    tt, vname, at);
+    } else if (s.op == opcode::tile_create) {
+      out = b.emit1(opcode::tile_create, {}, tt, vname, at);
+    } else if (s.op == opcode::tile_move || s.op == opcode::tile_transpose_view) {
+      out = b.emit1(s.op, {in(0)}, tt, vname, at);
+    } else if (s.op == opcode::tile_extract) {
+      out = b.emit1(opcode::tile_extract, {in(0), index_operand(s.offsets[0]), index_operand(s.offsets[1])}, tt, vname, at);
+    } else if (s.op == opcode::tile_matmul) {
+      out = b.emit1(opcode::tile_matmul, {in(0), in(1)}, tt, vname, at);
+    } else if (s.op == opcode::tile_matmul_acc) {
+      // init_cond: a BOOL scalar, or a literal encoded as 0 / 1.
+      const gen_index& c = s.args.empty() ? gen_index{} : s.args[0];
+      const operand cond = c.scalar >= 0 ? index_operand(c) : operand::boolean(c.num != 0);
+      if (s.args.empty()) out = b.emit1(opcode::tile_matmul_acc, {in(0), in(1), in(2)}, tt, vname, at);
+      else out = b.emit1(opcode::tile_matmul_acc, {in(0), in(1), in(2)}, tt, vname, at, {kwarg{keyword::init_cond, cond}});
+    } else if (s.op == opcode::tile_set_validshape) {
+      out = b.emit1(opcode::tile_set_validshape, {in(0), index_operand(s.args[0]), index_operand(s.args[1])}, tt, vname, at);
+    } else if (s.op == opcode::tile_slice) {
+      out = b.emit1(opcode::tile_slice,
+                    {in(0), b.pair(r.rows, r.cols), b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])})},
+                    tt, vname, at);
+    } else if (s.op == opcode::tile_assemble) {
+      out = b.emit1(opcode::tile_assemble,
+                    {in(0), in(1), b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])})}, tt, vname, at);
+    } else if (s.op == opcode::tile_reshape) {
+      out = b.emit1(opcode::tile_reshape, {in(0), b.pair(r.rows, r.cols)}, tt, vname, at);
+    } else {
+      const operand lit = operand::decimal(s.mantissa, s.exp10);
+      switch (info(s.op).ew) {
+        case ew_kind::fill: out = b.emit1(s.op, {lit}, tt, vname, at); break;
+        case ew_kind::unary: out = b.emit1(s.op, {in(0)}, tt, vname, at); break;
+        case ew_kind::scalar_form: out = b.emit1(s.op, {in(0), lit}, tt, vname, at); break;
+        default: out = b.emit1(s.op, {in(0), in(1)}, tt, vname, at);
+      }
+    }
+    values[static_cast<std::size_t>(s.result)] = out;
+  }
+  std::vector<operand> rets;
+  for (const value_id v : current) rets.push_back(operand::of(v));
+  b.emit(opcode::cf_return, rets, {}, {}, {}, location{++line, 3});
+  program p;
+  p.file = text(name + ".t2b");
+  p.functions.push_back(b.finish());
+  return p;
+}
+
+program generate_kernel(std::uint64_t seed, int ops, const gen_options& opt) {
+  return emit(generate_plan(seed, ops, opt));
+}
+
+program collapse_addresses(const program& p) {
+  program q = p;
+  for (auto& f : q.functions)
+    for (const auto& n : f.ops)
+      if (n.code() == opcode::buffer_alloc && n.op.args.count == 2) f.operands[n.op.args.begin + 1] = operand::integer(0);
+  return q;
+}
+
+std::string describe(const gen_binding& b) {
+  std::string s = "block_idx=" + std::to_string(b.block_idx);
+  for (const auto& [name, value] : b.scalars) s += " " + name + "=" + std::to_string(value);
+  return s;
+}
+
+std::vector<gen_binding> bindings(const gen_plan& plan) {
+  const auto at = [](std::int64_t lo, std::int64_t hi, int which, int nth) {
+    switch (which) {
+      case 0: return lo;
+      case 1: return std::min(lo + 1, hi);
+      case 2: return lo + (hi - lo) / 2;
+      case 3: return hi;
+      default: return nth % 2 == 0 ? hi : lo;
+    }
+  };
+  bool control = false;
+  for (const gen_scalar& s : plan.scalars) control = control || (s.param && s.control);
+  const auto mix = [](const gen_scalar& s, int which, int nth) {
+    if (which == 5) return s.flag ? (nth % 2 == 0 ? s.hi : s.lo) : std::min(s.lo + 2, s.hi);
+    return s.flag ? (nth % 2 == 0 ? s.lo : s.hi) : s.lo + (nth + 1) % (s.hi - s.lo + 1);
+  };
+  std::vector<gen_binding> out;
+  for (int which = 0; which < (control ? 7 : 5); ++which) {
+    gen_binding b;
+    int nth = 0;
+    for (const gen_scalar& s : plan.scalars) {
+      if (!s.param) continue;
+      const int n = nth++;
+      b.scalars.emplace_back(s.name, which >= 5 ? (s.control ? mix(s, which, n) : at(s.lo, s.hi, which == 5 ? 2 : 4, n))
+                                                : at(s.lo, s.hi, which, n));
+    }
+    if (plan.block_max >= 0) b.block_idx = which >= 4 ? plan.block_max : at(0, plan.block_max, which, 0);
+    if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(std::move(b));
+  }
+  return out;
+}
+
+sim::sim_options sim_options_for(const gen_plan& plan, const gen_binding& b, std::uint64_t seed) {
+  sim::sim_options o;
+  o.seed = seed;
+  o.block_idx = b.block_idx;
+  o.block_num = std::max<std::int64_t>(1, plan.block_max + 1);
+  for (const auto& [name, value] : b.scalars) o.scalars.push_back({name, static_cast<double>(value)});
+  return o;
+}
+
+}  // namespace testing
+}  // namespace tile2buffer
