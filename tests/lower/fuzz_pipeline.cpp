@@ -25,12 +25,12 @@
 #include <vector>
 
 #include "support/gen_program.hpp"
+#include "support/numerics.hpp"
 #include "tile2buffer/emit/pto.hpp"
 #include "tile2buffer/ir/equal.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/serialize/binary.hpp"
-#include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 
@@ -140,8 +140,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const function& f : out.functions) {
     if (f.stage != ir_stage::buffer) continue;
     for (const testing::gen_binding& b : testing::bindings(plan)) {
-      const auto report = sim::check_numerics(tile, broken ? simulated : out, f.name_of(),
-                                              testing::sim_options_for(plan, b, seed));
+      const auto report = testing::check_numerics(tile, broken ? simulated : out, f.name_of(),
+                                                  testing::sim_options_for(plan, b, seed));
       if (!report.ok) {
         std::fprintf(stderr, "binding %s\n%s\n", testing::describe(b).c_str(), std::string(report.text).c_str());
         violated("the simulator disagrees with the Tile program", tile, o);

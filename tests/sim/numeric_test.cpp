@@ -199,6 +199,40 @@ TEST_CASE("arena bytes start unset and keep per-byte provenance") {
   CHECK(m.producer == 9);
 }
 
+TEST_CASE("arena elements inside one page merge every byte's provenance, across page switches") {
+  arena a;
+  cell_meta w;
+  w.state = cell_state::value;
+  w.writer = w.producer = 3;
+  cell_meta p;
+  p.state = cell_state::poison;
+  p.producer = 9;
+  cell_meta m;
+  // An FP16 value over the low half of an FP32 element: the high half was never written.
+  a.write(200, dtype::fp16, element{1.0f, 0}, w);
+  (void)a.read(200, dtype::fp32, m);
+  CHECK(m.state == cell_state::unset);
+  // A poison write over the high half of a written FP32 element poisons it.
+  a.write(100, dtype::fp32, element{4.0f, 0}, w);
+  a.write(102, dtype::fp16, element{1.0f, 0}, p);
+  (void)a.read(100, dtype::fp32, m);
+  CHECK(m.state == cell_state::poison);
+  CHECK(m.producer == 9);
+  // Reads and writes alternate between pages (and a page nothing wrote) without mixing them up.
+  a.write(5 * arena::page_bytes + 8, dtype::fp32, element{7.0f, 0}, w);
+  CHECK(a.read(8 * arena::page_bytes, dtype::fp32, m).f == 0.0f);
+  CHECK(m.state == cell_state::unset);
+  CHECK(a.read(104, dtype::fp32, m).f == 0.0f);
+  CHECK(m.state == cell_state::unset);
+  CHECK(a.read(5 * arena::page_bytes + 8, dtype::fp32, m).f == 7.0f);
+  CHECK(m.state == cell_state::value);
+  a.write(104, dtype::fp32, element{6.0f, 0}, w);
+  CHECK(a.read(5 * arena::page_bytes + 8, dtype::fp32, m).f == 7.0f);
+  CHECK(a.read(104, dtype::fp32, m).f == 6.0f);
+  CHECK(m.writer == 3);
+  CHECK(a.pages() == 2);
+}
+
 TEST_CASE("GM tensors carry sentinel bands and -555 unwritten interiors") {
   const gm_tensor out = gm_tensor::make("Out", tensor_type(4, 32, dtype::fp16), direction::out);
   CHECK(out.band == 2 * 32 + 64);

@@ -162,13 +162,13 @@ class arena {
   static constexpr std::uint64_t page_bytes = 4096;
 
   [[nodiscard]] std::uint8_t byte(std::uint64_t a, cell_meta& m) const {
-    const auto it = pages_.find(a / page_bytes);
-    if (it == pages_.end()) {
+    const page* p = find(a / page_bytes);
+    if (p == nullptr) {
       m = cell_meta{};
       return 0;
     }
-    m = it->second->meta[a % page_bytes];
-    return it->second->bytes[a % page_bytes];
+    m = p->meta[a % page_bytes];
+    return p->bytes[a % page_bytes];
   }
   void set_byte(std::uint64_t a, std::uint8_t v, const cell_meta& m) {
     page& p = page_at(a / page_bytes);
@@ -177,11 +177,25 @@ class arena {
   }
   /// Reads `n` (<= 8) bytes as one element of type `d`, merging their provenance.
   [[nodiscard]] element read(std::uint64_t a, dtype d, cell_meta& m) const {
+    const auto n = static_cast<std::uint64_t>(element_bytes(d));
+    const std::uint64_t at = a % page_bytes;
+    // Why a fast path: a matmul reads every operand element once per product, and looking its
+    // page up once per byte made one cube kernel's simulation take seconds under the sanitizers.
+    if (at + n <= page_bytes) {
+      const page* p = find(a / page_bytes);
+      if (p == nullptr) {
+        m = cell_meta{};
+        const std::uint8_t zero[8] = {};
+        return read_element(d, zero);
+      }
+      m = p->meta[at];
+      for (std::uint64_t k = 1; k < n; ++k) m = merge(m, p->meta[at + k]);
+      return read_element(d, p->bytes.data() + at);
+    }
     std::uint8_t buf[8] = {};
-    const int n = element_bytes(d);
-    for (int k = 0; k < n; ++k) {
+    for (std::uint64_t k = 0; k < n; ++k) {
       cell_meta b;
-      buf[k] = byte(a + static_cast<std::uint64_t>(k), b);
+      buf[k] = byte(a + k, b);
       m = k == 0 ? b : merge(m, b);
     }
     return read_element(d, buf);
@@ -189,7 +203,17 @@ class arena {
   void write(std::uint64_t a, dtype d, element e, const cell_meta& m) {
     std::uint8_t buf[8] = {};
     write_element(d, buf, e);
-    for (int k = 0; k < element_bytes(d); ++k) set_byte(a + static_cast<std::uint64_t>(k), buf[k], m);
+    const auto n = static_cast<std::uint64_t>(element_bytes(d));
+    const std::uint64_t at = a % page_bytes;
+    if (at + n <= page_bytes) {
+      page& p = page_at(a / page_bytes);
+      for (std::uint64_t k = 0; k < n; ++k) {
+        p.bytes[at + k] = buf[k];
+        p.meta[at + k] = m;
+      }
+      return;
+    }
+    for (std::uint64_t k = 0; k < n; ++k) set_byte(a + k, buf[k], m);
   }
   [[nodiscard]] std::size_t pages() const noexcept { return pages_.size(); }
 
@@ -198,12 +222,27 @@ class arena {
     std::array<std::uint8_t, page_bytes> bytes{};
     std::array<cell_meta, page_bytes> meta{};
   };
+  /// The page at `index`, or nullptr. Why the one-entry cache: consecutive accesses are nearly
+  /// always to one page, and pages never move (each is its own allocation) or go away.
+  const page* find(std::uint64_t index) const {
+    if (last_ != nullptr && last_index_ == index) return last_;
+    const auto it = pages_.find(index);
+    if (it == pages_.end()) return nullptr;
+    last_index_ = index;
+    last_ = it->second.get();
+    return last_;
+  }
   page& page_at(std::uint64_t index) {
+    if (last_ != nullptr && last_index_ == index) return *last_;
     auto& slot = pages_[index];
     if (!slot) slot = std::make_unique<page>();
+    last_index_ = index;
+    last_ = slot.get();
     return *slot;
   }
   std::map<std::uint64_t, std::unique_ptr<page>> pages_;
+  mutable std::uint64_t last_index_ = 0;
+  mutable page* last_ = nullptr;
 };
 
 /// The five on-chip memory spaces (Vec/UB, Mat/L1, Left/L0A, Right/L0B, Acc/L0C).
