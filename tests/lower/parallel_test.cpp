@@ -99,3 +99,43 @@ TEST_CASE("with failing kernels, every worker count reports the diagnostics one 
     CHECK_MESSAGE(printed(many) == printed(one), workers, " workers");
   }
 }
+
+TEST_CASE("an orchestration function that submits the kernels lowers alike on every worker count") {
+  // Each worker runs the passes over one device function; an orchestration function calls
+  // others, so it is checked with the whole output, not on its own (it failed to verify there).
+  const auto with_main = parse(R"(aiv @k(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+  a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  b = tile.add(a, a) : Tile[[16, 32], FP32, Vec]
+  s = tile.store(b, (0, 0), Out) : Tensor[[16, 32], FP32]
+  return s
+}
+aiv @k2(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+  a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  s = tile.store(a, (0, 0), Out) : Tensor[[16, 32], FP32]
+  return s
+}
+orchestration @main(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) {
+  t = submit @k(A, Out)
+  u = submit @k2(A, Out)
+  return
+}
+)", "orchestration");
+  REQUIRE(with_main.ok());
+  for (const bool verify : {true, false}) {
+    const options opts{.planner = planner_kind::pypto, .verify = verify};
+    const result<program> one = lower(with_main.value, opts, parallelism{1});
+    REQUIRE_MESSAGE(one.ok(), printed(one));
+    CHECK(one.value.functions[0].stage == ir_stage::buffer);
+    for (const unsigned workers : {2u, 8u, 0u})
+      CHECK_MESSAGE(printed(lower(with_main.value, opts, parallelism{workers})) == printed(one), workers, " workers");
+  }
+  // A call to a function the program lacks is found by every worker count, verification off.
+  program broken = with_main.value;
+  broken.functions.erase(broken.functions.begin() + 1);  // @k2
+  const options unverified{.planner = planner_kind::pypto, .verify = false};
+  const result<program> one = lower(broken, unverified, parallelism{1});
+  REQUIRE_FALSE(one.ok());
+  CHECK(printed(one).find("'@k2' is not defined") != std::string::npos);
+  for (const unsigned workers : {2u, 8u})
+    CHECK_MESSAGE(printed(lower(broken, unverified, parallelism{workers})) == printed(one), workers, " workers");
+}

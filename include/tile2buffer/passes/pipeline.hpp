@@ -101,9 +101,11 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
   return current;
 }
 
-/// The passes over each function on its own, on `workers` threads. Every pass treats each
-/// function on its own, so the functions come out as the whole-program run gives them; the
+/// The passes over each device function on its own, on `workers` threads. Every pass treats
+/// each function on its own, so the functions come out as the whole-program run gives them; the
 /// diagnostics are those of the earliest failing pass, in function order, as that run reports.
+/// Orchestration functions are left out: no pass changes them, and on its own one cannot verify
+/// (its `submit` callees are other functions); the whole output is verified after the run.
 template <recipe_set Recipes>
 result<program> run_functions_in_parallel(const program& input, const options& opts, std::optional<pass_id> stop_after,
                                           unsigned workers) {
@@ -113,6 +115,7 @@ result<program> run_functions_in_parallel(const program& input, const options& o
   std::size_t next = 0;
   auto work = [&] {
     for (std::size_t i = take_next(next); i < n; i = take_next(next)) {
+      if (!input.functions[i].is_device()) continue;
       program one;
       one.file = input.file;
       one.functions.push_back(input.functions[i]);
@@ -134,7 +137,9 @@ result<program> run_functions_in_parallel(const program& input, const options& o
   }
   out.value.file = input.file;
   out.value.functions.reserve(n);
-  for (auto& r : runs) out.value.functions.push_back(static_cast<function&&>(r.value.functions.front()));
+  for (std::size_t i = 0; i < n; ++i)
+    out.value.functions.push_back(input.functions[i].is_device() ? static_cast<function&&>(runs[i].value.functions.front())
+                                                                 : input.functions[i]);
   return out;
 }
 
@@ -157,14 +162,20 @@ constexpr result<program> run_pipeline(const program& input, const options& opts
   // program again as the output found nothing new and was a fifth of the pipeline. Only a
   // whole-program run counts: a parallel run checks each function apart from the others.
   bool output_checked = false;
-  if (std::is_constant_evaluated() || workers <= 1 || opts.verify_each || observer != nullptr || input.functions.size() < 2) {
+  const bool parallel =
+      !(std::is_constant_evaluated() || workers <= 1 || opts.verify_each || observer != nullptr || input.functions.size() < 2);
+  if (!parallel) {
     std::size_t last_pass = 0;
     r = detail::run_passes<Recipes>(input, opts, stop_after, last_pass, observer);
     output_checked = last_pass == static_cast<std::size_t>(pass_id::verify_buffer);
   } else {
     r = detail::run_functions_in_parallel<Recipes>(input, opts, stop_after, workers);
   }
-  if (r.ok() && opts.verify && !opts.verify_each && !output_checked) r.errors = verify(r.value);
+  // A parallel run verified each device function on its own when `verify_buffer` ran; the
+  // orchestration functions and the calls between functions are checked here, as the
+  // whole-program run's `verify_buffer` checks them.
+  const bool buffer_checked = opts.enable_buffer_ir && (!stop_after || *stop_after == pass_id::verify_buffer);
+  if (r.ok() && (opts.verify || (parallel && buffer_checked)) && !opts.verify_each && !output_checked) r.errors = verify(r.value);
   if (!r.ok()) r.value = program{};
   return r;
 }
