@@ -11,6 +11,7 @@
 
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/regions.hpp"
+#include "tile2buffer/detail/checked.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/verify.hpp"
@@ -157,12 +158,14 @@ class buffer_checker {
       if (!a.address && !b.address) return;  // distinct addressless allocations are fresh storage
       if (!a.address || !b.address)
         return fail(o, text(m) << " requires provably disjoint constant addresses or addressless allocations");
-      sa += *a.address;
-      sb += *b.address;
+      const std::optional<std::int64_t> xa = checked_sum(sa, *a.address), xb = checked_sum(sb, *b.address);
+      if (!xa || !xb) return fail(o, text(m) << " requires provably disjoint constant addresses or addressless allocations");
+      sa = *xa;
+      sb = *xb;
     }
     const bool exact = a.precise && b.precise && sa == sb && a.span == b.span && ts.shape == td.shape;
     if (exact && exact_allowed) return;
-    if (sa < sb + b.span && sb < sa + a.span) {
+    if (sum_exceeds(sb, b.span, sa) && sum_exceeds(sa, a.span, sb)) {
       text why = exact_allowed ? text(m) << " rejects partially overlapping placed source and destination ranges"
                                : text(m) << " requires disjoint placed source and destination ranges";
       if (!a.precise || !b.precise) why << " (a runtime window offset may reach the other range)";

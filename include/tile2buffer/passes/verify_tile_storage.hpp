@@ -10,6 +10,7 @@
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/detail/checked.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"
@@ -22,7 +23,8 @@ namespace detail {
 /// Byte ranges of two Tile values in one allocation overlap.
 template <class = void>
 constexpr bool storage_overlaps(const type& a, const type& b) {
-  return a.mem == b.mem && a.mem_offset < b.mem_offset + b.bytes() && b.mem_offset < a.mem_offset + a.bytes();
+  return a.mem == b.mem && sum_exceeds(b.mem_offset, b.bytes(), a.mem_offset) &&
+         sum_exceeds(a.mem_offset, a.bytes(), b.mem_offset);
 }
 
 /// Two Tile types name the same storage window (same allocation, offset and size).
@@ -112,7 +114,7 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
     }
     if (a->space != t.space)
       fail(where(v), text("'") << f.name_of(v) << "' is in " << name(t.space) << " but its allocation is in " << name(a->space));
-    if (t.mem_offset < 0 || (a->capacity > 0 && t.mem_offset + t.bytes() > a->capacity))
+    if (t.mem_offset < 0 || (a->capacity > 0 && detail::sum_exceeds(t.mem_offset, t.bytes(), a->capacity)))
       fail(where(v), text("descriptor window exceeds the planned allocation capacity: '")
                          << f.name_of(v) << "' needs " << t.bytes() << " bytes at offset " << t.mem_offset << " of "
                          << a->capacity);

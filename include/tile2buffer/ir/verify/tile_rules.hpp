@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "tile2buffer/detail/checked.hpp"
 #include "tile2buffer/ir/verify/state.hpp"
 
 namespace tile2buffer {
@@ -51,7 +52,7 @@ constexpr void check_tile_elementwise(verify_state& s, const op_view& v) {
 constexpr bool static_fits(const index_pair& off, const std::array<std::int64_t, 2>& extent,
                            const std::array<std::int64_t, 2>& bound) {
   for (std::size_t i = 0; i < 2; ++i)
-    if (off.known[i] && off.num[i] + extent[i] > bound[i]) return false;
+    if (off.known[i] && sum_exceeds(off.num[i], extent[i], bound[i])) return false;
   return true;
 }
 constexpr bool nonnegative(const index_pair& p) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "tile2buffer/detail/checked.hpp"
 #include "tile2buffer/ir/verify/state.hpp"
 
 namespace tile2buffer {
@@ -56,7 +57,7 @@ constexpr void check_storage(verify_state& s, const type& t, value_id v, locatio
   if (space.kind == operand_kind::space && space.num != static_cast<std::int64_t>(t.space))
     s.fail(loc, "storage of '", s.label(v), "' must be in its memory space ", space_text(t.space), ", but '",
            s.label(t.mem), "' is a ", space_text(static_cast<memory_space>(space.num)), " allocation");
-  if (capacity.kind == operand_kind::int_lit && t.mem_offset >= 0 && t.mem_offset + t.bytes() > capacity.num)
+  if (capacity.kind == operand_kind::int_lit && t.mem_offset >= 0 && sum_exceeds(t.mem_offset, t.bytes(), capacity.num))
     s.fail(loc, "storage of '", s.label(v), "' (", t.bytes(), " bytes at offset ", t.mem_offset,
            ") exceeds the capacity ", capacity.num, " of '", s.label(t.mem), "'");
 }
