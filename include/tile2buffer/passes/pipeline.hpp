@@ -162,8 +162,11 @@ constexpr result<program> run_pipeline(const program& input, const options& opts
   // program again as the output found nothing new and was a fifth of the pipeline. Only a
   // whole-program run counts: a parallel run checks each function apart from the others.
   bool output_checked = false;
-  const bool parallel =
-      !(std::is_constant_evaluated() || workers <= 1 || opts.verify_each || observer != nullptr || input.functions.size() < 2);
+  // Why not `const`: clang would evaluate a const bool's initializer as a constant expression
+  // first, where is_constant_evaluated() is true (-Wconstant-evaluated).
+  bool parallel = true;
+  if (std::is_constant_evaluated() || workers <= 1 || opts.verify_each || observer != nullptr || input.functions.size() < 2)
+    parallel = false;
   if (!parallel) {
     std::size_t last_pass = 0;
     r = detail::run_passes<Recipes>(input, opts, stop_after, last_pass, observer);
