@@ -39,7 +39,9 @@ constexpr std::string_view shape_names[] = {"line", "windows", "valid", "regions
 testing::gen_plan plan_for(shape s, std::uint64_t seed) {
   testing::gen_options o;
   switch (s) {
-    case shape::line: return testing::generate_plan(seed, 8 + static_cast<int>(seed % 40), o);
+    case shape::line:
+      o.gm_parameter_probability = 1.0 / 3;
+      return testing::generate_plan(seed, 8 + static_cast<int>(seed % 40), o);
     case shape::windows:
       o.windows = true;
       o.rows = 8;
@@ -53,6 +55,7 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed) {
       o.regions = true;
       o.windows = seed % 2 == 0;
       o.rows = 8;
+      o.gm_parameter_probability = 0.25;
       return testing::generate_plan(seed, 6 + static_cast<int>(seed % 12), o);
     case shape::cube:
       o.cube = true;

@@ -28,9 +28,14 @@ sim::sim_options seeded(std::uint64_t seed) {
 }  // namespace
 
 TEST_CASE("generated kernels x 3 planners: every lowering is numerically equal to its Tile program") {
-  int compared = 0, reused = 0;
+  int compared = 0, reused = 0, unchained = 0;
+  // A third of the kernels store through the parameter itself (unchained stores, GM as memory).
+  testing::gen_options o;
+  o.gm_parameter_probability = 1.0 / 3;
   for (std::uint64_t seed = 1; seed <= kernels; ++seed) {
-    const program tile = testing::generate_kernel(seed, 8 + static_cast<int>(seed % 40));
+    const testing::gen_plan plan = testing::generate_plan(seed, 8 + static_cast<int>(seed % 40), o);
+    unchained += plan.gm_by_parameter ? 1 : 0;
+    const program tile = testing::emit(plan);
     const std::string_view k = tile.functions[0].name_of();
     for (planner_kind planner : planners) {
       const auto lowered = lower(tile, options{.planner = planner});
@@ -52,6 +57,7 @@ TEST_CASE("generated kernels x 3 planners: every lowering is numerically equal t
     }
   }
   CHECK(compared == static_cast<int>(kernels) * 3);
+  CHECK(unchained > static_cast<int>(kernels) / 5);
   // The planners really reuse addresses on generated kernels (not just fresh ranges each time).
   CHECK(reused > static_cast<int>(kernels) / 2);
 }

@@ -29,6 +29,7 @@ testing::gen_options region_kernels(std::uint64_t seed) {
   o.regions = true;
   o.windows = seed % 2 == 0;
   o.rows = 8;
+  o.gm_parameter_probability = 0.25;  // stores between regions name the parameter, not the region's result
   return o;
 }
 int ops_for(std::uint64_t seed) { return 6 + static_cast<int>(seed % 12); }

@@ -269,3 +269,46 @@ TEST_CASE("an addressless allocation inside a loop body keeps one storage identi
   // The alloc ran 200 times on one identity: only the allocations' own pages exist.
   CHECK(r.buffer.arena_pages <= 4);
 }
+
+TEST_CASE("GM is memory in the Tile run: unreturned stores land, and a load after a store reads it") {
+  // Out[0:16] = A through the parameter's own name; Out[16:32] = A + A in an if whose store result
+  // is never used; then Out[0:16] is loaded back through the parameter's original name and
+  // returned as Back[0:16]. The function returns the first store's result.
+  kernel k("gm_memory");
+  const auto A = k.tensor("A", 16, 32), Out = k.output("Out", 32, 32), Back = k.output("Back", 16, 32);
+  const auto flag = k.scalar("flag", dtype::bool_);
+  const auto a = k.op(opcode::tile_load, {k.v(A), k.pair(0, 0), k.pair(16, 32)}, vec(16, 32), "a");
+  const auto first = k.op(opcode::tile_store, {k.v(a), k.pair(0, 0), k.v(Out)}, tensor_type(32, 32, dtype::fp32), "first");
+  k.if_(k.v(flag), {}, [&] {
+    const auto twice = k.op(opcode::tile_add, {k.v(a), k.v(a)}, vec(16, 32), "twice");
+    k.op(opcode::tile_store, {k.v(twice), k.pair(16, 0), k.v(Out)}, tensor_type(32, 32, dtype::fp32), "second");
+  }, [] {});
+  const auto back = k.op(opcode::tile_load, {k.v(Out), k.pair(0, 0), k.pair(16, 32)}, vec(16, 32), "back");
+  const auto kept = k.op(opcode::tile_store, {k.v(back), k.pair(0, 0), k.v(Back)}, tensor_type(16, 32, dtype::fp32), "kept");
+  k.ret({k.v(first), k.v(kept)});
+  const program p = k.done();
+  REQUIRE(verify(p).empty());
+  for (const int taken : {0, 1}) {
+    CAPTURE(taken);
+    const sim_options opt = with(5, {{"flag", static_cast<double>(taken)}});
+    const sim_inputs in = make_inputs(p.functions[0], opt);
+    const run_result r = run_tile(p, p.functions[0], in, opt);
+    REQUIRE(r.ok());
+    const gm_tensor& in_a = *in.tensors[0];
+    const gm_tensor& in_out = *in.tensors[1];
+    const gm_tensor& out = tensor(r, "Out");
+    const gm_tensor& kept_back = tensor(r, "Back");
+    for (std::int64_t row = 0; row < 16; ++row)
+      for (std::int64_t c = 0; c < 32; ++c) {
+        const float x = at(in_a, row, c);
+        REQUIRE(at(out, row, c) == x);
+        REQUIRE(at(kept_back, row, c) == x);
+        if (taken) {
+          REQUIRE(at(out, row + 16, c) == x + x);
+        } else {
+          REQUIRE(at(out, row + 16, c) == at(in_out, row + 16, c));
+          REQUIRE_FALSE(written(out, row + 16, c));
+        }
+      }
+  }
+}

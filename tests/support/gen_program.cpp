@@ -97,6 +97,7 @@ class planner {
         any = true;
       }
     }
+    plan_.gm_by_parameter = opt_.gm_parameter_probability > 0 && uniform() < opt_.gm_parameter_probability;
     return plan_;
   }
 
@@ -2040,12 +2041,16 @@ program emit(const gen_plan& plan) {
       const gen_tensor& t = plan.outputs[static_cast<std::size_t>(s.tensor)];
       const value_id v = values[static_cast<std::size_t>(s.in[0])];
       auto& cur = current[static_cast<std::size_t>(s.tensor)];
+      // Unchained: the store names the parameter, and the next one does too.
+      const bool unchained = plan.gm_by_parameter && open.empty();
+      const value_id into = unchained ? outputs[static_cast<std::size_t>(s.tensor)] : cur;
       const operand row = s.args.empty() ? b.pair(s.row, 0) : b.tuple({index_operand(s.args[0]), operand::integer(0)});
-      const operand ops[] = {operand::of(v), row, operand::of(cur)};
+      const operand ops[] = {operand::of(v), row, operand::of(into)};
       const type gt = tensor_type(t.rows, t.cols, t.dt);
       const std::string oname = "o" + std::to_string(line);
       const std::string_view onames[] = {oname};
-      cur = b.fn().result(b.emit(opcode::tile_store, ops, s.flags, std::span<const type>(&gt, 1), onames, at), 0);
+      const value_id stored = b.fn().result(b.emit(opcode::tile_store, ops, s.flags, std::span<const type>(&gt, 1), onames, at), 0);
+      if (!unchained) cur = stored;
       continue;
     }
     if (s.op == opcode::tile_get_block_idx || s.op == opcode::scalar_mul || s.op == opcode::scalar_add ||
@@ -2111,7 +2116,7 @@ program emit(const gen_plan& plan) {
     values[static_cast<std::size_t>(s.result)] = out;
   }
   std::vector<operand> rets;
-  for (const value_id v : current) rets.push_back(operand::of(v));
+  for (const value_id v : plan.gm_by_parameter ? outputs : current) rets.push_back(operand::of(v));
   b.emit(opcode::cf_return, rets, {}, {}, {}, location{++line, 3});
   program p;
   p.file = text(name + ".t2b");

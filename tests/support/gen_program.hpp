@@ -124,6 +124,12 @@
 /// so they cannot appear in a valid kernel.) The cube draws come first and only with cube on,
 /// so the other kernels are unchanged.
 ///
+/// GM through the parameter (`gen_options::gm_parameter_probability`, 0 by default): in that share
+/// of the kernels (`gen_plan::gm_by_parameter`) every store outside a region names its output
+/// parameter itself instead of the latest store's result, so stores are not chained, and the
+/// kernel returns the parameters. GM is memory (reference §9.2): every store lands whether or not
+/// its result is used. The draw is the plan's last and happens only when the option is set.
+///
 /// Growth: `generate_plan` produces an abstract plan (steps over value numbers) that `emit`
 /// turns into IR; new features (views, control flow, runtime valid extents, cube) add step kinds
 /// and options without changing existing seeds' programs when their options are off.
@@ -173,6 +179,7 @@ struct gen_options {
   double cube_extract_probability = 0.25;   ///< chance that an operand is extracted from a larger Mat tile
   double cube_partial_probability = 0.12;   ///< chance that a chain multiplies partially valid operands
   double cube_tile_probability = 0.1;       ///< chance that a cube kernel has a store that must stay Tile
+  double gm_parameter_probability = 0.0;    ///< chance that top-level stores name the parameter (see the file comment)
 };
 
 /// An index operand: scalar number `scalar` (see gen_plan::scalars) when >= 0, else literal `num`.
@@ -280,6 +287,7 @@ struct gen_plan {
   /// "pre_relu" or "pre_quant").
   std::string tile_reason;
   bool cube = false;  ///< an `aic` kernel of cube chains
+  bool gm_by_parameter = false;  ///< stores outside regions name the output parameter; returns name it too
 };
 
 /// Values for a kernel's runtime scalars: each parameter by name, and the block index.

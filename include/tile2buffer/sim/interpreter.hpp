@@ -43,8 +43,7 @@ struct slot {
   kind k = kind::empty;
   scalar_value s;
   std::shared_ptr<const image> tile;        ///< Tile run: the tile value
-  std::shared_ptr<const gm_tensor> tensor;  ///< Tile run: the GM tensor value
-  std::uint32_t ref = no_id;                ///< tensor: root parameter; Buffer handle: handle index
+  std::uint32_t ref = no_id;                ///< tensor: the parameter it aliases; Buffer handle: handle index
 
   static slot of(scalar_value v) {
     slot x;

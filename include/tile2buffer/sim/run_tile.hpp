@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file sim/run_tile.hpp
-/// The Tile interpreter: executes a Tile-stage function with value semantics.
+/// The Tile interpreter: executes a Tile-stage function with value semantics for tiles and memory
+/// semantics for GM.
 ///
 /// Every Tile value is its own image (bytes in its descriptor's physical layout plus a valid
 /// rectangle); an op never changes its inputs. Elements outside a value's valid rectangle are
 /// poison: fresh values are entirely unset, and reading outside a valid rectangle yields poison.
-/// GM tensors are values too: `tile.store` returns an updated copy of its tensor operand. The final
-/// state of a tensor parameter is the returned value that derives from it, or else its latest
-/// version. Planning is ignored (`tile.alloc` and storage clauses have no effect).
+/// GM is memory, as on the device and as the spec's numerical tests observe it (§9.2: a store leaves
+/// GM outside its window untouched, and the host reads the parameters after the run): every tensor
+/// value is an alias of the parameter it derives from, `tile.store` writes that parameter's memory
+/// in execution order and its result names the same memory, and a load reads the memory as it is
+/// when the load runs. So a store takes effect whether or not its result is returned or yielded,
+/// and two stores that both name the parameter both land. The final state of a tensor parameter is
+/// its memory at the end of the run. Planning is ignored (`tile.alloc` and storage clauses have no
+/// effect).
 ///
 /// Per-op semantics (reference §9.2–9.4): load/store copy the valid rectangle between GM and the
 /// tile (store converts FP32 accumulators to FP16/BF16 with round-to-nearest-even); move copies
@@ -42,15 +48,14 @@ class tile_interpreter : public interpreter<tile_interpreter> {
 
  public:
   tile_interpreter(const function& f, const sim_inputs& in, const sim_options& opt)
-      : interpreter(f, opt, "sim.tile"), latest_(f.params.size()) {
+      : interpreter(f, opt, "sim.tile"), gm_(f.params.size()) {
     for (std::size_t p = 0; p < f.params.size(); ++p) {
       const value_id v = f.params[p].value;
       if (p < in.tensors.size() && in.tensors[p]) {
+        gm_[p] = *in.tensors[p];
         slot s;
         s.k = slot::kind::tensor;
-        s.tensor = std::make_shared<const gm_tensor>(*in.tensors[p]);
         s.ref = static_cast<std::uint32_t>(p);
-        latest_[p] = s.tensor;
         bind(v, std::move(s));
       } else if (p < in.scalars.size() && in.scalars[p]) {
         bind(v, slot::of(*in.scalars[p]));
@@ -58,30 +63,14 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     }
   }
 
-  run_result finish(bool ok) {
+  /// The memory of every tensor parameter; after a failed run, as the failing op left it.
+  run_result finish() {
     run_result r;
     r.fn = &f_;
     r.errors = std::move(errors_);
     r.tensors.resize(f_.params.size());
-    std::vector<std::shared_ptr<const gm_tensor>> final_state = latest_;
-    std::vector<bool> from_return(f_.params.size(), false);
-    if (ok) {
-      for (const slot& s : returned_) {
-        if (s.k != slot::kind::tensor || s.ref >= final_state.size()) continue;
-        if (from_return[s.ref] && final_state[s.ref] != s.tensor) {
-          diagnostic d;
-          d.loc = f_.loc;
-          d.source = text("sim.tile");
-          d.message = text("two returned GM values derive from parameter `") << f_.name_of(f_.params[s.ref].value)
-                                                                            << "` with different contents";
-          r.errors.push_back(std::move(d));
-        }
-        final_state[s.ref] = s.tensor;
-        from_return[s.ref] = true;
-      }
-    }
-    for (std::size_t p = 0; p < final_state.size(); ++p)
-      if (final_state[p]) r.tensors[p] = *final_state[p];
+    for (std::size_t p = 0; p < gm_.size(); ++p)
+      if (gm_[p]) r.tensors[p] = std::move(*gm_[p]);
     return r;
   }
 
@@ -164,7 +153,7 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     const auto args = f_.args(o);
     const slot* t = tensor_arg(o, args[0]);
     if (!t) return false;
-    const gm_tensor& g = *t->tensor;
+    const gm_tensor& g = *gm_[t->ref];
     std::array<std::int64_t, 2> off{}, shape{};
     if (!pair(o, args[1], off) || !pair(o, args[2], shape)) return false;
     image im;
@@ -190,7 +179,7 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     const slot* t = tensor_arg(o, args[2]);
     std::array<std::int64_t, 2> off{};
     if (!src || !t || !pair(o, args[1], off)) return false;
-    auto g = std::make_shared<gm_tensor>(*t->tensor);
+    gm_tensor* g = &*gm_[t->ref];
     const dtype from = src->desc.dt;
     const bool narrowing = from == dtype::fp32 && (g->dt == dtype::fp16 || g->dt == dtype::bf16);
     if (from != g->dt && !narrowing) return fail(o, "tile and tensor element types differ");
@@ -208,8 +197,6 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     slot s;
     s.k = slot::kind::tensor;
     s.ref = t->ref;
-    s.tensor = g;
-    if (s.ref < latest_.size()) latest_[s.ref] = g;
     bind(f_.result(o), std::move(s));
     return true;
   }
@@ -476,7 +463,7 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     return set_result(o, std::move(im));
   }
 
-  std::vector<std::shared_ptr<const gm_tensor>> latest_;
+  std::vector<std::optional<gm_tensor>> gm_;  ///< per parameter: its GM memory (tensor parameters only)
 };
 
 }  // namespace detail
@@ -486,8 +473,8 @@ class tile_interpreter : public interpreter<tile_interpreter> {
 inline run_result run_tile(const program& p, const function& f, const sim_inputs& inputs, const sim_options& opt = {}) {
   static_cast<void>(p);  // reserved for calls between functions
   detail::tile_interpreter it(f, inputs, opt);
-  const bool ok = it.run_body();
-  return it.finish(ok);
+  it.run_body();
+  return it.finish();
 }
 
 }  // namespace sim
