@@ -74,8 +74,7 @@ TEST_CASE("window kernels x 3 planners: selected lowerings match Tile for every 
         continue;
       }
       if (f.stage != ir_stage::buffer) {
-        const auto why = explain_selection(lowered.value, opts);
-        ++kept_tile[why.empty() ? std::string("<no entry>") : std::string(why[0].reason.view())];
+        testing::count_kept_tile(lowered.value, opts, kept_tile);
         continue;
       }
       ++selected;

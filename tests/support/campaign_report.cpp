@@ -7,10 +7,16 @@
 #include <utility>
 
 #include "support/numerics.hpp"
+#include "tile2buffer/lower.hpp"
 #include "tile2buffer/text/print.hpp"
 
 namespace tile2buffer {
 namespace testing {
+
+void count_kept_tile(const program& lowered, const options& opts, std::map<std::string, int>& kept) {
+  const auto why = explain_selection(lowered, opts);
+  ++kept[why.empty() ? std::string("<no entry>") : std::string(why[0].reason.view())];
+}
 
 void check_every_binding(const program& tile, const program& lowered, std::string_view k, const gen_plan& plan,
                          const std::vector<gen_binding>& binds, std::uint64_t seed, const std::string& head, int& checks,

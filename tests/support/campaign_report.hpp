@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/gen_program.hpp"
+#include "tile2buffer/options.hpp"
 #include "tile2buffer/sim/compare.hpp"
 
 namespace tile2buffer {
@@ -31,6 +32,10 @@ struct failures {
 void check_every_binding(const program& tile, const program& lowered, std::string_view k, const gen_plan& plan,
                          const std::vector<gen_binding>& binds, std::uint64_t seed, const std::string& head, int& checks,
                          failures& out);
+
+/// Counts one lowering of `lowered` (its first function kept Tile) in `kept` under the reason
+/// selection gives for it, or `<no entry>` when it gives none.
+void count_kept_tile(const program& lowered, const options& opts, std::map<std::string, int>& kept);
 
 /// The five commonest reasons in `kept` (reason -> lowerings), after `lead`, one per line; empty
 /// when nothing stayed Tile. What the recipes still lack, at a glance.

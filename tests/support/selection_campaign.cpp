@@ -62,8 +62,7 @@ void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
         continue;
       }
       if (f.stage != ir_stage::buffer) {
-        const auto why = explain_selection(lowered.value, opts);
-        ++kept_tile[why.empty() ? std::string("<no entry>") : std::string(why[0].reason.view())];
+        testing::count_kept_tile(lowered.value, opts, kept_tile);
         continue;
       }
       ++selected;

@@ -164,9 +164,8 @@ constexpr result<program> run_pipeline(const program& input, const options& opts
   bool output_checked = false;
   // Why not `const`: clang would evaluate a const bool's initializer as a constant expression
   // first, where is_constant_evaluated() is true (-Wconstant-evaluated).
-  bool parallel = true;
-  if (std::is_constant_evaluated() || workers <= 1 || opts.verify_each || observer != nullptr || input.functions.size() < 2)
-    parallel = false;
+  bool parallel =
+      !(std::is_constant_evaluated() || workers <= 1 || opts.verify_each || observer != nullptr || input.functions.size() < 2);
   if (!parallel) {
     std::size_t last_pass = 0;
     r = detail::run_passes<Recipes>(input, opts, stop_after, last_pass, observer);
