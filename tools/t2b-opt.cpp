@@ -2,8 +2,10 @@
 /// @file t2b-opt.cpp
 /// The `mlir-opt`-style driver: reads a `.t2b` file (or stdin), parses and verifies it, and
 /// prints the canonical text. Exit codes: 0 success, 1 input errors, 2 bad command line.
+#include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -217,6 +219,13 @@ constexpr flag flags[] = {
        const std::size_t eq = v.find('=');
        if (eq == 0 || eq == std::string_view::npos || eq + 1 == v.size()) return "--scalar needs NAME=VALUE";
        const std::string value(v.substr(eq + 1));
+       // An integer binds exactly (a double holds integers exactly only up to 2^53).
+       std::int64_t whole = 0;
+       const auto [stop, ec] = std::from_chars(value.data(), value.data() + value.size(), whole);
+       if (ec == std::errc{} && stop == value.data() + value.size()) {
+         o.scalars.push_back(tile2buffer::sim::scalar_binding::exact(std::string(v.substr(0, eq)), whole));
+         return {};
+       }
        char* end = nullptr;
        const double d = std::strtod(value.c_str(), &end);
        if (end != value.c_str() + value.size() || !std::isfinite(d)) return "--scalar: VALUE must be a finite number";

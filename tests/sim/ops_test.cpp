@@ -390,6 +390,6 @@ TEST_CASE("a product narrower than the accumulator clobbers only the boxes it to
   const compare_report rep = check_numerics(k.tile, k.buffer, "boxes", o);
   CHECK_FALSE(rep.ok);
   CHECK(rep.mismatches.size() == 8 * 32);
-  CHECK(rep.mismatches.front().what == mismatch::kind::buffer_poison);
+  CHECK(rep.mismatches.front().what == mismatch::kind::both_poison);
   CHECK(rep.text.find("  Out: 256 elements differ within rows [8, 15] x cols [0, 31]\n") != std::string::npos);
 }

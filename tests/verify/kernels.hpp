@@ -29,7 +29,7 @@ enum class flaw {
   pair_kind,
   bad_keyword,
   // tile types
-  add_shape,
+  add_shape,  ///< not a flaw any more: elementwise valid extents may differ (the kernel stays Tile)
   add_dtype,
   adds_scalar,
   load_dtype,

@@ -12,17 +12,18 @@ static_assert(error_count(single(loop_kernel())) == 0, "for and while carries ve
 static_assert(error_count(single(buffer_kernel())) == 0, "a Buffer-stage kernel verifies clean");
 static_assert(error_count(orchestrated()) == 0, "an orchestration submitting two kernels verifies clean");
 
-static_assert(error_count(single(add_kernel(flaw::add_shape))) == 1, "an elementwise shape mismatch is one error");
+static_assert(error_count(single(add_kernel(flaw::add_dtype))) != 0, "an elementwise dtype mismatch is rejected");
+static_assert(error_count(single(add_kernel(flaw::add_shape))) == 0,
+              "elementwise valid extents may differ from the result's (such kernels stay Tile)");
 static_assert(error_count(single(add_kernel(flaw::use_before_def))) != 0, "use before definition is rejected");
 static_assert(error_count(single(branch_kernel(flaw::use_other_region))) != 0, "a value of another region is rejected");
 static_assert(error_count(single(buffer_kernel(flaw::tile_op_in_buffer))) != 0,
               "a tile op in a Buffer-stage function is rejected");
 static_assert(error_count(orchestrated(orch_flaw::arg_count)) != 0, "a submit with the wrong arity is rejected");
 
-constexpr bool reports_shape_rule() {
-  return reports(verify(single(add_kernel(flaw::add_shape))),
-                 "tile.add operands must have matching physical shapes and valid extents", at(7));
+constexpr bool reports_dtype_rule() {
+  return reports(verify(single(add_kernel(flaw::add_dtype))), "tile.add operands must have matching dtypes", at(7));
 }
-static_assert(reports_shape_rule(), "the diagnostic names the op and the rule at the op's location");
+static_assert(reports_dtype_rule(), "the diagnostic names the op and the rule at the op's location");
 
 }  // namespace verify_test

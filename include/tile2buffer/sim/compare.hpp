@@ -15,7 +15,8 @@
 ///    an op without a correctly rounded native implementation (exp, log, sqrt, div, divs, recip):
 ///    |tile - buffer| <= rel * max(|tile|, |buffer|) + 1e-6, with rel = 1e-6 for FP32 and one unit
 ///    in the last place of the stored type for FP16 (2^-10) and BF16 (2^-7);
-///  - a written value derived from never-written storage (poison) is a failure in either run;
+///  - a written value derived from never-written storage (poison) is a failure in either run; when
+///    both runs stored it, the report says the kernel reads before it writes;
 ///  - no sentinel-band element may be written (sentinel hit).
 /// A failure report names the tensor, the element (row, col), both values, the op that last wrote
 /// the element in the Buffer run (mnemonic and line:col) and where its data came from.
@@ -42,7 +43,9 @@ namespace sim {
 
 /// One disagreement between the two runs.
 struct mismatch {
-  enum class kind : std::uint8_t { value, unwritten_in_buffer, unwritten_in_tile, buffer_poison, tile_poison, sentinel };
+  /// `both_poison`: both runs stored data derived from never-written storage, so the kernel itself
+  /// reads before it writes (an `out` parameter, an uninitialized tile); not the lowering's fault.
+  enum class kind : std::uint8_t { value, unwritten_in_buffer, unwritten_in_tile, buffer_poison, tile_poison, both_poison, sentinel };
   kind what = kind::value;
   std::string tensor;
   std::int64_t row = 0;  ///< row and column in packed order (band elements: beyond the shape)
@@ -135,6 +138,13 @@ inline void compare_tensor(const function& tf, const function& bf, const gm_tens
       rep.mismatches.push_back(std::move(mm));
       continue;
     }
+    if (wb && mb.state == cell_state::poison && wt && mt.state == cell_state::poison) {
+      mm.what = mismatch::kind::both_poison;
+      mm.description = "  " + at + ": both runs stored never-written data (the kernel reads storage before anything writes it)\n" +
+                       provenance(tf, mt, "tile") + provenance(bf, mb, "buffer");
+      rep.mismatches.push_back(std::move(mm));
+      continue;
+    }
     if (wb && mb.state == cell_state::poison) {
       mm.what = mismatch::kind::buffer_poison;
       mm.description = "  " + at + ": buffer stored poison (tile = " + value_text(et, wt, mt) + ")\n" +
@@ -219,8 +229,13 @@ inline compare_report compare_runs(run_result tile, run_result buffer, const sim
     return rep;
   }
   std::string name = rep.tile.fn ? std::string(rep.tile.fn->name_of()) : std::string();
+  const auto unwritten_in_both = static_cast<std::size_t>(std::count_if(
+      rep.mismatches.begin(), rep.mismatches.end(), [](const mismatch& m) { return m.what == mismatch::kind::both_poison; }));
   rep.text = "numerics: FAILED for @" + name + " (seed " + std::to_string(opt.seed) + "): " +
-             std::to_string(rep.mismatches.size()) + " of " + std::to_string(rep.compared) + " GM elements differ\n";
+             std::to_string(rep.mismatches.size()) + " of " + std::to_string(rep.compared) + " GM elements differ";
+  if (unwritten_in_both > 0)
+    rep.text += ", " + std::to_string(unwritten_in_both) + " of them never-written data in both runs (the kernel reads before it writes)";
+  rep.text += "\n";
   rep.text += problems;
   // Why: the most telling problems first (sentinel hits, poison), then values in element order.
   std::vector<const mismatch*> order;
@@ -228,9 +243,10 @@ inline compare_report compare_runs(run_result tile, run_result buffer, const sim
   const auto severity = [](const mismatch* m) {
     switch (m->what) {
       case mismatch::kind::sentinel: return 0;
-      case mismatch::kind::buffer_poison: return 1;
-      case mismatch::kind::tile_poison: return 2;
-      default: return 3;
+      case mismatch::kind::both_poison: return 1;
+      case mismatch::kind::buffer_poison: return 2;
+      case mismatch::kind::tile_poison: return 3;
+      default: return 4;
     }
   };
   std::stable_sort(order.begin(), order.end(), [&](const mismatch* a, const mismatch* b) { return severity(a) < severity(b); });

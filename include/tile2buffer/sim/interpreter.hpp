@@ -57,7 +57,7 @@ struct slot {
 inline element scalar_element(const scalar_value& s, dtype d) {
   element e;
   if (is_float(d))
-    e.f = round_to(d, static_cast<float>(s.number()));
+    e.f = round_to(d, to_float(s.number()));
   else
     e.i = wrap_integer(d, s.integer());
   return e;
@@ -362,6 +362,10 @@ class interpreter {
       case opcode::scalar_floordiv:
       case opcode::scalar_mod: {
         if (y == 0) return fail(o, "integer division by zero");
+        if (y == -1) {  // exact; and x / -1 traps for the smallest INT64 on x86 (the quotient wraps)
+          r = c == opcode::scalar_floordiv ? wrapping_sub(rt, 0, x) : 0;
+          break;
+        }
         std::int64_t q = x / y;
         if ((x % y != 0) && ((x < 0) != (y < 0))) --q;  // floor, as Python's //
         r = c == opcode::scalar_floordiv ? q : wrapping_sub(rt, x, wrapping_mul(rt, q, y));

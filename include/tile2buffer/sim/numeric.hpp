@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "tile2buffer/ir/enums.hpp"
@@ -119,6 +120,20 @@ struct element {
 };
 
 /// Rounds a float to what the storage type `d` can hold (identity for FP32).
+/// `v` as a float, rounding to nearest; beyond the float range, the infinity of its sign (a plain
+/// conversion of such a double is undefined behaviour).
+inline float to_float(double v) {
+  constexpr double top = static_cast<double>(std::numeric_limits<float>::max());
+  if (v > top || v < -top) {
+    // Values that round to FLT_MAX stay finite; the rest overflow, as IEEE rounding does.
+    const double half_ulp = 0x1p103;  // half a unit in the last place of FLT_MAX
+    if (v >= top + half_ulp) return std::numeric_limits<float>::infinity();
+    if (v <= -top - half_ulp) return -std::numeric_limits<float>::infinity();
+    return v > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
+  }
+  return static_cast<float>(v);
+}
+
 inline float round_to(dtype d, float v) {
   switch (d) {
     case dtype::fp16: return fp16_to_float(float_to_fp16(v));

@@ -17,10 +17,12 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tile2buffer/diag/diagnostic.hpp"
@@ -54,13 +56,31 @@ struct scalar_value {
     return r;
   }
   static scalar_value of_int(dtype d, std::int64_t v) { return {d, 0.0, wrap_integer(d, v)}; }
-  static scalar_value of_float(dtype d, double v) { return {d, static_cast<double>(round_to(d, static_cast<float>(v))), 0}; }
+  static scalar_value of_float(dtype d, double v) { return {d, static_cast<double>(round_to(d, to_float(v))), 0}; }
 };
 
-/// A named scalar parameter value (integers are truncated from `value`).
+/// A named scalar parameter value. Integer parameters take `integer` when it is set (exact over the
+/// whole INT64 range), else `value` truncated toward zero and saturated to INT64.
 struct scalar_binding {
   std::string name;
   double value = 0.0;
+  std::optional<std::int64_t> integer;
+
+  scalar_binding() = default;
+  scalar_binding(std::string n, double v) : name(std::move(n)), value(v) {}
+  static scalar_binding exact(std::string n, std::int64_t v) {
+    scalar_binding b(std::move(n), static_cast<double>(v));
+    b.integer = v;
+    return b;
+  }
+  /// The value an integer parameter takes.
+  std::int64_t as_integer() const {
+    if (integer) return *integer;
+    // Why the bounds: converting a double outside INT64's range is undefined behaviour.
+    if (!(value > -9223372036854775808.0)) return value < 0 ? std::numeric_limits<std::int64_t>::min() : 0;
+    if (value >= 9223372036854775808.0) return std::numeric_limits<std::int64_t>::max();
+    return static_cast<std::int64_t>(value);
+  }
 };
 
 struct sim_options {
@@ -149,12 +169,11 @@ inline sim_inputs make_inputs(const function& f, const sim_options& opt) {
     }
     if (!t.is_scalar()) continue;
     const std::uint64_t draw = scalar_rng();
-    std::optional<double> bound;
+    const scalar_binding* bound = nullptr;
     for (const auto& b : opt.scalars)
-      if (b.name == f.name_of(v)) bound = b.value;
+      if (b.name == f.name_of(v)) bound = &b;
     if (bound) {
-      in.scalars[p] = is_float(t.dt) ? scalar_value::of_float(t.dt, *bound)
-                                     : scalar_value::of_int(t.dt, static_cast<std::int64_t>(*bound));
+      in.scalars[p] = is_float(t.dt) ? scalar_value::of_float(t.dt, bound->value) : scalar_value::of_int(t.dt, bound->as_integer());
     } else if (t.dt == dtype::bool_) {
       in.scalars[p] = scalar_value::of_int(dtype::bool_, static_cast<std::int64_t>(draw & 1u));
     } else if (is_float(t.dt)) {

@@ -111,8 +111,9 @@ class tile_interpreter : public interpreter<tile_interpreter> {
   }
   /// Reads (r, c) of `im`; outside its valid rectangle the element is undefined.
   static element read(const image& im, std::int64_t r, std::int64_t c, cell_meta& m) {
-    const element e = im.read(r, c, m);
-    if (r >= im.valid_rows || c >= im.valid_cols) m = cell_meta{};
+    element e{};
+    if (r < im.valid_rows && c < im.valid_cols) e = im.read(r, c, m);
+    else m = cell_meta{};  // also past the physical shape of a smaller elementwise operand
     if (m.state == cell_state::unset) m.origin = im.value;
     return e;
   }
@@ -305,14 +306,12 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     if (!src || !integer(o, args[1], r) || !integer(o, args[2], c)) return false;
     if (r < 0 || c < 0 || r > src->desc.shape[0] || c > src->desc.shape[1])
       return fail(o, "valid " + rect(r, c) + " outside the shape " + rect(src->desc.shape[0], src->desc.shape[1]));
-    // Why: growing the valid region does not initialize data; what was outside stays undefined.
-    image im = image::fresh(src->desc, r, c);
-    for (std::int64_t i = 0; i < src->valid_rows; ++i)
-      for (std::int64_t j = 0; j < src->valid_cols; ++j) {
-        cell_meta m;
-        const element e = read(*src, i, j, m);
-        im.write(i, j, e, m);
-      }
+    // Why a copy of every byte: set_validshape is metadata only (§9.2), the result names the
+    // source's storage. Growing the valid region initializes nothing; it exposes what the storage
+    // holds: data where something wrote it (a load before a narrowing), poison where nothing did.
+    image im = *src;
+    im.valid_rows = r;
+    im.valid_cols = c;
     return set_result(o, std::move(im));
   }
 
@@ -421,9 +420,10 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     }
     if (kind != ew_kind::fill && !(a = tile_arg(o, args[0]))) return false;
     if (kind == ew_kind::binary && !(b = tile_arg(o, args[1]))) return false;
+    // Operands may differ from the result in physical shape and valid extents (such kernels stay
+    // Tile): an element outside an operand's valid rectangle is undefined.
     for (const image* in : {a, b})
-      if (in && (in->desc.shape != im.desc.shape || in->desc.dt != d))
-        return fail(o, "operands and result must share shape and element type");
+      if (in && in->desc.dt != d) return fail(o, "operands and result must share the element type");
     const bool inexact = ew_inexact(op) && is_float(d);
     for (std::int64_t i = 0; i < im.valid_rows; ++i)
       for (std::int64_t j = 0; j < im.valid_cols; ++j) {
