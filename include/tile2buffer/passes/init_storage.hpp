@@ -121,6 +121,78 @@ constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<st
   return last;
 }
 
+/// Guarded accumulator coalescing (reference §4.1): in `x = if p { d = tile.matmul_acc(c, ..);
+/// yield d } else { yield c }` (either arm, a chain of updates, or updates in both arms) the arms
+/// never both run, so the update may write c's storage although the other arm yields c, and x
+/// can live there too: no Acc -> Acc copy is needed. `chain[o]` names the branch result an
+/// update op `o` feeds; `root[x]` the accumulator c of a coalescible branch result x. Only
+/// when c and every update are used exactly once (by the next update or the yield).
+struct guarded_accumulators {
+  std::vector<std::uint32_t> chain;  ///< by op: the branch result (value index) it feeds, or no_id
+  std::vector<std::uint32_t> root;   ///< by value: the accumulator a branch result coalesces with, or no_id
+};
+
+template <class = void>
+constexpr guarded_accumulators find_guarded_accumulators(const function& f, const window_facts& windows) {
+  guarded_accumulators g{std::vector<std::uint32_t>(f.ops.size(), no_id), std::vector<std::uint32_t>(f.values.size(), no_id)};
+  bool any = false;
+  for (const op_node& n : f.ops) any = any || n.code() == opcode::tile_matmul_acc;
+  if (!any) return g;
+  std::vector<std::uint32_t> uses(f.values.size(), 0);
+  const auto count = [&](const operand& x, auto& self) -> void {
+    if (x.is_value()) ++uses[x.ref];
+    if (x.kind == operand_kind::tuple)
+      for (const operand& e : f.elements(x)) self(e, self);
+  };
+  for (std::uint32_t o = 0; o < f.ops.size(); ++o) {
+    for (const operand& x : f.args(op_id{o})) count(x, count);
+    for (const kwarg& k : f.kwargs_of(op_id{o})) count(k.value, count);
+  }
+  const std::vector<region_id> enclosing = enclosing_regions(f);
+  // Whether op `o` (or the region op owning a region argument) sits inside region op `a`.
+  const auto inside = [&](op_id o, op_id a) {
+    for (op_id x = o; x.valid(); x = f.region(enclosing[x.index]).parent)
+      if (x == a) return true;
+    return false;
+  };
+  for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
+    const op_id br{i};
+    const op_node& n = f.op(br);
+    if (n.code() != opcode::cf_if || n.regions.count != 2) continue;
+    const op_id ya = trailing_yield(f, f.region_of(br, 0)), yb = trailing_yield(f, f.region_of(br, 1));
+    if (!ya.valid() || !yb.valid()) continue;
+    for (std::uint32_t k = 0; k < n.results.count; ++k) {
+      const value_id x = f.result(br, k);
+      const type& t = f.type_of(x);
+      if (!t.is_tile() || t.space != memory_space::acc) continue;
+      std::vector<op_id> updates;
+      // The accumulator an arm's yield starts from: back through updates made directly in that arm.
+      const auto start = [&](std::uint32_t arm, op_id y) -> value_id {
+        if (k >= f.args(y).size() || !f.args(y)[k].is_value()) return {};
+        value_id v = f.args(y)[k].value();
+        for (std::size_t guard = 0; guard <= f.ops.size(); ++guard) {
+          const value_info& info = f.value(v);
+          if (info.origin() != value_origin::result || enclosing[info.def.index] != f.region_of(br, arm)) return v;
+          if (f.op(info.def).code() != opcode::tile_matmul_acc || uses[v.index] != 1) return {};
+          const operand acc = view<opcode::tile_matmul_acc>(f, info.def).acc();
+          if (!acc.is_value()) return {};
+          updates.push_back(info.def);
+          v = acc.value();
+        }
+        return {};
+      };
+      const value_id c = start(0, ya);
+      if (!c.valid() || start(1, yb) != c || updates.empty() || uses[c.index] != 2) continue;
+      if (!f.type_of(c).is_tile() || windows.is_window(c)) continue;
+      if (const value_info& ci = f.value(c); ci.def.valid() && inside(ci.def, br) && ci.origin() == value_origin::result) continue;
+      if (const value_info& ci = f.value(c); ci.origin() == value_origin::region_arg && inside(ci.def, br)) continue;
+      g.root[x.index] = c.index;
+      for (const op_id u : updates) g.chain[u.index] = x.index;
+    }
+  }
+  return g;
+}
+
 /// `windows`: the window facts of `f` (the kernel analyses' own, computed once per run).
 template <class = void>
 constexpr function init_function_storage(const function& f, const window_facts& windows) {
@@ -140,6 +212,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
   // A loop result is a version newer than anything its body reads: its uses join the family only
   // once the loop's body has been walked (else no in-place write in the body could share it).
   std::vector<std::pair<std::uint32_t, value_id>> after_loop;  // (loop end, result)
+  const guarded_accumulators guarded = find_guarded_accumulators(f, windows);
   walk(f, [&](op_id o) {
     std::erase_if(after_loop, [&](const std::pair<std::uint32_t, value_id>& e) {
       if (e.first >= pos[o.index]) return false;
@@ -183,6 +256,13 @@ constexpr function init_function_storage(const function& f, const window_facts& 
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       const value_id res = f.result(o, i);
       if (!f.type_of(res).is_tile()) continue;
+      // A coalescible branch result takes its accumulator's storage when no value of that
+      // storage is read after the branch (the arms' reads are on exclusive paths).
+      if (const std::uint32_t c = guarded.root[res.index]; c != no_id && owner[c] != no_id && family_last[owner[c]] <= end[o.index]) {
+        owner[res.index] = owner[c];
+        join(res, owner[c]);
+        continue;
+      }
       if (windows.is_window(res)) {  // lives in its storage tile's bytes
         if (const std::uint32_t family = owner[windows.storage_of(res).index]; family != no_id) join(res, family);
         continue;
@@ -191,7 +271,9 @@ constexpr function init_function_storage(const function& f, const window_facts& 
         const std::uint32_t family = owner[src->ref];
         // An in-place write shares its operand's storage only when no older value in that
         // storage is read afterwards; otherwise the result gets its own and lowering copies.
-        if (!writes_in_place(c) || family_last[family] <= pos[o.index]) {
+        const std::uint32_t fed = guarded.chain[o.index];
+        const bool coalesced = fed != no_id && owner[fed] == family;  // a guarded update, see above
+        if (!writes_in_place(c) || coalesced || family_last[family] <= pos[o.index]) {
           owner[res.index] = family;
           join(res, family);
           continue;
