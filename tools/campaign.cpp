@@ -59,6 +59,7 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed) {
       return testing::generate_plan(seed, 6 + static_cast<int>(seed % 12), o);
     case shape::cube:
       o.cube = true;
+      o.cube_guard_probability = 0.5;
       return testing::generate_plan(seed, 6 + static_cast<int>(seed % 20), o);
   }
   return {};

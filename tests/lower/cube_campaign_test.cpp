@@ -2,10 +2,10 @@
 /// @file cube_campaign_test.cpp
 /// The cube campaign: random unplanned `aic` kernels of cube chains (Mat loads, moves to
 /// Left/Right, extracts, transposed rhs, matmul and matmul_acc with every init_cond kind, K loops
-/// carrying an accumulator, wider accumulators, Acc stores with each fix-pipe conversion) through
+/// carrying an accumulator, guarded accumulators (an update in one arm of an if), wider accumulators, Acc stores with each fix-pipe conversion) through
 /// the real pipeline with every planner. A selected lowering must equal its Tile program in the
 /// reference simulator under every recorded binding (BOOL init_cond parameters at 0 and 1, trip
-/// counts 1 to 3) and pass the PTO-AS preflight; a kernel with a store keyword no recipe lowers
+/// counts 1 to 3, guard flags at 0 and 1) and pass the PTO-AS preflight; a kernel with a store keyword no recipe lowers
 /// (atomic, pre_relu, pre_quant) or a Mat load with a runtime valid extent must stay Tile and
 /// say so. At least half of all
 /// lowerings must be selected, so the campaign cannot pass by leaving cube kernels Tile; and the
@@ -29,6 +29,7 @@ constexpr std::uint64_t kernels = testing::campaign_kernels(300);
 testing::gen_options cube_kernels() {
   testing::gen_options o;
   o.cube = true;
+  o.cube_guard_probability = 0.5;  // guarded accumulators (an update in one arm of an if)
   return o;
 }
 /// One to three chains (the generator makes ops / 8 of them at most).
@@ -62,4 +63,20 @@ TEST_CASE("the cube campaign's check fails when a real lowering places live buff
   MESSAGE(caught, " of ", tried, " cube lowerings with collapsed addresses caught");
   CHECK(tried >= 30);
   CHECK(caught * 2 >= tried);
+}
+
+TEST_CASE("guarded accumulators are generated and lowered (guarded accumulator coalescing)") {
+  // The campaign above checks their numerics; this shows they are there and are not kept Tile.
+  int guarded = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const testing::gen_plan plan = testing::generate_plan(seed, ops_for(seed), cube_kernels());
+    bool has_if = false;
+    for (const testing::gen_step& s : plan.steps) has_if = has_if || s.op == opcode::cf_if;
+    if (!has_if || !plan.tile_reason.empty()) continue;
+    ++guarded;
+    const auto lowered = lower(testing::emit(plan), options{.planner = planner_kind::ptoas});
+    REQUIRE(lowered.ok());
+    CHECK_MESSAGE(lowered.value.functions[0].stage == ir_stage::buffer, "seed ", seed, ": a guarded accumulator stayed Tile");
+  }
+  CHECK(guarded >= 20);
 }

@@ -1423,10 +1423,11 @@ class planner {
         std::vector<std::pair<int, int>> pairs{operands(c)};
         for (int i = 0; i < more; ++i) pairs.push_back(next_operands(c));
         acc = cube_op(opcode::tile_matmul, {pairs[0].first, pairs[0].second}, accumulator(c.d), c.m, c.n, memory_space::acc);
-        for (int i = 1; i <= more; ++i) acc = accumulate(acc, c, pairs[static_cast<std::size_t>(i)]);
+        for (int i = 1; i <= more; ++i)
+          acc = guard() ? guarded_accumulate(acc, c, pairs[static_cast<std::size_t>(i)]) : accumulate(acc, c, pairs[static_cast<std::size_t>(i)]);
       } else {
         acc = matmul_of(c);
-        for (int i = 0; i < more; ++i) acc = accumulate(acc, c, next_operands(c));
+        for (int i = 0; i < more; ++i) acc = guard() ? guarded_accumulate(acc, c) : accumulate(acc, c, next_operands(c));
       }
     }
     // Half the results are stored at the end of the kernel: accumulators of several chains live at once.
@@ -1573,6 +1574,38 @@ class planner {
     const int y = cube_op(opcode::tile_matmul_acc, {acc, lr.first, lr.second}, accumulator(c.d), c.m, c.n, memory_space::acc);
     plan_.steps.back().args = init_choice();
     return y;
+  }
+  /// A guarded accumulation, `x = if flag { y = tile.matmul_acc(acc, ..); yield y } else { yield
+  /// acc }` (the update in either arm, its operands made in that arm): lowers only through guarded
+  /// accumulator coalescing (reference §4.1).
+  bool guard() { return opt_.cube_guard_probability > 0 && uniform() < opt_.cube_guard_probability; }
+  /// `lr`: operands made before the branch; none: made in the updating arm.
+  int guarded_accumulate(int acc, const cube_shape& c, std::optional<std::pair<int, int>> lr = std::nullopt) {
+    gen_step h;
+    h.op = opcode::cf_if;
+    h.mark = gen_mark::open;
+    h.args = {ssa(control_param("flag", 0, 1))};
+    const std::size_t hdr = plan_.steps.size();
+    plan_.steps.push_back(h);
+    ++emitted_;
+    const bool then_updates = uniform() < 0.5;
+    const int keep_l = last_l_, keep_r = last_r_;
+    for (int side = 0; side < 2; ++side) {
+      if (side == 1) push_mark(opcode::cf_if, gen_mark::next);
+      const scope_mark m = open_scope();
+      const int y = (side == 0) == then_updates ? accumulate(acc, c, lr ? *lr : next_operands(c)) : acc;
+      push_yield({tile_ref(y)});
+      close_scope(m);
+      // Why: operands made in an arm are out of scope after it; later products reuse older ones.
+      last_l_ = keep_l;
+      last_r_ = keep_r;
+    }
+    push_mark(opcode::cf_if, gen_mark::close);
+    const int r = new_value(val(acc).dt, val(acc).rows, val(acc).cols, 0, 0);
+    val(r).space = memory_space::acc;
+    val(r).made_by = opcode::cf_if;
+    plan_.steps[hdr].carries = {gen_carry{{}, -1, r}};
+    return r;
   }
   /// A wider accumulator: a full [m, n] product, then a product of [m, k] x [k, n] whose rhs is
   /// valid in only its first `vn` columns (whole 16-column Acc box columns, so the rest of the

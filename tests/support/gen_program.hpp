@@ -110,7 +110,10 @@
 /// So that live ranges overlap inside each memory space (a planner that wrongly shares storage
 /// then changes the numbers): half the products load both Mat operands before moving either,
 /// half the multi-product chains bring every operand pair into L0 before the first product, and
-/// half the chain results are stored only at the end of the kernel.
+/// half the chain results are stored only at the end of the kernel. With `cube_guard_probability`
+/// (0 by default, so other seeds keep their programs), a chain's matmul_acc sits in one arm of an
+/// `if` on a `flag<n>` parameter whose other arm yields the accumulator unchanged (a guarded
+/// accumulator, lowered by coalescing the arms' storage).
 /// matmul_acc's init_cond is absent, a literal, a BOOL parameter (`flag<n>`) or `k == 0`; an
 /// accumulator is never read after the matmul_acc that updates it, and one that may be read
 /// (init_cond not literally true) always holds data. Each chain's result is stored through the
@@ -180,6 +183,7 @@ struct gen_options {
   double cube_partial_probability = 0.12;   ///< chance that a chain multiplies partially valid operands
   double cube_tile_probability = 0.1;       ///< chance that a cube kernel has a store that must stay Tile
   double gm_parameter_probability = 0.0;    ///< chance that top-level stores name the parameter (see the file comment)
+  double cube_guard_probability = 0.0;      ///< chance that a chain's matmul_acc sits in one arm of an if (guarded accumulator)
 };
 
 /// An index operand: scalar number `scalar` (see gen_plan::scalars) when >= 0, else literal `num`.
