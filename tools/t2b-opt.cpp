@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <optional>
@@ -219,17 +220,16 @@ constexpr flag flags[] = {
        const std::size_t eq = v.find('=');
        if (eq == 0 || eq == std::string_view::npos || eq + 1 == v.size()) return "--scalar needs NAME=VALUE";
        const std::string value(v.substr(eq + 1));
-       // An integer binds exactly (a double holds integers exactly only up to 2^53).
-       std::int64_t whole = 0;
-       const auto [stop, ec] = std::from_chars(value.data(), value.data() + value.size(), whole);
-       if (ec == std::errc{} && stop == value.data() + value.size()) {
-         o.scalars.push_back(tile2buffer::sim::scalar_binding::exact(std::string(v.substr(0, eq)), whole));
-         return {};
-       }
        char* end = nullptr;
        const double d = std::strtod(value.c_str(), &end);
        if (end != value.c_str() + value.size() || !std::isfinite(d)) return "--scalar: VALUE must be a finite number";
-       o.scalars.push_back(tile2buffer::sim::scalar_binding{std::string(v.substr(0, eq)), d});
+       tile2buffer::sim::scalar_binding b{std::string(v.substr(0, eq)), d};
+       // An integer also binds exactly, for integer parameters (a double holds integers exactly
+       // only up to 2^53); float parameters keep the double (so "-0" stays negative zero).
+       std::int64_t whole = 0;
+       const auto [stop, ec] = std::from_chars(value.data(), value.data() + value.size(), whole);
+       if (ec == std::errc{} && stop == value.data() + value.size()) b.integer = whole;
+       o.scalars.push_back(std::move(b));
        return {};
      }},
     {"--run", "KERNEL", "run @KERNEL in the reference simulator (as written, or lowered with pipeline flags) on --input files "

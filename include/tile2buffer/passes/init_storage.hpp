@@ -213,6 +213,21 @@ constexpr function init_function_storage(const function& f, const window_facts& 
   // once the loop's body has been walked (else no in-place write in the body could share it).
   std::vector<std::pair<std::uint32_t, value_id>> after_loop;  // (loop end, result)
   const guarded_accumulators guarded = find_guarded_accumulators(f, windows);
+  // Whether no value of `family` but `c` is read after position `at`. The results of a loop
+  // enclosing `at` are exempt: they are the carry's later versions, which take the update. A
+  // scan of every value, run only for guarded branch results (rare).
+  const auto sole_live = [&](std::uint32_t family, std::uint32_t c, std::uint32_t at) {
+    for (std::uint32_t v = 0; v < f.values.size(); ++v) {
+      if (v == c || !f.type_of(value_id{v}).is_tile()) continue;
+      const value_info& info = f.value(value_id{v});
+      if (info.origin() == value_origin::result && is_loop_op(f.op(info.def).code()) && pos[info.def.index] < at &&
+          end[info.def.index] >= at)
+        continue;
+      const bool member = owner[v] == family || (windows.is_window(value_id{v}) && owner[windows.storage_of(value_id{v}).index] == family);
+      if (member && last[v] > at) return false;
+    }
+    return true;
+  };
   walk(f, [&](op_id o) {
     std::erase_if(after_loop, [&](const std::pair<std::uint32_t, value_id>& e) {
       if (e.first >= pos[o.index]) return false;
@@ -256,9 +271,12 @@ constexpr function init_function_storage(const function& f, const window_facts& 
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       const value_id res = f.result(o, i);
       if (!f.type_of(res).is_tile()) continue;
-      // A coalescible branch result takes its accumulator's storage when no value of that
-      // storage is read after the branch (the arms' reads are on exclusive paths).
-      if (const std::uint32_t c = guarded.root[res.index]; c != no_id && owner[c] != no_id && family_last[owner[c]] <= end[o.index]) {
+      // A coalescible branch result takes its accumulator's storage when nothing of that storage
+      // is read after the branch and nothing but the accumulator is read from the branch on (the
+      // arms' reads of it are on exclusive paths; a relabel's source or a sibling relabel would
+      // see the update).
+      if (const std::uint32_t c = guarded.root[res.index];
+          c != no_id && owner[c] != no_id && family_last[owner[c]] <= end[o.index] && sole_live(owner[c], c, pos[o.index])) {
         owner[res.index] = owner[c];
         join(res, owner[c]);
         continue;
