@@ -1575,11 +1575,11 @@ class planner {
     plan_.steps.back().args = init_choice();
     return y;
   }
-  /// A guarded accumulation, `x = if flag { y = tile.matmul_acc(acc, ..); yield y } else { yield
-  /// acc }` (the update in either arm, its operands made in that arm): lowers only through guarded
-  /// accumulator coalescing (reference §4.1).
+  /// Whether the next update is guarded (no draw when the option is off, so seeds keep their programs).
   bool guard() { return opt_.cube_guard_probability > 0 && uniform() < opt_.cube_guard_probability; }
-  /// `lr`: operands made before the branch; none: made in the updating arm.
+  /// A guarded accumulation, `x = if flag { y = tile.matmul_acc(acc, ..); yield y } else { yield
+  /// acc }` (the update in either arm): lowers only through guarded accumulator coalescing
+  /// (reference §4.1). `lr`: operands made before the branch; none: made in the updating arm.
   int guarded_accumulate(int acc, const cube_shape& c, std::optional<std::pair<int, int>> lr = std::nullopt) {
     gen_step h;
     h.op = opcode::cf_if;

@@ -184,8 +184,8 @@ constexpr guarded_accumulators find_guarded_accumulators(const function& f, cons
       const value_id c = start(0, ya);
       if (!c.valid() || start(1, yb) != c || updates.empty() || uses[c.index] != 2) continue;
       if (!f.type_of(c).is_tile() || windows.is_window(c)) continue;
-      if (const value_info& ci = f.value(c); ci.def.valid() && inside(ci.def, br) && ci.origin() == value_origin::result) continue;
-      if (const value_info& ci = f.value(c); ci.origin() == value_origin::region_arg && inside(ci.def, br)) continue;
+      // The accumulator comes from outside the branch (a region argument's `def` is its region op).
+      if (const op_id def = f.value(c).def; def.valid() && inside(def, br)) continue;
       g.root[x.index] = c.index;
       for (const op_id u : updates) g.chain[u.index] = x.index;
     }

@@ -171,10 +171,7 @@ class interpreter {
       if (c == opcode::cf_yield || c == opcode::cf_return) {
         yielded.clear();
         for (const auto& a : f_.args(o)) yielded.push_back(operand_slot(a));
-        if (c == opcode::cf_return) {
-          returned_ = yielded;
-          has_returned_ = true;
-        }
+        if (c == opcode::cf_return) has_returned_ = true;
         done = true;
         return true;
       }
@@ -384,7 +381,6 @@ class interpreter {
   std::string_view source_;
   std::vector<slot> env_;
   std::vector<diagnostic> errors_;
-  std::vector<slot> returned_;
   bool has_returned_ = false;
   std::uint64_t steps_ = 0;
 };

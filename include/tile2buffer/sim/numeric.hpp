@@ -119,7 +119,6 @@ struct element {
   std::int64_t i = 0;
 };
 
-/// Rounds a float to what the storage type `d` can hold (identity for FP32).
 /// `v` as a float, rounding to nearest; beyond the float range, the infinity of its sign (a plain
 /// conversion of such a double is undefined behaviour).
 inline float to_float(double v) {
@@ -134,6 +133,7 @@ inline float to_float(double v) {
   return static_cast<float>(v);
 }
 
+/// Rounds a float to what the storage type `d` can hold (identity for FP32).
 inline float round_to(dtype d, float v) {
   switch (d) {
     case dtype::fp16: return fp16_to_float(float_to_fp16(v));

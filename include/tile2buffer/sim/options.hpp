@@ -68,11 +68,6 @@ struct scalar_binding {
 
   scalar_binding() = default;
   scalar_binding(std::string n, double v) : name(std::move(n)), value(v) {}
-  static scalar_binding exact(std::string n, std::int64_t v) {
-    scalar_binding b(std::move(n), static_cast<double>(v));
-    b.integer = v;
-    return b;
-  }
   /// The value an integer parameter takes.
   std::int64_t as_integer() const {
     if (integer) return *integer;
