@@ -126,18 +126,27 @@ constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<st
 /// never both run, so the update may write c's storage although the other arm yields c, and x
 /// can live there too: no Acc -> Acc copy is needed. `chain[o]` names the branch result an
 /// update op `o` feeds; `root[x]` the accumulator c of a coalescible branch result x. Only
-/// when c and every update are used exactly once (by the next update or the yield).
+/// when c and every update are used exactly once (by the next update or the yield). Both tables
+/// are empty when the function has no update inside a two-armed branch (nearly every function).
 struct guarded_accumulators {
   std::vector<std::uint32_t> chain;  ///< by op: the branch result (value index) it feeds, or no_id
   std::vector<std::uint32_t> root;   ///< by value: the accumulator a branch result coalesces with, or no_id
+
+  constexpr std::uint32_t fed_by(op_id o) const { return chain.empty() ? no_id : chain[o.index]; }
+  constexpr std::uint32_t root_of(value_id x) const { return root.empty() ? no_id : root[x.index]; }
 };
 
 template <class = void>
 constexpr guarded_accumulators find_guarded_accumulators(const function& f, const window_facts& windows) {
-  guarded_accumulators g{std::vector<std::uint32_t>(f.ops.size(), no_id), std::vector<std::uint32_t>(f.values.size(), no_id)};
-  bool any = false;
-  for (const op_node& n : f.ops) any = any || n.code() == opcode::tile_matmul_acc;
-  if (!any) return g;
+  guarded_accumulators g;
+  bool update = false, branch = false;
+  for (const op_node& n : f.ops) {
+    update = update || n.code() == opcode::tile_matmul_acc;
+    branch = branch || (n.code() == opcode::cf_if && n.regions.count == 2);
+  }
+  if (!update || !branch) return g;
+  g.chain.assign(f.ops.size(), no_id);
+  g.root.assign(f.values.size(), no_id);
   std::vector<std::uint32_t> uses(f.values.size(), 0);
   const auto count = [&](const operand& x, auto& self) -> void {
     if (x.is_value()) ++uses[x.ref];
@@ -275,7 +284,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
       // is read after the branch and nothing but the accumulator is read from the branch on (the
       // arms' reads of it are on exclusive paths; a relabel's source or a sibling relabel would
       // see the update).
-      if (const std::uint32_t c = guarded.root[res.index];
+      if (const std::uint32_t c = guarded.root_of(res);
           c != no_id && owner[c] != no_id && family_last[owner[c]] <= end[o.index] && sole_live(owner[c], c, pos[o.index])) {
         owner[res.index] = owner[c];
         join(res, owner[c]);
@@ -289,7 +298,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
         const std::uint32_t family = owner[src->ref];
         // An in-place write shares its operand's storage only when no older value in that
         // storage is read afterwards; otherwise the result gets its own and lowering copies.
-        const std::uint32_t fed = guarded.chain[o.index];
+        const std::uint32_t fed = guarded.fed_by(o);
         const bool coalesced = fed != no_id && owner[fed] == family;  // a guarded update, see above
         if (!writes_in_place(c) || coalesced || family_last[family] <= pos[o.index]) {
           owner[res.index] = family;
