@@ -56,6 +56,7 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed) {
       o.windows = seed % 2 == 0;
       o.rows = 8;
       o.gm_parameter_probability = 0.25;
+      o.region_valid_probability = 0.3;
       return testing::generate_plan(seed, 6 + static_cast<int>(seed % 12), o);
     case shape::cube:
       o.cube = true;

@@ -5,7 +5,7 @@
 /// the real pipeline with every planner. A selected lowering must equal its Tile program in the
 /// reference simulator under every recorded binding (flags at 0 and 1, counts and limits at 0 to
 /// 3); a kernel with a Tile-only construct (a runtime step, a GM branch of two parameters, a GM
-/// loop changing its parameter) must stay Tile and say why. At least half of all lowerings must
+/// loop changing its parameter, a runtime-valid load in a loop body) must stay Tile and say why. At least half of all lowerings must
 /// be selected, so the campaign cannot pass by leaving regions Tile. Every selected lowering also
 /// passes the PTO-AS preflight (region ops with scalar results only, a positive literal step).
 #include <doctest/doctest.h>
@@ -30,6 +30,7 @@ testing::gen_options region_kernels(std::uint64_t seed) {
   o.windows = seed % 2 == 0;
   o.rows = 8;
   o.gm_parameter_probability = 0.25;  // stores between regions name the parameter, not the region's result
+  o.region_valid_probability = 0.3;   // a share of the Tile-only kernels hold dynamic valid state in a loop
   return o;
 }
 int ops_for(std::uint64_t seed) { return 6 + static_cast<int>(seed % 12); }

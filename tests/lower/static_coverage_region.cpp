@@ -3,8 +3,8 @@
 /// Compiling is passing: control flow through the public pipeline in constant evaluation. The
 /// spec's branch and swap-loop kernels lower with every planner to Buffer IR whose region ops
 /// carry only scalars (the branch keeps its offset, the loop its two INDEX carries), with one
-/// scratch copy breaking the swap cycle; a dynamic step and a changing GM alias keep their
-/// kernels Tile with the spec's reasons.
+/// scratch copy breaking the swap cycle; a dynamic step, a changing GM alias and a runtime-valid
+/// load inside a loop keep their kernels Tile with the spec's reasons.
 #include <string_view>
 
 #include "static_coverage_text.hpp"
@@ -57,6 +57,17 @@ constexpr std::string_view gm_alias_text = R"(aiv @gm_alias(A: Tensor[[16, 32], 
   return o_out
 }
 )";
+constexpr std::string_view dynamic_valid_in_loop_text = R"(aiv @dynamic_valid_in_loop(A: Tensor[[64, 32], FP32], Out: out Tensor[[64, 32], FP32], rows: Scalar[INDEX]) -> Tensor[[64, 32], FP32] {
+  k_out = for i in range(0, 4, 1) iter(k = 0) -> (INDEX) {
+    o = i * 16
+    a = tile.load(A, (o, 0), (16, 32), (rows, 32)) : Tile[[16, 32], FP32, Vec, valid=[rows, 32]]
+    s = tile.store(a, (o, 0), Out) : Tensor[[64, 32], FP32]
+    k_next = k + 1
+    yield k_next
+  }
+  return Out
+}
+)";
 
 /// Every region op's results and region arguments (but a For's induction variable) are scalars.
 constexpr bool scalar_regions_only(const function& f) {
@@ -96,6 +107,7 @@ static_assert(loop_lowers(planner_kind::dsa_rp));
 static_assert(loop_lowers(planner_kind::ptoas));
 static_assert(kernel_stays_tile(dynamic_step_text, "provably positive constant step"));
 static_assert(kernel_stays_tile(gm_alias_text, "GM loop results must retain their initial parameter alias"));
+static_assert(kernel_stays_tile(dynamic_valid_in_loop_text, "user control flow with dynamic valid state stays Tile"));
 
 }  // namespace
 }  // namespace t2b_coverage

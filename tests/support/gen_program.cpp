@@ -59,6 +59,11 @@ class planner {
                                                 "GM loop results must retain their initial parameter alias"};
       pending_region_tile_ = 1 + static_cast<int>(below(3));
       plan_.tile_reason = reasons[pending_region_tile_ - 1];
+      // Why behind the option: without it each seed draws what it drew before, so its program is unchanged.
+      if (opt_.region_valid_probability > 0 && uniform() < opt_.region_valid_probability) {
+        pending_region_tile_ = 4;
+        plan_.tile_reason = "user control flow with dynamic valid state";
+      }
     }
     while (emitted_ < ops_) {
       if (opt_.windows && live_count() > 0 && uniform() < opt_.window_probability && window()) continue;
@@ -186,8 +191,9 @@ class planner {
   gen_value& val(int v) { return plan_.values[static_cast<std::size_t>(v)]; }
 
   void load() { load_of(pick_class(), true); }
-  /// Loads a tile of class `k`; with valid extents and `may_narrow`, possibly partially valid.
-  int load_of(const shape_class k, bool may_narrow = false) {
+  /// Loads a tile of class `k`; with valid extents and `may_narrow`, possibly partially valid;
+  /// with `forced`, valid extents `forced` (whose scalars exist already).
+  int load_of(const shape_class k, bool may_narrow = false, std::optional<std::array<gen_index, 2>> forced = std::nullopt) {
     std::vector<int> same;
     for (int t = 0; t < static_cast<int>(plan_.inputs.size()); ++t) {
       const gen_tensor& in = plan_.inputs[static_cast<std::size_t>(t)];
@@ -206,8 +212,8 @@ class planner {
     s.row = plan_.inputs[static_cast<std::size_t>(t)].rows >= 2 * k.rows && uniform() < 0.5 ? k.rows : 0;
     const double bound = is_float(k.dt) ? 2.0 : 16.0;
     // Before the result exists: a runtime extent may add scalar steps, which must come first.
-    std::optional<std::array<gen_index, 2>> valid;
-    if (may_narrow && opt_.valid_extents && uniform() < opt_.partial_valid_probability) valid = load_valid(k);
+    std::optional<std::array<gen_index, 2>> valid = forced;
+    if (!valid && may_narrow && opt_.valid_extents && uniform() < opt_.partial_valid_probability) valid = load_valid(k);
     s.result = new_value(k.dt, k.rows, k.cols, -bound, bound);
     if (valid) val(s.result).valid = *valid;
     plan_.steps.push_back(s);
@@ -1151,7 +1157,8 @@ class planner {
 
   /// A for or while loop with carries: Tile swaps, rotations, fan-outs, accumulators and updates,
   /// INDEX offsets, and GM outputs stored at a carried row offset. `special`: 1 a runtime step
-  /// (Tile-only), 3 a GM carry whose backedge names another parameter (Tile-only); `safe`: one
+  /// (Tile-only), 3 a GM carry whose backedge names another parameter (Tile-only), 4 a runtime-
+  /// valid load stored in the body (Tile-only); `safe`: one
   /// swap of two loads and no other body steps, which cannot fail. False (and the planner
   /// unchanged, but for random draws) when the body's values would leave their bounds over the
   /// loop's iterations.
@@ -1286,6 +1293,11 @@ class planner {
       }
     }
     if (special != 3 && !safe) body_steps(static_cast<int>(below(3)), depth + 1);
+    if (special == 4) {  // a load whose valid rows are a runtime parameter (or empty), stored in the body
+      const shape_class k = region_class(false);
+      const gen_index rows = extent_params_ < max_extent_params ? ssa(new_extent_param(0, k.rows)) : fixed(0);
+      store(load_of(k, false, std::array<gen_index, 2>{rows, fixed(k.cols)}));
+    }
     const std::vector<gen_carry> cs = plan_.steps[hdr].carries;  // a copy: steps may grow
     std::vector<gen_ref> refs(cs.size());
     for (const job& j : jobs) {
@@ -1900,7 +1912,7 @@ class planner {
   std::vector<valid_pattern> patterns_;  ///< partial valid rectangles so far, per class
   int region_floor_ = 0;         ///< values numbered below it are defined outside the innermost open region
   int depth_ = 0;                ///< open regions
-  int pending_region_tile_ = 0;  ///< the kernel still owes: 1 a runtime step, 2 a GM branch of two parameters, 3 a GM loop changing its parameter
+  int pending_region_tile_ = 0;  ///< the kernel still owes: 1 a runtime step, 2 a GM branch of two parameters, 3 a GM loop changing its parameter, 4 dynamic valid state in a loop
   bool region_done_ = false;     ///< a top-level region was planned
   int last_l_ = -1, last_r_ = -1;  ///< the latest cube operands (a later product may reuse them)
   bool cube_tile_done_ = false;    ///< the Tile-only store keyword was placed

@@ -173,6 +173,7 @@ struct gen_options {
   bool regions = false;                     ///< branches and loops with carries (see the file comment)
   double region_probability = 0.3;          ///< chance that a step is a branch or a loop
   double region_tile_probability = 0.1;    ///< chance that a region kernel must stay Tile
+  double region_valid_probability = 0;     ///< of those, the chance that the construct is a runtime-valid load and store in a loop body
   int region_depth = 2;                     ///< deepest nesting of regions
   bool cube = false;                        ///< cube (`aic`) kernels instead of elementwise ones (see the file comment)
   double cube_loop_probability = 0.3;       ///< chance that a chain is a K loop

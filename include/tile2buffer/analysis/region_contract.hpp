@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file analysis/region_contract.hpp
 /// Which If/For/While ops the default contract lowers (reference §3.2 "Control flow", §5.8):
-/// Tile results and carries are dense Vec tiles with static valid extents (window carries and
-/// dynamic-valid carries stay Tile) or matrix tiles that keep one storage window throughout, GM results and carries keep one parameter alias, and For
+/// Tile results and carries are dense Vec tiles with static valid extents (window carries stay
+/// Tile, and so does any dynamic valid state inside a region, carried or not) or matrix tiles that keep one storage window throughout, GM results and carries keep one parameter alias, and For
 /// loops have an INDEX induction variable and a positive literal step. Selection keeps a kernel
 /// that breaks these on Tile; explicit lowering fails closed with the same words.
 #pragma once
@@ -86,6 +86,34 @@ constexpr text loop_setter_problem(const function& f, op_id o) {
   return {};
 }
 
+/// The first Tile with dynamic valid state (a runtime or empty extent, so a dynamic Buffer
+/// descriptor) that an op inside region op `o` defines or reads. The spec enables runtime valid
+/// shapes for straight-line code only: "user control flow with dynamic valid state ... retain(s)
+/// Tile IR" (spec, runtime-valid default selection), whether the state is carried or not.
+constexpr text dynamic_valid_problem(const function& f, op_id o) {
+  const auto dynamic = [&](value_id v) {
+    const type& t = f.type_of(v);
+    return t.is_tile() && !descriptor_static_valid(t);
+  };
+  value_id found;
+  for (std::uint32_t r = 0; r < f.op(o).regions.count && !found.valid(); ++r)
+    walk(f, f.region_of(o, r), [&](op_id x) {
+      if (found.valid()) return;
+      for (const operand& a : f.args(x))
+        if (a.is_value() && dynamic(a.value())) {
+          found = a.value();
+          return;
+        }
+      for (std::uint32_t i = 0; i < f.op(x).results.count; ++i)
+        if (dynamic(f.result(x, i))) {
+          found = f.result(x, i);
+          return;
+        }
+    });
+  if (!found.valid()) return {};
+  return text("'") << f.name_of(found) << "' inside the region has runtime or empty valid extents: user control flow with dynamic valid state stays Tile";
+}
+
 }  // namespace detail
 
 /// Why region op `o` is outside the default contract; empty when it is inside.
@@ -111,7 +139,7 @@ constexpr text region_op_problem(const function& f, op_id o, const window_facts&
         if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
       if (text why = detail::matrix_carry_problem(f, res, {a, b}); !why.empty()) return why;
     }
-    return {};
+    return detail::dynamic_valid_problem(f, o);
   }
   if (!is_loop_op(c)) return {};
   if (c == opcode::cf_for) {
@@ -137,6 +165,7 @@ constexpr text region_op_problem(const function& f, op_id o, const window_facts&
       if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
     if (text why = detail::matrix_carry_problem(f, res, {inits[i], operand::of(iteration_value(f, o, body, i)), next}); !why.empty()) return why;
   }
+  if (text why = detail::dynamic_valid_problem(f, o); !why.empty()) return why;
   return detail::loop_setter_problem(f, o);
 }
 
