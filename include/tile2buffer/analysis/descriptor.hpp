@@ -13,6 +13,19 @@
 namespace tile2buffer {
 inline namespace v0 {
 
+/// Bytes each memory space offers on a2a3 (UB, L1, L0A, L0B, L0C); a5 kernels stay Tile, so this
+/// is the only table. The planners place within it and `verify_buffer` checks every placed root.
+constexpr std::int64_t space_capacity(memory_space s) {
+  switch (s) {
+    case memory_space::vec: return 192 * 1024;
+    case memory_space::mat: return 512 * 1024;
+    case memory_space::left: return 64 * 1024;
+    case memory_space::right: return 64 * 1024;
+    case memory_space::acc: return 128 * 1024;
+  }
+  return 0;
+}
+
 /// Buffer descriptor of a Tile type: same shape, dtype, space and layout; a valid extent that is
 /// not a constant makes both dims runtime (`?`), since the native metadata update writes both.
 /// Whether the Buffer descriptor of Tile type `tile` has static valid extents (without building

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/divisibility.hpp"
+#include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/detail/text.hpp"

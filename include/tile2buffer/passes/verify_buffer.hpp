@@ -71,9 +71,14 @@ class buffer_checker {
       const type& t = f_.type_of(h);
       provenance p{true, h, 0, t.bytes(), t.row_bytes(), std::nullopt, true};
       if (const operand address = typed<buffer::alloc>(f_, o).address(); address.kind != operand_kind::none) {
-        if (address.kind == operand_kind::int_lit && address.num >= 0)
+        if (address.kind == operand_kind::int_lit && address.num >= 0) {
           p.address = address.num;
-        else
+          // Why here and not only in the planners: an address written in the input is the
+          // caller's plan, and nothing else checks that it lies inside the space.
+          if (detail::sum_exceeds(address.num, t.bytes(), space_capacity(t.space)))
+            fail(o, text("buffer.alloc of ") << t.bytes() << " bytes at address " << address.num << " exceeds " << name(t.space)
+                                             << ", which holds " << space_capacity(t.space) << " bytes");
+        } else
           fail(o, text("buffer.alloc requires a nonnegative constant placed address"));
       }
       prov_[h.index] = p;

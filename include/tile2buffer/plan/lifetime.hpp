@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/ir/walk.hpp"
@@ -137,17 +138,6 @@ constexpr std::vector<live_interval> live_intervals(const function& f, const sto
   return live;
 }
 
-/// Bytes each memory space offers on a2a3 (UB, L1, L0A, L0B, L0C).
-constexpr std::int64_t space_capacity(memory_space s) {
-  switch (s) {
-    case memory_space::vec: return 192 * 1024;
-    case memory_space::mat: return 512 * 1024;
-    case memory_space::left: return 64 * 1024;
-    case memory_space::right: return 64 * 1024;
-    case memory_space::acc: return 128 * 1024;
-  }
-  return 0;
-}
 
 constexpr std::int64_t align32(std::int64_t n) { return (n + 31) / 32 * 32; }
 
