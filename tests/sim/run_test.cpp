@@ -312,3 +312,14 @@ TEST_CASE("GM is memory in the Tile run: unreturned stores land, and a load afte
       }
   }
 }
+
+TEST_CASE("a loop over tiles stops at the element budget, not only at the op budget") {
+  // count_up's while loop adds a [16, 32] tile per trip: 512 elements per op it runs.
+  const twin w = count_up();
+  sim_options opt = with(10, {{"limit", 3.0}});
+  CHECK(check_numerics(w.tile, w.buffer, "count_up", opt).ok);
+  opt.max_elements = 2000;  // fewer than the loop's adds touch
+  const compare_report rep = check_numerics(w.tile, w.buffer, "count_up", opt);
+  CHECK_FALSE(rep.ok);
+  CHECK(rep.text.find("element budget exhausted") != std::string::npos);
+}

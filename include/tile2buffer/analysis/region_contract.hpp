@@ -147,6 +147,11 @@ constexpr text region_op_problem(const function& f, op_id o, const window_facts&
     if (step.kind != operand_kind::int_lit || step.num <= 0)
       return text("for loops need a provably positive constant step (a positive integer literal)");
     if (f.type_of(f.arg(f.region_of(o, 0), 0)).dt != dtype::index) return text("for loops need an INDEX induction variable");
+    // Reference §3.3: bounds are INDEX or signed integers (PTO's scf.for takes no unsigned bound).
+    for (std::size_t b = 0; b < 2; ++b)
+      if (const operand x = f.args(o)[b]; x.is_value() && is_unsigned(f.type_of(x.value()).dt))
+        return text("for-loop bounds must be INDEX or signed integers ('") << f.name_of(x.value()) << "' is "
+                                                                            << name(f.type_of(x.value()).dt) << ")";
   }
   const region_id body = loop_body(f, o);
   const op_id yield = trailing_yield(f, body);

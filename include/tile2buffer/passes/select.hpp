@@ -51,6 +51,13 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
       return;
     }
     if (!is_tile_op(c)) return;
+    // Why: lowering guards a runtime extent with a compare against zero, and unsigned scalar
+    // arithmetic is outside the default contract (reference §3.3).
+    for (std::uint32_t i = 0; i < n.results.count; ++i)
+      for (const extent& x : fn.type_of(fn.result(o, i)).valid)
+        if (x.is_value() && is_unsigned(fn.type_of(x.value()).dt))
+          return keep(n.loc, text(mnemonic(c)) << ": runtime valid extent '" << fn.name_of(x.value()) << "' is "
+                                               << name(fn.type_of(x.value()).dt) << ": unsigned scalar arithmetic (its guard) is outside the default contract");
     if (const value_id stale = analyses.versions.stale_use(o); stale.valid())
       return keep(n.loc, text(mnemonic(c)) << ": " << stale_version_reason(fn, stale));
     recipe_choice choice = try_recipes<Recipes>(fn, o, ctx, /*rollout_only=*/true);
@@ -92,7 +99,8 @@ constexpr std::vector<selection_entry> explain_selection(const program& p, const
     }
     selection_entry e = evaluate_selection<Recipes>(f, opts);
     if (f.buffer_ir_selected && !*f.buffer_ir_selected && e.reason.empty()) e.reason = text("recorded as not selected by an earlier selection");
-    if (f.buffer_ir_selected) e.selected = *f.buffer_ir_selected;
+    // Why only with Buffer IR enabled: with it off the pipeline lowers nothing, recorded or not.
+    if (f.buffer_ir_selected && opts.enable_buffer_ir) e.selected = *f.buffer_ir_selected;
     out.push_back(static_cast<selection_entry&&>(e));
   }
   return out;

@@ -34,6 +34,10 @@ struct lower_elementwise {
     if (!elementwise_allows(C, dst.dt))
       return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt) << " is not in the default rollout");
     if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    // Precision keeps its native policy, which is an attribute: a runtime flag has no PTO form.
+    for (const kwarg& k : op.kwargs())
+      if (k.key == keyword::high_precision && k.value.kind != operand_kind::bool_lit)
+        return match_result::no(text("high_precision must be a literal (PTO's precision is an attribute)"));
     const auto matches_dst = [&](const operand& x) {
       const type* t = op.tile_type(x);
       return t != nullptr && detail::same_descriptor(*t, dst);

@@ -162,10 +162,12 @@ struct lower_relabel {
         return match_result::no(text(mnemonic(C)) << " must preserve its source's storage window");
       return match_result::yes();
     }
-    // A relabel of a window: it needs a dense window (whole parent rows, or a single row).
+    // A relabel of a window needs the dense row pitch of whole parent rows, "including single-row
+    // sources" (spec): a single row of a wider parent keeps the parent's pitch, which PTO's
+    // reshape cannot take.
     if (!w->static_offset) return match_result::no(text("relabelling a window at runtime offsets stays Tile"));
     const type& root = op.fn().type_of(w->storage);
-    if (src->shape[0] != 1 && src->row_bytes() != root.row_bytes())
+    if (src->row_bytes() != root.row_bytes())
       return match_result::no(text("relabelling a strided window (rows of ") << src->row_bytes() << " bytes in a row pitch of "
                                                                               << root.row_bytes() << " bytes) stays Tile");
     return match_result::yes();

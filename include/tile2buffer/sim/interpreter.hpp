@@ -5,6 +5,7 @@
 /// interpreter derives from `detail::interpreter` and executes its own dialect's ops.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -167,6 +168,10 @@ class interpreter {
   bool exec_region(region_id r, std::vector<slot>& yielded, bool& done) {
     for (const op_id o : f_.ops_of(r)) {
       if (++steps_ > opt_.max_steps) return fail(o, "step budget exhausted (endless loop?)");
+      // Why a second budget: a few million ops over large tiles (a long loop) would run for
+      // minutes within the op budget; each op also costs the elements of its largest tile.
+      work_ += op_elements(o);
+      if (work_ > opt_.max_elements) return fail(o, "element budget exhausted (a loop over large tiles runs too long to simulate)");
       const opcode c = f_.op(o).code();
       if (c == opcode::cf_yield || c == opcode::cf_return) {
         yielded.clear();
@@ -383,6 +388,20 @@ class interpreter {
   std::vector<diagnostic> errors_;
   bool has_returned_ = false;
   std::uint64_t steps_ = 0;
+  std::uint64_t work_ = 0;  ///< elements touched so far, see `max_elements`
+  /// The element count of the largest tile or buffer among `o`'s operands and results (a GM
+  /// tensor is only read or written through one).
+  std::uint64_t op_elements(op_id o) const {
+    std::int64_t most = 0;
+    const auto take = [&](value_id v) {
+      const type& t = f_.type_of(v);
+      if (t.is_tile() || t.is_buffer()) most = std::max(most, t.elements());
+    };
+    for (const operand& a : f_.args(o))
+      if (a.is_value()) take(a.value());
+    for (std::uint32_t i = 0; i < f_.op(o).results.count; ++i) take(f_.result(o, i));
+    return static_cast<std::uint64_t>(most);
+  }
 };
 
 }  // namespace detail

@@ -85,6 +85,7 @@ struct sim_options {
   std::int64_t subblock_idx = 0; ///< result of get_subblock_idx
   std::vector<scalar_binding> scalars;
   std::uint64_t max_steps = 1u << 22;  ///< executed-op budget; guards against endless loops
+  std::uint64_t max_elements = std::uint64_t{1} << 28;  ///< budget of elements touched (each op: its largest tile): under a minute per run
   int max_reported = 8;                ///< mismatches described in full by compare
 };
 
