@@ -475,7 +475,7 @@ int list_recipes() {
 }
 
 /// Runs every kernel that was lowered in both simulators and prints one verdict per kernel.
-int check_numerics(const cli_options& opts, const program& tile_program, const program& lowered) {
+int check_numerics(const cli_options& opts, const std::string& display, const program& tile_program, const program& lowered) {
   bool all_ok = true;
   int compared = 0;
   for (const auto& f : lowered.functions) {
@@ -499,6 +499,7 @@ int check_numerics(const cli_options& opts, const program& tile_program, const p
       sim::sim_options so;
       so.seed = *opts.check_numerics_seed;
       so.scalars = run;
+      so.source = display;
       r = sim::check_numerics(tile_program, lowered, f.name_of(), so);
       if (!r.ok) {
         if (runs.size() > 1) r.text = std::string("with ") + (run.back().value != 0.0 ? "flags true: " : "flags false: ") + r.text;
@@ -585,7 +586,7 @@ int run_session(session& s) {
     parsed.value = static_cast<program&&>(lowered.value);
   }
   if (opts.run.active) return t2b_opt_run::run(opts.run, opts.scalars, tile_input, parsed.value, s.display);
-  if (opts.check_numerics_seed) return check_numerics(opts, tile_input, parsed.value);
+  if (opts.check_numerics_seed) return check_numerics(opts, s.display, tile_input, parsed.value);
   if (opts.verify_only || opts.explain_selection) return 0;
   text out;
   if (opts.format == F::binary) {

@@ -168,10 +168,13 @@ inline void compare_tensor(const function& tf, const function& bf, const gm_tens
   }
 }
 
-inline std::string failed_run(std::string_view which, const run_result& r) {
+inline std::string failed_run(std::string_view which, const run_result& r, std::string_view file) {
   std::string s = "numerics: " + std::string(which) + " run failed\n";
-  for (const auto& d : r.errors)
-    s += "  " + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + std::string(d.message.view()) + "\n";
+  for (const auto& d : r.errors) {
+    s += "  ";
+    if (!file.empty()) s += std::string(file) + ":";
+    s += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + std::string(d.message.view()) + "\n";
+  }
   return s;
 }
 
@@ -183,11 +186,11 @@ inline compare_report compare_runs(run_result tile, run_result buffer, const sim
   rep.tile = std::move(tile);
   rep.buffer = std::move(buffer);
   if (!rep.tile.ok()) {
-    rep.text = detail::failed_run("Tile reference", rep.tile);
+    rep.text = detail::failed_run("Tile reference", rep.tile, opt.source);
     return rep;
   }
   if (!rep.buffer.ok()) {
-    rep.text = detail::failed_run("Buffer", rep.buffer);
+    rep.text = detail::failed_run("Buffer", rep.buffer, opt.source);
     return rep;
   }
   std::string problems;

@@ -80,6 +80,7 @@ struct scalar_binding {
 
 struct sim_options {
   std::uint64_t seed = 1;        ///< seeds GM inputs and unbound BOOL/float scalars
+  std::string source;            ///< the program's file name, for located notes (none when empty)
   std::int64_t block_idx = 0;    ///< result of get_block_idx
   std::int64_t block_num = 1;    ///< result of get_block_num
   std::int64_t subblock_idx = 0; ///< result of get_subblock_idx
