@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/descriptor.hpp"
+#include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/detail/text.hpp"
@@ -87,37 +88,39 @@ constexpr text loop_setter_problem(const function& f, op_id o) {
 }
 
 /// The first Tile with dynamic valid state (a runtime or empty extent, so a dynamic Buffer
-/// descriptor) that an op inside region op `o` defines or reads. The spec enables runtime valid
-/// shapes for straight-line code only: "user control flow with dynamic valid state ... retain(s)
-/// Tile IR" (spec, runtime-valid default selection), whether the state is carried or not.
-constexpr text dynamic_valid_problem(const function& f, op_id o) {
-  const auto dynamic = [&](value_id v) {
+/// descriptor, in its own type or in its storage's) that an op inside region op `o` defines or
+/// reads. The spec enables runtime valid shapes for straight-line code only: "user control flow
+/// with dynamic valid state ... retain(s) Tile IR" (spec, runtime-valid default selection),
+/// whether the state is carried or not.
+constexpr text dynamic_valid_problem(const function& f, op_id o, const kernel_analyses& k) {
+  // The first value with dynamic extents of its own, else the first sharing such storage (the
+  // message names the tile that holds the state when there is one).
+  value_id own, shared;
+  const auto see = [&](value_id v) {
     const type& t = f.type_of(v);
-    return t.is_tile() && !descriptor_static_valid(t);
+    if (!k.dynamic_state(t)) return;
+    if (!descriptor_static_valid(t)) own = v;
+    else if (!shared.valid()) shared = v;
   };
-  value_id found;
-  for (std::uint32_t r = 0; r < f.op(o).regions.count && !found.valid(); ++r)
+  for (std::uint32_t r = 0; r < f.op(o).regions.count && !own.valid(); ++r)
     walk(f, f.region_of(o, r), [&](op_id x) {
-      if (found.valid()) return;
       for (const operand& a : f.args(x))
-        if (a.is_value() && dynamic(a.value())) {
-          found = a.value();
-          return;
-        }
-      for (std::uint32_t i = 0; i < f.op(x).results.count; ++i)
-        if (dynamic(f.result(x, i))) {
-          found = f.result(x, i);
-          return;
-        }
+        if (!own.valid() && a.is_value()) see(a.value());
+      for (std::uint32_t i = 0; !own.valid() && i < f.op(x).results.count; ++i) see(f.result(x, i));
     });
-  if (!found.valid()) return {};
-  return text("'") << f.name_of(found) << "' inside the region has runtime or empty valid extents: user control flow with dynamic valid state stays Tile";
+  if (own.valid())
+    return text("'") << f.name_of(own) << "' inside the region has runtime or empty valid extents: user control flow with dynamic valid state stays Tile";
+  if (shared.valid())
+    return text("'") << f.name_of(shared)
+                     << "' inside the region shares its storage with a tile of runtime or empty valid extents: user control flow with dynamic valid state stays Tile";
+  return {};
 }
 
 }  // namespace detail
 
 /// Why region op `o` is outside the default contract; empty when it is inside.
-constexpr text region_op_problem(const function& f, op_id o, const window_facts& windows) {
+constexpr text region_op_problem(const function& f, op_id o, const kernel_analyses& k) {
+  const window_facts& windows = k.windows;
   const opcode c = f.op(o).code();
   const op_node& n = f.op(o);
   if (c == opcode::cf_if) {
@@ -139,7 +142,7 @@ constexpr text region_op_problem(const function& f, op_id o, const window_facts&
         if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
       if (text why = detail::matrix_carry_problem(f, res, {a, b}); !why.empty()) return why;
     }
-    return detail::dynamic_valid_problem(f, o);
+    return k.dynamic_valid ? detail::dynamic_valid_problem(f, o, k) : text{};
   }
   if (!is_loop_op(c)) return {};
   if (c == opcode::cf_for) {
@@ -150,7 +153,7 @@ constexpr text region_op_problem(const function& f, op_id o, const window_facts&
     // Reference §3.3: bounds are INDEX or signed integers (PTO's scf.for takes no unsigned bound).
     for (std::size_t b = 0; b < 2; ++b)
       if (const operand x = f.args(o)[b]; x.is_value() && is_unsigned(f.type_of(x.value()).dt))
-        return text("for-loop bounds must be INDEX or signed integers ('") << f.name_of(x.value()) << "' is "
+        return text("for loops need INDEX or signed integer bounds ('") << f.name_of(x.value()) << "' is "
                                                                             << name(f.type_of(x.value()).dt) << ")";
   }
   const region_id body = loop_body(f, o);
@@ -170,7 +173,8 @@ constexpr text region_op_problem(const function& f, op_id o, const window_facts&
       if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
     if (text why = detail::matrix_carry_problem(f, res, {inits[i], operand::of(iteration_value(f, o, body, i)), next}); !why.empty()) return why;
   }
-  if (text why = detail::dynamic_valid_problem(f, o); !why.empty()) return why;
+  if (k.dynamic_valid)
+    if (text why = detail::dynamic_valid_problem(f, o, k); !why.empty()) return why;
   return detail::loop_setter_problem(f, o);
 }
 

@@ -6,6 +6,7 @@
 /// that breaks these on Tile, and the PTO preflight rejects it: one rule, read by both.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "tile2buffer/detail/text.hpp"
@@ -57,6 +58,18 @@ constexpr text scalar_op_problem(const function& f, op_id o) {
   if (uns) return text("'") << mnemonic(c) << "' on unsigned values has no PTO form (arith is signless)";
   if (flt && (c == opcode::scalar_floordiv || c == opcode::scalar_mod))
     return text("'") << mnemonic(c) << "' on floating-point values has no PTO form";
+  return {};
+}
+
+/// Why the valid extents of tile op `o`'s results are outside the contract: a runtime extent
+/// held in an unsigned scalar (lowering guards every runtime extent with a compare against zero,
+/// and unsigned scalar arithmetic has no PTO form). Empty when they are inside.
+constexpr text unsigned_extent_problem(const function& f, op_id o) {
+  for (std::uint32_t i = 0; i < f.op(o).results.count; ++i)
+    for (const extent& x : f.type_of(f.result(o, i)).valid)
+      if (x.is_value() && is_unsigned(f.type_of(x.value()).dt))
+        return text("the runtime valid extent '") << f.name_of(x.value()) << "' is " << name(f.type_of(x.value()).dt)
+                                                  << ", and its guard would be unsigned arithmetic, which has no PTO form";
   return {};
 }
 

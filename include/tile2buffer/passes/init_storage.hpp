@@ -237,6 +237,14 @@ constexpr function init_function_storage(const function& f, const window_facts& 
     }
     return true;
   };
+  // The value both arms of two-armed branch `o` yield as result `i`, if they yield one value.
+  const auto same_yield = [&](op_id o, std::uint32_t i) -> value_id {
+    if (f.op(o).code() != opcode::cf_if || f.op(o).regions.count != 2) return {};
+    const op_id a = trailing_yield(f, f.region_of(o, 0)), b = trailing_yield(f, f.region_of(o, 1));
+    if (!a.valid() || !b.valid() || i >= f.args(a).size() || i >= f.args(b).size()) return {};
+    const operand x = f.args(a)[i], y = f.args(b)[i];
+    return x.is_value() && y.is_value() && x.value() == y.value() ? x.value() : value_id{};
+  };
   walk(f, [&](op_id o) {
     std::erase_if(after_loop, [&](const std::pair<std::uint32_t, value_id>& e) {
       if (e.first >= pos[o.index]) return false;
@@ -292,6 +300,13 @@ constexpr function init_function_storage(const function& f, const window_facts& 
       }
       if (windows.is_window(res)) {  // lives in its storage tile's bytes
         if (const std::uint32_t family = owner[windows.storage_of(res).index]; family != no_id) join(res, family);
+        continue;
+      }
+      // Both arms yield the same value: the result is that value on every path, so it keeps its
+      // window (reference §4.1: "if both arms already yield the same physical window, keep it").
+      if (const value_id same = same_yield(o, i); same.valid() && owner[same.index] != no_id && !windows.is_window(same)) {
+        owner[res.index] = owner[same.index];
+        join(res, owner[same.index]);
         continue;
       }
       if (const auto src = storage_source(f, o); src && src->is_value() && owner[src->ref] != no_id) {

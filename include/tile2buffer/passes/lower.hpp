@@ -85,7 +85,7 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
     const opcode c = n.code();
     if (is_region_op(c)) {
       // Explicit pipelines skip selection: the region contract is enforced here too.
-      if (text why = region_op_problem(f, o, ctx.kernel().windows); !why.empty()) {
+      if (text why = region_op_problem(f, o, ctx.kernel()); !why.empty()) {
         l.fail(o, "lower", text(mnemonic(c)) << ": " << why);
         return true;
       }
@@ -104,6 +104,11 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
       return false;  // cloned with remapped operands
     }
     if (!is_tile_op(c)) return false;  // return is cloned with remapped operands
+    if (ctx.kernel().dynamic_valid)  // enforced here too, as above
+      if (text why = unsigned_extent_problem(f, o); !why.empty()) {
+        l.fail(o, "lower", text(mnemonic(c)) << ": outside the default contract: " << why);
+        return true;
+      }
     l.declare_deferred(o, [&](op_id alloc) {
       if (const recipe_choice d = try_recipes<Recipes>(f, alloc, ctx, /*rollout_only=*/false)) d.chosen->rewrite(f, alloc, l);
     });

@@ -41,7 +41,7 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
     const op_node& n = fn.op(o);
     const opcode c = n.code();
     if (is_region_op(c)) {
-      if (text why = region_op_problem(fn, o, analyses.windows); !why.empty()) keep(n.loc, text(mnemonic(c)) << ": " << why);
+      if (text why = region_op_problem(fn, o, analyses); !why.empty()) keep(n.loc, text(mnemonic(c)) << ": " << why);
       return;
     }
     if (c == opcode::orch_submit) return keep(n.loc, text("a device function cannot submit tasks"));
@@ -51,13 +51,9 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
       return;
     }
     if (!is_tile_op(c)) return;
-    // Why: lowering guards a runtime extent with a compare against zero, and unsigned scalar
-    // arithmetic is outside the default contract (reference §3.3).
-    for (std::uint32_t i = 0; i < n.results.count; ++i)
-      for (const extent& x : fn.type_of(fn.result(o, i)).valid)
-        if (x.is_value() && is_unsigned(fn.type_of(x.value()).dt))
-          return keep(n.loc, text(mnemonic(c)) << ": runtime valid extent '" << fn.name_of(x.value()) << "' is "
-                                               << name(fn.type_of(x.value()).dt) << ": unsigned scalar arithmetic (its guard) is outside the default contract");
+    if (analyses.dynamic_valid)
+      if (text why = unsigned_extent_problem(fn, o); !why.empty())
+        return keep(n.loc, text(mnemonic(c)) << ": outside the default contract: " << why);
     if (const value_id stale = analyses.versions.stale_use(o); stale.valid())
       return keep(n.loc, text(mnemonic(c)) << ": " << stale_version_reason(fn, stale));
     recipe_choice choice = try_recipes<Recipes>(fn, o, ctx, /*rollout_only=*/true);

@@ -37,7 +37,7 @@ struct lower_elementwise {
     // Precision keeps its native policy, which is an attribute: a runtime flag has no PTO form.
     for (const kwarg& k : op.kwargs())
       if (k.key == keyword::high_precision && k.value.kind != operand_kind::bool_lit)
-        return match_result::no(text("high_precision must be a literal (PTO's precision is an attribute)"));
+        return match_result::no(text("high_precision must be a literal: PTO's precisionType is an attribute"));
     const auto matches_dst = [&](const operand& x) {
       const type* t = op.tile_type(x);
       return t != nullptr && detail::same_descriptor(*t, dst);
