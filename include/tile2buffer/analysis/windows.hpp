@@ -119,6 +119,13 @@ class window_facts {
     const window* w = find(v);
     return w != nullptr ? w->storage : v;
   }
+  /// The row pitch of `v`'s bytes: a slice keeps its parent's, a relabel (whose source is dense)
+  /// and a storage tile have their own rows'. Not simply the storage tile's: a relabel of a
+  /// window starts a new, denser pitch.
+  [[nodiscard]] constexpr std::int64_t pitch_of(const function& f, value_id v) const {
+    for (const window* w = find(v); w != nullptr && !w->relabel; w = find(v)) v = w->parent;
+    return f.type_of(v).row_bytes();
+  }
   /// A storage tile that is sliced, or an assemble result (reference §5.2 "window source").
   [[nodiscard]] constexpr bool is_window_source(value_id v) const {
     return std::binary_search(sources_.begin(), sources_.end(), v, [](value_id x, value_id y) { return x.index < y.index; });

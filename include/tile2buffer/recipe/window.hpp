@@ -166,10 +166,9 @@ struct lower_relabel {
     // sources" (spec): a single row of a wider parent keeps the parent's pitch, which PTO's
     // reshape cannot take.
     if (!w->static_offset) return match_result::no(text("relabelling a window at runtime offsets stays Tile"));
-    const type& root = op.fn().type_of(w->storage);
-    if (src->row_bytes() != root.row_bytes())
-      return match_result::no(text("relabelling a strided window (rows of ") << src->row_bytes() << " bytes in a row pitch of "
-                                                                              << root.row_bytes() << " bytes) stays Tile");
+    if (const std::int64_t pitch = k.windows.pitch_of(op.fn(), op.source().value()); src->row_bytes() != pitch)
+      return match_result::no(text("relabelling a strided window (rows of ") << src->row_bytes() << " bytes in a row pitch of " << pitch
+                                                                              << " bytes) stays Tile");
     return match_result::yes();
   }
 
@@ -208,10 +207,9 @@ struct lower_assemble {
     const kernel_analyses& k = ctx.kernel();
     if (k.windows.is_window(op.target().value()) || k.windows.is_window(op.result()))
       return match_result::no(text("tile.assemble into a window target stays Tile"));
-    const type& source_storage = op.fn().type_of(k.windows.storage_of(op.source().value()));
-    if (source_storage.row_bytes() != tgt->row_bytes())
-      return match_result::no(text("tile.assemble needs matching source and target row pitches (") << source_storage.row_bytes()
-                                                                                                  << " vs " << tgt->row_bytes() << " bytes)");
+    if (const std::int64_t pitch = k.windows.pitch_of(op.fn(), op.source().value()); pitch != tgt->row_bytes())
+      return match_result::no(text("tile.assemble needs matching source and target row pitches (") << pitch << " vs " << tgt->row_bytes()
+                                                                                                  << " bytes)");
     const auto off = op.elements(op.offsets());
     int bits = scalar_divisibility::top;
     for (std::size_t i = 0; i < off.size() && i < 2; ++i)
