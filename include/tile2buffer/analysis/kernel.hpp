@@ -6,13 +6,11 @@
 /// windows sharing runtime-valid storage and valid-metadata versions.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
-#include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/divisibility.hpp"
 #include "tile2buffer/analysis/metadata.hpp"
 #include "tile2buffer/analysis/storage.hpp"
@@ -27,31 +25,14 @@ struct kernel_analyses {
   storage_facts storage;
   scalar_divisibility divisibility;
   window_facts windows;
+  dynamic_valid_state dynamic;     ///< tiles with runtime or empty valid extents, and their storage
   storage_windows shared_storage;  ///< tiles sharing a runtime-valid tile's storage
   metadata_versions versions;
   /// verify_tile_storage found this exact function clean, so lower need not check it again.
   bool storage_checked = false;
-  /// Some tile has runtime or empty valid extents (a dynamic Buffer descriptor). Most kernels
-  /// have none, and the region contract and selection then skip their searches for it.
-  bool dynamic_valid = false;
-  /// The storage values (indices, sorted) holding such a tile: every tile in them shares the
-  /// dynamic valid state, whatever its own type says (a static setter's result, for one).
-  std::vector<std::uint32_t> dynamic_storage;
 
-  constexpr explicit kernel_analyses(const function& f) : storage(f), divisibility(f), windows(f, divisibility), shared_storage(f, windows), versions(f) {
-    for (std::uint32_t v = 0; v < f.values.size(); ++v) {
-      const type& t = f.type_of(value_id{v});
-      if (!t.is_tile() || descriptor_static_valid(t)) continue;
-      dynamic_valid = true;
-      if (t.has_storage()) dynamic_storage.push_back(t.mem.index);
-    }
-    std::sort(dynamic_storage.begin(), dynamic_storage.end());
-  }
-  /// Whether tile type `t` carries dynamic valid state: its own extents, or its storage's.
-  [[nodiscard]] constexpr bool dynamic_state(const type& t) const {
-    return t.is_tile() && (!descriptor_static_valid(t) ||
-                           (t.has_storage() && std::binary_search(dynamic_storage.begin(), dynamic_storage.end(), t.mem.index)));
-  }
+  constexpr explicit kernel_analyses(const function& f)
+      : storage(f), divisibility(f), windows(f, divisibility), dynamic(f), shared_storage(f, windows, !dynamic.storage.empty()), versions(f) {}
 };
 
 /// Kernel analyses of one program, indexed like `program::functions`, computed on first use.

@@ -98,7 +98,7 @@ constexpr text dynamic_valid_problem(const function& f, op_id o, const kernel_an
   value_id own, shared;
   const auto see = [&](value_id v) {
     const type& t = f.type_of(v);
-    if (!k.dynamic_state(t)) return;
+    if (!k.dynamic.holds(t)) return;
     if (!descriptor_static_valid(t)) own = v;
     else if (!shared.valid()) shared = v;
   };
@@ -142,7 +142,7 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
         if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
       if (text why = detail::matrix_carry_problem(f, res, {a, b}); !why.empty()) return why;
     }
-    return k.dynamic_valid ? detail::dynamic_valid_problem(f, o, k) : text{};
+    return k.dynamic.any ? detail::dynamic_valid_problem(f, o, k) : text{};
   }
   if (!is_loop_op(c)) return {};
   if (c == opcode::cf_for) {
@@ -173,7 +173,7 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
       if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
     if (text why = detail::matrix_carry_problem(f, res, {inits[i], operand::of(iteration_value(f, o, body, i)), next}); !why.empty()) return why;
   }
-  if (k.dynamic_valid)
+  if (k.dynamic.any)
     if (text why = detail::dynamic_valid_problem(f, o, k); !why.empty()) return why;
   return detail::loop_setter_problem(f, o);
 }

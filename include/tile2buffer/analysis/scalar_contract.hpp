@@ -3,7 +3,8 @@
 /// Which scalar SSA ops the default contract (and so PTO-AS) can express: arithmetic is signless,
 /// so unsigned values take no arithmetic, only identity, same-width reinterpretation and INDEX
 /// casts (reference §3.3); floor division and modulo are integer-only. Selection keeps a kernel
-/// that breaks these on Tile, and the PTO preflight rejects it: one rule, read by both.
+/// that breaks these on Tile, and the PTO preflight rejects it: one rule, read by both (so is a
+/// runtime high_precision flag, below).
 #pragma once
 
 #include <cstdint>
@@ -70,6 +71,15 @@ constexpr text unsigned_extent_problem(const function& f, op_id o) {
       if (x.is_value() && is_unsigned(f.type_of(x.value()).dt))
         return text("the runtime valid extent '") << f.name_of(x.value()) << "' is " << name(f.type_of(x.value()).dt)
                                                   << ", and its guard would be unsigned arithmetic, which has no PTO form";
+  return {};
+}
+
+/// Why op `o`'s `high_precision` flag is outside the contract: PTO's precision is an attribute,
+/// so a flag known only at run time has no form (it would be dropped, and the op would silently
+/// run at low precision). Empty for a literal flag or none.
+constexpr text precision_flag_problem(const function& f, op_id o) {
+  if (const auto hp = f.kwarg_of(o, keyword::high_precision); hp && hp->kind != operand_kind::bool_lit)
+    return text("high_precision must be a literal: PTO's precisionType is an attribute");
   return {};
 }
 

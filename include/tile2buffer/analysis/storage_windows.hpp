@@ -5,6 +5,7 @@
 /// window (offset, dtype, shape); the recipes ask this of each runtime-valid result.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -15,16 +16,37 @@
 namespace tile2buffer {
 inline namespace v0 {
 
+/// Which tiles carry dynamic valid state (runtime or empty extents, so a dynamic Buffer
+/// descriptor): `any` when some tile does, and the storage values (indices, sorted) holding such
+/// a tile, since every tile in them shares that state whatever its own type says (a static
+/// setter's result, for one). One scan of the values; most kernels have none.
+struct dynamic_valid_state {
+  bool any = false;
+  std::vector<std::uint32_t> storage;
+
+  constexpr explicit dynamic_valid_state(const function& f) {
+    for (std::uint32_t v = 0; v < f.values.size(); ++v) {
+      const type& t = f.type_of(value_id{v});
+      if (!t.is_tile() || descriptor_static_valid(t)) continue;
+      any = true;
+      if (t.has_storage()) storage.push_back(t.mem.index);
+    }
+    std::sort(storage.begin(), storage.end());
+  }
+  /// Whether tile type `t` carries dynamic valid state: its own extents, or its storage's.
+  [[nodiscard]] constexpr bool holds(const type& t) const {
+    return t.is_tile() && (!descriptor_static_valid(t) || (t.has_storage() && std::binary_search(storage.begin(), storage.end(), t.mem.index)));
+  }
+};
+
 /// Per storage value: the first tile in it and the first tile naming a window other than that
 /// one's (value order, windows of other tiles left out). Why: scanning every value for every
 /// runtime-valid result was quadratic (a 16k-op kernel of runtime-valid tiles took 20 s).
 /// Empty (and never asked) when no tile in storage is runtime-valid.
 class storage_windows {
  public:
-  constexpr storage_windows(const function& f, const window_facts& windows) {
-    bool any = false;
-    for (const auto& v : f.values)
-      if (const type& t = f.types[v.ty.index]; t.is_tile() && t.has_storage() && !descriptor_static_valid(t)) any = true;
+  /// `any`: some tile in storage has runtime or empty valid extents (`dynamic_valid_state`).
+  constexpr storage_windows(const function& f, const window_facts& windows, bool any) {
     if (!any) return;
     first_.assign(f.values.size(), no_id);
     other_.assign(f.values.size(), no_id);

@@ -191,10 +191,7 @@ class pto_preflight {
         return;
       default: break;
     }
-    // PTO's precision is an attribute: a flag known only at run time has no form (it would be
-    // dropped, and the op would silently run at low precision).
-    if (const auto hp = f_.kwarg_of(o, keyword::high_precision); hp && hp->kind != operand_kind::bool_lit)
-      fail(loc, who() << "high_precision must be a literal: PTO's precisionType is an attribute");
+    if (text why = precision_flag_problem(f_, o); !why.empty()) fail(loc, who() << why);
     // Element scalars: a literal must be representable in the destination's element type.
     const ew_kind ew = info(c).ew;
     if ((ew == ew_kind::scalar_form || ew == ew_kind::fill) && !args.empty() && args.back().is_value() &&

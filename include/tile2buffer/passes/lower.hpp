@@ -104,7 +104,7 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
       return false;  // cloned with remapped operands
     }
     if (!is_tile_op(c)) return false;  // return is cloned with remapped operands
-    if (ctx.kernel().dynamic_valid)  // enforced here too, as above
+    if (ctx.kernel().dynamic.any)  // enforced here too, as above
       if (text why = unsigned_extent_problem(f, o); !why.empty()) {
         l.fail(o, "lower", text(mnemonic(c)) << ": outside the default contract: " << why);
         return true;

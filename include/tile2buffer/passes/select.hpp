@@ -51,7 +51,7 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
       return;
     }
     if (!is_tile_op(c)) return;
-    if (analyses.dynamic_valid)
+    if (analyses.dynamic.any)
       if (text why = unsigned_extent_problem(fn, o); !why.empty())
         return keep(n.loc, text(mnemonic(c)) << ": outside the default contract: " << why);
     if (const value_id stale = analyses.versions.stale_use(o); stale.valid())

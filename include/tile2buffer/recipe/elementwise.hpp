@@ -9,6 +9,7 @@
 #include <array>
 #include <vector>
 
+#include "tile2buffer/analysis/scalar_contract.hpp"
 #include "tile2buffer/recipe/common.hpp"
 #include "tile2buffer/recipe/spec_tables.hpp"
 
@@ -34,10 +35,7 @@ struct lower_elementwise {
     if (!elementwise_allows(C, dst.dt))
       return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt) << " is not in the default rollout");
     if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    // Precision keeps its native policy, which is an attribute: a runtime flag has no PTO form.
-    for (const kwarg& k : op.kwargs())
-      if (k.key == keyword::high_precision && k.value.kind != operand_kind::bool_lit)
-        return match_result::no(text("high_precision must be a literal: PTO's precisionType is an attribute"));
+    if (auto why = precision_flag_problem(op.fn(), op.id()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const auto matches_dst = [&](const operand& x) {
       const type* t = op.tile_type(x);
       return t != nullptr && detail::same_descriptor(*t, dst);
