@@ -477,7 +477,7 @@ TEST_CASE("strict: missing, unexpected and duplicate fields name the field and i
 
   d = doc;
   d.items[2]["functions"].items[0].add("memref", int_node(0));
-  check_error(d, {"unexpected field 'memref'", "functions[0]"});
+  check_error(d, {"unexpected fields: 'memref'", "functions[0]"});
 
   d = doc;
   {
@@ -494,7 +494,7 @@ TEST_CASE("strict: missing, unexpected and duplicate fields name the field and i
     REQUIRE(ty["kind"].s == "buffer");
     ty.add("addr", int_node(2048));
   }
-  check_error(d, {"unexpected field 'addr' in a buffer type", "functions[0].body.ops[1].results[0].type"});
+  check_error(d, {"unexpected fields: 'addr' in a buffer type", "functions[0].body.ops[1].results[0].type"});
   d = doc;
   {
     auto& ty = d.items[2]["functions"].items[0]["body"]["ops"].items[1]["results"].items[0]["type"];
@@ -532,7 +532,7 @@ TEST_CASE("strict: wrong field types, unknown names and out-of-range values") {
   check_error(d, {"unknown op 'buffer.lod'", "ops[2].op"});
   d = doc;
   d.items[2]["functions"].items[0]["body"]["ops"].items[4]["kwargs"].keys[0] = "precision";
-  check_error(d, {"unknown keyword 'precision'"});
+  check_error(d, {"Unknown kwarg 'precision'"});
   d = doc;
   d.items[2]["functions"].items[0]["params"].items[1]["direction"] = str_node("sideways");
   check_error(d, {"unknown direction 'sideways'", "params[1].direction"});

@@ -570,7 +570,7 @@ TEST_CASE("malformed input fails closed with one located diagnostic") {
       {kernel("  x = tile.add(A)" + t16), 2, 7, "tile.add expects 2 operands, found 1"},
       {kernel("  x = tile.add(A, A, A, A)" + t16), 2, 7, "tile.add expects 2 operands, found 4"},
       {kernel("  x = tile.load(A, (0, 0))" + t16), 2, 7, "tile.load expects 3 to 4 operands, found 2"},
-      {kernel("  x = tile.add(A, A, addr = 1)" + t16), 2, 22, "unknown keyword 'addr' for tile.add"},
+      {kernel("  x = tile.add(A, A, addr = 1)" + t16), 2, 22, "Unknown kwarg 'addr' for tile.add"},
       {kernel("  x = tile.div(A, A, high_precision = true, high_precision = true)" + t16), 2, 45,
        "duplicate keyword 'high_precision' for tile.div"},
       {kernel("  x = tile.div(A, high_precision = true, A)" + t16), 2, 42,

@@ -159,7 +159,8 @@ struct lower_matmul_acc {
     if (acc == nullptr) return match_result::no(text("tile.matmul_acc needs a Tile accumulator"));
     if (!detail::same_storage(*acc, res) || !res.has_storage())
       return match_result::no(text("the accumulator '") << op.fn().name_of(op.acc().value()) << "' is not updated in place (its storage is read afterwards or the result lives "
-                                                        "elsewhere), and an Acc value cannot be preserved by a copy (no Acc -> Acc move)");
+                                                        "elsewhere), and an Acc value cannot be preserved by a copy (no Acc -> Acc move): "
+                                                        "tile.matmul_acc must accumulate in place");
     if (const auto init = op.init_cond()) {
       const bool literal = init->kind == operand_kind::bool_lit || init->kind == operand_kind::int_lit;
       const bool scalar = init->is_value() && op.fn().type_of(init->value()).is_scalar() &&

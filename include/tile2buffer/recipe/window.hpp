@@ -150,16 +150,18 @@ struct lower_relabel {
     if (src == nullptr) return match_result::no(text(mnemonic(C)) << " needs a Tile source");
     if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::static_valid_problem(dst, "relabels"); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::static_valid_problem(*src, "relabels"); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    const kernel_analyses& k = ctx.kernel();
+    const window_facts::window* w = k.windows.find(op.result());
+    for (const type* t : {&dst, src})
+      if (auto why = detail::static_valid_problem(*t, "relabels"); !why.empty())
+        return match_result::no(w != nullptr ? text("relabelling a window with runtime valid extents (or empty ones) stays Tile")
+                                             : static_cast<text&&>(why));
     if (C == opcode::tile_reshape && dst.dt != src->dt) return match_result::no(text("tile.reshape must keep the element type"));
     if (dst.bytes() != src->bytes())
       return match_result::no(text(mnemonic(C)) << " must preserve the physical bytes (" << src->bytes() << " -> " << dst.bytes() << ")");
-    const kernel_analyses& k = ctx.kernel();
-    const window_facts::window* w = k.windows.find(op.result());
     if (w == nullptr) {
       if (!dst.has_storage() || dst.mem != src->mem || dst.mem_offset != src->mem_offset)
-        return match_result::no(text(mnemonic(C)) << " must preserve its source's storage window");
+        return match_result::no(text(mnemonic(C)) << " must preserve its validated storage window (its source's)");
       return match_result::yes();
     }
     // A relabel of a window needs the dense row pitch of whole parent rows, "including single-row

@@ -375,7 +375,7 @@ class binary_reader {
       }
       if (o.count == o.fields.size()) {
         in_.seek(key_pos);
-        fail(text("unexpected field '") << key << "'");
+        fail(text("unexpected fields: '") << key << "'");
         return false;
       }
       o.fields[o.count++] = entry{key, in_.pos()};
@@ -394,7 +394,7 @@ class binary_reader {
       for (const auto& k : keys) known = known || k == o.fields[j].key;
       if (!known) {
         in_.seek(o.fields[j].pos);
-        fail(text("unexpected field '") << o.fields[j].key << "' in " << what);
+        fail(text("unexpected fields: '") << o.fields[j].key << "' in " << what);
         return false;
       }
     }
@@ -659,7 +659,7 @@ class binary_reader {
           const auto key = parse_keyword(k.fields[i].key);
           auto e = at(k, k.fields[i].key);
           if (!key) {
-            fail(text("unknown keyword '") << k.fields[i].key << "'");
+            fail(text("Unknown kwarg '") << k.fields[i].key << "'");
             break;
           }
           kws.push_back(kwarg{*key, operand_value()});

@@ -494,6 +494,12 @@ class parser {
     t.mem_offset = 0;
     if (at(tok::lbracket)) {
       advance();
+      if (at(tok::minus)) {
+        text msg;
+        msg << (t.space == memory_space::vec ? "dense " : "") << "storage window must begin within its allocation: "
+            << "the storage byte offset cannot be negative";
+        return fail(tok_.loc, std::move(msg));
+      }
       if (!parse_int(t.mem_offset, "storage byte offset", 0, text_limits::max_offset)) return false;
       if (!expect(tok::rbracket, "']' after the storage byte offset")) return false;
     }
@@ -888,6 +894,11 @@ class parser {
     }
     if (!parse_operands(c)) return false;
     const op_info& oi = info(c);
+    if (is_spmd_query(c) && lhs_.empty()) {
+      text m;
+      m << "SPMD queries require an SSA result and no operands or kwargs: bind it: 'x = " << oi.mnemonic << "()'";
+      return fail(loc, std::move(m));
+    }
     if (!check_result_names(loc, oi.results == arity::none ? 0 : 1, oi.mnemonic)) return false;
     if (oi.results == arity::none) {
       b_->emit(c, args_, kws_, {}, {}, loc);
@@ -923,6 +934,7 @@ class parser {
     std::size_t n = 0;
     const auto arity_error = [&](std::size_t found) {
       text m;
+      if (is_spmd_query(c)) m << "SPMD queries require an SSA result and no operands or kwargs: ";
       m << mnemonic(c) << " expects ";
       if (sig.variadic) m << "at least ";
       m << static_cast<std::int64_t>(sig.min);
@@ -936,7 +948,7 @@ class parser {
         const auto k = parse_keyword(key.spelling);
         if (!k || (info(c).keywords & kw_bit(*k)) == 0) {
           text m;
-          m << "unknown keyword " << quoted(key.spelling) << " for " << mnemonic(c);
+          m << "Unknown kwarg " << quoted(key.spelling) << " for " << mnemonic(c);
           return fail(key.loc, std::move(m));
         }
         for (const kwarg& prev : kws_) {

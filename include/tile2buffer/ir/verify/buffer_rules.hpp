@@ -78,13 +78,18 @@ constexpr void check_buffer_op(verify_state& s, const op_view& v) {
           break;
         }
       if (a.size() > 1 && (!s.integer_operand(a[1]) || (a[1].kind == operand_kind::int_lit && a[1].num < 0)))
-        s.fail(v.loc, v.mn, " address must be a nonnegative integer");
+        s.fail(v.loc, v.mn, " requires nonnegative placed addresses: its address must be a nonnegative integer");
       return;
     }
     case opcode::buffer_set_validshape: {
       const type* buf = s.expect(v, a[0], type_kind::buffer, "operand 0");
       const index_pair p = s.pair(v, a[1], "valid extents");
       if (buf == nullptr || !p.ok) return;
+      // A view's valid extents are fixed where it is defined (reference §4.4): a metadata update
+      // of a subview or reshape result would not reach the allocation it reads.
+      if (const value_info& h = s.f.values[a[0].value().index]; h.origin() == value_origin::result && h.def.index < s.f.ops.size())
+        if (const opcode d = s.f.ops[h.def.index].code(); d == opcode::buffer_subview || d == opcode::buffer_reshape)
+          s.fail(v.loc, v.mn, " cannot mutate static view metadata: '", s.label(a[0].value()), "' is a ", mnemonic(d), " result");
       if (!within(p, buf->shape)) s.fail(v.loc, v.mn, " valid extents must fit the buffer shape");
       for (std::size_t i = 0; i < 2; ++i)
         if (buf->valid[i].is_static() && (!p.known[i] || p.num[i] != buf->valid[i].number)) {

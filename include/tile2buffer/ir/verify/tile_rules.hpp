@@ -81,10 +81,10 @@ constexpr void check_tile_op(verify_state& s, const op_view& v) {
     case opcode::tile_alloc: {
       s.expect_result(v, type_kind::mem);
       if (a[1].kind != operand_kind::int_lit || a[1].num <= 0)
-        s.fail(v.loc, v.mn, " capacity must be a positive static byte count");
+        s.fail(v.loc, "planned ", v.mn, " capacity must be a positive static byte count");
       for (const auto& kw : v.kws)
         if (kw.key == keyword::addr && (kw.value.kind != operand_kind::int_lit || kw.value.num < 0))
-          s.fail(v.loc, v.mn, " addr must be a nonnegative integer literal");
+          s.fail(v.loc, v.mn, " requires nonnegative placed addresses: addr must be a nonnegative integer literal");
       return;
     }
     case opcode::tile_create: s.expect_result(v, type_kind::tile); return;

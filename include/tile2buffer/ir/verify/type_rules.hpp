@@ -48,7 +48,9 @@ constexpr void check_storage(verify_state& s, const type& t, value_id v, locatio
     s.fail(loc, "storage of '", s.label(v), "' must name a tile.alloc result");
     return;
   }
-  if (t.mem_offset < 0) s.fail(loc, "storage offset of '", s.label(v), "' must be nonnegative");
+  if (t.mem_offset < 0)
+    s.fail(loc, t.space == memory_space::vec ? "dense " : "", "storage window must begin within its allocation: the offset of '",
+           s.label(v), "' is ", t.mem_offset);
   const op_node& alloc = s.f.ops[m.def.index];
   const span32 a = args_of(alloc.op);
   if (!in_bounds(a, s.f.operands.size()) || a.count < 2) return;  // the alloc itself is reported
@@ -58,8 +60,8 @@ constexpr void check_storage(verify_state& s, const type& t, value_id v, locatio
     s.fail(loc, "storage of '", s.label(v), "' must be in its memory space ", space_text(t.space), ", but '",
            s.label(t.mem), "' is a ", space_text(static_cast<memory_space>(space.num)), " allocation");
   if (capacity.kind == operand_kind::int_lit && t.mem_offset >= 0 && sum_exceeds(t.mem_offset, t.bytes(), capacity.num))
-    s.fail(loc, "storage of '", s.label(v), "' (", t.bytes(), " bytes at offset ", t.mem_offset,
-           ") exceeds the capacity ", capacity.num, " of '", s.label(t.mem), "'");
+    s.fail(loc, "descriptor window exceeds the planned allocation capacity: storage of '", s.label(v), "' (", t.bytes(),
+           " bytes at offset ", t.mem_offset, ") exceeds the capacity ", capacity.num, " of '", s.label(t.mem), "'");
 }
 
 constexpr void check_value_stage(verify_state& s, const type& t, value_id v, location loc) {

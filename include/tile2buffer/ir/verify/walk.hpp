@@ -56,7 +56,8 @@ class function_verifier {
       const type* t = s_.type_of(p.value);
       if (t == nullptr) continue;
       if (s_.is_device() && t->is_tile())
-        s_.fail(p.loc, "device function '@", s_.fn_name(), "' cannot take Tile parameter '", s_.label(p.value), "'");
+        s_.fail(p.loc, "device function '@", s_.fn_name(), "' cannot take Tile parameter '", s_.label(p.value),
+                "': device Tile parameters require the Buffer helper ABI recipe");
       if (p.dir != direction::in && !t->is_tensor())
         s_.fail(p.loc, "parameter '", s_.label(p.value), "' has a direction but only tensor parameters take one");
     }
@@ -350,7 +351,7 @@ class function_verifier {
         return false;
       }
     } else if (d == dialect::orchestration) {
-      s_.fail(v.loc, v.mn, " is only allowed in orchestration functions");
+      s_.fail(v.loc, v.mn, " is only allowed in orchestration functions: a device function cannot submit tasks");
       return false;
     } else if (s_.buffer_stage() && d == dialect::tile) {
       s_.fail(v.loc, v.mn, " is not allowed in a Buffer-stage function");
