@@ -15,7 +15,8 @@ Exits 77 (skipped) when no Python with NumPy is available (Debian: python3-numpy
 Cases: every row x dtype of the spec's elementwise table (the rows are read from
 include/tile2buffer/recipe/spec_tables.hpp, so a new row fails this test until it has a NumPy
 reference here), a scalar bound with --scalar, an inout tensor written in part, BF16 as <u2 bit
-patterns, and the cube path (FP16, BF16 and INT8 operands, a K loop).
+patterns, copies of signalling NaNs compared bit for bit (FP16, BF16, FP32), and the cube path
+(FP16, BF16 and INT8 operands, a K loop).
 
 Tolerances, per output:
   - integers: exact.
@@ -205,8 +206,9 @@ def compare(what, got, want, tol=None):
         print(f"ok   {what}")
 
 
-def run_case(name, source, kernel, inputs, expected, tol=None, scalars=(), lowered=True):
-    """Runs `kernel` as written and with each lowering; compares every output in `expected`."""
+def run_case(name, source, kernel, inputs, expected, tol=None, scalars=(), lowered=True, bitwise=False):
+    """Runs `kernel` as written and with each lowering; compares every output in `expected`
+    (`bitwise`: as unsigned bit patterns, so NaNs must match in sign, quiet bit and payload)."""
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "k.t2b"), "w", encoding="utf-8") as fh:
             fh.write(source)
@@ -230,6 +232,9 @@ def run_case(name, source, kernel, inputs, expected, tol=None, scalars=(), lower
                 continue
             for pname, want in expected.items():
                 got = np.load(os.path.join(tmp, out, pname + ".npy"))
+                if bitwise:
+                    unsigned = np.dtype(f"<u{got.itemsize}")
+                    got, want = got.view(unsigned), want.view(unsigned)
                 compare(f"{what} {pname}", got, want, tol)
 
 
@@ -297,6 +302,31 @@ def extra_cases():
     x, y = inputs_for("add", "BF16", (16, 32))
     run_case("tile.add BF16 (bit patterns)", ew_kernel("add", "BF16", 16, 32), "k", {"X": x, "Y": y},
              {"Out": to_bf16_bits(from_bf16_bits(x) + from_bf16_bits(y))}, lowered=False)
+
+    # Pure copies are bit-exact (reference 9.1/9.2): signalling NaNs of either sign with several
+    # payloads, quiet NaNs and infinities go through load -> slice -> assemble -> store unchanged.
+    # Arithmetic may quiet a NaN; a copy may not (FP16/BF16 once came back 0x7c01 -> 0x7e01).
+    special = {"FP16": [0x7C01, 0xFC01, 0x7D55, 0x7DFF, 0x7E00, 0xFE01, 0x7C00, 0x0001],
+               "BF16": [0x7F81, 0xFF81, 0x7FA5, 0x7FBF, 0x7FC0, 0xFFC1, 0x7F80, 0x0001],
+               "FP32": [0x7F800001, 0xFF800001, 0x7FA00001, 0x7FBFFFFF, 0x7FC00000, 0xFFC00001, 0x7F800000, 0x00000001]}
+    for dt, patterns in special.items():
+        x, _ = inputs_for("add", dt, (16, 32))
+        bits = x.view(np.uint32 if dt == "FP32" else np.uint16).copy()
+        where = rng.choice(bits.size, size=64, replace=False)
+        bits.reshape(-1)[where] = np.resize(np.array(patterns, bits.dtype), 64)
+        x = bits.view(x.dtype)
+        half = 16 if dt != "FP32" else 8  # a 32-byte aligned column offset
+        src = f"""aiv @k(X: Tensor[[16, 32], {dt}], Out: out Tensor[[16, 32], {dt}]) -> Tensor[[16, 32], {dt}] {{
+  x = tile.load(X, (0, 0), (16, 32)) : Tile[[16, 32], {dt}, Vec]
+  s = tile.slice(x, (8, {half}), (8, {half})) : Tile[[8, {half}], {dt}, Vec]
+  y = tile.assemble(x, s, (0, 0)) : Tile[[16, 32], {dt}, Vec]
+  r = tile.store(y, (0, 0), Out) : Tensor[[16, 32], {dt}]
+  return r
+}}
+"""
+        want = x.copy()
+        want[:8, :half] = x[8:, half:2 * half]
+        run_case(f"copies of signalling NaNs {dt} (bit patterns)", src, "k", {"X": x}, {"Out": want}, bitwise=True)
 
     # Cube: Out = A@B + A@B (the spec's example), FP16 operands, FP32 accumulator.
     def cube(dt, m, k, n, twice):

@@ -79,6 +79,9 @@ constexpr std::uint32_t tenth = 0x3DCCCCCD;                        // 0.1f
 constexpr std::uint32_t h1 = 0x3C00, h2 = 0x4000, h3 = 0x4200, hm2 = 0xC000, hm5 = 0xC500;
 constexpr std::uint32_t hinf = 0x7C00, hminf = 0xFC00, hnan = 0x7E00, hmax = 0x7BFF;  // 65504
 constexpr std::uint32_t hn0 = 0x8000;
+// Signalling NaNs (quiet bit clear, payload non-zero): arithmetic may quiet them (IEEE 754 §6.2),
+// so only NaN-ness is pinned; pure copies must keep them bit for bit (ops_test.cpp).
+constexpr std::uint32_t snan = 0x7F800001, msnan = 0xFFA00001, hsnan = 0x7C01, hmsnan = 0xFD55;
 
 using o = opcode;
 // clang-format off
@@ -98,6 +101,8 @@ inline constexpr ew_case cases[] = {
     {o::tile_add, F32, minf, one, minf},
     {o::tile_add, F32, inf, minf, qnan, NaN},
     {o::tile_add, F32, qnan, one, qnan, NaN},
+    {o::tile_add, F32, snan, one, qnan, NaN},
+    {o::tile_add, F32, one, msnan, qnan, NaN},
     {o::tile_add, F32, one, mqnan, qnan, NaN},
     //--- add: FP16 (computed once, rounded to binary16 RNE) ---
     {o::tile_add, F16, h1, h2, h3},
@@ -115,6 +120,8 @@ inline constexpr ew_case cases[] = {
     {o::tile_add, F16, hminf, hmax, hminf},
     {o::tile_add, F16, hinf, hminf, hnan, NaN},
     {o::tile_add, F16, hnan, h1, hnan, NaN},
+    {o::tile_add, F16, hsnan, h1, hnan, NaN},
+    {o::tile_add, F16, h1, hmsnan, hnan, NaN},
     //--- add: INT32 (two's-complement wrap) ---
     {o::tile_add, I32, 2, 3, 5},
     {o::tile_add, I32, 0xFFFFFFFB, 3, 0xFFFFFFFE},         // -5 + 3 = -2
@@ -139,6 +146,7 @@ inline constexpr ew_case cases[] = {
     {o::tile_mul, F32, m2, inf, minf},
     {o::tile_mul, F32, p0, inf, qnan, NaN},
     {o::tile_mul, F32, qnan, one, qnan, NaN},
+    {o::tile_mul, F32, snan, two, qnan, NaN},
     //--- mul: FP16 ---
     {o::tile_mul, F16, h2, h3, 0x4600},                    // 2 * 3 = 6
     {o::tile_mul, F16, hn0, h3, hn0},
@@ -153,6 +161,7 @@ inline constexpr ew_case cases[] = {
     {o::tile_mul, F16, hm2, hinf, hminf},
     {o::tile_mul, F16, 0x0000, hinf, hnan, NaN},
     {o::tile_mul, F16, hnan, h1, hnan, NaN},
+    {o::tile_mul, F16, hsnan, h2, hnan, NaN},
     //--- mul: INT32 ---
     {o::tile_mul, I32, 6, 7, 42},
     {o::tile_mul, I32, 0xFFFFFFF9, 6, 0xFFFFFFD6},         // -7 * 6 = -42

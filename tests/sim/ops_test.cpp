@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file ops_test.cpp
 /// Op-by-op semantics of both interpreters on small kernels: relabels, valid-shape changes,
-/// extract, row reductions, scalar arithmetic, runtime init_cond, partially covered Acc boxes and
-/// the fix-pipe narrowing store. Expected values are computed here from the seeded inputs.
+/// extract, row reductions, scalar arithmetic, runtime init_cond, partially covered Acc boxes,
+/// the fix-pipe narrowing store, and bit-exact data movement (signalling NaNs). Expected values are
+/// computed here from the seeded inputs.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "sim/twins.hpp"
 #include "tile2buffer/ir/verify.hpp"
@@ -392,4 +394,132 @@ TEST_CASE("a product narrower than the accumulator clobbers only the boxes it to
   CHECK(rep.mismatches.size() == 8 * 32);
   CHECK(rep.mismatches.front().what == mismatch::kind::both_poison);
   CHECK(rep.text.find("  Out: 256 elements differ within rows [8, 15] x cols [0, 31]\n") != std::string::npos);
+}
+
+namespace {
+/// The stored bits of GM element (r, c).
+std::uint32_t bits_at(const gm_tensor& t, std::int64_t r, std::int64_t c) {
+  const element_bits b = t.get_bits(t.flat(r, c));
+  std::uint32_t u = 0;
+  std::memcpy(&u, b.b.data(), static_cast<std::size_t>(element_bytes(t.dt)));
+  return u;
+}
+bool signaling_nan(dtype d, std::uint32_t u) {
+  if (d == dtype::fp16) return (u & 0x7C00u) == 0x7C00u && (u & 0x03FFu) != 0 && (u & 0x0200u) == 0;
+  if (d == dtype::bf16) return (u & 0x7F80u) == 0x7F80u && (u & 0x007Fu) != 0 && (u & 0x0040u) == 0;
+  return (u & 0x7F800000u) == 0x7F800000u && (u & 0x007FFFFFu) != 0 && (u & 0x00400000u) == 0;
+}
+/// Requires `out` (rows x cols) to hold exactly the bits of X at `src(i, j)`, and that some of
+/// them are signalling NaNs (so the check saw the patterns a conversion would change).
+template <class Src>
+void require_same_bits(const gm_tensor& X, const gm_tensor& out, std::int64_t rows, std::int64_t cols, Src src) {
+  CAPTURE(out.name);
+  int nans = 0;
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const auto [r, c] = src(i, j);
+      CAPTURE(i);
+      CAPTURE(j);
+      REQUIRE(bits_at(out, i, j) == bits_at(X, r, c));
+      nans += signaling_nan(X.dt, bits_at(X, r, c));
+    }
+  CHECK(nans > 0);
+}
+}  // namespace
+
+TEST_CASE("data movement is bit-exact: signalling NaNs survive load, slice, reshape, assemble, extract, copy, store") {
+  for (const dtype d : {dtype::fp16, dtype::bf16, dtype::fp32}) {
+    CAPTURE(name(d));
+    // Why [16, 32] and offsets (8, 16): every window starts on a 32-byte boundary in every dtype.
+    twin k;
+    {
+      kernel a("moves");
+      const auto X = a.tensor("X", 16, 32, d);
+      const auto OS = a.output("OS", 8, 16, d), OR = a.output("OR", 8, 64, d), OA = a.output("OA", 16, 32, d),
+                 OE = a.output("OE", 8, 16, d);
+      const auto x = a.op(opcode::tile_load, {a.v(X), a.pair(0, 0), a.pair(16, 32)}, vec(16, 32, d), "x");
+      const auto s = a.op(opcode::tile_slice, {a.v(x), a.pair(8, 16), a.pair(8, 16)}, vec(8, 16, d), "s");
+      const auto r = a.op(opcode::tile_reshape, {a.v(x), a.pair(8, 64)}, vec(8, 64, d), "r");
+      const auto y = a.op(opcode::tile_assemble, {a.v(x), a.v(s), a.pair(0, 0)}, vec(16, 32, d), "y");
+      const auto e = a.op(opcode::tile_extract, {a.v(x), a.i(8), a.i(16)}, vec(8, 16, d), "e");
+      const auto r0 = a.op(opcode::tile_store, {a.v(s), a.pair(0, 0), a.v(OS)}, tensor_type(8, 16, d), "r0");
+      const auto r1 = a.op(opcode::tile_store, {a.v(r), a.pair(0, 0), a.v(OR)}, tensor_type(8, 64, d), "r1");
+      const auto r2 = a.op(opcode::tile_store, {a.v(y), a.pair(0, 0), a.v(OA)}, tensor_type(16, 32, d), "r2");
+      const auto r3 = a.op(opcode::tile_store, {a.v(e), a.pair(0, 0), a.v(OE)}, tensor_type(8, 16, d), "r3");
+      a.ret({a.v(r0), a.v(r1), a.v(r2), a.v(r3)});
+      k.tile = a.done();
+    }
+    {
+      kernel b("moves", ir_stage::buffer);
+      const auto X = b.tensor("X", 16, 32, d);
+      const auto OS = b.output("OS", 8, 16, d), OR = b.output("OR", 8, 64, d), OA = b.output("OA", 16, 32, d),
+                 OE = b.output("OE", 8, 16, d);
+      const auto x = b.op(opcode::buffer_alloc, {b.empty(), b.i(0)}, buf(16, 32, d), "x_buf");
+      const auto s = b.op(opcode::buffer_subview, {b.v(x), b.pair(8, 16)}, buf(8, 16, d), "s_view");
+      const auto r = b.op(opcode::buffer_reshape, {b.v(x)}, buf(8, 64, d), "r_view");
+      const auto y = b.op(opcode::buffer_alloc, {b.empty(), b.i(4096)}, buf(16, 32, d), "y_buf");
+      const auto ys = b.op(opcode::buffer_subview, {b.v(y), b.pair(0, 0)}, buf(8, 16, d), "y_part");
+      const auto e = b.op(opcode::buffer_alloc, {b.empty(), b.i(8192)}, buf(8, 16, d), "e_buf");
+      b.call(opcode::buffer_load, {b.v(X), b.pair(0, 0), b.pair(16, 32), b.v(x)});
+      b.call(opcode::buffer_copy, {b.v(x), b.v(y)});
+      b.call(opcode::buffer_copy, {b.v(s), b.v(ys)});
+      b.call(opcode::buffer_extract, {b.v(x), b.i(8), b.i(16), b.v(e)});
+      b.call(opcode::buffer_store, {b.v(s), b.pair(0, 0), b.pair(8, 16), b.v(OS)});
+      b.call(opcode::buffer_store, {b.v(r), b.pair(0, 0), b.pair(8, 64), b.v(OR)});
+      b.call(opcode::buffer_store, {b.v(y), b.pair(0, 0), b.pair(16, 32), b.v(OA)});
+      b.call(opcode::buffer_store, {b.v(e), b.pair(0, 0), b.pair(8, 16), b.v(OE)});
+      b.ret({b.v(OS), b.v(OR), b.v(OA), b.v(OE)});
+      k.buffer = b.done();
+    }
+    require_valid(k);
+    sim_options o = opts(12);
+    o.signaling_nans = 64;
+    const compare_report rep = check_numerics(k.tile, k.buffer, "moves", o);
+    CHECK_MESSAGE(rep.ok, rep.text);
+    const sim_inputs in = make_inputs(k.tile.functions[0], o);
+    const gm_tensor& X = *in.tensors[0];
+    for (const run_result* r : {&rep.tile, &rep.buffer}) {
+      CAPTURE(r == &rep.tile ? "tile" : "buffer");
+      require_same_bits(X, out_of(*r, "OS"), 8, 16, [](std::int64_t i, std::int64_t j) { return std::pair{8 + i, 16 + j}; });
+      require_same_bits(X, out_of(*r, "OE"), 8, 16, [](std::int64_t i, std::int64_t j) { return std::pair{8 + i, 16 + j}; });
+      require_same_bits(X, out_of(*r, "OR"), 8, 64, [](std::int64_t i, std::int64_t j) { return std::pair{(i * 64 + j) / 32, (i * 64 + j) % 32}; });
+      require_same_bits(X, out_of(*r, "OA"), 16, 32, [](std::int64_t i, std::int64_t j) {
+        return i < 8 && j < 16 ? std::pair{8 + i, 16 + j} : std::pair{i, j};
+      });
+    }
+  }
+}
+
+TEST_CASE("the Mat -> Left/Right relayout is bit-exact for signalling NaNs") {
+  // Why unverified programs: a Left or Right tile cannot be stored in valid IR, but both
+  // interpreters run the store, which makes the relayout's bytes observable without a matmul.
+  for (const dtype d : {dtype::fp16, dtype::bf16, dtype::fp32}) {
+    CAPTURE(name(d));
+    for (const memory_space l0 : {memory_space::left, memory_space::right}) {
+      CAPTURE(static_cast<int>(l0));
+      const type mat = tile_type(32, 32, d, memory_space::mat);
+      kernel a("relayout");
+      const auto X = a.tensor("X", 32, 32, d), Out = a.output("Out", 32, 32, d);
+      const auto m = a.op(opcode::tile_load, {a.v(X), a.pair(0, 0), a.pair(32, 32)}, mat, "m");
+      const auto l = a.op(opcode::tile_move, {a.v(m)}, tile_type(32, 32, d, l0), "l");
+      a.ret({a.v(a.op(opcode::tile_store, {a.v(l), a.pair(0, 0), a.v(Out)}, tensor_type(32, 32, d), "r"))});
+      const program tile = a.done();
+      kernel b("relayout", ir_stage::buffer);
+      const auto BX = b.tensor("X", 32, 32, d), BOut = b.output("Out", 32, 32, d);
+      const auto bm = b.op(opcode::buffer_alloc, {b.empty(), b.i(0)}, buf(32, 32, d, memory_space::mat), "m_buf");
+      const auto bl = b.op(opcode::buffer_alloc, {b.empty(), b.i(0)}, buf(32, 32, d, l0), "l_buf");
+      b.call(opcode::buffer_load, {b.v(BX), b.pair(0, 0), b.pair(32, 32), b.v(bm)});
+      b.call(opcode::buffer_copy, {b.v(bm), b.v(bl)});
+      b.call(opcode::buffer_store, {b.v(bl), b.pair(0, 0), b.pair(32, 32), b.v(BOut)});
+      b.ret({b.v(BOut)});
+      const program buffer = b.done();
+      sim_options o = opts(13);
+      o.signaling_nans = 64;
+      const sim_inputs in = make_inputs(tile.functions[0], o);
+      for (const run_result& r : {run_tile(tile, tile.functions[0], in, o), run_buffer(buffer, buffer.functions[0], in, o)}) {
+        REQUIRE(r.ok());
+        require_same_bits(*in.tensors[0], out_of(r), 32, 32, [](std::int64_t i, std::int64_t j) { return std::pair{i, j}; });
+      }
+    }
+  }
 }

@@ -2225,6 +2225,9 @@ sim::sim_options sim_options_for(const gen_plan& plan, const gen_binding& b, std
   o.block_idx = b.block_idx;
   o.block_num = std::max<std::int64_t>(1, plan.block_max + 1);
   for (const auto& [name, value] : b.scalars) o.scalars.push_back({name, static_cast<double>(value)});
+  // Why one per tensor: every kernel's copies then carry a signalling NaN somewhere (each must
+  // arrive bit for bit), while arithmetic spreads it (a matmul over a row) only to a few outputs.
+  o.signaling_nans = 1;
   return o;
 }
 

@@ -38,7 +38,8 @@
 /// Every runtime scalar has a recorded legal range (`gen_plan::scalars`, `gen_plan::block_max`)
 /// inside which every window stays within its source, for every combination of values;
 /// `bindings(plan)` picks 0, 1, the middle and the maximum of each range, and a corner mix, and
-/// `sim_options_for` turns one into simulator options.
+/// `sim_options_for` turns one into simulator options (which also plant one signalling NaN in
+/// each float input tensor, so campaigns move such patterns; values derived from it are NaN).
 ///
 /// Valid extents (`gen_options::valid_extents`, off by default): loads may have partial valid
 /// rectangles (`tile.load(X, (r0, c0), (R, C), (vr, vc))`, the third operand the physical shape,
@@ -332,7 +333,8 @@ std::string describe(const gen_binding& b);
 /// alternating and counts at 2, one with flags alternating the other way and counts staggered.
 std::vector<gen_binding> bindings(const gen_plan& plan);
 
-/// Simulator options running a plan's kernel under `b` (block_num covers the block range).
+/// Simulator options running a plan's kernel under `b` (block_num covers the block range), with
+/// one signalling NaN planted in each float input tensor.
 sim::sim_options sim_options_for(const gen_plan& plan, const gen_binding& b, std::uint64_t seed);
 
 }  // namespace testing

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <string_view>
@@ -68,10 +69,12 @@ struct gm_tensor {
   [[nodiscard]] std::int64_t flat(std::int64_t r, std::int64_t c) const noexcept { return r * cols + c; }
 
   [[nodiscard]] element get(std::int64_t f) const { return read_element(dt, ptr(f)); }
+  [[nodiscard]] element_bits get_bits(std::int64_t f) const { return read_bits(dt, ptr(f)); }
   [[nodiscard]] const cell_meta& meta_at(std::int64_t f) const { return meta[slot(f)]; }
   cell_meta& meta_at(std::int64_t f) { return meta[slot(f)]; }
-  void put(std::int64_t f, element e, const cell_meta& m) {
-    write_element(dt, ptr(f), e);
+  void put(std::int64_t f, element e, const cell_meta& m) { put_bits(f, encode(dt, e), m); }
+  void put_bits(std::int64_t f, const element_bits& e, const cell_meta& m) {
+    write_bits(dt, ptr(f), e);
     meta[slot(f)] = m;
   }
 
@@ -92,6 +95,25 @@ struct gm_tensor {
         v = static_cast<double>(u % 9);
       write_element(dt, ptr(f), element_of(dt, v));
       meta_at(f) = cell_meta{cell_state::value, false, no_id, no_id, no_id};
+    }
+  }
+
+  /// Overwrites `count` interior elements of a float tensor, drawn from `rng`, with signalling
+  /// NaNs of either sign and several payloads. Why: data movement must copy them bit for bit
+  /// (reference §9.1), and a pattern that no seeded value has is what shows a conversion on the way.
+  void plant_signaling_nans(std::mt19937_64& rng, int count) {
+    if (!is_float(dt) || size() == 0) return;
+    static constexpr std::uint32_t fp16[] = {0x7C01u, 0xFC01u, 0x7D55u, 0x7DFFu};
+    static constexpr std::uint32_t bf16[] = {0x7F81u, 0xFF81u, 0x7FA5u, 0x7FBFu};
+    static constexpr std::uint32_t fp32[] = {0x7F800001u, 0xFF800001u, 0x7FA00001u, 0x7FBFFFFFu};
+    const std::uint32_t* table = dt == dtype::fp16 ? fp16 : dt == dtype::bf16 ? bf16 : fp32;
+    for (int k = 0; k < count; ++k) {
+      const std::uint64_t u = rng();
+      const std::uint32_t pattern = table[u % 4];
+      element_bits e;
+      std::memcpy(e.b.data(), &pattern, static_cast<std::size_t>(element_bytes(dt)));  // little-endian low bytes
+      put_bits(static_cast<std::int64_t>((u >> 2) % static_cast<std::uint64_t>(size())), e,
+               cell_meta{cell_state::value, false, no_id, no_id, no_id});
     }
   }
 

@@ -140,17 +140,20 @@ struct image {
   [[nodiscard]] std::size_t offset(std::int64_t r, std::int64_t c) const {
     return static_cast<std::size_t>(layout_index(desc, r, c) * element_bytes(desc.dt));
   }
-  [[nodiscard]] element read(std::int64_t r, std::int64_t c, cell_meta& m) const {
+  /// The stored bytes of (r, c), merging their provenance into `m`.
+  [[nodiscard]] element_bits read_bits(std::int64_t r, std::int64_t c, cell_meta& m) const {
     const std::size_t o = offset(r, c);
     m = meta[o];
     for (int k = 1; k < element_bytes(desc.dt); ++k) m = merge(m, meta[o + static_cast<std::size_t>(k)]);
-    return read_element(desc.dt, bytes.data() + o);
+    return sim::read_bits(desc.dt, bytes.data() + o);
   }
-  void write(std::int64_t r, std::int64_t c, element e, const cell_meta& m) {
+  void write_bits(std::int64_t r, std::int64_t c, const element_bits& e, const cell_meta& m) {
     const std::size_t o = offset(r, c);
-    write_element(desc.dt, bytes.data() + o, e);
+    sim::write_bits(desc.dt, bytes.data() + o, e);
     for (int k = 0; k < element_bytes(desc.dt); ++k) meta[o + static_cast<std::size_t>(k)] = m;
   }
+  [[nodiscard]] element read(std::int64_t r, std::int64_t c, cell_meta& m) const { return decode(desc.dt, read_bits(r, c, m)); }
+  void write(std::int64_t r, std::int64_t c, element e, const cell_meta& m) { write_bits(r, c, encode(desc.dt, e), m); }
 };
 
 //===--- byte arenas (Buffer interpreter) ---===//
@@ -175,46 +178,46 @@ class arena {
     p.bytes[a % page_bytes] = v;
     p.meta[a % page_bytes] = m;
   }
-  /// Reads `n` (<= 8) bytes as one element of type `d`, merging their provenance.
-  [[nodiscard]] element read(std::uint64_t a, dtype d, cell_meta& m) const {
+  /// Reads the `element_bytes(d)` (<= 8) bytes of one element of type `d`, merging their provenance.
+  [[nodiscard]] element_bits read_bits(std::uint64_t a, dtype d, cell_meta& m) const {
     const auto n = static_cast<std::uint64_t>(element_bytes(d));
     const std::uint64_t at = a % page_bytes;
+    element_bits r;
     // Why a fast path: a matmul reads every operand element once per product, and looking its
     // page up once per byte made one cube kernel's simulation take seconds under the sanitizers.
     if (at + n <= page_bytes) {
       const page* p = find(a / page_bytes);
       if (p == nullptr) {
         m = cell_meta{};
-        const std::uint8_t zero[8] = {};
-        return read_element(d, zero);
+        return r;
       }
       m = p->meta[at];
       for (std::uint64_t k = 1; k < n; ++k) m = merge(m, p->meta[at + k]);
-      return read_element(d, p->bytes.data() + at);
+      return sim::read_bits(d, p->bytes.data() + at);
     }
-    std::uint8_t buf[8] = {};
     for (std::uint64_t k = 0; k < n; ++k) {
       cell_meta b;
-      buf[k] = byte(a + k, b);
+      r.b[k] = byte(a + k, b);
       m = k == 0 ? b : merge(m, b);
     }
-    return read_element(d, buf);
+    return r;
   }
-  void write(std::uint64_t a, dtype d, element e, const cell_meta& m) {
-    std::uint8_t buf[8] = {};
-    write_element(d, buf, e);
+  void write_bits(std::uint64_t a, dtype d, const element_bits& e, const cell_meta& m) {
     const auto n = static_cast<std::uint64_t>(element_bytes(d));
     const std::uint64_t at = a % page_bytes;
     if (at + n <= page_bytes) {
       page& p = page_at(a / page_bytes);
       for (std::uint64_t k = 0; k < n; ++k) {
-        p.bytes[at + k] = buf[k];
+        p.bytes[at + k] = e.b[k];
         p.meta[at + k] = m;
       }
       return;
     }
-    for (std::uint64_t k = 0; k < n; ++k) set_byte(a + k, buf[k], m);
+    for (std::uint64_t k = 0; k < n; ++k) set_byte(a + k, e.b[k], m);
   }
+  /// The value of one element of type `d` at `a` (see read_bits).
+  [[nodiscard]] element read(std::uint64_t a, dtype d, cell_meta& m) const { return decode(d, read_bits(a, d, m)); }
+  void write(std::uint64_t a, dtype d, element e, const cell_meta& m) { write_bits(a, d, encode(d, e), m); }
   [[nodiscard]] std::size_t pages() const noexcept { return pages_.size(); }
 
  private:

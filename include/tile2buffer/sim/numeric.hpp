@@ -5,11 +5,15 @@
 ///
 /// Policy (reference §9.3): FP16/BF16 are stored as 16-bit patterns; arithmetic is done in `float`
 /// and rounded once to the storage type. FP32 is IEEE `float`. Integer arithmetic runs in unsigned
-/// 64-bit space and wraps to the storage width (INT32 wraps at 2^32).
+/// 64-bit space and wraps to the storage width (INT32 wraps at 2^32). Data movement never converts:
+/// it copies `element_bits`, so every bit pattern survives it (signalling NaNs included); only
+/// arithmetic and the fix-pipe narrowing go through `element` and may quiet a NaN, as IEEE allows.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -235,6 +239,32 @@ inline void write_element(dtype d, std::uint8_t* p, element e) {
     case dtype::int64:
     case dtype::index: std::memcpy(p, &e.i, 8); break;
   }
+}
+
+//===--- element bytes ---===//
+
+/// One element's bytes exactly as stored (little-endian, the first `element_bytes(d)` used). Data
+/// movement (load, store, move, copy, slice, assemble, extract, relayout) carries these instead of
+/// an `element`: memory spaces are byte arenas (reference §9.1) and a copy is bit-exact, while
+/// widening FP16/BF16 to float and rounding back quiets a signalling NaN (0x7c01 became 0x7e01).
+struct element_bits {
+  std::array<std::uint8_t, 8> b{};
+};
+inline element_bits read_bits(dtype d, const std::uint8_t* p) {
+  element_bits r;
+  std::memcpy(r.b.data(), p, static_cast<std::size_t>(element_bytes(d)));
+  return r;
+}
+inline void write_bits(dtype d, std::uint8_t* p, const element_bits& e) {
+  std::memcpy(p, e.b.data(), static_cast<std::size_t>(element_bytes(d)));
+}
+/// The value of stored bytes, for arithmetic (see read_element).
+inline element decode(dtype d, const element_bits& e) { return read_element(d, e.b.data()); }
+/// The bytes that store a computed value (see write_element: floats round to nearest even).
+inline element_bits encode(dtype d, element e) {
+  element_bits r;
+  write_element(d, r.b.data(), e);
+  return r;
 }
 
 /// An element holding the number `v` in type `d` (used for sentinels and fills).

@@ -88,6 +88,9 @@ struct sim_options {
   std::uint64_t max_steps = 1u << 22;  ///< executed-op budget; guards against endless loops
   std::uint64_t max_elements = std::uint64_t{1} << 28;  ///< budget of elements touched (each op: its largest tile): under a minute per run
   int max_reported = 8;                ///< mismatches described in full by compare
+  /// Signalling NaNs planted in each FP16/BF16/FP32 input tensor after seeding (0: none), at
+  /// positions drawn from their own stream, so the other input values stay as the seed gives them.
+  int signaling_nans = 0;
 };
 
 /// Per-parameter inputs: a GM tensor or a scalar, indexed by parameter position.
@@ -148,11 +151,13 @@ inline bool loop_bound_only(const function& f, value_id v) {
 }
 
 /// Seeded inputs for `f` (see the file comment for scalar defaults). Tensors are drawn from
-/// `std::mt19937_64(seed)` in parameter order; scalars from an independent stream.
+/// `std::mt19937_64(seed)` in parameter order; scalars and planted signalling NaNs each from an
+/// independent stream.
 inline sim_inputs make_inputs(const function& f, const sim_options& opt) {
   sim_inputs in;
   std::mt19937_64 rng(opt.seed);
   std::mt19937_64 scalar_rng(opt.seed ^ 0x9E3779B97F4A7C15ull);
+  std::mt19937_64 nan_rng(opt.seed ^ 0xC2B2AE3D27D4EB4Full);
   in.tensors.resize(f.params.size());
   in.scalars.resize(f.params.size());
   for (std::size_t p = 0; p < f.params.size(); ++p) {
@@ -160,7 +165,10 @@ inline sim_inputs make_inputs(const function& f, const sim_options& opt) {
     const type& t = f.type_of(v);
     if (t.is_tensor()) {
       gm_tensor g = gm_tensor::make(f.name_of(v), t, f.params[p].dir);
-      if (f.params[p].dir != direction::out) g.seed(rng);
+      if (f.params[p].dir != direction::out) {
+        g.seed(rng);
+        g.plant_signaling_nans(nan_rng, opt.signaling_nans);
+      }
       in.tensors[p] = std::move(g);
       continue;
     }

@@ -16,6 +16,8 @@
 ///  - `buffer.subview(src, (r, c)[, valid])` aliases src's bytes at element offset (r, c) with src's
 ///    row pitch (a UINT8[N, 32] byte root therefore moves 32 bytes per row); `buffer.reshape`
 ///    reinterprets the same bytes under another descriptor.
+///  - Copies (load, store, copy, extract, the Mat -> Left/Right relayout) move stored bytes, bit for
+///    bit; only arithmetic and the Acc -> FP16/BF16 narrowing store convert values.
 ///  - Every op reads its inputs completely before writing its destination, and touches only the
 ///    valid rectangle (matmul also clobbers partially covered Acc boxes, which become poison).
 ///  - GM tensors are updated in place; a window past the last column continues in the next row
@@ -104,7 +106,8 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
   [[nodiscard]] const arenas& memory() const noexcept { return mem_; }
 
  private:
-  using cells = std::vector<std::pair<element, cell_meta>>;
+  /// A gathered rectangle, as stored bytes: copies keep them, computed values are encoded once.
+  using cells = std::vector<std::pair<element_bits, cell_meta>>;
 
   //===--- helpers ---===//
   const handle* handle_arg(op_id o, const operand& a) {
@@ -131,10 +134,10 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     bind(f_.result(o), std::move(s));
     return true;
   }
-  /// Reads (r, c) through `h`; names `h` as the origin of never-written data and records reads of
-  /// bytes written through another allocation.
-  element rd(const handle& h, std::int64_t r, std::int64_t c, cell_meta& m) {
-    const element e = mem_[h.desc.space].read(h.address(r, c), h.desc.dt, m);
+  /// Reads the bytes of (r, c) through `h`; names `h` as the origin of never-written data and
+  /// records reads of bytes written through another allocation.
+  element_bits rd_bits(const handle& h, std::int64_t r, std::int64_t c, cell_meta& m) {
+    const element_bits e = mem_[h.desc.space].read_bits(h.address(r, c), h.desc.dt, m);
     if (m.state == cell_state::unset) {
       m.origin = h.value.index;
     } else if (m.root != no_id && m.root != h.root.index && alias_reads_.size() < 64) {
@@ -145,9 +148,11 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     }
     return e;
   }
-  void wr(const handle& h, std::int64_t r, std::int64_t c, element e, cell_meta m) {
+  /// The value of (r, c) through `h`, for arithmetic (see rd_bits).
+  element rd(const handle& h, std::int64_t r, std::int64_t c, cell_meta& m) { return decode(h.desc.dt, rd_bits(h, r, c, m)); }
+  void wr(const handle& h, std::int64_t r, std::int64_t c, const element_bits& e, cell_meta m) {
     m.root = h.root.index;
-    mem_[h.desc.space].write(h.address(r, c), h.desc.dt, e, m);
+    mem_[h.desc.space].write_bits(h.address(r, c), h.desc.dt, e, m);
   }
   /// Writes a gathered rectangle (row-major order) into `h`.
   void scatter(const handle& h, std::int64_t rows, std::int64_t cols, const cells& v) {
@@ -348,7 +353,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
           return fail(o, "reads element " + rect(off[0] + i, off[1] + j) + " outside the allocation of `" + g->name + "`");
         cell_meta m = g->meta_at(fl);
         if (m.state == cell_state::unset) m.origin = f_.params[env_[args[0].ref].ref].value.index;
-        v.emplace_back(g->get(fl), moved(m, o.index));
+        v.emplace_back(g->get_bits(fl), moved(m, o.index));
       }
     scatter(*dst, ext[0], ext[1], v);
     return true;
@@ -372,10 +377,10 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     for (std::int64_t i = 0; i < ext[0]; ++i)
       for (std::int64_t j = 0; j < ext[1]; ++j) {
         cell_meta m;
-        const element e = rd(*src, i, j, m);
+        const element_bits e = rd_bits(*src, i, j, m);
         cell_meta gm = moved(m, o.index);
         gm.via = m.writer;
-        v.emplace_back(convert(from, g->dt, e), gm);
+        v.emplace_back(narrowing ? encode(g->dt, convert(from, g->dt, decode(from, e))) : e, gm);
       }
     std::size_t k = 0;
     for (std::int64_t i = 0; i < ext[0]; ++i)
@@ -383,7 +388,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
         const std::int64_t fl = g->flat(off[0] + i, off[1] + j);
         if (!g->in_allocation(fl))
           return fail(o, "writes element " + rect(off[0] + i, off[1] + j) + " outside the allocation of `" + g->name + "`");
-        g->put(fl, v[k].first, v[k].second);
+        g->put_bits(fl, v[k].first, v[k].second);
       }
     return true;
   }
@@ -412,7 +417,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     for (std::int64_t i = 0; i < dst->valid_rows; ++i)
       for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
         cell_meta m;
-        const element e = rd(*src, i, j, m);
+        const element_bits e = rd_bits(*src, i, j, m);
         v.emplace_back(e, moved(m, o.index));
       }
     scatter(*dst, dst->valid_rows, dst->valid_cols, v);
@@ -432,7 +437,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     for (std::int64_t i = 0; i < dst->valid_rows; ++i)
       for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
         cell_meta m;
-        const element e = rd(*src, row + i, col + j, m);
+        const element_bits e = rd_bits(*src, row + i, col + j, m);
         v.emplace_back(e, moved(m, o.index));
       }
     scatter(*dst, dst->valid_rows, dst->valid_cols, v);
@@ -479,13 +484,13 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
           in = merge(in, x);
         }
         const element r = dot(*acc_type, k, a, b, accumulate ? &prior : nullptr);
-        v.emplace_back(r, computed(in, o.index, false));
+        v.emplace_back(encode(dst->desc.dt, r), computed(in, o.index, false));
       }
     clobber_partial_boxes(dst->desc, m, n, [&](std::int64_t r, std::int64_t c) {
       cell_meta p;
       p.state = cell_state::poison;
       p.producer = p.writer = o.index;
-      wr(*dst, r, c, element{}, p);
+      wr(*dst, r, c, element_bits{}, p);
     });
     scatter(*dst, m, n, v);
     return true;
@@ -530,7 +535,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
           y = rd(*b, i, j, mb);
           m = merge(m, mb);
         }
-        v.emplace_back(ew_apply(op, d, x, y), computed(m, o.index, inexact));
+        v.emplace_back(encode(d, ew_apply(op, d, x, y)), computed(m, o.index, inexact));
       }
     scatter(*dst, dst->valid_rows, dst->valid_cols, v);
     return true;

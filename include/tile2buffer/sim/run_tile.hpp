@@ -16,7 +16,8 @@
 /// effect).
 ///
 /// Per-op semantics (reference §9.2–9.4): load/store copy the valid rectangle between GM and the
-/// tile (store converts FP32 accumulators to FP16/BF16 with round-to-nearest-even); move copies
+/// tile (store converts FP32 accumulators to FP16/BF16 with round-to-nearest-even; every other
+/// copy below moves the stored bytes, so it is bit-exact for every pattern); move copies
 /// the valid rectangle across memory spaces (re-laying it out); reshape and reinterpret_view keep
 /// the physical bytes under the new descriptor; transpose_view is the logical transpose; slice
 /// copies the window at its offsets; assemble copies the target and writes the source's valid
@@ -109,13 +110,17 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     bind(f_.result(o), std::move(s));
     return true;
   }
-  /// Reads (r, c) of `im`; outside its valid rectangle the element is undefined.
-  static element read(const image& im, std::int64_t r, std::int64_t c, cell_meta& m) {
-    element e{};
-    if (r < im.valid_rows && c < im.valid_cols) e = im.read(r, c, m);
+  /// The stored bytes of (r, c) of `im`; outside its valid rectangle the element is undefined.
+  static element_bits read_bits(const image& im, std::int64_t r, std::int64_t c, cell_meta& m) {
+    element_bits e;
+    if (r < im.valid_rows && c < im.valid_cols) e = im.read_bits(r, c, m);
     else m = cell_meta{};  // also past the physical shape of a smaller elementwise operand
     if (m.state == cell_state::unset) m.origin = im.value;
     return e;
+  }
+  /// The value of (r, c) of `im`, for arithmetic (see read_bits).
+  static element read(const image& im, std::int64_t r, std::int64_t c, cell_meta& m) {
+    return decode(im.desc.dt, read_bits(im, r, c, m));
   }
   static bool inside(const type& t, std::int64_t r, std::int64_t c) {
     return r >= 0 && c >= 0 && r <= t.shape[0] && c <= t.shape[1];
@@ -169,7 +174,7 @@ class tile_interpreter : public interpreter<tile_interpreter> {
         const std::int64_t fl = g.flat(off[0] + i, off[1] + j);
         cell_meta m = g.meta_at(fl);
         if (m.state == cell_state::unset) m.origin = f_.params[t->ref].value.index;
-        im.write(i, j, g.get(fl), moved(m, o.index));
+        im.write_bits(i, j, g.get_bits(fl), moved(m, o.index));
       }
     return set_result(o, std::move(im));
   }
@@ -190,10 +195,10 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     for (std::int64_t i = 0; i < src->valid_rows; ++i)
       for (std::int64_t j = 0; j < src->valid_cols; ++j) {
         cell_meta m;
-        const element e = read(*src, i, j, m);
+        const element_bits e = read_bits(*src, i, j, m);
         cell_meta gm = moved(m, o.index);
         gm.via = m.writer;
-        g->put(g->flat(off[0] + i, off[1] + j), convert(from, g->dt, e), gm);
+        g->put_bits(g->flat(off[0] + i, off[1] + j), narrowing ? encode(g->dt, convert(from, g->dt, decode(from, e))) : e, gm);
       }
     slot s;
     s.k = slot::kind::tensor;
@@ -212,8 +217,8 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     for (std::int64_t i = 0; i < im.valid_rows; ++i)
       for (std::int64_t j = 0; j < im.valid_cols; ++j) {
         cell_meta m;
-        const element e = read(*src, i, j, m);
-        im.write(i, j, e, moved(m, o.index));
+        const element_bits e = read_bits(*src, i, j, m);
+        im.write_bits(i, j, e, moved(m, o.index));
       }
     return set_result(o, std::move(im));
   }
@@ -244,8 +249,8 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     for (std::int64_t i = 0; i < im.valid_rows; ++i)
       for (std::int64_t j = 0; j < im.valid_cols; ++j) {
         cell_meta m;
-        const element e = read(*src, j, i, m);
-        im.write(i, j, e, moved(m, o.index));
+        const element_bits e = read_bits(*src, j, i, m);
+        im.write_bits(i, j, e, moved(m, o.index));
       }
     return set_result(o, std::move(im));
   }
@@ -264,8 +269,8 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     for (std::int64_t i = 0; i < im.valid_rows; ++i)
       for (std::int64_t j = 0; j < im.valid_cols; ++j) {
         cell_meta m;
-        const element e = read(*src, off[0] + i, off[1] + j, m);
-        im.write(i, j, e, moved(m, o.index));
+        const element_bits e = read_bits(*src, off[0] + i, off[1] + j, m);
+        im.write_bits(i, j, e, moved(m, o.index));
       }
     return set_result(o, std::move(im));
   }
@@ -287,14 +292,14 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     for (std::int64_t i = 0; i < rt.shape[0]; ++i)
       for (std::int64_t j = 0; j < rt.shape[1]; ++j) {
         cell_meta m;
-        const element e = read(*target, i, j, m);
-        if (m.state != cell_state::unset) im.write(i, j, e, m);
+        const element_bits e = read_bits(*target, i, j, m);
+        if (m.state != cell_state::unset) im.write_bits(i, j, e, m);
       }
     for (std::int64_t i = 0; i < source->valid_rows; ++i)
       for (std::int64_t j = 0; j < source->valid_cols; ++j) {
         cell_meta m;
-        const element e = read(*source, i, j, m);
-        im.write(off[0] + i, off[1] + j, e, moved(m, o.index));
+        const element_bits e = read_bits(*source, i, j, m);
+        im.write_bits(off[0] + i, off[1] + j, e, moved(m, o.index));
       }
     return set_result(o, std::move(im));
   }
@@ -327,8 +332,8 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     for (std::int64_t i = 0; i < im.valid_rows; ++i)
       for (std::int64_t j = 0; j < im.valid_cols; ++j) {
         cell_meta m;
-        const element e = read(*src, row + i, col + j, m);
-        im.write(i, j, e, moved(m, o.index));
+        const element_bits e = read_bits(*src, row + i, col + j, m);
+        im.write_bits(i, j, e, moved(m, o.index));
       }
     return set_result(o, std::move(im));
   }
@@ -364,8 +369,7 @@ class tile_interpreter : public interpreter<tile_interpreter> {
       for (std::int64_t i = 0; i < im.desc.shape[0]; ++i)
         for (std::int64_t j = 0; j < im.desc.shape[1]; ++j) {
           cell_meta mm;
-          const element e = acc->read(i, j, mm);
-          im.write(i, j, e, mm);
+          im.write_bits(i, j, acc->read_bits(i, j, mm), mm);
         }
       clobber_partial_boxes(im.desc, m, n, [&](std::int64_t r, std::int64_t c) {
         cell_meta p;
