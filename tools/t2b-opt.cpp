@@ -2,9 +2,8 @@
 /// @file t2b-opt.cpp
 /// The `mlir-opt`-style driver: reads a `.t2b` file (or stdin), parses and verifies it, and
 /// prints the canonical text. Exit codes: 0 success, 1 input errors, 2 bad command line.
-#include <charconv>
+#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -53,8 +52,10 @@ struct cli_options {
   enum class output_format { text, binary, pto, pto_generic } format = output_format::text;
   std::string pto_kernel;
   std::optional<std::uint64_t> check_numerics_seed;
-  std::vector<tile2buffer::sim::scalar_binding> scalars;  ///< --scalar NAME=VALUE, for --check-numerics
-  t2b_opt_run::request run;                                ///< --run, --input, --output-dir (tools/t2b_opt_run.hpp)
+  /// --run, --input, --output-dir, and --scalar, --grid, --subblocks which --check-numerics shares
+  /// (tools/t2b_opt_run.hpp)
+  t2b_opt_run::request run;
+  std::string_view output_flag;  ///< "-o" or "--emit" when given: they shape the IR output, which --run does not write
   // mlir-opt habits.
   bool list_recipes = false;
   bool timing = false;
@@ -105,6 +106,7 @@ constexpr flag flags[] = {
      [](cli_options& o, std::string_view v) -> std::string {
        if (v.empty()) return "-o needs a file name";
        o.output = std::string(v);
+       o.output_flag = "-o";
        return {};
      }},
     {"--lower", {}, "run the default pipeline (init_storage .. verify_buffer)",
@@ -215,25 +217,17 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--scalar", "NAME=VALUE", "with --check-numerics or --run: bind scalar parameter NAME (repeatable; BOOL is 0 or 1)",
-     [](cli_options& o, std::string_view v) -> std::string {
-       const std::size_t eq = v.find('=');
-       if (eq == 0 || eq == std::string_view::npos || eq + 1 == v.size()) return "--scalar needs NAME=VALUE";
-       const std::string value(v.substr(eq + 1));
-       char* end = nullptr;
-       const double d = std::strtod(value.c_str(), &end);
-       if (end != value.c_str() + value.size() || !std::isfinite(d)) return "--scalar: VALUE must be a finite number";
-       tile2buffer::sim::scalar_binding b{std::string(v.substr(0, eq)), d};
-       // An integer also binds exactly, for integer parameters (a double holds integers exactly
-       // only up to 2^53); float parameters keep the double (so "-0" stays negative zero).
-       std::int64_t whole = 0;
-       const auto [stop, ec] = std::from_chars(value.data(), value.data() + value.size(), whole);
-       if (ec == std::errc{} && stop == value.data() + value.size()) b.integer = whole;
-       o.scalars.push_back(std::move(b));
-       return {};
-     }},
-    {"--run", "KERNEL", "run @KERNEL in the reference simulator (as written, or lowered with pipeline flags) on --input files "
-     "(scalars: --scalar); write its out/inout tensors to --output-dir",
+    {"--scalar", "NAME=VALUE", "with --run or --check-numerics: bind scalar parameter NAME (repeatable; integers and INDEX "
+     "take an integer, BOOL true/false/1/0, floats a number); --run needs every scalar parameter bound",
+     [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.add_scalar(v)); }},
+    {"--grid", "N", "with --run or --check-numerics: launch N blocks (get_block_num = N), blocks 0..N-1 in order on the same GM; "
+     "an orchestration's submits launch N each (default 1)",
+     [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.set_launch("--grid", v)); }},
+    {"--subblocks", "M", "with --run or --check-numerics: run subblocks 0..M-1 (get_subblock_idx) of every block in order (default 1)",
+     [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.set_launch("--subblocks", v)); }},
+    {"--run", "FUNCTION", "run @FUNCTION in the reference simulator (as written, or lowered with pipeline flags) on --input files "
+     "(scalars: --scalar) and write its out/inout tensors to --output-dir; an orchestration runs its submits in order, "
+     "one grid each; not with -o or --emit",
      [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.set_kernel(v)); }},
     {"--input", "NAME=FILE", "with --run: tensor parameter NAME from a .npy file (repeatable; BF16: <u2 bit patterns)",
      [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.add_input(v)); }},
@@ -245,6 +239,7 @@ constexpr flag flags[] = {
      "in MLIR's generic op form",
      [](cli_options& o, std::string_view v) -> std::string {
        using F = cli_options::output_format;
+       o.output_flag = "--emit";
        if (v == "binary" || v == "pto" || v == "pto-generic") {
          o.format = v == "binary" ? F::binary : v == "pto" ? F::pto : F::pto_generic;
          return {};
@@ -352,7 +347,7 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
   if (opts.all_planners && opts.memory_map.empty())
     return "--planner=all needs --memory-map FILE: only the memory map shows the three planners; "
            "the IR output needs one planner";
-  return opts.help ? std::string() : opts.run.check(opts.check_numerics_seed.has_value());
+  return opts.help ? std::string() : opts.run.check(opts.check_numerics_seed.has_value(), opts.output_flag);
 }
 
 /// What one run reads and measures: the input's name and text (for diagnostics with source
@@ -474,23 +469,40 @@ int list_recipes() {
   return 0;
 }
 
-/// Runs every kernel that was lowered in both simulators and prints one verdict per kernel.
+/// Whether `f` of `lowered` was lowered from a Tile kernel of `tile_program`; for an
+/// orchestration, whether one of its submits launches such a kernel.
+bool was_lowered(const program& tile_program, const program& lowered, const function& f) {
+  const auto one = [&](const function& k) {
+    const function* before = tile_program.find(k.name_of());
+    return k.stage == ir_stage::buffer && before != nullptr && before->stage == ir_stage::tile;
+  };
+  if (f.is_device()) return one(f);
+  const auto kernels = t2b_opt_run::detail::kernels_of(lowered, f);
+  return tile_program.find(f.name_of()) != nullptr && std::any_of(kernels.begin(), kernels.end(), [&](const function* k) { return one(*k); });
+}
+
+/// Runs every kernel that was lowered, and every orchestration that submits one, in both
+/// simulators and prints one verdict per function.
 int check_numerics(const cli_options& opts, const std::string& display, const program& tile_program, const program& lowered) {
   bool all_ok = true;
   int compared = 0;
   for (const auto& f : lowered.functions) {
+    if (!was_lowered(tile_program, lowered, f)) continue;
     const function* before = tile_program.find(f.name_of());
-    if (!f.is_device() || f.stage != ir_stage::buffer || before == nullptr || before->stage != ir_stage::tile) continue;
+    std::vector<sim::scalar_binding> bound;
+    if (std::string e; !t2b_opt_run::bind_scalars(opts.run.scalars, *before, bound, e)) {
+      std::fprintf(stderr, "t2b-opt: %s\n", e.c_str());
+      return 1;
+    }
     // Both arms of every branch: BOOL parameters not bound by --scalar run once all false and
     // once all true (integer loop bounds already default to two trips, see sim/options.hpp).
-    std::vector<std::vector<sim::scalar_binding>> runs{opts.scalars};
+    std::vector<std::vector<sim::scalar_binding>> runs{bound};
     for (const auto& p : before->params) {
       const std::string_view pname = before->name_of(p.value);
       const type& t = before->type_of(p.value);
-      bool bound = false;
-      for (const auto& b : opts.scalars) bound = bound || b.name == pname;
-      if (!t.is_scalar() || t.dt != dtype::bool_ || bound) continue;
-      if (runs.size() == 1) runs.push_back(opts.scalars);
+      const bool is_bound = std::any_of(bound.begin(), bound.end(), [&](const sim::scalar_binding& b) { return b.name == pname; });
+      if (!t.is_scalar() || t.dt != dtype::bool_ || is_bound) continue;
+      if (runs.size() == 1) runs.push_back(bound);
       runs[0].push_back(sim::scalar_binding{std::string(pname), 0.0});
       runs[1].push_back(sim::scalar_binding{std::string(pname), 1.0});
     }
@@ -500,6 +512,7 @@ int check_numerics(const cli_options& opts, const std::string& display, const pr
       so.seed = *opts.check_numerics_seed;
       so.scalars = run;
       so.source = display;
+      opts.run.launch(so);
       r = sim::check_numerics(tile_program, lowered, f.name_of(), so);
       if (!r.ok) {
         if (runs.size() > 1) r.text = std::string("with ") + (run.back().value != 0.0 ? "flags true: " : "flags false: ") + r.text;
@@ -585,7 +598,7 @@ int run_session(session& s) {
     if (!lowered) return report(s, lowered.errors);
     parsed.value = static_cast<program&&>(lowered.value);
   }
-  if (opts.run.active) return t2b_opt_run::run(opts.run, opts.scalars, tile_input, parsed.value, s.display);
+  if (opts.run.active) return t2b_opt_run::run(opts.run, tile_input, parsed.value, s.display);
   if (opts.check_numerics_seed) return check_numerics(opts, s.display, tile_input, parsed.value);
   if (opts.verify_only || opts.explain_selection) return 0;
   text out;

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file tools/t2b_opt_run.hpp
-/// `t2b-opt --run=KERNEL --input NAME=FILE.npy ... [--scalar NAME=VALUE ...] --output-dir DIR`:
-/// runs one function in the reference simulator on tensors read from `.npy` files and writes its
-/// output tensors as `.npy` files.
+/// `t2b-opt --run=FUNCTION --input NAME=FILE.npy ... [--scalar NAME=VALUE ...] [--grid=N]
+/// [--subblocks=M] --output-dir DIR`: runs one function in the reference simulator on tensors read
+/// from `.npy` files and writes its output tensors as `.npy` files.
 ///
 /// Rules (README.md and `t2b-opt --help` summarize them):
 ///  - The function runs as the program stands after the command line's pipeline flags: as written
 ///    (Tile IR, or Buffer IR when the file holds Buffer IR) without one, after lowering with
 ///    `--lower`, `--planner`, `--target`, .... Each stage runs in its own interpreter.
+///  - A device function runs as a launch of `--grid=N` blocks (default 1), each of `--subblocks=M`
+///    subblocks (default 1): get_block_idx, get_block_num and get_subblock_idx return the
+///    instance's values, and the instances run one after another in order (block 0 subblock 0,
+///    block 0 subblock 1, ...) on the same GM. An orchestration function runs its body; each
+///    `submit` launches its kernel's whole grid, in program order, which respects `deps`
+///    (sim/launch.hpp). --check-numerics takes the same --grid and --subblocks, and compares
+///    each orchestration that submits a lowered kernel as well as the kernels.
 ///  - Parameters are named as written in the input file: the value name of the parameter, without
 ///    the function's `@` (`A` in `aiv @k(A: Tensor[...])`). Names are resolved in the function as
 ///    written and bound by position in the function that runs, so a renaming pass cannot change
@@ -18,23 +25,30 @@
 ///    `<i4`, and BF16 as raw bit patterns in `<u2` (NumPy has no bfloat16: build them with
 ///    `(np.asarray(x, np.float32).view(np.uint32) >> 16).astype(np.uint16)` for truncation, or
 ///    round first). Tensors of other dtypes cannot be run.
-///  - Scalar parameters take `--scalar NAME=VALUE`; unbound ones take the simulator's defaults
-///    (sim/options.hpp: full valid extents, two loop trips, zero offsets, seeded BOOL/float values).
-///    A `--scalar` that names no scalar parameter of the function is an error.
+///  - Every scalar parameter needs `--scalar NAME=VALUE`; there are no default values either. The
+///    value must fit the parameter's dtype: integer and INDEX parameters take an integer within
+///    the dtype's range (`3.5` is an error, not 3), BOOL takes `true`, `false`, `1` or `0`, float
+///    parameters take a finite number (rounded to the dtype). A `--scalar` that names no scalar
+///    parameter of the function is an error.
 ///  - Every `out` and `inout` tensor parameter is written to DIR/NAME.npy with the dtype mapping
 ///    above: its GM contents after the run (an `inout` tensor holds its input wherever the kernel did
 ///    not write). DIR is created when missing. Elements of an `out` tensor the kernel never wrote
 ///    hold the simulator's -555, values derived from never-written storage are poison, and writes
 ///    outside a tensor hit its sentinel band: each is a warning on stderr (the files are still
 ///    written, exit 0).
-///  - Errors (unknown or missing names, shape or dtype mismatches, unreadable or malformed `.npy`
-///    files, a failing simulation) print one `t2b-opt: ...` line and exit 1; command-line misuse
-///    (`--input` without `--run`, a name given twice, ...) exits 2 with the usage.
+///  - Errors (unknown or missing names, values that do not fit, shape or dtype mismatches,
+///    unreadable or malformed `.npy` files, a failing simulation) print one `t2b-opt: ...` line
+///    and exit 1 (a failing simulation adds its located diagnostics); command-line misuse
+///    (`--input` without `--run`, a name given twice, `--run` with `-o` or `--emit`, ...) exits 2
+///    with the usage.
 #pragma once
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -59,13 +73,25 @@ static_assert(std::endian::native == std::endian::little, "t2b-opt --run copies 
 
 using namespace tile2buffer;
 
-/// What `--run`, `--input` and `--output-dir` set. The flag handlers return an error view into
-/// `message` (an empty view when the value is accepted).
+/// A `--scalar NAME=VALUE` as written. Its value is typed only against the parameter it binds
+/// (`bind_scalar`): "3" binds an INDEX parameter exactly and "3.5" does not bind one at all.
+struct scalar_arg {
+  std::string name;
+  std::string value;
+};
+
+/// What `--run`, `--input`, `--output-dir`, `--scalar`, `--grid` and `--subblocks` set (the last
+/// three are shared with --check-numerics). The flag handlers return an error view into `message`
+/// (an empty view when the value is accepted).
 struct request {
   bool active = false;
   std::string kernel;
   std::vector<std::pair<std::string, std::string>> inputs;  ///< NAME, FILE in command-line order
   std::string output_dir;
+  std::vector<scalar_arg> scalars;        ///< in command-line order
+  std::int64_t grid = 1;                  ///< blocks of a launch
+  std::int64_t subblocks = 1;             ///< subblocks of each block
+  std::string_view launch_flag;           ///< "--grid" or "--subblocks" when one was given
   std::string message;
 
   std::string_view set_kernel(std::string_view v) {
@@ -93,14 +119,125 @@ struct request {
     output_dir = std::string(v);
     return {};
   }
+  /// Checks the form only (a number, `true` or `false`); whether it fits waits for the parameter.
+  std::string_view add_scalar(std::string_view v) {
+    const std::size_t eq = v.find('=');
+    if (eq == 0 || eq == std::string_view::npos || eq + 1 == v.size()) return "--scalar needs NAME=VALUE";
+    scalar_arg a{std::string(v.substr(0, eq)), std::string(v.substr(eq + 1))};
+    for (const auto& b : scalars)
+      if (b.name == a.name) {
+        message = "--scalar " + a.name + " given twice";
+        return message;
+      }
+    if (a.value != "true" && a.value != "false") {
+      char* end = nullptr;
+      const double d = std::strtod(a.value.c_str(), &end);
+      if (end != a.value.c_str() + a.value.size() || !std::isfinite(d)) {
+        message = "--scalar " + a.name + "=" + a.value + ": VALUE must be a finite number, true or false";
+        return message;
+      }
+    }
+    scalars.push_back(std::move(a));
+    return {};
+  }
+  /// `--grid=N` / `--subblocks=M`: a count from 1 to 65535 (a launch's block count fits 16 bits).
+  std::string_view set_launch(std::string_view flag, std::string_view v) {
+    std::uint64_t n = 0;
+    bool digits = !v.empty() && v.size() <= 5;
+    for (const char c : v) {
+      digits = digits && c >= '0' && c <= '9';
+      if (digits) n = n * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (!digits || n < 1 || n > 65535) {
+      message = std::string(flag) + ": expected a number from 1 to 65535";
+      return message;
+    }
+    (flag == "--grid" ? grid : subblocks) = static_cast<std::int64_t>(n);
+    launch_flag = flag == "--grid" ? "--grid" : "--subblocks";
+    return {};
+  }
   /// Checks between flags once the whole command line is read; "" when consistent.
-  [[nodiscard]] std::string check(bool check_numerics) const {
-    if (!active && (!inputs.empty() || !output_dir.empty())) return "--input and --output-dir need --run=KERNEL";
+  /// `output_flag` is "-o" or "--emit" when given (they shape an IR output that --run does not write).
+  [[nodiscard]] std::string check(bool check_numerics, std::string_view output_flag) const {
+    if (!active && (!inputs.empty() || !output_dir.empty())) return "--input and --output-dir need --run=FUNCTION";
+    if (!active && !check_numerics && !launch_flag.empty()) return std::string(launch_flag) + " needs --run or --check-numerics";
+    if (active && !output_flag.empty())
+      return "--run writes its tensors to --output-dir, not IR; it cannot be combined with " + std::string(output_flag);
     if (active && output_dir.empty()) return "--run needs --output-dir DIR";
     if (active && check_numerics) return "--run and --check-numerics cannot be combined";
     return {};
   }
+  /// The launch of every run: the whole grid, even of one block (sim/launch.hpp).
+  void launch(sim::sim_options& so) const {
+    so.block_num = grid;
+    so.subblock_num = subblocks;
+    so.whole_grid = true;
+  }
 };
+
+/// The binding of `a` for scalar parameter `t` of `fn`, or in `error` why the value does not fit
+/// (see the file comment for the rules).
+inline bool bind_scalar(const scalar_arg& a, const function& fn, const type& t, sim::scalar_binding& out, std::string& error) {
+  const std::string_view dt = tile2buffer::name(t.dt);
+  // "an INT8", "an FP16", "an INDEX"; "a BOOL", "a UINT8", "a BF16".
+  const std::string what = "--scalar " + a.name + "=" + a.value + ": " + a.name + " is a" +
+                           (dt.front() == 'I' || dt.front() == 'F' ? "n " : " ") + std::string(dt) + " parameter of @" +
+                           std::string(fn.name_of());
+  const bool word = a.value == "true" || a.value == "false";
+  out = sim::scalar_binding{a.name, 0.0};
+  if (t.dt == dtype::bool_) {
+    const bool one = a.value == "true" || a.value == "1";
+    if (!one && a.value != "false" && a.value != "0") {
+      error = what + " and takes true, false, 1 or 0";
+      return false;
+    }
+    out.value = one ? 1.0 : 0.0;
+    out.integer = one ? 1 : 0;
+    return true;
+  }
+  if (is_float(t.dt)) {
+    if (word) {
+      error = what + " and takes a number";
+      return false;
+    }
+    out.value = std::strtod(a.value.c_str(), nullptr);
+    return true;
+  }
+  std::string_view digits = a.value;
+  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+  std::int64_t whole = 0;
+  const auto [stop, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), whole);
+  const std::string too_big = what + "; " + a.value + " does not fit in " + std::string(dt);
+  if (ec == std::errc::result_out_of_range) {
+    error = too_big;
+    return false;
+  }
+  if (ec != std::errc{} || stop != digits.data() + digits.size()) {
+    error = what + " and takes an integer";
+    return false;
+  }
+  if (sim::wrap_integer(t.dt, whole) != whole) {
+    error = too_big;
+    return false;
+  }
+  out.value = static_cast<double>(whole);
+  out.integer = whole;
+  return true;
+}
+
+/// The bindings of `args` for the scalar parameters of `fn` that they name; `error` when one does
+/// not fit. Names that no scalar parameter of `fn` has are skipped (--check-numerics binds one
+/// command line to every kernel).
+inline bool bind_scalars(const std::vector<scalar_arg>& args, const function& fn, std::vector<sim::scalar_binding>& out, std::string& error) {
+  for (const auto& a : args)
+    for (const auto& prm : fn.params)
+      if (fn.name_of(prm.value) == a.name && fn.type_of(prm.value).is_scalar()) {
+        sim::scalar_binding b;
+        if (!bind_scalar(a, fn, fn.type_of(prm.value), b, error)) return false;
+        out.push_back(std::move(b));
+      }
+  return true;
+}
 
 /// The `.npy` descriptor of a tensor dtype, or "" when --run does not map it.
 inline std::string_view npy_descr(dtype d) {
@@ -123,17 +260,54 @@ inline int fail(const std::string& message) {
 
 inline std::string shape_of(const type& t) { return "(" + std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) + ")"; }
 
+/// The device functions `f` runs: itself, or the callees of an orchestration's submits in order.
+inline std::vector<const function*> kernels_of(const program& p, const function& f) {
+  if (f.is_device()) return {&f};
+  std::vector<const function*> out;
+  for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
+    const op_id o{i};
+    if (f.op(o).code() != opcode::orch_submit || f.args(o).empty()) continue;
+    const function* callee = p.find(f.symbol(f.args(o)[0]));
+    if (callee != nullptr && std::find(out.begin(), out.end(), callee) == out.end()) out.push_back(callee);
+  }
+  return out;
+}
+
+/// "Tile IR", "Buffer IR", or for an orchestration "orchestration of @a Buffer IR, @b Tile IR".
+inline std::string stage_of(const program& p, const function& f) {
+  const auto label = [](const function& k) { return k.stage == ir_stage::buffer ? "Buffer IR" : "Tile IR"; };
+  if (f.is_device()) return label(f);
+  std::string s = "orchestration";
+  const char* sep = " of @";
+  for (const function* k : kernels_of(p, f)) {
+    s += sep + std::string(k->name_of()) + " " + label(*k);
+    sep = ", @";
+  }
+  return s;
+}
+
+/// Whether a kernel `f` runs asks for its block index.
+inline bool queries_block(const program& p, const function& f) {
+  for (const function* k : kernels_of(p, f))
+    for (const op_node& n : k->ops)
+      if (n.code() == opcode::tile_get_block_idx || n.code() == opcode::buffer_get_block_idx) return true;
+  return false;
+}
+
 }  // namespace detail
 
 /// Runs `req.kernel` of `to_run` (the program after the pipeline flags) on the `.npy` inputs and
 /// writes its output tensors; `written` is the program as parsed (parameter names). Returns the
 /// exit code.
-inline int run(const request& req, const std::vector<sim::scalar_binding>& scalars, const program& written,
-               const program& to_run, std::string_view display) {
+inline int run(const request& req, const program& written, const program& to_run, std::string_view display) {
   const std::string at = "@" + req.kernel;
   const function* fn = to_run.find(req.kernel);
-  if (fn == nullptr) return detail::fail("--run: no function " + at + " in " + std::string(display));
-  if (!fn->is_device()) return detail::fail("--run: " + at + " is an orchestration function; only device functions (aic, aiv, incore) run");
+  if (fn == nullptr) {
+    std::string names;
+    for (const auto& f : to_run.functions) names += (names.empty() ? "@" : ", @") + std::string(f.name_of());
+    return detail::fail("--run: no function " + at + " in " + std::string(display) + "; its functions: " +
+                        (names.empty() ? std::string("none") : names));
+  }
   const function* named = written.find(req.kernel);
   if (named == nullptr) named = fn;
   bool same = named->params.size() == fn->params.size();
@@ -177,13 +351,25 @@ inline int run(const request& req, const std::vector<sim::scalar_binding>& scala
   if (!missing.empty())
     return detail::fail("--run " + at + ": no --input for tensor parameter" + (missing.find(',') != std::string::npos ? "s " : " ") +
                         missing + "; every in/inout tensor needs --input NAME=FILE.npy");
-  for (std::size_t k = 0; k < scalars.size(); ++k) {
-    const std::ptrdiff_t p = param_named(scalars[k].name);
+  for (const auto& a : req.scalars) {
+    const std::ptrdiff_t p = param_named(a.name);
     if (p < 0 || !named->type_of(named->params[static_cast<std::size_t>(p)].value).is_scalar())
-      return detail::fail("--scalar " + scalars[k].name + ": " + at + " has no scalar parameter '" + scalars[k].name + "'");
-    for (std::size_t j = 0; j < k; ++j)
-      if (scalars[j].name == scalars[k].name) return detail::fail("--scalar " + scalars[k].name + " given twice");
+      return detail::fail("--scalar " + a.name + ": " + at + " has no scalar parameter '" + a.name + "'");
   }
+  std::vector<sim::scalar_binding> scalars;
+  if (std::string e; !bind_scalars(req.scalars, *named, scalars, e)) return detail::fail(e);
+  // Why no defaults: a guessed offset or loop count would run a kernel the user did not ask for.
+  std::string unbound;
+  for (const auto& prm : named->params) {
+    const type& t = named->type_of(prm.value);
+    const std::string_view name = named->name_of(prm.value);
+    if (!t.is_scalar() || std::any_of(scalars.begin(), scalars.end(), [&](const sim::scalar_binding& b) { return b.name == name; }))
+      continue;
+    unbound += (unbound.empty() ? "" : ", ") + std::string(name) + " (" + std::string(tile2buffer::name(t.dt)) + ")";
+  }
+  if (!unbound.empty())
+    return detail::fail("--run " + at + ": no --scalar for scalar parameter" + (unbound.find(',') != std::string::npos ? "s " : " ") +
+                        unbound + "; every scalar parameter needs --scalar NAME=VALUE");
   for (const auto& prm : named->params) {
     const type& t = named->type_of(prm.value);
     if (!t.is_tensor()) continue;
@@ -198,6 +384,7 @@ inline int run(const request& req, const std::vector<sim::scalar_binding>& scala
 
   sim::sim_options so;
   so.scalars = scalars;
+  req.launch(so);
   sim::sim_inputs in = sim::make_inputs(*named, so);
   for (std::size_t p = 0; p < named->params.size(); ++p) {
     if (input_of[p] < 0) continue;
@@ -238,7 +425,9 @@ inline int run(const request& req, const std::vector<sim::scalar_binding>& scala
   std::filesystem::create_directories(req.output_dir, ec);
   if (ec || !std::filesystem::is_directory(req.output_dir, ec))
     return detail::fail("--output-dir: cannot create directory '" + req.output_dir + "'");
-  const char* stage = fn->stage == ir_stage::buffer ? "Buffer IR" : "Tile IR";
+  const std::string stage = detail::stage_of(to_run, *fn);
+  // A hint when a grid would write the rest: the kernel asks which block it is.
+  const bool one_block = req.grid == 1 && detail::queries_block(to_run, *fn);
   for (std::size_t p = 0; p < named->params.size(); ++p) {
     const auto& prm = named->params[p];
     if (!named->type_of(prm.value).is_tensor() || prm.dir == direction::in) continue;
@@ -256,8 +445,9 @@ inline int run(const request& req, const std::vector<sim::scalar_binding>& scala
         ++unwritten;
     }
     if (unwritten > 0)
-      std::fprintf(stderr, "t2b-opt: warning: --run %s: %lld of %lld elements of %s were never written; they hold -555\n", at.c_str(),
-                   static_cast<long long>(unwritten), static_cast<long long>(g.size()), name.c_str());
+      std::fprintf(stderr, "t2b-opt: warning: --run %s: %lld of %lld elements of %s were never written; they hold -555%s\n", at.c_str(),
+                   static_cast<long long>(unwritten), static_cast<long long>(g.size()), name.c_str(),
+                   one_block ? " (only block 0 ran: --grid=N runs blocks 0..N-1)" : "");
     if (poison > 0)
       std::fprintf(stderr, "t2b-opt: warning: --run %s: %lld elements of %s derive from never-written storage (poison)\n", at.c_str(),
                    static_cast<long long>(poison), name.c_str());
@@ -270,7 +460,7 @@ inline int run(const request& req, const std::vector<sim::scalar_binding>& scala
     const std::string path = (std::filesystem::path(req.output_dir) / (name + ".npy")).string();
     if (!t2b_tools::write_file(path, t2b_npy::serialize(npy_descr(g.dt), {g.rows, g.cols}, data)))
       return detail::fail("--output-dir: cannot write '" + path + "'");
-    std::printf("%s (%s): wrote %s %s %s\n", at.c_str(), stage, path.c_str(), std::string(tile2buffer::name(g.dt)).c_str(),
+    std::printf("%s (%s): wrote %s %s %s\n", at.c_str(), stage.c_str(), path.c_str(), std::string(tile2buffer::name(g.dt)).c_str(),
                 detail::shape_of(named->type_of(prm.value)).c_str());
   }
   std::fflush(stdout);

@@ -16,7 +16,8 @@ Cases: every row x dtype of the spec's elementwise table (the rows are read from
 include/tile2buffer/recipe/spec_tables.hpp, so a new row fails this test until it has a NumPy
 reference here), a scalar bound with --scalar, an inout tensor written in part, BF16 as <u2 bit
 patterns, copies of signalling NaNs compared bit for bit (FP16, BF16, FP32), and the cube path
-(FP16, BF16 and INT8 operands, a K loop).
+(FP16, BF16 and INT8 operands, a K loop), a row-tiled kernel launched with --grid/--subblocks,
+and an orchestration whose second task reads what the first wrote.
 
 Tolerances, per output:
   - integers: exact.
@@ -206,9 +207,10 @@ def compare(what, got, want, tol=None):
         print(f"ok   {what}")
 
 
-def run_case(name, source, kernel, inputs, expected, tol=None, scalars=(), lowered=True, bitwise=False):
-    """Runs `kernel` as written and with each lowering; compares every output in `expected`
-    (`bitwise`: as unsigned bit patterns, so NaNs must match in sign, quiet bit and payload)."""
+def run_case(name, source, kernel, inputs, expected, tol=None, scalars=(), lowered=True, bitwise=False, flags=()):
+    """Runs `kernel` as written and with each lowering (plus `flags`, e.g. --grid); compares every
+    output in `expected` (`bitwise`: as unsigned bit patterns, so NaNs must match in sign, quiet
+    bit and payload)."""
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "k.t2b"), "w", encoding="utf-8") as fh:
             fh.write(source)
@@ -218,6 +220,7 @@ def run_case(name, source, kernel, inputs, expected, tol=None, scalars=(), lower
             args += ["--input", f"{pname}={pname}.in.npy"]
         for s in scalars:
             args += ["--scalar", s]
+        args += list(flags)
         modes = [("tile", [])] + (LOWERINGS if lowered else [])
         for mode, flags in modes:
             out = f"out_{mode}"
@@ -227,7 +230,8 @@ def run_case(name, source, kernel, inputs, expected, tol=None, scalars=(), lower
                 fail(what, f"exit {proc.returncode}\n{proc.stdout}{proc.stderr}")
                 continue
             stage = "Tile IR" if mode == "tile" else "Buffer IR"
-            if f"@{kernel} ({stage})" not in proc.stdout:
+            # An orchestration names the stage of each kernel it submits.
+            if f"@{kernel} ({stage})" not in proc.stdout and not (f"@{kernel} (orchestration of " in proc.stdout and stage in proc.stdout):
                 fail(what, f"expected a run of {stage}, t2b-opt said: {proc.stdout.strip()}")
                 continue
             for pname, want in expected.items():
@@ -377,6 +381,56 @@ def extra_cases():
     run_case("K loop INT8", src, "k_loop", {"A": a8, "B": b8},
              {"Out": wrap32(a8.astype(np.int64) @ b8.astype(np.int64))})
 
+    # A row-tiled kernel: block b scales rows 2b, 2b+1 and subblock s adds s. --grid=8
+    # --subblocks=2 runs all 16 instances in order on one GM, so every row is written.
+    src = """aiv @rows(X: Tensor[[16, 64], FP32], Out: out Tensor[[16, 64], FP32]) -> Tensor[[16, 64], FP32] {
+  block = tile.get_block_idx() : INDEX
+  sub = tile.get_subblock_idx() : INDEX
+  pair = block * 2
+  row = pair + sub
+  bias = cast(sub, FP32)
+  x = tile.load(X, (row, 0), (1, 64)) : Tile[[1, 64], FP32, Vec]
+  y = tile.muls(x, 3.0) : Tile[[1, 64], FP32, Vec]
+  z = tile.adds(y, bias) : Tile[[1, 64], FP32, Vec]
+  r = tile.store(z, (row, 0), Out) : Tensor[[16, 64], FP32]
+  return r
+}
+"""
+    x = (rng.standard_normal((16, 64)) * 3).astype(np.float32)
+    want = (x * np.float32(3.0)) + np.array([[0.0], [1.0]] * 8, np.float32)
+    run_case("row-tiled kernel, --grid=8 --subblocks=2", src, "rows", {"X": x}, {"Out": want}, flags=["--grid=8", "--subblocks=2"])
+
+    # An orchestration: @scale2 reads what @add2 wrote (deps), each launched as a grid of 4 blocks
+    # of 4 rows; the scalar argument reaches @scale2 as FP32.
+    src = """aiv @add2(X: Tensor[[16, 32], FP32], Y: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+  block = tile.get_block_idx() : INDEX
+  row = block * 4
+  x = tile.load(X, (row, 0), (4, 32)) : Tile[[4, 32], FP32, Vec]
+  y = tile.load(Y, (row, 0), (4, 32)) : Tile[[4, 32], FP32, Vec]
+  z = tile.add(x, y) : Tile[[4, 32], FP32, Vec]
+  r = tile.store(z, (row, 0), Out) : Tensor[[16, 32], FP32]
+  return r
+}
+aiv @scale2(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], s: Scalar[FP32]) -> Tensor[[16, 32], FP32] {
+  block = tile.get_block_idx() : INDEX
+  row = block * 4
+  x = tile.load(X, (row, 0), (4, 32)) : Tile[[4, 32], FP32, Vec]
+  y = tile.muls(x, s) : Tile[[4, 32], FP32, Vec]
+  r = tile.store(y, (row, 0), Out) : Tensor[[16, 32], FP32]
+  return r
+}
+orchestration @main(A: Tensor[[16, 32], FP32], B: Tensor[[16, 32], FP32], Mid: out Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], k: Scalar[FP32]) {
+  t0 = submit @add2(A, B, Mid)
+  t1 = submit @scale2(Mid, Out, k) deps(t0)
+  return
+}
+"""
+    a = rng.standard_normal((16, 32)).astype(np.float32)
+    b = rng.standard_normal((16, 32)).astype(np.float32)
+    mid = a + b
+    run_case("orchestration, --grid=4", src, "main", {"A": a, "B": b}, {"Mid": mid, "Out": mid * np.float32(-1.5)},
+             scalars=["k=-1.5"], flags=["--grid=4"])
+
     # An out tensor the kernel writes in part: a warning on stderr, exit 0, the rest holds -555.
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "k.t2b"), "w", encoding="utf-8") as fh:
@@ -482,6 +536,8 @@ def error_cases():
             ("non-little-endian", ["--input", "X=big_endian.npy"] + ok_y, 1, "non-little-endian data (dtype '>f4')"),
             ("structured dtype", ["--input", "X=structured.npy"] + ok_y, 1, "structured arrays are not read"),
             ("unknown --scalar", ["--input", "X=good.npy", "--scalar", "s=1"] + ok_y, 1, "@k has no scalar parameter 's'"),
+            ("unknown --scalar BOOL word", ["--input", "X=good.npy", "--scalar", "s=true"] + ok_y, 1,
+             "@k has no scalar parameter 's'"),
         ]
         for what, args, code, fragment in cases:
             checks += 1
@@ -495,8 +551,15 @@ def error_cases():
         misuse = [
             ("unsupported tensor dtype", ["--run=k", "--output-dir", "o", "--input", "X=i16.npy", "--input", "Y=i16.npy", "i16.t2b"], 1,
              "tensor parameter X has dtype INT16, which has no .npy mapping"),
-            ("no such kernel", ["--run=nope", "--output-dir", "o", "--input", "X=good.npy", "k.t2b"], 1, "no function @nope"),
-            ("--input without --run", ["--input", "X=good.npy", "k.t2b"], 2, "--input and --output-dir need --run=KERNEL"),
+            ("no such kernel", ["--run=nope", "--output-dir", "o", "--input", "X=good.npy", "k.t2b"], 1,
+             "no function @nope in k.t2b; its functions: @k"),
+            ("--input without --run", ["--input", "X=good.npy", "k.t2b"], 2, "--input and --output-dir need --run=FUNCTION"),
+            ("--run with -o", ["--run=k", "-o", "x.t2b", "--output-dir", "o", "k.t2b"], 2, "cannot be combined with -o"),
+            ("--run with --emit", ["--run=k", "--emit=pto", "--output-dir", "o", "k.t2b"], 2, "cannot be combined with --emit"),
+            ("--grid without --run", ["--grid=2", "k.t2b"], 2, "--grid needs --run or --check-numerics"),
+            ("--grid=0", ["--run=k", "--grid=0", "--output-dir", "o", "k.t2b"], 2, "--grid: expected a number from 1 to 65535"),
+            ("--scalar that is no number", ["--run=k", "--scalar", "s=1.5x", "--output-dir", "o", "k.t2b"], 2,
+             "VALUE must be a finite number, true or false"),
             ("--run without --output-dir", ["--run=k", "--input", "X=good.npy", "k.t2b"], 2, "--run needs --output-dir DIR"),
             ("--input without NAME=", ["--run=k", "--output-dir", "o", "--input", "good.npy", "k.t2b"], 2, "--input needs NAME=FILE"),
             ("--run with --check-numerics", ["--run=k", "--check-numerics", "--output-dir", "o", "k.t2b"], 2, "cannot be combined"),

@@ -34,6 +34,7 @@
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/sim/gm.hpp"
 #include "tile2buffer/sim/interpreter.hpp"
+#include "tile2buffer/sim/launch.hpp"
 #include "tile2buffer/sim/options.hpp"
 #include "tile2buffer/sim/run_buffer.hpp"
 #include "tile2buffer/sim/run_tile.hpp"
@@ -175,6 +176,7 @@ inline std::string failed_run(std::string_view which, const run_result& r, std::
     s += "  ";
     if (!file.empty()) s += std::string(file) + ":";
     s += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + std::string(d.message.view()) + "\n";
+    for (const auto& n : d.notes) s += "    note: " + std::string(n.message.view()) + "\n";  // e.g. the block of a grid
   }
   return s;
 }
@@ -273,15 +275,12 @@ inline compare_report compare_runs(run_result tile, run_result buffer, const sim
   return rep;
 }
 
-/// Runs `f` with the interpreter of its stage (Tile values or Buffer arenas).
-inline run_result run_function(const program& p, const function& f, const sim_inputs& in, const sim_options& opt = {}) {
-  return f.stage == ir_stage::buffer ? run_buffer(p, f, in, opt) : run_tile(p, f, in, opt);
-}
-
 /// Runs function `kernel` of `tile_program` (the reference, normally Tile stage) and of
 /// `buffer_program` (its lowering) on the inputs `make_inputs` builds from `opt` and the reference
 /// function, and compares the results. Each side runs the interpreter of its function's stage, so a
-/// kernel that selection kept at Tile stage is checked Tile against Tile. Parameters must agree in
+/// kernel that selection kept at Tile stage is checked Tile against Tile. Both sides run as
+/// `run_function` launches them (sim/launch.hpp): one block, the whole grid with
+/// `opt.whole_grid`, and an orchestration `kernel` with every submit's grid. Parameters must agree in
 /// number, kind, element type and shape (names may differ); scalar values are bound by the
 /// reference's parameter names.
 inline compare_report check_numerics(const program& tile_program, const program& buffer_program, std::string_view kernel,

@@ -84,6 +84,11 @@ struct sim_options {
   std::int64_t block_idx = 0;    ///< result of get_block_idx
   std::int64_t block_num = 1;    ///< result of get_block_num
   std::int64_t subblock_idx = 0; ///< result of get_subblock_idx
+  std::int64_t subblock_num = 1; ///< subblocks per block (no query returns it), for `whole_grid`
+  /// Run every block in [0, block_num) and, in each, every subblock in [0, subblock_num), in order
+  /// on one GM, instead of only block_idx/subblock_idx (sim/launch.hpp). An orchestration's
+  /// submits always launch the whole grid.
+  bool whole_grid = false;
   std::vector<scalar_binding> scalars;
   std::uint64_t max_steps = 1u << 22;  ///< executed-op budget; guards against endless loops
   std::uint64_t max_elements = std::uint64_t{1} << 28;  ///< budget of elements touched (each op: its largest tile): under a minute per run
