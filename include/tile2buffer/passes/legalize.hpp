@@ -15,13 +15,17 @@
 ///   results written in their arms, loop entry copies, parallel-move yields.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
+#include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
 #include "tile2buffer/options.hpp"
@@ -33,17 +37,41 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
-/// Two Tile values in different allocations that both carry an address share bytes. Why only
-/// then: an allocation still without an address is placed later around the addressed ones, and
-/// addressless planners drop every address (their allocations are always fresh storage).
+/// Moves every tile.alloc nested in a region (parallel-move scratch, loop-entry copies and
+/// snapshots made inside a loop or branch) into the function body, after the allocations that
+/// precede its first region op: the reference declares every allocation at function top level,
+/// before the first region op. Why this is safe: an allocation reads nothing and storage is named
+/// by value, so an earlier definition changes no use, and live intervals start at the first op
+/// that touches the storage, not at its tile.alloc.
 template <class = void>
-constexpr bool placed_ranges_overlap(const storage_facts& facts, const type& a, const type& b) {
-  const allocation* pa = facts.find(a.mem);
-  const allocation* pb = facts.find(b.mem);
-  if (pa == nullptr || pb == nullptr || pa == pb || pa->space != pb->space || !pa->address || !pb->address) return false;
-  const std::int64_t sa = *pa->address + a.mem_offset;
-  const std::int64_t sb = *pb->address + b.mem_offset;
-  return sa < sb + b.bytes() && sb < sa + a.bytes();
+constexpr void hoist_nested_allocs(function& f) {
+  const std::vector<region_id> enclosing = enclosing_regions(f);
+  std::vector<op_id> hoisted;
+  walk(f, [&](op_id o) {
+    if (f.op(o).code() == opcode::tile_alloc && enclosing[o.index] != f.body) hoisted.push_back(o);
+  });
+  if (hoisted.empty()) return;
+  std::vector<char> moved(f.ops.size(), 0);
+  for (const op_id o : hoisted) moved[o.index] = 1;
+  std::vector<op_id> pool;
+  pool.reserve(f.region_ops.size());
+  for (std::uint32_t r = 0; r < f.regions.size(); ++r) {
+    const std::span<const op_id> ops = f.ops_of(region_id{r});
+    const auto begin = static_cast<std::uint32_t>(pool.size());
+    if (region_id{r} == f.body) {
+      std::size_t at = 0;
+      for (std::size_t i = 0; i < ops.size() && !is_region_op(f.op(ops[i]).code()); ++i)
+        if (f.op(ops[i]).code() == opcode::tile_alloc) at = i + 1;
+      pool.insert(pool.end(), ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(at));
+      pool.insert(pool.end(), hoisted.begin(), hoisted.end());
+      pool.insert(pool.end(), ops.begin() + static_cast<std::ptrdiff_t>(at), ops.end());
+    } else {
+      for (const op_id o : ops)
+        if (!moved[o.index]) pool.push_back(o);
+    }
+    f.regions[r].ops = span32{begin, static_cast<std::uint32_t>(pool.size()) - begin};
+  }
+  f.region_ops = static_cast<std::vector<op_id>&&>(pool);
 }
 
 /// The bytes a Tile value may touch in its allocation: [begin, end); `precise` when every offset
@@ -199,6 +227,7 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
     };
     rw.clone_ops(f.body, [&](op_id o) { return custom(o, custom); });
     function legal = rw.finish();  // built from `f`, which it replaces only once built
+    detail::hoist_nested_allocs(legal);
     p.functions[i] = static_cast<function&&>(legal);
     cache.invalidate(i);
   }

@@ -13,6 +13,7 @@
 #include "tile2buffer/engine/try_recipes.hpp"
 #include "tile2buffer/passes/lower_regions.hpp"
 #include "tile2buffer/passes/select.hpp"
+#include "tile2buffer/passes/verify_buffer.hpp"
 #include "tile2buffer/passes/verify_tile_storage.hpp"
 
 namespace tile2buffer {
@@ -143,7 +144,7 @@ constexpr result<function> lower_function(const function& f, const options& opts
   result<function> r;
   // The storage closure is rechecked here even when automatic verification is off (unless
   // verify_tile_storage already found this very function clean).
-  if (!analyses.storage_checked) r.errors = check_tile_storage(f, analyses);
+  if (!analyses.storage_checked) r.errors = check_tile_storage(f, analyses, addressed(opts.planner));
   for (const auto& p : f.params)
     if (f.type_of(p.value).is_tile())
       r.fail(p.loc, "lower", "device Tile parameters require the Buffer helper ABI recipe");
@@ -162,7 +163,8 @@ constexpr result<function> lower_function(const function& f, const options& opts
   return lower_function<Recipes>(f, opts, kernel_analyses(f));
 }
 
-/// The pass over a program. Kernels recorded as not selected stay Tile.
+/// The pass over a program. Kernels recorded as not selected stay Tile. Its output passes
+/// `verify_buffer` or the pass fails with that verifier's diagnostics.
 template <recipe_set Recipes = default_recipes>
 constexpr result<program> lower_tile_to_buffer(const program& p, const options& opts, analysis_cache& cache) {
   result<program> r;
@@ -179,6 +181,10 @@ constexpr result<program> lower_tile_to_buffer(const program& p, const options& 
     for (auto& d : lowered.errors) r.errors.push_back(static_cast<diagnostic&&>(d));
     r.value.functions.push_back(static_cast<function&&>(lowered.value));
   }
+  // The pass verifies its output (spec): hand-placed storage can pass every recipe and still
+  // overlap in placed bytes, which only the Buffer storage proofs see. Whatever this returns as
+  // success passes verify_buffer; the pipeline skips that pass right after this one.
+  if (r.ok()) r.errors = buffer_errors(r.value);
   if (!r.ok()) r.value = program{};
   return r;
 }

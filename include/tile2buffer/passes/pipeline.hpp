@@ -66,6 +66,7 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
   // so they run as checks. Same results, fewer whole-program copies.
   const program* latest = &input;
   analysis_cache cache;  // one per run: each kernel's analyses are computed once and handed on
+  bool lower_verified = false;  // `lower` ran verify_buffer's checks on the program it returned
   for (std::size_t i = 0; i < pass_names.size(); ++i) {
     const auto id = static_cast<pass_id>(i);
     const bool buffer_only = id == pass_id::legalize || id == pass_id::verify_tile_storage || id == pass_id::lower ||
@@ -73,15 +74,18 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
     if (!opts.enable_buffer_ir && buffer_only) continue;
     last_pass = i;
     if (observer != nullptr && observer->before != nullptr) observer->before(observer->context, id);
-    if (id == pass_id::verify_tile_storage || id == pass_id::verify_buffer) {
+    if (id == pass_id::verify_buffer && lower_verified && latest == &current.value) {
+      // Nothing to do: `lower` verified exactly this program before returning it.
+    } else if (id == pass_id::verify_tile_storage || id == pass_id::verify_buffer) {
       std::vector<diagnostic> errors =
-          id == pass_id::verify_tile_storage ? tile_storage_errors(*latest, cache) : buffer_errors(*latest);
+          id == pass_id::verify_tile_storage ? tile_storage_errors(*latest, opts, cache) : buffer_errors(*latest);
       if (!errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));
     } else if (latest == &current.value && (id == pass_id::select || id == pass_id::legalize || id == pass_id::plan)) {
       // The run owns the program a previous pass built, and these passes only annotate it (a
       // decision, addresses) or rewrite the few functions that need it: update it where it is
       // instead of copying it.
       std::vector<diagnostic> errors;
+      lower_verified = false;
       if (id == pass_id::select) select_in_place<Recipes>(current.value, opts, cache);
       else if (id == pass_id::legalize) legalize_in_place(current.value, opts, cache);
       else plan_in_place(current.value, opts, cache, errors);
@@ -93,6 +97,7 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
       if (!next.ok()) return failure(static_cast<std::vector<diagnostic>&&>(next.errors));
       current = static_cast<result<program>&&>(next);
       latest = &current.value;
+      lower_verified = id == pass_id::lower;
     }
     if (observer != nullptr && observer->after != nullptr) observer->after(observer->context, id, *latest);
     if (stop_after && *stop_after == id) break;

@@ -120,8 +120,11 @@ class buffer_checker {
       // Every elementwise Buffer op names its inputs lhs/rhs or source, and its destination dest.
       const value_id dst = value_of(named_operand<"dest">(f_, o));
       const bool exact_allowed = c != opcode::buffer_recip;
-      for (const operand x : {named_operand<"lhs">(f_, o), named_operand<"rhs">(f_, o), named_operand<"source">(f_, o)})
-        if (x.kind != operand_kind::none) prove(o, value_of(x), dst, exact_allowed);
+      const operand lhs = named_operand<"lhs">(f_, o);
+      const operand rhs = named_operand<"rhs">(f_, o);
+      prove(o, value_of(lhs), dst, exact_allowed);
+      if (value_of(rhs) != value_of(lhs)) prove(o, value_of(rhs), dst, exact_allowed);  // once for `add(w, w, d)`
+      prove(o, value_of(named_operand<"source">(f_, o)), dst, exact_allowed);
       return;
     }
     if (c == opcode::buffer_copy) {
@@ -173,8 +176,10 @@ class buffer_checker {
     const bool exact = a.precise && b.precise && sa == sb && a.span == b.span && ts.shape == td.shape;
     if (exact && exact_allowed) return;
     if (sum_exceeds(sb, b.span, sa) && sum_exceeds(sa, a.span, sb)) {
+      // Why both phrases for a partial overlap of a strictly disjoint op: hosts match either.
       text why = exact_allowed ? text(m) << " rejects partially overlapping placed source and destination ranges"
-                               : text(m) << " requires disjoint placed source and destination ranges";
+                 : exact       ? text(m) << " requires disjoint placed source and destination ranges"
+                               : text(m) << " rejects partially overlapping placed source and destination ranges: it requires disjoint placed source and destination ranges";
       if (!a.precise || !b.precise) why << " (a runtime window offset may reach the other range)";
       fail(o, static_cast<text&&>(why));
     }

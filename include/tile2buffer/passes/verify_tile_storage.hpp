@@ -4,6 +4,8 @@
 /// on. Runs on selected kernels in the pipeline and again inside `lower`, even with verification off.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -33,11 +35,61 @@ constexpr bool same_window(const type& a, const type& b) {
   return a.mem == b.mem && a.mem_offset == b.mem_offset && a.bytes() == b.bytes();
 }
 
+/// Where a Tile value's window lies in its memory space once placed: its allocation's address
+/// plus its offset. None while either is unknown (an allocation not yet placed, or addressless).
+template <class = void>
+constexpr std::optional<std::int64_t> placed_start(const storage_facts& facts, const type& t) {
+  const allocation* a = facts.find(t.mem);
+  if (a == nullptr || !a->address) return std::nullopt;
+  return checked_sum(*a->address, t.mem_offset);
+}
+
+/// Two Tile values in different allocations that both carry an address share bytes of one
+/// memory space. Why only then: an allocation still without an address is placed later around
+/// the addressed ones, and addressless planners drop every address (their allocations are always
+/// fresh storage). Different spaces are different arenas and may share an address. An address
+/// whose end overflows cannot be proven disjoint: it counts as overlapping.
+template <class = void>
+constexpr bool placed_ranges_overlap(const storage_facts& facts, const type& a, const type& b) {
+  if (a.mem == b.mem || a.space != b.space) return false;
+  const allocation* pa = facts.find(a.mem);
+  const allocation* pb = facts.find(b.mem);
+  if (pa == nullptr || pb == nullptr || !pa->address || !pb->address) return false;
+  const auto sa = placed_start(facts, a), sb = placed_start(facts, b);
+  if (!sa || !sb) return true;
+  return sum_exceeds(*sb, b.bytes(), *sa) && sum_exceeds(*sa, a.bytes(), *sb);
+}
+
+/// The verifier's view of storage (reference §4.2): in one allocation by offsets; under an
+/// addressed planner ("allocated mode") also across allocations by placed address, where base
+/// identity is not required and two windows at one placed range are the same window.
+struct storage_view {
+  const storage_facts& facts;
+  bool placed;  ///< addressed planner: compare placed ranges across allocations
+
+  [[nodiscard]] constexpr bool overlaps(const type& a, const type& b) const {
+    return storage_overlaps(a, b) || (placed && placed_ranges_overlap(facts, a, b));
+  }
+  [[nodiscard]] constexpr bool same(const type& a, const type& b) const {
+    if (same_window(a, b)) return true;
+    if (!placed || a.space != b.space || a.bytes() != b.bytes()) return false;
+    const auto sa = placed_start(facts, a), sb = placed_start(facts, b);
+    return sa && sb && *sa == *sb;
+  }
+  /// " (Vec bytes [x, y) and [z, w))" when the two windows are in different placed allocations.
+  [[nodiscard]] constexpr text where(const type& a, const type& b) const {
+    const auto sa = placed_start(facts, a), sb = placed_start(facts, b);
+    if (a.mem == b.mem || !sa || !sb) return text();
+    return text(" (placed ") << name(a.space) << " bytes [" << *sa << ", " << *sa + a.bytes() << ") and [" << *sb << ", "
+                             << *sb + b.bytes() << "))";
+  }
+};
+
 /// The region rules (reference §4.2): branch result windows pairwise disjoint (identical
 /// allowed), each arm's trailing yield naming exactly its result's window; each loop carry's
 /// initializer, iteration values, yield and result one window, different carries disjoint.
 template <class Fail>
-constexpr void check_region_storage(const function& f, op_id o, Fail&& fail) {
+constexpr void check_region_storage(const function& f, op_id o, const storage_view& storage, Fail&& fail) {
   const op_node& n = f.op(o);
   const auto tile = [&](const operand& x) { return x.is_value() && f.type_of(x.value()).is_tile() && f.type_of(x.value()).has_storage(); };
   const bool loop = is_loop_op(n.code());
@@ -46,8 +98,11 @@ constexpr void check_region_storage(const function& f, op_id o, Fail&& fail) {
     if (!tile(operand::of(a))) continue;
     for (std::uint32_t j = i + 1; j < n.results.count; ++j) {
       const value_id b = f.result(o, j);
-      if (tile(operand::of(b)) && storage_overlaps(f.type_of(a), f.type_of(b)) && (loop || !same_window(f.type_of(a), f.type_of(b))))
-        fail(n.loc, text(loop ? "loop carries '" : "branch result windows '") << f.name_of(a) << "' and '" << f.name_of(b) << "' overlap");
+      const type& ta = f.type_of(a);
+      const type& tb = f.type_of(b);
+      if (tile(operand::of(b)) && storage.overlaps(ta, tb) && (loop || !storage.same(ta, tb)))
+        fail(n.loc, text(loop ? "loop carries '" : "branch results '") << f.name_of(a) << "' and '" << f.name_of(b)
+                                                                       << "': windows overlap" << storage.where(ta, tb));
     }
   }
   if (n.code() == opcode::cf_if) {
@@ -57,7 +112,7 @@ constexpr void check_region_storage(const function& f, op_id o, Fail&& fail) {
         const value_id res = f.result(o, i);
         const operand x = f.args(y)[i];
         if (tile(operand::of(res)) && tile(x) && !same_window(f.type_of(x.value()), f.type_of(res)))
-          fail(f.op(y).loc, text("every tile branch arm must yield exactly its result's window: the ") << (r == 0 ? "then" : "else")
+          fail(f.op(y).loc, text("Every tile branch arm must yield exactly its result's window: the ") << (r == 0 ? "then" : "else")
                                 << " arm yields '" << f.name_of(x.value()) << "' for '" << f.name_of(res) << "'");
       }
     }
@@ -84,9 +139,12 @@ constexpr void check_region_storage(const function& f, op_id o, Fail&& fail) {
 }  // namespace detail
 
 /// Storage diagnostics of one Tile-stage function (empty when its storage is closed and legal).
+/// `placed`: an addressed planner's storage, where windows in different allocations conflict by
+/// placed address (the reference's allocated mode).
 template <class = void>
-constexpr std::vector<diagnostic> check_tile_storage(const function& f, const kernel_analyses& analyses) {
+constexpr std::vector<diagnostic> check_tile_storage(const function& f, const kernel_analyses& analyses, bool placed) {
   const storage_facts& facts = analyses.storage;
+  const detail::storage_view storage{facts, placed};
   std::vector<diagnostic> out;
   const auto fail = [&](location loc, text msg) { out.push_back(diagnostic{loc, text("verify-tile-storage"), static_cast<text&&>(msg), {}}); };
   for (const allocation& a : facts.allocations()) {
@@ -131,47 +189,52 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
   };
   walk(f, [&](op_id o) {
     const op_node& n = f.op(o);
-    if (is_region_op(n.code())) detail::check_region_storage(f, o, fail);
+    if (is_region_op(n.code())) detail::check_region_storage(f, o, storage, fail);
     if (n.code() == opcode::tile_recip) {
       const auto [src, dst] = source_and_result(typed<tile::recip>(f, o).source(), o);
-      if (src != nullptr && detail::storage_overlaps(*src, *dst))
-        fail(n.loc, text("tile.recip requires a distinct destination: its result overlaps its source's storage"));
+      if (src != nullptr && storage.overlaps(*src, *dst))
+        fail(n.loc, (storage.same(*src, *dst) ? text("tile.recip requires disjoint placed source and destination ranges: its result is its source's window")
+                                              : text("tile.recip rejects partially overlapping placed source and destination ranges: it requires disjoint placed source and destination ranges"))
+                        << storage.where(*src, *dst));
     } else if (n.code() == opcode::tile_move) {
       const auto [src, dst] = source_and_result(typed<tile::move>(f, o).source(), o);
-      if (src != nullptr && detail::storage_overlaps(*src, *dst) && !(src->mem_offset == dst->mem_offset && src->bytes() == dst->bytes()))
-        fail(n.loc, text("tile.move source and destination windows overlap without being identical"));
+      if (src != nullptr && storage.overlaps(*src, *dst) && !storage.same(*src, *dst))
+        fail(n.loc, text("tile.move source and destination windows overlap without being identical") << storage.where(*src, *dst));
     }
   });
   return out;
 }
 template <class = void>
-constexpr std::vector<diagnostic> check_tile_storage(const function& f) { return check_tile_storage(f, kernel_analyses(f)); }
+constexpr std::vector<diagnostic> check_tile_storage(const function& f, bool placed) {
+  return check_tile_storage(f, kernel_analyses(f), placed);
+}
 
 /// The pass: checks every selected device function (or every device Tile function when
 /// `selected_only` is false, as `lower` does for explicit pipelines).
 /// The pass's diagnostics alone (the pipeline uses this to check without copying the program).
 template <class = void>
-constexpr std::vector<diagnostic> tile_storage_errors(const program& p, analysis_cache& cache, bool selected_only = true) {
+constexpr std::vector<diagnostic> tile_storage_errors(const program& p, const options& opts, analysis_cache& cache,
+                                                      bool selected_only = true) {
   std::vector<diagnostic> out;
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     const function& f = p.functions[i];
     if (!f.is_device() || f.stage != ir_stage::tile) continue;
     if (selected_only && !(f.buffer_ir_selected && *f.buffer_ir_selected)) continue;
-    auto errors = check_tile_storage(f, cache.get(p, i));
+    auto errors = check_tile_storage(f, cache.get(p, i), addressed(opts.planner));
     if (errors.empty()) cache.mark_storage_checked(i);
     for (auto& d : errors) out.push_back(static_cast<diagnostic&&>(d));
   }
   return out;
 }
 template <class = void>
-constexpr std::vector<diagnostic> tile_storage_errors(const program& p, bool selected_only = true) {
+constexpr std::vector<diagnostic> tile_storage_errors(const program& p, const options& opts, bool selected_only = true) {
   analysis_cache cache;
-  return tile_storage_errors(p, cache, selected_only);
+  return tile_storage_errors(p, opts, cache, selected_only);
 }
 template <class = void>
-constexpr result<program> verify_tile_storage(const program& p, const options&, analysis_cache& cache, bool selected_only = true) {
+constexpr result<program> verify_tile_storage(const program& p, const options& opts, analysis_cache& cache, bool selected_only = true) {
   result<program> r;
-  r.errors = tile_storage_errors(p, cache, selected_only);
+  r.errors = tile_storage_errors(p, opts, cache, selected_only);
   if (r.ok()) r.value = p;
   return r;
 }
