@@ -203,7 +203,8 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--check-numerics", "[=SEED]", "lower, run Tile and Buffer IR in the reference simulator on seeded inputs, compare (unbound BOOL parameters: both values)",
+    {"--check-numerics", "[=SEED]", "lower, run Tile and Buffer IR in the reference simulator on seeded inputs and compare, for each lowered kernel and each "
+     "orchestration that submits one (unbound BOOL parameters: both values)",
      [](cli_options& o, std::string_view v) -> std::string {
        std::uint64_t seed = 1;
        if (!v.empty()) {

@@ -3,10 +3,11 @@
 /// How a function is launched in the simulator: one block of a device function, its whole grid,
 /// or an orchestration function whose submits each launch a grid.
 ///
+///     const function& f = *prog.find("kernel");
 ///     sim::sim_options o;
 ///     o.block_num = 32;
-///     o.whole_grid = true;                          // blocks 0..31, not just block_idx
-///     sim::run_result r = sim::run_function(prog, *prog.find("kernel"), sim::make_inputs(f, o), o);
+///     o.whole_grid = true;  // blocks 0..31, not just block_idx
+///     sim::run_result r = sim::run_function(prog, f, sim::make_inputs(f, o), o);
 ///
 /// Rules:
 ///  - A device function runs with the interpreter of its stage (Tile values or Buffer arenas).
