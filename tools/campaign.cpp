@@ -3,7 +3,8 @@
 /// `t2b-campaign`: the generated differential campaign as a tool (issue 16 item 3). N generated
 /// kernels (seeds S..S+N-1, cycling through the chosen shapes) are lowered with each chosen
 /// planner; every lowered kernel is run against its Tile program in the reference simulator under
-/// every binding of its runtime scalars. Prints one summary line; each failing (seed, planner)
+/// every binding of its runtime scalars; explicit lowering of its planned form must verify
+/// (support/explicit_lowering.hpp). Prints one summary line; each failing (seed, planner)
 /// is written to DIR as a `.t2b` reproducer, as is a kernel whose selection contradicts the
 /// generator (one it built to stay Tile, or any on a5, was lowered; or a straight-line kernel
 /// stayed Tile on a2a3).
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "decimal_arg.hpp"
+#include "support/explicit_lowering.hpp"
 #include "support/gen_program.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/sim/compare.hpp"
@@ -125,6 +127,12 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
   if (!lowered.ok()) {
     ++t.failures;
     write_reproducer(cfg, seed, s, opts, "-", std::string(format_all(lowered.errors, "gen").view()), tile);
+    return;
+  }
+  // A host's own pipeline: explicit `lower` on the planned kernel, as planned and hand-moved.
+  if (const std::string why = testing::explicit_lowering_problem(tile, opts, seed); !why.empty()) {
+    ++t.failures;
+    write_reproducer(cfg, seed, s, opts, "-", why, tile);
     return;
   }
   // The generator knows which kernels must stay Tile (as the campaign tests check), and a5

@@ -7,6 +7,9 @@
 /// one-line reason:
 ///   - a kernel that `select` marks selected lowers without error and reaches the Buffer stage;
 ///   - the input is unchanged after lowering (structural equality with a copy), failed or not;
+///   - explicit `lower` on the planned program, as planned and with its allocations moved (a hand
+///     placement), returns Buffer IR that passes `verify_buffer` or fails with diagnostics, and on
+///     the pipeline's own plan prints what the pipeline prints (support/explicit_lowering.hpp);
 ///   - lowering is deterministic (two runs print the same) and idempotent (lowering the output
 ///     again prints the same);
 ///   - the output verifies, passes the PTO preflight (`emit_pto`), and survives a binary and a
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "support/explicit_lowering.hpp"
 #include "support/gen_program.hpp"
 #include "support/numerics.hpp"
 #include "tile2buffer/emit/pto.hpp"
@@ -101,6 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const result<program> selected = run_pipeline(tile, o, pass_id::select);
   const result<program> lowered = lower(tile, o);
   if (!structurally_equal(tile, before)) violated("lowering modified its input", tile, o);
+  if (const std::string why = testing::explicit_lowering_problem(tile, o, seed); !why.empty()) violated(why.c_str(), tile, o);
   if (!lowered) {
     if (selected)
       for (const function& f : selected.value.functions)

@@ -120,7 +120,7 @@ TEST_CASE("the storage-closure check runs even when verification is off") {
   // An unplanned kernel handed straight to lower: tiles have no storage.
   auto r = lower_tile_to_buffer(single(add_mul_kernel()), options{.planner = planner_kind::ptoas, .verify = false});
   CHECK_FALSE(r.ok());
-  CHECK(errors_of(r.errors).find("must have planned storage") != std::string::npos);
+  CHECK(errors_of(r.errors).find("must have a MemRef and memory space") != std::string::npos);
 }
 
 TEST_CASE("BF16 transfers but does not compute; FP16 and INT32 add/mul lower") {

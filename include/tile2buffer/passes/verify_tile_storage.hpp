@@ -162,7 +162,7 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
     const value_id v{i};
     if (!t.is_tile() || analyses.windows.is_window(v) || f.values[i].origin() == value_origin::param) continue;
     if (!t.has_storage()) {
-      fail(where(v), text("tile value '") << f.name_of(v) << "' must have planned storage (run init_storage)");
+      fail(where(v), text("tile value '") << f.name_of(v) << "' must have a MemRef and memory space (planned storage; run init_storage)");
       continue;
     }
     const allocation* a = facts.find(t.mem);

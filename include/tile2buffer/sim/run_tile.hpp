@@ -185,6 +185,11 @@ class tile_interpreter : public interpreter<tile_interpreter> {
     const slot* t = tensor_arg(o, args[2]);
     std::array<std::int64_t, 2> off{};
     if (!src || !t || !pair(o, args[1], off)) return false;
+    // Why refuse: running such a store as a plain one would write values the device does not.
+    for (const keyword k : {keyword::pre_quant, keyword::pre_relu, keyword::atomic, keyword::st_phase})
+      if (const auto kw = f_.kwarg_of(o, k); kw && !(kw->is_literal() && kw->num == 0))
+        return fail(o, std::string("a store with '") + std::string(keyword_names[static_cast<std::size_t>(k)]) +
+                           "' is not simulated (its fix-pipe conversion and ordering are not modelled)");
     gm_tensor* g = &*gm_[t->ref];
     const dtype from = src->desc.dt;
     const bool narrowing = from == dtype::fp32 && (g->dt == dtype::fp16 || g->dt == dtype::bf16);

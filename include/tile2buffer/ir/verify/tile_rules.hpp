@@ -70,9 +70,18 @@ constexpr std::array<std::int64_t, 2> static_extent(const type& t) {
           t.valid[1].is_static() ? t.valid[1].number : t.shape[1]};
 }
 /// GM store endpoint dtypes: identical, or the fix-pipe's unscaled FP32 -> FP16/BF16 from Acc.
-constexpr bool store_dtype_ok(const type& src, const type& tensor) {
+/// A quantizing or relu store (`fixpipe_converts`) converts an Acc tile to any tensor dtype:
+/// valid Tile IR, which stays Tile until a transfer recipe exists.
+constexpr bool store_dtype_ok(const type& src, const type& tensor, bool fixpipe_converts = false) {
+  if (fixpipe_converts && src.space == memory_space::acc) return true;
   return src.dt == tensor.dt || (src.space == memory_space::acc && src.dt == dtype::fp32 &&
                                  (tensor.dt == dtype::fp16 || tensor.dt == dtype::bf16));
+}
+/// `pre_quant` or `pre_relu` is given and not a literal false or 0 (a runtime value counts).
+constexpr bool fixpipe_converts(std::span<const kwarg> kws) {
+  for (const kwarg& kw : kws)
+    if ((kw.key == keyword::pre_quant || kw.key == keyword::pre_relu) && !(kw.value.is_literal() && kw.value.num == 0)) return true;
+  return false;
 }
 
 constexpr void check_tile_op(verify_state& s, const op_view& v) {
@@ -131,7 +140,7 @@ constexpr void check_tile_op(verify_state& s, const op_view& v) {
       if (r == nullptr || !same_type(*r, *dst))
         s.fail(v.loc, v.mn, " result type must equal the tensor operand's type");
       if (t == nullptr) return;
-      if (!store_dtype_ok(*t, *dst)) s.fail(v.loc, v.mn, " tile dtype must match the tensor dtype");
+      if (!store_dtype_ok(*t, *dst, fixpipe_converts(v.kws))) s.fail(v.loc, v.mn, " tile dtype must match the tensor dtype");
       if (off.ok && !nonnegative(off)) s.fail(v.loc, v.mn, " offsets must be nonnegative");
       if (off.ok && !static_fits(off, static_extent(*t), dst->shape))
         s.fail(v.loc, v.mn, " window must lie within the tensor");
