@@ -182,6 +182,12 @@ MUTATIONS = [
       "return is_float(target) ? operand::decimal(src.num, 1) : src;",
       "an integer literal scalar operand becomes a float literal ten times too large",
       ("lower/int_literal_scalars.t2b",)),
+    M("divisibility-sum-takes-max", "include/tile2buffer/analysis/divisibility.hpp",
+      "        case opcode::scalar_mod: k = a.size() == 2 ? std::min(of(a[0]), of(a[1])) : 0; break;\n",
+      "        case opcode::scalar_mod: k = a.size() == 2 ? std::max(of(a[0]), of(a[1])) : 0; break;\n",
+      "the alignment proof gives a sum, difference, min, max or mod its better-aligned operand's trailing "
+      "zero bits (p * 32 + 1 passes as 32-byte aligned)",
+      ("lower/windows/alignment_terms.t2b",)),
 ]
 del M
 

@@ -251,3 +251,54 @@ TEST_CASE("tolerance: exact ops compare bit for bit, exp/log/sqrt/div/recip with
   CHECK(relative_tolerance(dtype::fp32) == 1e-6);
   CHECK(relative_tolerance(dtype::fp16) == 1.0 / 1024.0);
 }
+
+TEST_CASE("a Vec window off the 32-byte grid stops the Buffer run, for the binding that puts it there") {
+  // Why the Buffer run checks: selection keeps a window Buffer only when it proves the base
+  // aligned, and this is where a wrong proof (a runtime offset it misjudged) becomes visible.
+  twin k;
+  {
+    kernel a("window");
+    const auto X = a.tensor("X", 16, 64), Out = a.output("Out", 16, 8);
+    const auto col = a.scalar("col");
+    const auto x = a.op(opcode::tile_load, {a.v(X), a.pair(0, 0), a.pair(16, 64)}, vec(16, 64), "x");
+    const auto w = a.op(opcode::tile_slice, {a.v(x), a.pair(16, 8), a.pair(a.i(0), a.v(col))}, vec(16, 8), "w");
+    a.ret({a.v(a.op(opcode::tile_store, {a.v(w), a.pair(0, 0), a.v(Out)}, tensor_type(16, 8, dtype::fp32), "r"))});
+    k.tile = a.done();
+  }
+  {
+    kernel b("window", ir_stage::buffer);
+    const auto X = b.tensor("X", 16, 64), Out = b.output("Out", 16, 8);
+    const auto col = b.scalar("col");
+    const auto x = b.op(opcode::buffer_alloc, {b.empty(), b.i(0)}, buf(16, 64), "x_buf");
+    b.call(opcode::buffer_load, {b.v(X), b.pair(0, 0), b.pair(16, 64), b.v(x)});
+    const auto w = b.op(opcode::buffer_subview, {b.v(x), b.pair(b.i(0), b.v(col))}, buf(16, 8), "w_view");
+    b.call(opcode::buffer_store, {b.v(w), b.pair(0, 0), b.pair(16, 8), b.v(Out)});
+    b.ret({b.v(Out)});
+    k.buffer = b.done();
+  }
+  sim_options o = seeded(2);
+  for (const std::int64_t col : {0, 8, 56}) {
+    o.scalars = {{"col", static_cast<double>(col)}};
+    CAPTURE(col);
+    const compare_report r = check_numerics(k.tile, k.buffer, "window", o);
+    CHECK_MESSAGE(r.ok, r.text);
+  }
+  o.scalars = {{"col", 3}};
+  const compare_report r = check_numerics(k.tile, k.buffer, "window", o);
+  CHECK_FALSE(r.ok);
+  CHECK(r.text == "numerics: Buffer run failed\n  4:3: buffer.subview: Vec window `w_view` at (0, 3) of `x_buf` starts at address 12 (byte 12 "
+                  "of `x_buf`), which is not 32-byte aligned; a vector base address must be a multiple of 32 bytes\n");
+  // A reshape names its source's base: over storage placed off the grid, it is such a window too.
+  kernel c("relabel", ir_stage::buffer);
+  const auto X = c.tensor("X", 16, 64);
+  const auto x = c.op(opcode::buffer_alloc, {c.empty(), c.i(16)}, buf(16, 64), "x_buf");
+  c.op(opcode::buffer_reshape, {c.v(x)}, buf(32, 32), "y_view");
+  c.call(opcode::buffer_load, {c.v(X), c.pair(0, 0), c.pair(16, 64), c.v(x)});
+  c.ret({});
+  const program p = c.done();
+  const run_result rr = run_buffer(p, p.functions[0], make_inputs(p.functions[0], o), o);
+  REQUIRE(rr.errors.size() == 1);
+  CHECK(std::string(rr.errors[0].message.view()) ==
+        "buffer.reshape: Vec window `y_view` of `x_buf` starts at address 16 (byte 0 of `x_buf`), which is not 32-byte aligned; a "
+        "vector base address must be a multiple of 32 bytes");
+}

@@ -24,7 +24,8 @@
 ///    (packed strides), and writes into the sentinel band are recorded for compare.
 /// Precondition violations the hardware would not diagnose but that make the program meaningless
 /// (transfer extents that differ from the valid metadata, mismatched elementwise operands, views
-/// outside their source, wild GM accesses beyond the sentinel band) stop the run with a diagnostic.
+/// outside their source, Vec views whose base address is not 32-byte aligned, wild GM accesses
+/// beyond the sentinel band) stop the run with a diagnostic.
 #pragma once
 
 #include <array>
@@ -70,6 +71,8 @@ struct handle {
 
 /// First byte of addressless storage; planners' addresses stay far below it.
 inline constexpr std::uint64_t fresh_storage_base = std::uint64_t{1} << 40;
+/// Vector base addresses must be multiples of this (lower-tile-to-buffer: windows).
+inline constexpr std::uint64_t vec_window_alignment = 32;
 
 namespace detail {
 
@@ -295,12 +298,27 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
     h.root = src->root;
     h.pitch = src->pitch;
     h.base = src->address(off[0], off[1]);
+    if (!aligned_window(o, h, "at " + rect(off[0], off[1]) + " of `" + name_of(*src) + "`")) return false;
     std::array<std::int64_t, 2> v{};
     if (!descriptor_valid(o, rt, runtime, v)) return false;
     if (v[0] == 0 || v[1] == 0) return fail(o, "builds an empty native subview: dynamic-valid views belong inside their consumers' guards");
     h.valid_rows = v[0];
     h.valid_cols = v[1];
     return define(o, h);
+  }
+
+  /// Why at run time: selection keeps a window Buffer only when scalar arithmetic proves its base
+  /// 32-byte aligned, and nothing else checks that proof; runtime offsets are known only here, so
+  /// a wrong proof shows up as this error for the bindings that break it.
+  bool aligned_window(op_id o, const handle& h, const std::string& where) {
+    if (h.base % vec_window_alignment == 0) return true;
+    std::string into;
+    if (const slot& r = env_[h.root.index]; r.k == slot::kind::handle && handles_[r.ref].base <= h.base)
+      into = " (byte " + std::to_string(h.base - handles_[r.ref].base) + " of `" + name_of(handles_[r.ref]) + "`)";
+    handle named = h;
+    named.value = f_.result(o);  // not yet defined
+    return fail(o, "Vec window `" + name_of(named) + "` " + where + " starts at address " + std::to_string(h.base) + into +
+                       ", which is not 32-byte aligned; a vector base address must be a multiple of 32 bytes");
   }
 
   bool reshape(op_id o) {
@@ -324,6 +342,7 @@ class buffer_interpreter : public interpreter<buffer_interpreter> {
           rt.slayout != box_layout::none_box || rt.blayout != box_layout::row_major)
         return fail(o, "a Vec reshape needs a dense row-major source with dense row pitch");
       h.pitch = rt.row_bytes();
+      if (!aligned_window(o, h, "of `" + name_of(*src) + "`")) return false;
     } else {
       if (rt.slayout != box_layout::none_box && !whole_boxes(rt)) return fail(o, "boxed descriptor needs whole-box extents");
       h.pitch = src->pitch;
