@@ -413,11 +413,20 @@ class planner {
   int new_param(const char* prefix, std::int64_t hi) {
     return new_scalar(prefix + std::to_string(params_++), true, 0, hi, 1);
   }
+  /// A scalar op on nonnegative operands (`sub`: a - b never negative; `mod`: by a positive literal).
   int scalar_step(opcode op, gen_index a, gen_index b) {
-    const bool mul = op == opcode::scalar_mul, min = op == opcode::scalar_min;
-    const std::int64_t lo = mul ? low(a) * low(b) : min ? std::min(low(a), low(b)) : low(a) + low(b);
-    const std::int64_t hi = mul ? high(a) * high(b) : min ? std::min(high(a), high(b)) : high(a) + high(b);
-    const std::int64_t mult = mul ? multiple(a) * multiple(b) : std::gcd(multiple(a), multiple(b));
+    std::int64_t lo = low(a) + low(b), hi = high(a) + high(b);
+    switch (op) {
+      case opcode::scalar_mul: lo = low(a) * low(b), hi = high(a) * high(b); break;
+      case opcode::scalar_min: lo = std::min(low(a), low(b)), hi = std::min(high(a), high(b)); break;
+      case opcode::scalar_max: lo = std::max(low(a), low(b)), hi = std::max(high(a), high(b)); break;
+      case opcode::scalar_sub: lo = low(a) - high(b), hi = high(a) - low(b); break;
+      case opcode::scalar_mod: lo = high(a) < b.num ? low(a) : 0, hi = std::min(high(a), b.num - 1); break;
+      default: break;
+    }
+    // Why gcd for every other op: a sum, difference, min, max or remainder is a multiple of
+    // whatever divides both operands (the remainder a - q * b, too), and of nothing more in general.
+    const std::int64_t mult = op == opcode::scalar_mul ? multiple(a) * multiple(b) : std::gcd(multiple(a), multiple(b));
     gen_step st;
     st.op = op;
     st.args = {a, b};
@@ -507,8 +516,27 @@ class planner {
   }
 
   /// A column offset in [0, room] (room >= 1) that selection cannot prove aligned: a literal off
-  /// the 32-byte grid, or a parameter used directly.
+  /// the 32-byte grid, a parameter used directly, or (room permitting) an aligned runtime term
+  /// combined with such an offset by a sum, difference, min, max or mod. Why the combinations:
+  /// the proof must give each the alignment of its weaker operand, and a proof that took the
+  /// stronger one would select these kernels (and run them on misaligned windows).
   gen_index unaligned_column_offset(dtype d, std::int64_t room) {
+    const std::int64_t a = unit(d);
+    if (room > a && params_ < max_params && uniform() < 0.5) {
+      const std::int64_t top = a * ((room - 1) / a);  // the aligned term's maximum, below room
+      const gen_index aligned = ssa(scalar_step(opcode::scalar_mul, ssa(new_param("col", top / a)), fixed(a)));
+      // Literals off the grid, each keeping the result within [0, room].
+      switch (below(5)) {
+        case 0: return ssa(scalar_step(opcode::scalar_add, aligned, fixed(between(1, std::min(a - 1, room - top)))));
+        case 1: {  // (aligned + a) - off: at least 1
+          const gen_index above = ssa(scalar_step(opcode::scalar_add, aligned, fixed(a)));
+          return ssa(scalar_step(opcode::scalar_sub, above, fixed(between(std::max<std::int64_t>(1, top + a - room), a - 1))));
+        }
+        case 2: return ssa(scalar_step(opcode::scalar_min, aligned, fixed(a * between(0, top / a) + between(1, a - 1))));
+        case 3: return ssa(scalar_step(opcode::scalar_max, aligned, fixed(between(1, a - 1))));
+        default: return ssa(scalar_step(opcode::scalar_mod, aligned, fixed(a + between(1, a - 1))));
+      }
+    }
     if (params_ < max_params && uniform() < 0.5) return ssa(new_param("col", room));
     std::int64_t c = 0;
     while (c % unit(d) == 0) c = between(1, room);
@@ -1806,7 +1834,7 @@ class planner {
   }
   static bool scalar_op(opcode c) {
     return c == opcode::tile_get_block_idx || c == opcode::scalar_mul || c == opcode::scalar_add || c == opcode::scalar_min ||
-           c == opcode::scalar_eq;
+           c == opcode::scalar_sub || c == opcode::scalar_max || c == opcode::scalar_mod || c == opcode::scalar_eq;
   }
   /// Re-derives the intervals of the values steps [from, to) define from their operands' current
   /// intervals; false when a precondition fails or a bound is exceeded.
@@ -2099,7 +2127,8 @@ program emit(const gen_plan& plan) {
       continue;
     }
     if (s.op == opcode::tile_get_block_idx || s.op == opcode::scalar_mul || s.op == opcode::scalar_add ||
-        s.op == opcode::scalar_min || s.op == opcode::scalar_eq) {
+        s.op == opcode::scalar_min || s.op == opcode::scalar_sub || s.op == opcode::scalar_max || s.op == opcode::scalar_mod ||
+        s.op == opcode::scalar_eq) {
       const std::string& sname = plan.scalars[static_cast<std::size_t>(s.result)].name;
       const type st = s.op == opcode::scalar_eq ? scalar_type(dtype::bool_) : index;
       scalars[static_cast<std::size_t>(s.result)] =

@@ -34,7 +34,8 @@
 ///    (overlapping, or at the slice's own offsets: an exact self-write).
 /// About `unaligned_probability` of window kernels (`gen_plan::unaligned`) start with a slice
 /// whose column offset selection cannot prove 32-byte aligned (a static offset off the 32-byte
-/// grid, or a parameter used directly), so the kernel must stay Tile.
+/// grid, a parameter used directly, or an aligned `col<n> * K` combined with a literal off the
+/// grid by a sum, difference, min, max or mod), so the kernel must stay Tile.
 /// Every runtime scalar has a recorded legal range (`gen_plan::scalars`, `gen_plan::block_max`)
 /// inside which every window stays within its source, for every combination of values;
 /// `bindings(plan)` picks 0, 1, the middle and the maximum of each range, and a corner mix, and
