@@ -73,7 +73,7 @@ class pto_preflight {
                           << t.shape[0] << ", " << t.shape[1] << ']');
       if (t.tlayout != tensor_layout::nd)
         fail(p.loc, who() << "GM parameter '" << n << "' has layout " << name(t.tlayout)
-                          << "; PTO tensor views are ND");
+                          << "; PTO tensor views require ND layout");
       if (t.has_stride && (t.stride[0] != t.shape[1] || t.stride[1] != 1))
         fail(p.loc, who() << "GM parameter '" << n << "' has strides [" << t.stride[0] << ", " << t.stride[1]
                           << "]; PTO tensor views need packed strides [" << t.shape[1] << ", 1]");
@@ -128,14 +128,14 @@ class pto_preflight {
     for (std::uint32_t i = 0; i < n.results.count; ++i)
       if (!f_.type_of(f_.result(o, i)).is_scalar()) {
         fail(n.loc, who() << what << " result " << static_cast<std::int64_t>(i)
-                          << " is not a scalar; native control flow carries scalars only");
+                          << " is not a scalar; native control flow has only scalar region results and carries");
         return;
       }
     for (std::uint32_t r = 0; r < n.regions.count; ++r) {
       const region_info& reg = f_.region(f_.region_of(o, r));
       for (std::uint32_t a = 0; a < reg.args.count; ++a)
         if (!f_.type_of(value_id{reg.args.begin + a}).is_scalar()) {
-          fail(n.loc, who() << what << " carries a non-scalar value; native control flow carries scalars only");
+          fail(n.loc, who() << what << " carries a non-scalar value; native control flow has only scalar region results and carries");
           return;
         }
     }

@@ -17,6 +17,7 @@
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/options.hpp"
+#include "tile2buffer/passes/verify_tile_storage.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -177,9 +178,9 @@ class buffer_checker {
     if (exact && exact_allowed) return;
     if (sum_exceeds(sb, b.span, sa) && sum_exceeds(sa, a.span, sb)) {
       // Why both phrases for a partial overlap of a strictly disjoint op: hosts match either.
-      text why = exact_allowed ? text(m) << " rejects partially overlapping placed source and destination ranges"
-                 : exact       ? text(m) << " requires disjoint placed source and destination ranges"
-                               : text(m) << " rejects partially overlapping placed source and destination ranges: it requires disjoint placed source and destination ranges";
+      text why = text(m) << ' ';
+      if (exact_allowed || !exact) why << partial_phrase;
+      if (!exact_allowed) why << (exact ? "" : ": it ") << disjoint_phrase;
       if (!a.precise || !b.precise) why << " (a runtime window offset may reach the other range)";
       fail(o, static_cast<text&&>(why));
     }

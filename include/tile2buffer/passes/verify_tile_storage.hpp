@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,10 @@
 namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
+
+/// The reference's phrases for overlapping placed ranges (hosts match on them; verify_buffer too).
+inline constexpr std::string_view partial_phrase = "rejects partially overlapping placed source and destination ranges";
+inline constexpr std::string_view disjoint_phrase = "requires disjoint placed source and destination ranges";
 
 /// Byte ranges of two Tile values in one allocation overlap.
 template <class = void>
@@ -193,8 +198,8 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
     if (n.code() == opcode::tile_recip) {
       const auto [src, dst] = source_and_result(typed<tile::recip>(f, o).source(), o);
       if (src != nullptr && storage.overlaps(*src, *dst))
-        fail(n.loc, (storage.same(*src, *dst) ? text("tile.recip requires disjoint placed source and destination ranges: its result is its source's window")
-                                              : text("tile.recip rejects partially overlapping placed source and destination ranges: it requires disjoint placed source and destination ranges"))
+        fail(n.loc, (storage.same(*src, *dst) ? text("tile.recip ") << detail::disjoint_phrase << ": its result is its source's window"
+                                              : text("tile.recip ") << detail::partial_phrase << ": it " << detail::disjoint_phrase)
                         << storage.where(*src, *dst));
     } else if (n.code() == opcode::tile_move) {
       const auto [src, dst] = source_and_result(typed<tile::move>(f, o).source(), o);
