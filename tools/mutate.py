@@ -188,6 +188,18 @@ MUTATIONS = [
       "the alignment proof gives a sum, difference, min, max or mod its better-aligned operand's trailing "
       "zero bits (p * 32 + 1 passes as 32-byte aligned)",
       ("lower/windows/alignment_terms.t2b",)),
+    M("tile-storage-placed-overlap-ignored", "include/tile2buffer/passes/verify_tile_storage.hpp",
+      "    return storage_overlaps(a, b) || (placed && placed_ranges_overlap(facts, a, b));\n",
+      "    return storage_overlaps(a, b);\n",
+      "verify_tile_storage compares windows only within one allocation: loop carries or branch results in "
+      "different allocations at overlapping placed addresses lower and compute wrong values",
+      ("lower/regions/placed_overlap-invalid.t2b", "lower/explicit_lower_placed_overlap-invalid.t2b")),
+    M("lower-output-unverified", "include/tile2buffer/passes/lower.hpp",
+      "  if (r.ok()) r.errors = buffer_errors(r.value);\n",
+      "",
+      "explicit lowering returns Buffer IR that verify_buffer rejects (a runtime window read by an op whose "
+      "hand-placed destination overlaps the window's source range)",
+      ("lower/explicit_lower_runtime_window-invalid.t2b", "campaign-tool")),
 ]
 del M
 
