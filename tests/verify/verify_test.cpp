@@ -77,7 +77,7 @@ const rule_case rule_cases[] = {
     {"cast result", runtime_valid_kernel, flaw::cast_result, "cast result dtype must equal its dtype operand", at(3)},
     // regions
     {"if condition", branch_kernel, flaw::if_cond, "if condition must be a BOOL scalar", at(5)},
-    {"if arms", branch_kernel, flaw::if_one_arm, "if with results needs both arms", at(5)},
+    {"if arms", branch_kernel, flaw::if_one_arm, "if must own 2 region(s), has 1", at(5)},
     {"yield count", branch_kernel, flaw::yield_count, "yield must yield 2 value(s) to match the if results, got 1",
      at(7)},
     {"yield type", branch_kernel, flaw::yield_type, "yield operand 1 must have the type of if result 1", at(7)},
@@ -303,15 +303,17 @@ TEST_CASE("deep nesting is walked without recursion") {
   constexpr std::uint32_t depth = 5000;
   std::vector<region_id> arms;
   for (std::uint32_t i = 0; i < depth; ++i) {
-    arms.push_back(b.reserve_regions(1));
+    arms.push_back(b.reserve_regions(2));
     b.open_region(arms.back(), {}, {});
   }
   // The innermost region uses the parameter: visible through every enclosing region.
   b.emit1(opcode::scalar_not, {operand::of(flag)}, scalar_type(dtype::bool_), "inner", at(2));
   for (std::uint32_t i = depth; i-- > 0;) {
     b.close_region();
+    b.open_region(region_id{arms[i].index + 1}, {}, {});  // the empty else arm
+    b.close_region();
     const operand cond[] = {operand::of(flag)};
-    b.emit(opcode::cf_if, cond, {}, {}, {}, at(3 + i), span32{arms[i].index, 1});
+    b.emit(opcode::cf_if, cond, {}, {}, {}, at(3 + i), span32{arms[i].index, 2});
   }
   const auto ds = verify(single(b.finish()));
   CHECK_MESSAGE(ds.empty(), dump(ds));

@@ -188,6 +188,12 @@ inline constexpr std::array<op_info, opcode_count> op_table{{
 constexpr const op_info& info(opcode c) { return detail::op_table[static_cast<std::size_t>(c)]; }
 constexpr std::string_view mnemonic(opcode c) { return info(c).mnemonic; }
 constexpr dialect dialect_of(opcode c) { return info(c).dia; }
+/// Regions an op owns: `if` its then and else arms (an `if` without `else` has an empty else
+/// region), `for` its body, `while` its condition and body, every other op none. The one
+/// definition the verifier, the builder's users and the binary reader agree on.
+constexpr std::uint32_t region_count(opcode c) {
+  return c == opcode::cf_if || c == opcode::cf_while ? 2 : c == opcode::cf_for ? 1 : 0;
+}
 
 namespace detail {
 /// An op's positional operands decoded from its catalogue signature, once per opcode: the parser

@@ -33,11 +33,6 @@ inline constexpr std::string_view binary_magic = "tile2buffer-ir";
 
 namespace detail {
 
-/// Regions an op owns, by opcode (the reader rejects any other count).
-constexpr std::uint32_t region_count(opcode c) {
-  return c == opcode::cf_if || c == opcode::cf_while ? 2 : c == opcode::cf_for ? 1 : 0;
-}
-
 // Why: the reader looks ops up by mnemonic, so every mnemonic must name exactly one opcode.
 constexpr bool mnemonics_unique() {
   for (std::size_t i = 0; i < opcode_count; ++i)

@@ -43,7 +43,6 @@ constexpr void check_carries(verify_state& s, const op_view& v, std::span<const 
 
 constexpr void check_if(verify_state& s, const op_view& v) {
   if (!s.bool_operand(v.args[0])) s.fail(v.loc, v.mn, " condition must be a BOOL scalar");
-  if (v.results.count != 0 && v.regions.count != 2) s.fail(v.loc, v.mn, " with results needs both arms");
   for (std::uint32_t i = 0; i < v.regions.count; ++i)
     if (region_args(s, v, i).count != 0) s.fail(v.loc, v.mn, " arms take no arguments");
 }

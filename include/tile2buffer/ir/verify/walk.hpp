@@ -22,16 +22,6 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
-/// Number of regions each op must own.
-constexpr bool region_count_ok(opcode c, std::uint32_t n) {
-  switch (c) {
-    case opcode::cf_if: return n == 1 || n == 2;
-    case opcode::cf_for: return n == 1;
-    case opcode::cf_while: return n == 2;
-    default: return n == 0;
-  }
-}
-
 class function_verifier {
  public:
   constexpr function_verifier(const program& p, const function_index& idx, const function& f,
@@ -242,8 +232,9 @@ class function_verifier {
       s_.fail(v.loc, v.mn, " must have exactly one result");
       shape_ok = false;
     }
-    if (!region_count_ok(v.code, v.regions.count)) {
-      s_.fail(v.loc, v.mn, " has the wrong number of regions");
+    if (v.regions.count != region_count(v.code)) {
+      s_.fail(v.loc, v.mn, " must own ", static_cast<std::int64_t>(region_count(v.code)), " region(s), has ",
+              static_cast<std::int64_t>(v.regions.count));
       shape_ok = false;
     }
     const bool stage_ok = check_op_stage(v);
