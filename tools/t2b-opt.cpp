@@ -45,6 +45,8 @@ struct cli_options {
   bool explain_selection = false;
   std::optional<pass_id> stop_after;
   std::optional<pass_id> single_pass;
+  /// --pass-pipeline: the passes to run instead of the default set, in order (names from `pass_names`)
+  std::vector<std::string_view> pass_pipeline;
   parallelism workers{};
   parse_limits limits{};  ///< --max-nesting, --max-ops, --max-name-length, --max-file-size
   bool emit_tile = false;
@@ -196,6 +198,25 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
+    {"--pass-pipeline", "P1,P2,...", "run these passes in this order instead of the default pipeline "
+     "(init_storage,select,legalize,verify_tile_storage,plan,lower,verify_buffer); e.g. without plan on planned input",
+     [](cli_options& o, std::string_view v) -> std::string {
+       o.pass_pipeline.clear();
+       for (std::size_t at = 0; at <= v.size();) {
+         const std::size_t comma = std::min(v.find(',', at), v.size());
+         const std::string_view one = v.substr(at, comma - at);
+         const auto id = parse_pass(one);
+         if (!id) {
+           std::string known;
+           for (const std::string_view n : pass_names) known.append(known.empty() ? "" : ", ").append(n);
+           return "--pass-pipeline: unknown pass '" + std::string(one) + "'; the passes are " + known;
+         }
+         o.pass_pipeline.push_back(name(*id));
+         at = comma + 1;
+       }
+       o.pipeline = true;
+       return {};
+     }},
     {"--pass", "PASS", "run only PASS on the input (e.g. lower on already planned IR)",
      [](cli_options& o, std::string_view v) -> std::string {
        o.single_pass = parse_pass(v);
@@ -344,6 +365,13 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
     if (std::string err = hit->apply(opts, value); !err.empty()) return err;
   }
   if (opts.inputs.size() > 1) return "expected at most one input file";
+  if (!opts.pass_pipeline.empty()) {
+    // Why errors rather than a guess: each of these would run passes the list does not name.
+    if (opts.single_pass) return "--pass and --pass-pipeline exclude each other";
+    const auto runs = [&](pass_id p) { return std::find(opts.pass_pipeline.begin(), opts.pass_pipeline.end(), name(p)) != opts.pass_pipeline.end(); };
+    if (opts.stop_after && !runs(*opts.stop_after)) return "--stop-after names a pass that --pass-pipeline does not run";
+    if (opts.emit_tile && !runs(pass_id::plan)) return "--emit=tile stops after plan, which --pass-pipeline does not run";
+  }
   // Why a usage error: "all" names three plans, and only the picture can show three at once.
   if (opts.all_planners && opts.memory_map.empty())
     return "--planner=all needs --memory-map FILE: only the memory map shows the three planners; "
@@ -395,14 +423,14 @@ void print_timing(const session& s) {
 struct pass_watch {
   session& s;
   std::chrono::steady_clock::time_point t0{};
-  static void before(void* self, pass_id) { static_cast<pass_watch*>(self)->t0 = std::chrono::steady_clock::now(); }
-  static void after(void* self, pass_id id, const program& p) {
+  static void before(void* self, std::string_view) { static_cast<pass_watch*>(self)->t0 = std::chrono::steady_clock::now(); }
+  static void after(void* self, std::string_view pass, const program& p) {
     auto& w = *static_cast<pass_watch*>(self);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - w.t0).count();
-    if (w.s.opts.timing) w.s.times.emplace_back(std::string(name(id)), secs);
-    if (w.s.opts.print_after_all || w.s.opts.print_after == id) {
+    if (w.s.opts.timing) w.s.times.emplace_back(std::string(pass), secs);
+    if (w.s.opts.print_after_all || (w.s.opts.print_after && name(*w.s.opts.print_after) == pass)) {
       text dump;
-      dump << "# -----// IR after " << name(id) << " //----- #\n" << print(p);
+      dump << "# -----// IR after " << pass << " //----- #\n" << print(p);
       std::fwrite(dump.view().data(), 1, dump.size(), stderr);
     }
   }
@@ -438,7 +466,16 @@ result<program> run_passes(session& s, const program& prog) {
   const bool observed = opts.timing || opts.print_after_all || opts.print_after;
   const std::size_t first = s.times.size();
   const auto t0 = std::chrono::steady_clock::now();
-  result<program> r = run_pipeline(prog, opts.pass_options, stop, opts.workers, observed ? &observer : nullptr);
+  result<program> r;
+  if (opts.pass_pipeline.empty()) {
+    r = run_pipeline(prog, opts.pass_options, stop, opts.workers, observed ? &observer : nullptr);
+  } else {
+    // --stop-after (or --emit=tile) ends the list after the first run of that pass.
+    auto end = opts.pass_pipeline.end();
+    if (stop) end = std::find(opts.pass_pipeline.begin(), end, name(*stop)) + 1;
+    const std::vector<std::string_view> passes(opts.pass_pipeline.begin(), end);
+    r = run_pass_pipeline(prog, opts.pass_options, passes, opts.workers, observed ? &observer : nullptr);
+  }
   if (opts.timing) {
     // What the pipeline spent outside its passes: verifying its input and output.
     double rest = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -12,16 +12,18 @@
 /// - separately compiled: define `TILE2BUFFER_EXTERN_PIPELINE` in every translation unit and
 ///   include <tile2buffer/pipeline_instance.hpp> in exactly one `.cpp` (or link Meson's
 ///   `tile2buffer-pipeline` library, which is that `.cpp`). `lower.hpp` then declares the
-///   default recipe set's `lower`, `run_pipeline`, `run_pass` and `explain_selection` as ordinary functions and does
+///   default recipe set's `lower`, `run_pipeline`, `run_pass_pipeline`, `run_pass` and `explain_selection` as ordinary functions and does
 ///   not include the passes, so a caller compiles in about the time of the IR headers alone.
-///   A host with its own recipe set includes <tile2buffer/passes/pipeline.hpp> and calls
-///   `run_pipeline<its_recipes>` as before.
+///   A host with its own recipe set or pass set includes <tile2buffer/passes/pipeline.hpp> and
+///   calls `run_pipeline<its_recipes>` (or `run_pipeline<its_recipes, its_passes>`) as before.
 /// Why not `extern template`: `lower` is `constexpr`, hence inline, and an explicit instantiation
 /// declaration does not stop the implicit instantiation of an inline function ([temp.explicit]),
 /// so it would save no compile time; a declared, non-inline function does.
 #pragma once
 
 #include <optional>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "tile2buffer/config.hpp"
@@ -48,6 +50,9 @@ result<program> lower(const program& p);
 result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {},
                              parallelism par = {}, const pass_observer* observer = nullptr);
 result<program> run_pass(pass_id id, const program& p, const options& opts);
+/// The default set's passes named by `passes`, in that order (see passes/pipeline.hpp).
+result<program> run_pass_pipeline(const program& input, const options& opts, std::span<const std::string_view> passes,
+                                  parallelism par = {}, const pass_observer* observer = nullptr);
 std::vector<selection_entry> explain_selection(const program& p, const options& opts);
 
 #else

@@ -11,6 +11,8 @@
 #endif
 
 #include <optional>
+#include <span>
+#include <string_view>
 #include <vector>
 
 #include "tile2buffer/lower.hpp"
@@ -23,6 +25,10 @@ inline namespace v0 {
 result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after, parallelism par,
                              const pass_observer* observer) {
   return run_pipeline<default_recipes>(input, opts, stop_after, par, observer);
+}
+result<program> run_pass_pipeline(const program& input, const options& opts, std::span<const std::string_view> passes,
+                                  parallelism par, const pass_observer* observer) {
+  return run_pass_pipeline<default_recipes>(input, opts, passes, par, observer);
 }
 result<program> run_pass(pass_id id, const program& p, const options& opts) { return run_pass<default_recipes>(id, p, opts); }
 result<program> lower(const program& p, const options& opts, parallelism par) {

@@ -381,5 +381,14 @@ constexpr result<program> init_storage(const program& p, const options& opts) {
   return init_storage(p, opts, cache);
 }
 
+/// The pass as pass sets register it (passes/table.hpp).
+struct init_storage_pass {
+  static constexpr std::string_view name = "init_storage";
+  template <class Recipes>
+  static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {
+    return init_storage(p, opts, cache);
+  }
+};
+
 }  // namespace v0
 }  // namespace tile2buffer

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "tile2buffer/analysis/kernel.hpp"
@@ -244,6 +245,20 @@ constexpr result<program> legalize(const program& p, const options& opts) {
   analysis_cache cache;
   return legalize(p, opts, cache);
 }
+
+/// The pass as pass sets register it (passes/table.hpp).
+struct legalize_pass {
+  static constexpr std::string_view name = "legalize";
+  static constexpr bool buffer_ir_only = true;
+  template <class Recipes>
+  static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {
+    return legalize(p, opts, cache);
+  }
+  template <class Recipes>
+  static constexpr void run_in_place(program& p, const options& opts, analysis_cache& cache, std::vector<diagnostic>&) {
+    legalize_in_place(p, opts, cache);
+  }
+};
 
 }  // namespace v0
 }  // namespace tile2buffer

@@ -6,6 +6,8 @@
 /// Idempotent: Buffer-stage functions and orchestration pass through unchanged.
 #pragma once
 
+#include <string_view>
+
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/region_contract.hpp"
 #include "tile2buffer/analysis/scalar_contract.hpp"
@@ -193,6 +195,18 @@ constexpr result<program> lower_tile_to_buffer(const program& p, const options& 
   analysis_cache cache;
   return lower_tile_to_buffer<Recipes>(p, opts, cache);
 }
+
+/// The pass as pass sets register it (passes/table.hpp). It verifies its own output, so
+/// `verify_buffer` right after it has nothing to do.
+struct lower_pass {
+  static constexpr std::string_view name = "lower";
+  static constexpr bool buffer_ir_only = true;
+  using verified_by = verify_buffer_pass;
+  template <recipe_set Recipes>
+  static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {
+    return lower_tile_to_buffer<Recipes>(p, opts, cache);
+  }
+};
 
 }  // namespace v0
 }  // namespace tile2buffer

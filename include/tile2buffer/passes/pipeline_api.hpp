@@ -18,6 +18,8 @@
 namespace tile2buffer {
 inline namespace v0 {
 
+/// The default pass set's passes (`default_passes`, passes/table.hpp, checks that these follow
+/// it), for the pipeline's callers that stop after or run one of them.
 enum class pass_id : std::uint8_t { init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer };
 inline constexpr std::array<std::string_view, 7> pass_names{"init_storage", "select",   "legalize",     "verify_tile_storage",
                                                             "plan",         "lower",    "verify_buffer"};
@@ -38,13 +40,14 @@ struct parallelism {
 struct program;
 
 /// Instrumentation around each pass that runs, in order (MLIR's pass instrumentation, for
-/// `t2b-opt --timing` and `--print-after`). `after` sees the program as the pass left it, also
-/// for the two checking passes. Function pointers, not a template: the separately compiled
-/// pipeline takes it too. An observed run is sequential (one worker).
+/// `t2b-opt --timing` and `--print-after`). A pass is named by its `name` in its pass set, so a
+/// host's own passes are observed too. `after` sees the program as the pass left it, also for
+/// the checking passes. Function pointers, not a template: the separately compiled pipeline
+/// takes it too. An observed run is sequential (one worker).
 struct pass_observer {
   void* context = nullptr;
-  void (*before)(void* context, pass_id pass) = nullptr;
-  void (*after)(void* context, pass_id pass, const program& p) = nullptr;
+  void (*before)(void* context, std::string_view pass) = nullptr;
+  void (*after)(void* context, std::string_view pass, const program& p) = nullptr;
 };
 
 /// One device function's selection: selected, or the first reason it stays Tile and where.

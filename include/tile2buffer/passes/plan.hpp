@@ -4,6 +4,9 @@
 /// (addresses become `addr =` on `tile.alloc`), and fails when a memory space overflows.
 #pragma once
 
+#include <string_view>
+#include <vector>
+
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/options.hpp"
@@ -67,6 +70,19 @@ constexpr result<program> plan(const program& p, const options& opts) {
   analysis_cache cache;
   return plan(p, opts, cache);
 }
+
+/// The pass as pass sets register it (passes/table.hpp).
+struct plan_pass {
+  static constexpr std::string_view name = "plan";
+  template <class Recipes>
+  static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {
+    return plan(p, opts, cache);
+  }
+  template <class Recipes>
+  static constexpr void run_in_place(program& p, const options& opts, analysis_cache& cache, std::vector<diagnostic>& errors) {
+    plan_in_place(p, opts, cache, errors);
+  }
+};
 
 }  // namespace v0
 }  // namespace tile2buffer

@@ -5,6 +5,7 @@
 /// recorded once in `buffer_ir_selected` and never recomputed; every kernel left Tile has a reason.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "tile2buffer/analysis/kernel.hpp"
@@ -125,6 +126,19 @@ constexpr result<program> select(const program& p, const options& opts) {
   analysis_cache cache;
   return select<Recipes>(p, opts, cache);
 }
+
+/// The pass as pass sets register it (passes/table.hpp).
+struct select_pass {
+  static constexpr std::string_view name = "select";
+  template <recipe_set Recipes>
+  static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {
+    return select<Recipes>(p, opts, cache);
+  }
+  template <recipe_set Recipes>
+  static constexpr void run_in_place(program& p, const options& opts, analysis_cache& cache, std::vector<diagnostic>&) {
+    select_in_place<Recipes>(p, opts, cache);
+  }
+};
 
 }  // namespace v0
 }  // namespace tile2buffer

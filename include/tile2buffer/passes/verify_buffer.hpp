@@ -212,5 +212,14 @@ constexpr result<program> verify_buffer(const program& p, const options&) {
   return r;
 }
 
+/// The pass as pass sets register it (passes/table.hpp). Its checks include the structural
+/// verifier on the whole program.
+struct verify_buffer_pass {
+  static constexpr std::string_view name = "verify_buffer";
+  static constexpr bool buffer_ir_only = true;
+  static constexpr bool verifies_program = true;
+  static constexpr std::vector<diagnostic> check(const program& p, const options&, analysis_cache&) { return buffer_errors(p); }
+};
+
 }  // namespace v0
 }  // namespace tile2buffer

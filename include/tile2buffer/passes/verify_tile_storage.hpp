@@ -249,5 +249,14 @@ constexpr result<program> verify_tile_storage(const program& p, const options& o
   return verify_tile_storage(p, opts, cache, selected_only);
 }
 
+/// The pass as pass sets register it (passes/table.hpp).
+struct verify_tile_storage_pass {
+  static constexpr std::string_view name = "verify_tile_storage";
+  static constexpr bool buffer_ir_only = true;
+  static constexpr std::vector<diagnostic> check(const program& p, const options& opts, analysis_cache& cache) {
+    return tile_storage_errors(p, opts, cache);
+  }
+};
+
 }  // namespace v0
 }  // namespace tile2buffer
