@@ -646,7 +646,8 @@ int run_session(session& s) {
     out.append(std::string_view(reinterpret_cast<const char*>(bin.value.data()), bin.value.size()));
   } else if (pto) {
     auto emitted = s.timed("emit", [&] {
-      return emit_pto(parsed.value, pto_options{.generic = opts.format == F::pto_generic, .kernel = opts.pto_kernel});
+      return emit_pto(parsed.value, pto_options{.generic = opts.format == F::pto_generic, .kernel = opts.pto_kernel,
+                                                 .target = opts.pass_options.target});
     });
     if (!emitted) return report(s, emitted.errors);
     out = static_cast<text&&>(emitted.value);

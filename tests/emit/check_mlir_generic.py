@@ -4,7 +4,7 @@
 with each planner) and of every positive emit golden input is printed in MLIR's generic op form
 (`t2b-opt --emit=pto-generic`) and parsed and verified by a real `mlir-opt
 --allow-unregistered-dialect` (SSA dominance, region and block structure, the `scf`, `arith` and
-`func` op verifiers). A deliberately broken program must be rejected, so the check can fail.
+`func` op verifiers, the generic syntax of properties); hand-written Buffer inputs also for a5. A deliberately broken program must be rejected, so the check can fail.
 
 Usage: T2B_OPT EXAMPLES_DIR GOLDEN_EMIT_DIR. Exits 77 (skipped, with a message) when no mlir-opt is
 installed (PATH, then /usr/lib/llvm-*/bin; the MLIR_OPT environment variable overrides both)."""
@@ -97,6 +97,7 @@ def main() -> int:
         if hand_written_buffer:
             # Already Buffer stage: emitted as written (the pipeline's own checks are not the point).
             check(os.path.basename(path), [path, "--emit=pto-generic"])
+            check(os.path.basename(path) + " --target=a5", [path, "--target=a5", "--emit=pto-generic"])
             if "scalar_only" in os.path.basename(path):
                 # No pto.* op: the custom form is plain MLIR, so the real parser checks it too.
                 check(os.path.basename(path) + " (custom form)", [path, "--emit=pto"])

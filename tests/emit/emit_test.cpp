@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -46,7 +47,7 @@ constexpr program small_kernel(ir_stage stage) {
 #define T2B_TB "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, " \
                "slayout=none_box, fractal=512, pad=0>"
 constexpr std::string_view small_kernel_pto =
-    "module {\n"
+    "module attributes {pto.target_arch = \"a3\"} {\n"
     "  func.func @k(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>) attributes {pto.kernel_kind = "
     "#pto.kernel_kind<vector>} {\n"
     "    %c16 = arith.constant 16 : index\n"
@@ -80,6 +81,59 @@ constexpr bool emits_exactly() {
 }
 static_assert(emits_exactly(), "constant-evaluated PTO emission of the small kernel");
 
+// The generic form prints what MLIR's printer prints for the real ops: tload's six operand
+// segments, tstore's four and its materialised default properties (sorted by name), and no
+// properties on tmuls, which has none; the module's target is a discardable attribute.
+#define T2B_TB "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, " \
+               "slayout=none_box, fractal=512, pad=0>"
+constexpr std::string_view small_kernel_generic_ops[] = {
+    "    \"pto.tload\"(%pv, %x) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>}> : "
+    "(!pto.partition_tensor_view<16x32xf32>, " T2B_TB ") -> ()\n",
+    "    \"pto.tmuls\"(%x, %cst, %y) : (" T2B_TB ", f32, " T2B_TB ") -> ()\n",
+    "    \"pto.tstore\"(%y, %pv_0) <{atomicType = #pto<atomic_type atomic_none>, operandSegmentSizes = array<i32: 1, 1, 0, "
+    "0>, reluPreMode = #pto<relu_pre_mode no_relu>, stPhase = #pto<st_phase unspecified>}> : (" T2B_TB
+    ", !pto.partition_tensor_view<16x32xf32>) -> ()\n",
+    "}) {pto.target_arch = \"a5\"} : () -> ()\n",
+};
+#undef T2B_TB
+constexpr bool emits_generic_exactly(const program& p, std::span<const std::string_view> ops) {
+  const auto r = emit_pto(p, pto_options{.generic = true, .target = target_arch::a5});
+  if (!r.ok()) return false;
+  for (const std::string_view op : ops)
+    if (r.value.view().find(op) == std::string_view::npos) return false;
+  return true;
+}
+/// load -> store through one allocation: small enough for clang's constant-evaluation step limit
+/// in the generic form (the small kernel's generic form is checked at run time below).
+constexpr program copy_kernel() {
+  function_builder b(function_kind::aiv, "k", location{1, 1});
+  const value_id a = b.param("A", tensor_type(16, 32, dtype::fp32), direction::in);
+  const value_id out = b.param("Out", tensor_type(16, 32, dtype::fp32), direction::out);
+  const value_id y = b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(2048)},
+                             buffer_type(16, 32, dtype::fp32), "y", location{2, 3});
+  b.emit0(opcode::buffer_load, {operand::of(a), b.pair(0, 0), b.pair(16, 32), operand::of(y)}, location{3, 3});
+  b.emit0(opcode::buffer_store, {operand::of(y), b.pair(0, 0), b.pair(16, 32), operand::of(out)}, location{4, 3});
+  b.emit0(opcode::cf_return, {operand::of(out)}, location{5, 3});
+  b.result_type(tensor_type(16, 32, dtype::fp32));
+  b.fn().stage = ir_stage::buffer;
+  program p;
+  p.functions.push_back(b.finish());
+  return p;
+}
+#define T2B_TB "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, " \
+               "slayout=none_box, fractal=512, pad=0>"
+constexpr std::string_view copy_kernel_generic_ops[] = {
+    "    \"pto.tload\"(%pv, %y) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>}> : "
+    "(!pto.partition_tensor_view<16x32xf32>, " T2B_TB ") -> ()\n",
+    "    \"pto.tstore\"(%y, %pv_0) <{atomicType = #pto<atomic_type atomic_none>, operandSegmentSizes = array<i32: 1, 1, 0, "
+    "0>, reluPreMode = #pto<relu_pre_mode no_relu>, stPhase = #pto<st_phase unspecified>}> : (" T2B_TB
+    ", !pto.partition_tensor_view<16x32xf32>) -> ()\n",
+    "}) {pto.target_arch = \"a5\"} : () -> ()\n",
+};
+#undef T2B_TB
+static_assert(emits_generic_exactly(copy_kernel(), copy_kernel_generic_ops),
+              "constant-evaluated generic PTO emission of the copy kernel");
+
 constexpr bool rejects_tile_stage() {
   const auto r = emit_pto(small_kernel(ir_stage::tile));
   return !r.ok() && r.errors[0].message.view().find("Tile-stage kernel") != std::string_view::npos;
@@ -105,6 +159,55 @@ TEST_CASE("the constant-evaluated emission also holds at run time") {
   const auto r = emit_pto(small_kernel(ir_stage::buffer));
   REQUIRE(r.ok());
   CHECK(str(r.value) == std::string(small_kernel_pto));
+  CHECK(emits_generic_exactly(small_kernel(ir_stage::buffer), small_kernel_generic_ops));
+  CHECK(emits_generic_exactly(copy_kernel(), copy_kernel_generic_ops));
+}
+
+TEST_CASE("one PTO module has one level: addresses on every allocation or on none") {
+  const auto parsed = parse(R"(aiv @k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], Out2: out Tensor[[16, 32], FP32]) -> (Tensor[[16, 32], FP32], Tensor[[16, 32], FP32]) attributes {stage = buffer} {
+  a = buffer.alloc((), 0) : Buffer[[16, 32], FP32, Vec]
+  b = buffer.alloc(()) : Buffer[[16, 32], FP32, Vec]
+  buffer.load(X, (0, 0), (16, 32), a)
+  buffer.store(a, (0, 0), (16, 32), Out)
+  buffer.load(X, (0, 0), (16, 32), b)
+  buffer.store(b, (0, 0), (16, 32), Out2)
+  return Out, Out2
+}
+)",
+                            "k.t2b");
+  REQUIRE(parsed.ok());
+  const auto r = emit_pto(parsed.value);
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.errors.size() == 1);
+  CHECK(r.errors[0].loc == location{3, 3});
+  CHECK(str(r.errors[0].message).find("@k: buffer.alloc 'b' has no address but 'a' (@k) has one") == 0);
+  REQUIRE(r.errors[0].notes.size() == 1);
+  CHECK(r.errors[0].notes[0].loc == location{2, 3});
+}
+
+TEST_CASE("the module's target: the option, or the kernels' own, which must agree") {
+  program p = small_kernel(ir_stage::buffer);
+  const auto a5 = emit_pto(p, pto_options{.target = target_arch::a5});
+  REQUIRE(a5.ok());
+  CHECK(str(a5.value).find("module attributes {pto.target_arch = \"a5\"} {\n") == 0);
+  p.functions[0].target = target_arch::a5;
+  const auto own = emit_pto(p);
+  REQUIRE(own.ok());
+  CHECK(str(own.value).find("module attributes {pto.target_arch = \"a5\"} {\n") == 0);
+  const auto parsed = parse(R"(aiv @k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] attributes {stage = buffer} {
+  return Out
+}
+aiv @k5(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] attributes {stage = buffer, target = a5} {
+  return Out
+}
+)",
+                            "two.t2b");
+  REQUIRE(parsed.ok());
+  const auto mixed = emit_pto(parsed.value);
+  REQUIRE_FALSE(mixed.ok());
+  CHECK(mixed.errors[0].loc.line == 4);
+  CHECK(str(mixed.errors[0].message).find("@k5 is for target a5 but @k for a2a3") == 0);
+  CHECK(emit_pto(parsed.value, pto_options{.kernel = "k5"}).ok());
 }
 
 TEST_CASE("every example kernel that lowers emits, in both forms, for each planner") {

@@ -55,28 +55,40 @@ constexpr void append_extent(text& out, const extent& e) {
   else out << '?';
 }
 
+/// The block layout ptoas holds for a tile on `target`. Its parser rewrites a Left tile's blayout
+/// to row_major on a2/a3 and to col_major on a5 (slayout untouched), so that is what we print:
+/// the text then means what the assembler checks (pto-dialect.md §2 "Left rewrite", §6).
+constexpr box_layout assembler_blayout(const type& t, target_arch target) {
+  if (t.space != memory_space::left) return t.blayout;
+  return target == target_arch::a5 ? box_layout::col_major : box_layout::row_major;
+}
+
 /// `!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major,
 /// slayout=none_box, fractal=512, pad=0>`; a runtime valid extent prints `?`, pad its code, and
-/// `compact=N` is appended only when compaction is set.
-constexpr text tile_buf_type(const type& t) {
+/// `compact=N` (the integer code ptoas parses: 1 normal) is appended only when compaction is set.
+constexpr text tile_buf_type(const type& t, target_arch target) {
   text out;
   out << "!pto.tile_buf<loc=" << space_spelling(t.space) << ", dtype=" << mlir_type(t.dt) << ", rows=" << t.shape[0]
       << ", cols=" << t.shape[1] << ", v_row=";
   append_extent(out, t.valid[0]);
   out << ", v_col=";
   append_extent(out, t.valid[1]);
-  out << ", blayout=" << name(t.blayout) << ", slayout=" << name(t.slayout)
+  out << ", blayout=" << name(assembler_blayout(t, target)) << ", slayout=" << name(t.slayout)
       << ", fractal=" << static_cast<std::int64_t>(t.fractal) << ", pad=" << static_cast<int>(t.pad);
   if (t.compact != compact_mode::null) out << ", compact=" << static_cast<int>(t.compact);
   out << '>';
   return out;
 }
+/// The module's `pto.target_arch`: ptoas checks a module with a2/a3 rules unless it reads "a5";
+/// "a3" (not PyPTO's "a2a3", which ptoas replaces by its default) also arms the a3-only checks.
+constexpr std::string_view target_arch_spelling(target_arch t) { return t == target_arch::a5 ? "a5" : "a3"; }
+
 constexpr text ptr_type(dtype d) { return text("!pto.ptr<") << mlir_type(d) << '>'; }
 constexpr text tensor_view_type(dtype d) { return text("!pto.tensor_view<?x?x") << mlir_type(d) << '>'; }
 
-/// The MLIR spelling of a scalar or Buffer type (the only value types an emitted kernel has).
-constexpr text value_type(const type& t) {
-  if (t.is_buffer()) return tile_buf_type(t);
+/// The MLIR spelling of a scalar or Buffer type on `target` (the only value types an emitted kernel has).
+constexpr text value_type(const type& t, target_arch target) {
+  if (t.is_buffer()) return tile_buf_type(t, target);
   if (t.is_tensor()) return ptr_type(t.dt);
   return text(mlir_type(t.dt));
 }

@@ -16,6 +16,7 @@
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/emit/mlir.hpp"
 #include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"
 
 namespace tile2buffer {
@@ -192,6 +193,15 @@ class pto_preflight {
       default: break;
     }
     if (text why = precision_flag_problem(f_, o); !why.empty()) fail(loc, who() << why);
+    // ptoas's elementwise ops hold no unsigned element type and take signless scalars only (a
+    // `ui8` scalar operand is rejected by its operand constraint): UINT8 is the byte roots' type.
+    if (const operand d = named_operand<"dest">(f_, o);
+        info(c).ew != ew_kind::none && d.is_value() && d.value().index < f_.values.size() &&
+        is_unsigned(f_.type_of(d.value()).dt)) {
+      fail(loc, who() << "'" << mnemonic(c) << "' on a " << name(f_.type_of(d.value()).dt)
+                      << " buffer has no PTO form; PTO elementwise ops take signless element types only");
+      return;
+    }
     // Element scalars: a literal must be representable in the destination's element type.
     const ew_kind ew = info(c).ew;
     if ((ew == ew_kind::scalar_form || ew == ew_kind::fill) && !args.empty() && args.back().is_value() &&
@@ -239,6 +249,45 @@ class pto_preflight {
 
   const function& f_;
   std::vector<diagnostic>& out_;
+};
+
+/// The PTOAS level of a module follows its Buffer IR: `ptoas --pto-level=level3` takes an `addr`
+/// on every pto.alloc_tile, level1/level2 take none (pto-dialect.md §1), so a module that
+/// addresses some allocations and not others is rejected at either level. Fed every kernel of
+/// one module; reports the first allocation that disagrees with the first one seen.
+class pto_level_check {
+ public:
+  constexpr void add(const function& f, std::vector<diagnostic>& out) {
+    walk(f, [&](op_id o) {
+      if (reported_ || f.op(o).code() != opcode::buffer_alloc) return;
+      const typed<buffer::alloc> a(f, o);
+      const bool addressed = a.address().kind != operand_kind::none;
+      const std::string_view name = f.name_of(a.result());
+      if (!seen_) {
+        seen_ = true;
+        first_addressed_ = addressed;
+        first_ = text("'") << name << "' (@" << f.name_of() << ')';
+        first_loc_ = a.loc();
+        return;
+      }
+      if (addressed == first_addressed_) return;
+      reported_ = true;
+      const text m = text("@") << f.name_of() << ": buffer.alloc '" << name
+                               << (addressed ? "' has an address but " : "' has no address but ") << first_
+                               << (addressed ? " has none" : " has one")
+                               << "; a PTO module takes addr on every pto.alloc_tile (ptoas --pto-level=level3) or on "
+                                  "none (level2), never on some";
+      out.push_back(diagnostic{a.loc(), text(pto_source), m,
+                               {note{first_loc_, text(first_) << (first_addressed_ ? " is addressed here" : " is here")}}});
+    });
+  }
+
+ private:
+  bool seen_ = false;
+  bool reported_ = false;
+  bool first_addressed_ = false;
+  text first_;
+  location first_loc_{};
 };
 
 }  // namespace detail

@@ -2,17 +2,14 @@
 /// @file emit/pto.hpp
 /// PTO-AS emission of Buffer-stage kernels (reference §6): one `func.func` per kernel with the
 /// tensor-then-scalar signature, SPMD ABI parameters when queried, hoisted constants, one
-/// `pto.make_tensor_view` per tensor parameter, then the native form of every Buffer op and
-/// `scf` control flow carrying scalars only. The same program can be written in MLIR's generic
-/// op form, which any MLIR parser reads (`mlir-opt --allow-unregistered-dialect`).
+/// `pto.make_tensor_view` per tensor parameter, then every Buffer op and `scf` control flow
+/// carrying scalars only, in a module that names its target (`pto.target_arch`).
 ///
-/// Generic form of the `pto` ops (the dialect is not registered with upstream MLIR, so this is
-/// our projection of the custom syntax, checked for SSA, region and type structure only): every
-/// operand group becomes positional operands with `operandSegmentSizes` (`ins`/`outs`; alloc_tile's
-/// addr/valid_row/valid_col; subview's source/offsets/valid; make_tensor_view and partition_view's
-/// base/shape-or-offsets/strides-or-sizes), subview's static `sizes` becomes `array<i64: R, C>`,
-/// and the precision attribute stays a discardable attribute. `func`, `arith`, `scf` and
-/// `builtin` ops use their registered generic forms, which mlir-opt fully verifies.
+/// The emitter builds one `mlir_op` record per op (the PTO ops from the op model of
+/// `emit/pto_ops.hpp`: real operand groups, segments and properties); `emit/printer.hpp` renders
+/// the records in the PTO-AS custom form or in MLIR's generic op form, as MLIR's own printer
+/// writes the real dialect's ops. Every Buffer op has one rule in `pto_rules` (checked for
+/// coverage below), which reads its operands by name through the typed views.
 #pragma once
 
 #include <array>
@@ -27,8 +24,11 @@
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/emit/mlir.hpp"
 #include "tile2buffer/emit/preflight.hpp"
+#include "tile2buffer/emit/printer.hpp"
+#include "tile2buffer/emit/pto_ops.hpp"
 #include "tile2buffer/ir/elementwise.hpp"
 #include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/passes/verify_buffer.hpp"
@@ -40,82 +40,80 @@ inline namespace v0 {
 struct pto_options {
   bool generic = false;        ///< MLIR generic op form instead of the PTO-AS custom forms
   std::string_view kernel{};   ///< emit only this function (empty: every Buffer-stage kernel)
+  /// The module's `pto.target_arch` and the layouts printed for it; a kernel's own `target`
+  /// attribute wins (every emitted kernel must then agree).
+  target_arch target = target_arch::a2a3;
 };
 
 namespace detail {
 
-/// The native PTO form of one elementwise Buffer op (reference §2.4): its mnemonic and, for ops
-/// that take `high_precision`, the precision attribute kind. The op list is the catalogue's; this
-/// table only adds the PTO spellings and is checked against the catalogue below.
+/// The PTO op of each elementwise Buffer op (reference §2.4). The op list is the catalogue's;
+/// this table only names the PTO op and is checked against the catalogue below.
 struct pto_native {
   opcode op;
-  std::string_view mnemonic;
-  std::string_view precision = {};
+  pto_op pto;
 };
 inline constexpr std::array<pto_native, tile_elementwise_count> pto_natives{{
-    {opcode::buffer_full, "pto.texpands"},
-    {opcode::buffer_add, "pto.tadd"},
-    {opcode::buffer_mul, "pto.tmul"},
-    {opcode::buffer_sub, "pto.tsub"},
-    {opcode::buffer_div, "pto.tdiv", "div_precision"},
-    {opcode::buffer_maximum, "pto.tmax"},
-    {opcode::buffer_minimum, "pto.tmin"},
-    {opcode::buffer_abs, "pto.tabs"},
-    {opcode::buffer_exp, "pto.texp"},
-    {opcode::buffer_sqrt, "pto.tsqrt"},
-    {opcode::buffer_neg, "pto.tneg"},
-    {opcode::buffer_relu, "pto.trelu"},
-    {opcode::buffer_log, "pto.tlog", "log_precision"},
-    {opcode::buffer_recip, "pto.trecip", "recip_precision"},
-    {opcode::buffer_adds, "pto.tadds"},
-    {opcode::buffer_subs, "pto.tsubs"},
-    {opcode::buffer_muls, "pto.tmuls"},
-    {opcode::buffer_divs, "pto.tdivs"},
-    {opcode::buffer_maximums, "pto.tmaxs"},
-    {opcode::buffer_minimums, "pto.tmins"},
-    {opcode::buffer_lrelu, "pto.tlrelu"},
+    {opcode::buffer_full, pto_op::texpands},
+    {opcode::buffer_add, pto_op::tadd},
+    {opcode::buffer_mul, pto_op::tmul},
+    {opcode::buffer_sub, pto_op::tsub},
+    {opcode::buffer_div, pto_op::tdiv},
+    {opcode::buffer_maximum, pto_op::tmax},
+    {opcode::buffer_minimum, pto_op::tmin},
+    {opcode::buffer_abs, pto_op::tabs},
+    {opcode::buffer_exp, pto_op::texp},
+    {opcode::buffer_sqrt, pto_op::tsqrt},
+    {opcode::buffer_neg, pto_op::tneg},
+    {opcode::buffer_relu, pto_op::trelu},
+    {opcode::buffer_log, pto_op::tlog},
+    {opcode::buffer_recip, pto_op::trecip},
+    {opcode::buffer_adds, pto_op::tadds},
+    {opcode::buffer_subs, pto_op::tsubs},
+    {opcode::buffer_muls, pto_op::tmuls},
+    {opcode::buffer_divs, pto_op::tdivs},
+    {opcode::buffer_maximums, pto_op::tmaxs},
+    {opcode::buffer_minimums, pto_op::tmins},
+    {opcode::buffer_lrelu, pto_op::tlrelu},
 }};
-/// Every row is a Buffer op, the rows cover the catalogue's elementwise family exactly, and an op
-/// has a precision kind exactly when the catalogue lets it take `high_precision`.
+/// Every row is a Buffer op, the rows cover the catalogue's elementwise family exactly, an op
+/// that may take `high_precision` has a `precisionType` property to carry it, and the PTO op
+/// takes the op's inputs and destination as its groups.
 constexpr bool pto_natives_match_catalogue() {
-  for (const auto& n : pto_natives)
-    if (!is_buffer_op(n.op) || n.precision.empty() == ((info(n.op).keywords & kw_bit(keyword::high_precision)) != 0))
-      return false;
+  for (const auto& n : pto_natives) {
+    const bool high_precision = (info(n.op).keywords & kw_bit(keyword::high_precision)) != 0;
+    if (!is_buffer_op(n.op) || (high_precision && property_of(n.pto, "precisionType") == nullptr)) return false;
+    const int inputs = info(n.op).ew == ew_kind::binary || info(n.op).ew == ew_kind::scalar_form ? 2 : 1;
+    if (def_of(n.pto).form != native_form::ins_outs || def_of(n.pto).outs != static_cast<std::size_t>(inputs)) return false;
+  }
   return covers_tile_elementwise(pto_natives, [](const pto_native& n) { return n.op; });
 }
 static_assert(pto_natives_match_catalogue(),
               "tile2buffer: emit/pto.hpp pto_natives must have one Buffer row per elementwise op of the op catalogue");
 
-constexpr const pto_native* native_of(opcode c) {
+/// The PTO op of an elementwise Buffer op (which must have a row).
+constexpr pto_op native_of(opcode c) {
   for (const auto& n : pto_natives)
-    if (n.op == c) return &n;
-  return nullptr;
-}
-/// The native PTO mnemonic of an elementwise Buffer op, or empty.
-constexpr std::string_view native_mnemonic(opcode c) {
-  const pto_native* n = native_of(c);
-  return n ? n->mnemonic : std::string_view{};
-}
-/// The precision attribute kind of ops that take `high_precision`, or empty.
-constexpr std::string_view precision_kind(opcode c) {
-  const pto_native* n = native_of(c);
-  return n ? n->precision : std::string_view{};
+    if (n.op == c) return n.pto;
+  return pto_op::tadd;
 }
 
 inline constexpr std::string_view spmd_block_idx = "__pypto_spmd_block_idx";
 inline constexpr std::string_view spmd_block_num = "__pypto_spmd_block_num";
 inline constexpr std::string_view spmd_subblock_idx = "__pypto_spmd_subblock_idx";
 
-/// An SSA value as an operand: its name (without `%`) and MLIR type.
-struct ssa {
-  text name;
-  text type;
+class pto_emitter;
+/// How one Buffer op is emitted: a member of `pto_emitter` reading the op by name.
+struct pto_rule {
+  opcode op;
+  void (pto_emitter::*emit)(op_id);
 };
 
 /// Writes one verified, preflighted Buffer-stage kernel.
 class pto_emitter {
  public:
-  constexpr pto_emitter(const function& f, bool generic) : f_(f), generic_(generic), names_(f.values.size()) {}
+  constexpr pto_emitter(const function& f, const mlir_printer& printer, target_arch target)
+      : f_(f), printer_(printer), target_(target), names_(f.values.size()) {}
 
   constexpr void run(text& out) {
     signature();
@@ -123,38 +121,137 @@ class pto_emitter {
     indent_ = 4;
     for (const op_id o : f_.ops_of(f_.body))
       if (f_.op(o).code() != opcode::cf_return) op(o);
-    line(generic_ ? std::string_view("\"func.return\"() : () -> ()") : std::string_view("return"));
-
-    if (generic_) {
-      out << "  \"func.func\"() <{function_type = (";
-      for (std::size_t i = 0; i < args_.size(); ++i) out << (i > 0 ? ", " : "") << args_[i].type;
-      out << ") -> (), sym_name = \"" << f_.name_of() << "\"}> ({\n";
-      if (!args_.empty()) {
-        out << "  ^bb0(";
-        for (std::size_t i = 0; i < args_.size(); ++i)
-          out << (i > 0 ? ", " : "") << '%' << args_[i].name << ": " << args_[i].type;
-        out << "):\n";
-      }
-    } else {
-      out << "  func.func @" << f_.name_of() << '(';
-      for (std::size_t i = 0; i < args_.size(); ++i)
-        out << (i > 0 ? ", " : "") << '%' << args_[i].name << ": " << args_[i].type;
-      out << ')';
-      if (!kind_attr().empty()) out << " attributes {" << kind_attr() << '}';
-      out << " {\n";
-    }
+    emit(record("func.return", native_form::ret, {}, {}));
+    printer_.function_open(out, f_.name_of(), args_, kind_attr());
     out << consts_ << views_ << body_;
-    if (generic_) {
-      out << "  })";
-      if (!kind_attr().empty()) out << " {" << kind_attr() << '}';
-      out << " : () -> ()\n";
-    } else {
-      out << "  }\n";
+    printer_.function_close(out, kind_attr());
+  }
+
+  //===--- one rule per Buffer op (the `pto_rules` table) ---===//
+
+  constexpr void alloc(op_id o) {
+    const view<opcode::buffer_alloc> a(f_, o);
+    const ssa h = value(a.result());
+    const type& t = a.result_type();
+    std::vector<ssa> groups[3];
+    if (a.address().kind != operand_kind::none) groups[0].push_back(scalar(a.address(), dtype::int64));
+    const auto valid = a.elements(a.init_valid());
+    std::size_t next = 0;
+    for (std::size_t d = 0; d < 2; ++d)
+      if (t.valid[d].is_runtime() && next < valid.size()) groups[1 + d].push_back(index(valid[next++]));
+    emit(pto_record(pto_op::alloc_tile, {groups[0], groups[1], groups[2]}, one(h)));
+  }
+  constexpr void set_validshape(op_id o) {
+    const view<opcode::buffer_set_validshape> s(f_, o);
+    const auto ext = s.elements(s.valid());
+    const ssa ops[] = {value(s.buffer().value()), index(ext[0]), index(ext[1])};
+    emit(pto_record(pto_op::set_validshape, {one(ops[0]), one(ops[1]), one(ops[2])}, {}));
+  }
+  constexpr void load(op_id o) {
+    const typed<buffer::load> l(f_, o);
+    const ssa pv = partition(l.tensor(), l.offsets(), l.valid());
+    const ssa dst = value(l.dest().value());
+    emit(pto_record(pto_op::tload, {one(pv), one(dst)}, {}));
+  }
+  constexpr void store(op_id o) {
+    const typed<buffer::store> s(f_, o);
+    const ssa pv = partition(s.tensor(), s.offsets(), s.valid());
+    const ssa src = value(s.source().value());
+    emit(pto_record(pto_op::tstore, {one(src), one(pv)}, {}));
+  }
+  constexpr void copy(op_id o) {
+    const typed<buffer::copy> c(f_, o);
+    const ssa src = value(c.source().value()), dst = value(c.dest().value());
+    emit(pto_record(pto_op::tmov, {one(src), one(dst)}, {}));
+  }
+  constexpr void subview(op_id o) {
+    const typed<buffer::subview> v(f_, o);
+    const ssa src = value(v.source().value());
+    const ssa r = value(v.result());
+    const type& rt = v.result_type();
+    const auto offs = v.elements(v.offsets());
+    const ssa offsets[] = {index(offs[0]), index(offs[1])};
+    std::vector<ssa> valid[2];
+    if (v.valid().kind != operand_kind::none) {
+      const auto e = v.elements(v.valid());
+      valid[0].push_back(index(e[0]));
+      valid[1].push_back(index(e[1]));
     }
+    // `sizes` is an I64ArrayAttr: `[R, C]` (a DenseI64ArrayAttr `array<i64: ...>` is rejected).
+    const pto_set sizes{"sizes", text("[") << rt.shape[0] << ", " << rt.shape[1] << ']'};
+    emit(pto_record(pto_op::subview, {one(src), offsets, valid[0], valid[1]}, one(r), std::span<const pto_set>(&sizes, 1)));
+  }
+  constexpr void reshape(op_id o) {
+    const typed<buffer::reshape> v(f_, o);
+    const ssa src = value(v.source().value());
+    const ssa r = value(v.result());
+    emit(pto_record(pto_op::treshape, {one(src)}, one(r)));
+  }
+  constexpr void extract(op_id o) {
+    const view<opcode::buffer_extract> x(f_, o);
+    const ssa ins[] = {value(x.source().value()), index(x.row()), index(x.col())};
+    const ssa dst = value(x.dest().value());
+    emit(pto_record(pto_op::textract, {one(ins[0]), one(ins[1]), one(ins[2]), one(dst)}, {}));
+  }
+  constexpr void matmul(op_id o) {
+    const view<opcode::buffer_matmul> m(f_, o);
+    const ssa lhs = value(m.lhs().value()), rhs = value(m.rhs().value());
+    const ssa dst = value(m.dest().value());
+    emit(pto_record(pto_op::tmatmul, {one(lhs), one(rhs), one(dst)}, {}));
+  }
+  constexpr void matmul_acc(op_id o) {
+    // The running sum is named as the first input and repeated as the output.
+    const view<opcode::buffer_matmul_acc> m(f_, o);
+    const ssa acc = value(m.dest().value());
+    const ssa lhs = value(m.lhs().value()), rhs = value(m.rhs().value());
+    emit(pto_record(pto_op::tmatmul_acc, {one(acc), one(lhs), one(rhs), one(acc)}, {}));
+  }
+  /// SPMD queries read the kernel ABI parameters the signature appended.
+  constexpr void query(op_id o) {
+    const opcode c = f_.op(o).code();
+    const std::string_view abi = c == opcode::buffer_get_block_idx   ? spmd_block_idx
+                                 : c == opcode::buffer_get_block_num ? spmd_block_num
+                                                                     : spmd_subblock_idx;
+    const ssa r = value(f_.result(o));
+    emit(cast_record("arith.index_cast", ssa{text(abi), text("i32")}, r));
+  }
+  /// Elementwise: inputs in recipe order, then the destination; element scalars in the
+  /// destination's element type.
+  constexpr void elementwise(op_id o) {
+    const opcode c = f_.op(o).code();
+    const pto_op p = native_of(c);
+    const operand dest = named_operand<"dest">(f_, o);
+    const ssa dst = value(dest.value());
+    const dtype element = f_.type_of(dest.value()).dt;
+    std::vector<ssa> ins;
+    const auto input = [&](const operand& x) {
+      // Why not `?:`: g++ 12 misjudges the lifetime of a class temporary chosen by a conditional
+      // in constant evaluation ("use of allocated storage after deallocation").
+      if (x.is_value() && f_.type_of(x.value()).is_buffer()) ins.push_back(value(x.value()));
+      else ins.push_back(scalar(x, element));
+    };
+    switch (info(c).ew) {
+      case ew_kind::binary:
+        input(named_operand<"lhs">(f_, o));
+        input(named_operand<"rhs">(f_, o));
+        break;
+      case ew_kind::unary: input(named_operand<"source">(f_, o)); break;
+      case ew_kind::scalar_form:
+        input(named_operand<"source">(f_, o));
+        input(named_operand<"scalar">(f_, o));
+        break;
+      case ew_kind::fill: input(named_operand<"value">(f_, o)); break;
+      case ew_kind::none: return;
+    }
+    std::vector<pto_set> set;
+    const auto hp = f_.kwarg_of(o, keyword::high_precision);
+    if (hp && hp->kind == operand_kind::bool_lit && hp->num != 0) set.push_back(pto_set{"precisionType", text("high_precision")});
+    if (ins.size() == 2) emit(pto_record(p, {one(ins[0]), one(ins[1]), one(dst)}, {}, set));
+    else emit(pto_record(p, {one(ins[0]), one(dst)}, {}, set));
   }
 
  private:
-  //===--- names and lines ---===//
+  //===--- names and records ---===//
 
   [[nodiscard]] constexpr std::string_view kind_attr() const {
     if (f_.kind == function_kind::aic) return "pto.kernel_kind = #pto.kernel_kind<cube>";
@@ -165,43 +262,20 @@ class pto_emitter {
     if (names_[v.index].empty()) names_[v.index] = ssa_.take(f_.name_of(v));
     return names_[v.index];
   }
-  constexpr ssa value(value_id v) { return ssa{name_of(v), value_type(f_.type_of(v))}; }
-  constexpr void line(std::string_view s) {
-    for (int i = 0; i < indent_; ++i) body_ << ' ';
-    body_ << s << '\n';
+  constexpr ssa value(value_id v) { return ssa{name_of(v), value_type(f_.type_of(v), target_)}; }
+  static constexpr std::span<const ssa> one(const ssa& x) { return std::span<const ssa>(&x, 1); }
+  constexpr void emit(const mlir_op& r) { printer_.op(body_, indent_, r); }
+  static constexpr mlir_op record(std::string_view name, native_form form, std::span<const ssa> operands,
+                                  std::span<const ssa> results) {
+    mlir_op r;
+    r.name = name;
+    r.form = form;
+    r.operands.assign(operands.begin(), operands.end());
+    r.results.assign(results.begin(), results.end());
+    return r;
   }
-  constexpr void line(const text& s) { line(s.view()); }
-  static constexpr void operand_list(text& out, std::span<const ssa> xs) {
-    for (std::size_t i = 0; i < xs.size(); ++i) out << (i > 0 ? ", %" : "%") << xs[i].name;
-  }
-  static constexpr void type_list(text& out, std::span<const ssa> xs) {
-    for (std::size_t i = 0; i < xs.size(); ++i) out << (i > 0 ? ", " : "") << xs[i].type;
-  }
-  /// `[%r = ]"op"(%a, ...) [<{props}>] [{attrs}] : (Ta, ...) -> R` with R one type, a
-  /// parenthesized list, or `()`.
-  constexpr text generic_op(std::string_view op, std::span<const ssa> operands, std::span<const ssa> results,
-                            std::string_view props = {}, std::string_view attrs = {}) {
-    text s;
-    if (!results.empty()) {
-      operand_list(s, results);
-      s << " = ";
-    }
-    s << '"' << op << "\"(";
-    operand_list(s, operands);
-    s << ')';
-    if (!props.empty()) s << " <{" << props << "}>";
-    if (!attrs.empty()) s << " {" << attrs << '}';
-    s << " : (";
-    type_list(s, operands);
-    s << ") -> ";
-    if (results.size() == 1) {
-      s << results[0].type;
-    } else {
-      s << '(';
-      type_list(s, results);
-      s << ')';
-    }
-    return s;
+  static constexpr mlir_op cast_record(std::string_view op, const ssa& x, const ssa& r) {
+    return record(op, native_form::cast, one(x), one(r));
   }
 
   //===--- constants (hoisted) ---===//
@@ -216,7 +290,7 @@ class pto_emitter {
       const ssa bits = constant(literal, signless(d));
       const text n = ssa_.take((text("c") << literal << '_' << ty).view());
       const ssa r{n, ty};
-      consts_ << "    " << cast_line("builtin.unrealized_conversion_cast", bits, r) << '\n';
+      printer_.op(consts_, 4, cast_record("builtin.unrealized_conversion_cast", bits, r));
       consts_list_.push_back(constant_entry{text(literal), ty, n});
       return r;
     }
@@ -227,17 +301,17 @@ class pto_emitter {
     else base << 'c' << literal << '_' << ty;
     const text n = ssa_.take(base.view());
     consts_list_.push_back(constant_entry{text(literal), ty, n});
-    consts_ << "    ";
-    if (generic_) {
-      consts_ << '%' << n << " = \"arith.constant\"() <{value = " << literal;
-      if (d != dtype::bool_) consts_ << " : " << ty;
-      consts_ << "}> : () -> " << ty << '\n';
-    } else {
-      consts_ << '%' << n << " = arith.constant " << literal;
-      if (d != dtype::bool_) consts_ << " : " << ty;
-      consts_ << '\n';
-    }
-    return ssa{n, ty};
+    const ssa r{n, ty};
+    printer_.op(consts_, 4, constant_record(literal, r, d != dtype::bool_));
+    return r;
+  }
+  /// `arith.constant`: its `value` property is the literal, typed unless it is an i1.
+  static constexpr mlir_op constant_record(std::string_view literal, const ssa& r, bool typed_literal) {
+    mlir_op c = record("arith.constant", native_form::constant, {}, one(r));
+    text v(literal);
+    if (typed_literal) v << " : " << r.type;
+    c.props.push_back(mlir_attr{"value", v, false});
+    return c;
   }
   static constexpr text int_literal(std::int64_t v) { return text() << v; }
   /// A literal operand as a constant of dtype `d`.
@@ -256,26 +330,19 @@ class pto_emitter {
 
   //===--- scalar conversions ---===//
 
-  constexpr text cast_line(std::string_view op, const ssa& x, const ssa& r) {
-    if (generic_) return generic_op(op, std::span<const ssa>(&x, 1), std::span<const ssa>(&r, 1));
-    return text("%") << r.name << " = " << op << " %" << x.name << " : " << x.type << " to " << r.type;
-  }
   constexpr ssa cast(std::string_view op, const ssa& x, dtype to) {
     const ssa r{ssa_.take("cast"), text(mlir_type(to))};
-    line(cast_line(op, x, r));
+    emit(cast_record(op, x, r));
     return r;
   }
   constexpr ssa compare(bool is_float_cmp, int predicate, std::string_view pred_name, const ssa& a, const ssa& b,
                         std::string_view base = "cmp") {
     const ssa r{ssa_.take(base), text("i1")};
-    if (generic_) {
-      const ssa ops[] = {a, b};
-      line(generic_op(is_float_cmp ? "arith.cmpf" : "arith.cmpi", ops, std::span<const ssa>(&r, 1),
-                      (text("predicate = ") << predicate << " : i64").view()));
-    } else {
-      line(text("%") << r.name << " = " << (is_float_cmp ? "arith.cmpf " : "arith.cmpi ") << pred_name << ", %" << a.name
-                     << ", %" << b.name << " : " << a.type);
-    }
+    const ssa ops[] = {a, b};
+    mlir_op c = record(is_float_cmp ? "arith.cmpf" : "arith.cmpi", native_form::compare, ops, one(r));
+    c.aux = text(pred_name);
+    c.props.push_back(mlir_attr{"predicate", text() << predicate << " : i64", false});
+    emit(c);
     return r;
   }
   /// `x` (of dtype `from`) as a value of dtype `to`.
@@ -362,21 +429,9 @@ class pto_emitter {
                              constant(int_literal(s1).view(), dtype::index)};
       const ssa tv{ssa_.take((text("tv") << tensors++).view()), tensor_view_type(t.dt)};
       views_of_[p.value.index] = tv.name;
-      views_ << "    ";
-      if (generic_) {
-        const ssa ops[] = {value(p.value), dims[0], dims[1], strides[0], strides[1]};
-        views_ << generic_op("pto.make_tensor_view", ops, std::span<const ssa>(&tv, 1),
-                             "operandSegmentSizes = array<i32: 1, 2, 2>");
-      } else {
-        views_ << '%' << tv.name << " = pto.make_tensor_view %" << name_of(p.value) << ", shape = [%" << dims[0].name
-               << ", %" << dims[1].name << "], strides = [%" << strides[0].name << ", %" << strides[1].name
-               << "] : " << tv.type;
-      }
-      views_ << '\n';
+      printer_.op(views_, 4, pto_record(pto_op::make_tensor_view, {one(value(p.value)), dims, strides}, one(tv)));
     }
   }
-
-  //===--- ops ---===//
 
   /// `pto.partition_view` of a tensor parameter for a load or store window.
   constexpr ssa partition(const operand& tensor, const operand& offsets, const operand& extents) {
@@ -385,6 +440,7 @@ class pto_emitter {
     const auto offs = f_.elements(offsets);
     const auto exts = f_.elements(extents);
     const ssa o0 = index(offs[0]), o1 = index(offs[1]), e0 = index(exts[0]), e1 = index(exts[1]);
+    // A runtime extent is a dynamic dimension `?` of the view type (pto-dialect.md §2).
     text pty("!pto.partition_tensor_view<");
     for (const operand& e : exts) {
       if (e.kind == operand_kind::int_lit) pty << e.num;
@@ -394,183 +450,9 @@ class pto_emitter {
     pty << mlir_type(d) << '>';
     const ssa tv{views_of_[t.index], tensor_view_type(d)};
     const ssa pv{ssa_.take("pv"), pty};
-    if (generic_) {
-      const ssa ops[] = {tv, o0, o1, e0, e1};
-      line(generic_op("pto.partition_view", ops, std::span<const ssa>(&pv, 1), "operandSegmentSizes = array<i32: 1, 2, 2>"));
-    } else {
-      line(text("%") << pv.name << " = pto.partition_view %" << tv.name << ", offsets = [%" << o0.name << ", %" << o1.name
-                     << "], sizes = [%" << e0.name << ", %" << e1.name << "] : " << tv.type << " -> " << pv.type);
-    }
+    const ssa os[] = {o0, o1}, es[] = {e0, e1};
+    emit(pto_record(pto_op::partition_view, {one(tv), os, es}, one(pv)));
     return pv;
-  }
-  /// A destination-passing op: `op ins(%a, ... : Ta, ...) outs(%d : Td) [{attrs}]`.
-  constexpr void ins_outs(std::string_view op, std::span<const ssa> ins, std::span<const ssa> outs,
-                          std::string_view attrs = {}) {
-    if (generic_) {
-      std::vector<ssa> all(ins.begin(), ins.end());
-      all.insert(all.end(), outs.begin(), outs.end());
-      const text seg = text("operandSegmentSizes = array<i32: ") << static_cast<std::int64_t>(ins.size()) << ", "
-                                                                 << static_cast<std::int64_t>(outs.size()) << '>';
-      line(generic_op(op, all, {}, seg.view(), attrs));
-      return;
-    }
-    text s(op);
-    s << " ins(";
-    operand_list(s, ins);
-    s << " : ";
-    type_list(s, ins);
-    s << ") outs(";
-    operand_list(s, outs);
-    s << " : ";
-    type_list(s, outs);
-    s << ')';
-    if (!attrs.empty()) s << " {" << attrs << '}';
-    line(s);
-  }
-
-  constexpr void buffer_op(op_id o) {
-    const op_node& n = f_.op(o);
-    const opcode c = n.code();
-    const auto args = f_.args(o);
-    const auto val = [&](std::size_t i) { return value(args[i].value()); };
-    switch (c) {
-      case opcode::buffer_alloc: {
-        const ssa h = value(f_.result(o));
-        const type& t = f_.type_of(f_.result(o));
-        std::vector<ssa> ops;
-        std::int64_t n_addr = 0;
-        if (args.size() == 2) {
-          ops.push_back(scalar(args[1], dtype::int64));
-          n_addr = 1;
-        }
-        const auto valid = f_.elements(args[0]);
-        std::size_t next = 0;
-        std::int64_t seg[2] = {0, 0};
-        for (int d = 0; d < 2; ++d)
-          if (t.valid[static_cast<std::size_t>(d)].is_runtime() && next < valid.size()) {
-            ops.push_back(index(valid[next++]));
-            seg[d] = 1;
-          }
-        if (generic_) {
-          const text props = text("operandSegmentSizes = array<i32: ") << n_addr << ", " << seg[0] << ", " << seg[1] << '>';
-          line(generic_op("pto.alloc_tile", ops, std::span<const ssa>(&h, 1), props.view()));
-        } else {
-          text s = text("%") << h.name << " = pto.alloc_tile";
-          std::size_t k = 0;
-          if (n_addr != 0) s << " addr = %" << ops[k++].name;
-          if (seg[0] != 0) s << " valid_row = %" << ops[k++].name;
-          if (seg[1] != 0) s << " valid_col = %" << ops[k++].name;
-          s << " : " << h.type;
-          line(s);
-        }
-        return;
-      }
-      case opcode::buffer_set_validshape: {
-        const auto ext = f_.elements(args[1]);
-        const ssa ops[] = {val(0), index(ext[0]), index(ext[1])};
-        if (generic_) line(generic_op("pto.set_validshape", ops, {}));
-        else
-          line(text("pto.set_validshape %") << ops[0].name << ", %" << ops[1].name << ", %" << ops[2].name << " : "
-                                            << ops[0].type);
-        return;
-      }
-      case opcode::buffer_load: {
-        const ssa pv = partition(args[0], args[1], args[2]);
-        const ssa dst = val(3);
-        ins_outs("pto.tload", std::span<const ssa>(&pv, 1), std::span<const ssa>(&dst, 1));
-        return;
-      }
-      case opcode::buffer_store: {
-        const ssa pv = partition(args[3], args[1], args[2]);
-        const ssa src = val(0);
-        ins_outs("pto.tstore", std::span<const ssa>(&src, 1), std::span<const ssa>(&pv, 1));
-        return;
-      }
-      case opcode::buffer_copy: {
-        const ssa src = val(0), dst = val(1);
-        ins_outs("pto.tmov", std::span<const ssa>(&src, 1), std::span<const ssa>(&dst, 1));
-        return;
-      }
-      case opcode::buffer_subview: {
-        const ssa src = val(0);
-        const ssa r = value(f_.result(o));
-        const type& rt = f_.type_of(f_.result(o));
-        const auto offs = f_.elements(args[1]);
-        std::vector<ssa> ops{src, index(offs[0]), index(offs[1])};
-        const bool has_valid = args.size() == 3;
-        if (has_valid) {
-          const auto v = f_.elements(args[2]);
-          ops.push_back(index(v[0]));
-          ops.push_back(index(v[1]));
-        }
-        if (generic_) {
-          const text props = text("operandSegmentSizes = array<i32: 1, 2, ") << (has_valid ? 2 : 0)
-                                                                            << ">, sizes = array<i64: " << rt.shape[0]
-                                                                            << ", " << rt.shape[1] << '>';
-          line(generic_op("pto.subview", ops, std::span<const ssa>(&r, 1), props.view()));
-        } else {
-          text s = text("%") << r.name << " = pto.subview %" << src.name << "[%" << ops[1].name << ", %" << ops[2].name
-                             << "] sizes [" << rt.shape[0] << ", " << rt.shape[1] << ']';
-          if (has_valid) s << " valid [%" << ops[3].name << ", %" << ops[4].name << ']';
-          s << " : " << src.type << " -> " << r.type;
-          line(s);
-        }
-        return;
-      }
-      case opcode::buffer_reshape: {
-        const ssa src = val(0);
-        const ssa r = value(f_.result(o));
-        if (generic_) line(generic_op("pto.treshape", std::span<const ssa>(&src, 1), std::span<const ssa>(&r, 1)));
-        else line(text("%") << r.name << " = pto.treshape %" << src.name << " : " << src.type << " -> " << r.type);
-        return;
-      }
-      case opcode::buffer_extract: {
-        const ssa ins[] = {val(0), index(args[1]), index(args[2])};
-        const ssa dst = val(3);
-        ins_outs("pto.textract", ins, std::span<const ssa>(&dst, 1));
-        return;
-      }
-      case opcode::buffer_matmul: {
-        const ssa ins[] = {val(0), val(1)};
-        const ssa dst = val(2);
-        ins_outs("pto.tmatmul", ins, std::span<const ssa>(&dst, 1));
-        return;
-      }
-      case opcode::buffer_matmul_acc: {
-        // The running sum is named as the first input and repeated as the output.
-        const ssa ins[] = {val(2), val(0), val(1)};
-        const ssa dst = val(2);
-        ins_outs("pto.tmatmul.acc", ins, std::span<const ssa>(&dst, 1));
-        return;
-      }
-      case opcode::buffer_get_block_idx:
-      case opcode::buffer_get_block_num:
-      case opcode::buffer_get_subblock_idx: {
-        const std::string_view abi = c == opcode::buffer_get_block_idx   ? spmd_block_idx
-                                     : c == opcode::buffer_get_block_num ? spmd_block_num
-                                                                         : spmd_subblock_idx;
-        const ssa r = value(f_.result(o));
-        line(cast_line("arith.index_cast", ssa{text(abi), text("i32")}, r));
-        return;
-      }
-      default: break;
-    }
-    // Elementwise: inputs in recipe order, then the destination.
-    const std::string_view native = native_mnemonic(c);
-    const ssa dst = val(args.size() - 1);
-    const dtype element = f_.type_of(args.back().value()).dt;
-    std::vector<ssa> ins;
-    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-      // Why not `?:`: g++ 12 misjudges the lifetime of a class temporary chosen by a conditional
-      // in constant evaluation ("use of allocated storage after deallocation").
-      if (args[i].is_value() && f_.type_of(args[i].value()).is_buffer()) ins.push_back(val(i));
-      else ins.push_back(scalar(args[i], element));
-    }
-    text attrs;
-    const auto hp = f_.kwarg_of(o, keyword::high_precision);
-    if (!precision_kind(c).empty() && hp && hp->kind == operand_kind::bool_lit && hp->num != 0)
-      attrs << "precisionType = #pto<" << precision_kind(c) << " high_precision>";
-    ins_outs(native, ins, std::span<const ssa>(&dst, 1), attrs.view());
   }
 
   //===--- scalar ops ---===//
@@ -582,44 +464,33 @@ class pto_emitter {
     return f_.type_of(f_.result(o)).dt;
   }
   constexpr void binary(std::string_view op, const ssa& a, const ssa& b, const ssa& r) {
-    if (generic_) {
-      const ssa ops[] = {a, b};
-      line(generic_op(op, ops, std::span<const ssa>(&r, 1)));
-    } else {
-      line(text("%") << r.name << " = " << op << " %" << a.name << ", %" << b.name << " : " << r.type);
-    }
+    const ssa ops[] = {a, b};
+    emit(record(op, native_form::binary, ops, one(r)));
   }
   constexpr void scalar_op(op_id o) {
     const opcode c = f_.op(o).code();
-    const auto args = f_.args(o);
     const value_id res = f_.result(o);
     const dtype rd = f_.type_of(res).dt;
     if (c == opcode::scalar_const) {
       // Keep the op's own name: a constant bound in the source is a named value there.
+      const operand v = view<opcode::scalar_const>(f_, o).value();
       const ssa r = value(res);
       text lit;
-      if (rd == dtype::bool_) lit << (args[0].num != 0 ? "true" : "false");
-      else if (is_float(rd)) append_decimal(lit, args[0].num, args[0].kind == operand_kind::float_lit ? args[0].exp10 : 0);
-      else lit << args[0].num;
+      if (rd == dtype::bool_) lit << (v.num != 0 ? "true" : "false");
+      else if (is_float(rd)) append_decimal(lit, v.num, v.kind == operand_kind::float_lit ? v.exp10 : 0);
+      else lit << v.num;
       if (is_unsigned(rd)) {
         // Bind the name to the reinterpreted constant.
         names_[res.index] = constant(lit.view(), rd).name;
         return;
       }
-      if (generic_) {
-        text props = text("value = ") << lit;
-        if (rd != dtype::bool_) props << " : " << r.type;
-        line(generic_op("arith.constant", {}, std::span<const ssa>(&r, 1), props.view()));
-      } else {
-        text s = text("%") << r.name << " = arith.constant " << lit;
-        if (rd != dtype::bool_) s << " : " << r.type;
-        line(s);
-      }
+      emit(constant_record(lit.view(), r, rd != dtype::bool_));
       return;
     }
     if (c == opcode::scalar_cast) {
-      const ssa x = scalar(args[0], args[0].is_value() ? f_.type_of(args[0].value()).dt : rd);
-      const ssa y = convert(x, args[0].is_value() ? f_.type_of(args[0].value()).dt : rd, rd);
+      const operand v = view<opcode::scalar_cast>(f_, o).value();
+      const ssa x = scalar(v, v.is_value() ? f_.type_of(v.value()).dt : rd);
+      const ssa y = convert(x, v.is_value() ? f_.type_of(v.value()).dt : rd, rd);
       // Why rebind rather than copy: MLIR has no plain SSA copy, and a cast to the same type is a no-op.
       names_[res.index] = y.name;
       return;
@@ -627,12 +498,12 @@ class pto_emitter {
     const dtype od = operand_dtype(o);
     const bool flt = is_float(od);
     if (c == opcode::scalar_not) {
-      const ssa x = scalar(args[0], dtype::bool_);
+      const ssa x = scalar(view<opcode::scalar_not>(f_, o).arg(), dtype::bool_);
       const ssa t = constant("true", dtype::bool_);
       binary("arith.xori", x, t, value(res));
       return;
     }
-    const ssa a = scalar(args[0], od), b = scalar(args[1], od);
+    const ssa a = scalar(named_operand<"lhs">(f_, o), od), b = scalar(named_operand<"rhs">(f_, o), od);
     if (is_comparison(c)) {
       struct pred {
         int i;
@@ -671,18 +542,14 @@ class pto_emitter {
         binary("arith.andi", nonzero, differ, fix);
         const ssa adj{ssa_.take("adj"), r.type};
         binary("arith.addi", rem, b, adj);
-        if (generic_) {
-          const ssa ops[] = {fix, adj, rem};
-          line(generic_op("arith.select", ops, std::span<const ssa>(&r, 1)));
-        } else {
-          line(text("%") << r.name << " = arith.select %" << fix.name << ", %" << adj.name << ", %" << rem.name << " : "
-                         << r.type);
-        }
+        const ssa ops[] = {fix, adj, rem};
+        emit(record("arith.select", native_form::select, ops, one(r)));
         return;
       }
       default: return;
     }
   }
+
 
   //===--- control flow ---===//
 
@@ -699,14 +566,7 @@ class pto_emitter {
     for (std::uint32_t i = 0; i < f_.region(r).args.count; ++i) as.push_back(value(f_.arg(r, i)));
     return as;
   }
-  constexpr text result_prefix(std::span<const ssa> rs) {
-    text s;
-    if (rs.empty()) return s;
-    operand_list(s, rs);
-    s << " = ";
-    return s;
-  }
-  /// A region's ops, then its terminator. `types` are the values it yields (results of the
+  /// A region's ops, then its terminator. `yield_types` are the values it yields (results of the
   /// region op); `forward` are what a while condition passes on.
   constexpr void region(region_id r, region_kind kind, std::span<const ssa> yield_types, std::span<const ssa> forward) {
     indent_ += 2;
@@ -717,46 +577,26 @@ class pto_emitter {
         continue;
       }
       terminated = true;
-      const auto vals = f_.args(o);
+      const auto vals = view<opcode::cf_yield>(f_, o).values();
+      std::vector<ssa> ops;
       if (kind == region_kind::while_cond) {
-        std::vector<ssa> ops;
         if (vals.empty()) ops.push_back(constant("false", dtype::bool_));
         else ops.push_back(scalar(vals[0], dtype::bool_));
         ops.insert(ops.end(), forward.begin(), forward.end());
-        if (generic_) {
-          line(generic_op("scf.condition", ops, {}));
-        } else {
-          text s = text("scf.condition(%") << ops[0].name << ')';
-          if (!forward.empty()) {
-            s << ' ';
-            operand_list(s, forward);
-            s << " : ";
-            type_list(s, forward);
-          }
-          line(s);
-        }
+        emit(record("scf.condition", native_form::condition, ops, {}));
         continue;
       }
-      std::vector<ssa> ops;
       for (std::size_t i = 0; i < vals.size() && i < yield_types.size(); ++i) {
         const ssa& want = yield_types[i];
         // A yielded literal takes the result's type; a value keeps its own (the verifier matched them).
         ops.push_back(carried(vals[i], result_dtype(want)));
       }
-      if (generic_) {
-        line(generic_op("scf.yield", ops, {}));
-      } else if (!ops.empty()) {
-        text s("scf.yield ");
-        operand_list(s, ops);
-        s << " : ";
-        type_list(s, ops);
-        line(s);
-      } else if (kind == region_kind::while_body) {
-        line("scf.yield");  // scf.while has no implicit terminator
-      }
+      // scf.while has no implicit terminator: its body writes `scf.yield` even when empty.
+      emit(record("scf.yield", kind == region_kind::while_body ? native_form::yield_required : native_form::yield, ops, {}));
     }
-    if (!terminated && generic_) line(kind == region_kind::while_cond ? "\"scf.condition\"() : () -> ()"
-                                                                      : "\"scf.yield\"() : () -> ()");
+    // A region the IR leaves open: only the generic form spells the terminator MLIR implies.
+    if (!terminated)
+      emit(record(kind == region_kind::while_cond ? "scf.condition" : "scf.yield", native_form::implicit, {}, {}));
     indent_ -= 2;
   }
   /// A carried scalar (loop init or yielded value): a literal takes the carry's dtype `want`,
@@ -771,134 +611,52 @@ class pto_emitter {
       if (mlir_type(static_cast<dtype>(i)) == s.type.view()) return static_cast<dtype>(i);
     return dtype::index;
   }
-  constexpr text block_header(std::span<const ssa> args) {
-    text s;
-    if (args.empty()) return s;
-    s << "^bb0(";
-    for (std::size_t i = 0; i < args.size(); ++i) s << (i > 0 ? ", %" : "%") << args[i].name << ": " << args[i].type;
-    s << "):";
-    return s;
-  }
-  constexpr void header_line(const text& s) {
-    if (s.empty()) return;
-    for (int i = 0; i < indent_; ++i) body_ << ' ';
-    body_ << s << '\n';
-  }
 
   constexpr void if_op(op_id o) {
-    const auto args = f_.args(o);
-    const ssa cond = scalar(args[0], dtype::bool_);
-    const std::vector<ssa> rs = results_of(o);
+    const view<opcode::cf_if> v(f_, o);
+    const ssa cond = scalar(v.cond(), dtype::bool_);
+    mlir_op r = record("scf.if", native_form::scf_if, one(cond), results_of(o));
     const region_id then_r = f_.region_of(o, 0), else_r = f_.region_of(o, 1);
-    const bool has_else = !rs.empty() || !f_.ops_of(else_r).empty();
-    if (generic_) {
-      line(result_prefix(rs) << "\"scf.if\"(%" << cond.name << ") ({");
-      region(then_r, region_kind::branch, rs, {});
-      if (has_else) {
-        line("}, {");
-        region(else_r, region_kind::branch, rs, {});
-        line(text("}) : (i1) -> ") << types_text(rs));
-      } else {
-        line(text("}, {\n") << indent_text() << "}) : (i1) -> " << types_text(rs));
-      }
-      return;
-    }
-    text head = result_prefix(rs) << "scf.if %" << cond.name;
-    if (!rs.empty()) head << " -> (" << types_text_bare(rs) << ')';
-    line(head << " {");
-    region(then_r, region_kind::branch, rs, {});
-    if (has_else) {
-      line("} else {");
-      region(else_r, region_kind::branch, rs, {});
-    }
-    line("}");
+    r.second_region = !r.results.empty() || !f_.ops_of(else_r).empty();
+    printer_.open(body_, indent_, r);
+    region(then_r, region_kind::branch, r.results, {});
+    printer_.next_region(body_, indent_, r);
+    if (r.second_region) region(else_r, region_kind::branch, r.results, {});
+    printer_.close(body_, indent_, r);
   }
   constexpr void for_op(op_id o) {
-    const auto args = f_.args(o);
-    const ssa lb = index(args[0]), ub = index(args[1]), step = index(args[2]);
+    const view<opcode::cf_for> v(f_, o);
+    std::vector<ssa> ops{index(v.start()), index(v.stop()), index(v.step())};
     const region_id body = f_.region_of(o, 0);
     const std::vector<ssa> rs = results_of(o);
-    std::vector<ssa> inits;
-    for (std::size_t i = 3; i < args.size(); ++i) {
-      const std::size_t k = i - 3;
-      inits.push_back(carried(args[i], k < rs.size() ? result_dtype(rs[k]) : dtype::index));
-    }
-    const std::vector<ssa> bargs = region_args(body);
-    if (generic_) {
-      std::vector<ssa> ops{lb, ub, step};
-      ops.insert(ops.end(), inits.begin(), inits.end());
-      text s = result_prefix(rs) << "\"scf.for\"(";
-      operand_list(s, ops);
-      line(s << ") ({");
-      header_line(block_header(bargs));
-      region(body, region_kind::for_body, rs, {});
-      s = text("}) : (");
-      type_list(s, ops);
-      line(s << ") -> " << types_text(rs));
-      return;
-    }
-    text head = result_prefix(rs) << "scf.for %" << (bargs.empty() ? text("i") : bargs[0].name) << " = %" << lb.name
-                                  << " to %" << ub.name << " step %" << step.name;
-    if (!inits.empty()) {
-      head << " iter_args(";
-      for (std::size_t i = 0; i < inits.size(); ++i)
-        head << (i > 0 ? ", %" : "%") << (i + 1 < bargs.size() ? bargs[i + 1].name : text("x")) << " = %"
-             << inits[i].name;
-      head << ") -> (" << types_text_bare(rs) << ')';
-    }
-    line(head << " {");
+    const auto inits = v.inits();
+    for (std::size_t k = 0; k < inits.size(); ++k)
+      ops.push_back(carried(inits[k], k < rs.size() ? result_dtype(rs[k]) : dtype::index));
+    mlir_op r = record("scf.for", native_form::scf_for, ops, rs);
+    r.region_args.push_back(region_args(body));
+    printer_.open(body_, indent_, r);
     region(body, region_kind::for_body, rs, {});
-    line("}");
+    printer_.close(body_, indent_, r);
   }
   constexpr void while_op(op_id o) {
-    const auto args = f_.args(o);
+    const view<opcode::cf_while> v(f_, o);
     const std::vector<ssa> rs = results_of(o);
     const region_id cond = f_.region_of(o, 0), body = f_.region_of(o, 1);
-    std::vector<ssa> inits;
-    for (std::size_t i = 0; i < args.size(); ++i)
-      inits.push_back(carried(args[i], i < rs.size() ? result_dtype(rs[i]) : dtype::index));
-    const std::vector<ssa> cargs = region_args(cond), bargs = region_args(body);
-    if (generic_) {
-      text s = result_prefix(rs) << "\"scf.while\"(";
-      operand_list(s, inits);
-      line(s << ") ({");
-      header_line(block_header(cargs));
-      region(cond, region_kind::while_cond, {}, cargs);
-      line("}, {");
-      header_line(block_header(bargs));
-      region(body, region_kind::while_body, rs, {});
-      s = text("}) : (");
-      type_list(s, inits);
-      line(s << ") -> " << types_text(rs));
-      return;
-    }
-    text head = result_prefix(rs) << "scf.while (";
+    const auto inits = v.inits();
+    std::vector<ssa> ops;
     for (std::size_t i = 0; i < inits.size(); ++i)
-      head << (i > 0 ? ", %" : "%") << (i < cargs.size() ? cargs[i].name : text("x")) << " = %" << inits[i].name;
-    head << ") : (";
-    type_list(head, inits);
-    line(head << ") -> " << types_text(rs) << " {");
-    region(cond, region_kind::while_cond, {}, cargs);
-    line("} do {");
-    header_line(block_header(bargs));
+      ops.push_back(carried(inits[i], i < rs.size() ? result_dtype(rs[i]) : dtype::index));
+    mlir_op r = record("scf.while", native_form::scf_while, ops, rs);
+    r.region_args.push_back(region_args(cond));
+    r.region_args.push_back(region_args(body));
+    printer_.open(body_, indent_, r);
+    region(cond, region_kind::while_cond, {}, r.region_args[0]);
+    printer_.next_region(body_, indent_, r);
     region(body, region_kind::while_body, rs, {});
-    line("}");
-  }
-  static constexpr text types_text_bare(std::span<const ssa> rs) {
-    text s;
-    type_list(s, rs);
-    return s;
-  }
-  static constexpr text types_text(std::span<const ssa> rs) {
-    if (rs.size() == 1) return rs[0].type;
-    return text("(") << types_text_bare(rs) << ')';
-  }
-  constexpr text indent_text() const {
-    text s;
-    for (int i = 0; i < indent_; ++i) s << ' ';
-    return s;
+    printer_.close(body_, indent_, r);
   }
 
+  constexpr void buffer_op(op_id o);
   constexpr void op(op_id o) {
     const opcode c = f_.op(o).code();
     switch (dialect_of(c)) {
@@ -920,7 +678,8 @@ class pto_emitter {
   };
 
   const function& f_;
-  bool generic_;
+  const mlir_printer& printer_;
+  target_arch target_;
   ssa_names ssa_;
   std::vector<text> names_;
   std::vector<text> views_of_;
@@ -931,6 +690,60 @@ class pto_emitter {
   text body_;
   int indent_ = 4;
 };
+
+/// The rule of every Buffer op; `pto_rules_cover_buffer_ops` checks there is exactly one each.
+inline constexpr auto pto_rules = [] {
+  std::array<pto_rule, 13 + tile_elementwise_count> rules{{
+      {opcode::buffer_alloc, &pto_emitter::alloc},
+      {opcode::buffer_set_validshape, &pto_emitter::set_validshape},
+      {opcode::buffer_load, &pto_emitter::load},
+      {opcode::buffer_store, &pto_emitter::store},
+      {opcode::buffer_copy, &pto_emitter::copy},
+      {opcode::buffer_subview, &pto_emitter::subview},
+      {opcode::buffer_reshape, &pto_emitter::reshape},
+      {opcode::buffer_extract, &pto_emitter::extract},
+      {opcode::buffer_matmul, &pto_emitter::matmul},
+      {opcode::buffer_matmul_acc, &pto_emitter::matmul_acc},
+      {opcode::buffer_get_block_idx, &pto_emitter::query},
+      {opcode::buffer_get_block_num, &pto_emitter::query},
+      {opcode::buffer_get_subblock_idx, &pto_emitter::query},
+  }};
+  // The elementwise family shares one rule; its PTO ops are `pto_natives`.
+  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[13 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
+  return rules;
+}();
+
+/// The first Buffer opcode without exactly one rule, or `opcode_count`.
+constexpr std::size_t first_buffer_op_without_rule() {
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    const auto c = static_cast<opcode>(i);
+    if (!is_buffer_op(c)) continue;
+    int n = 0;
+    for (const pto_rule& r : pto_rules) n += r.op == c;
+    if (n != 1) return i;
+  }
+  return opcode_count;
+}
+/// Undefined: the compiler's error names the Buffer op that has no (or two) PTO rules.
+template <opcode C>
+struct buffer_op_needs_one_pto_rule;
+template <std::size_t I>
+constexpr bool pto_rules_cover_buffer_ops() {
+  if constexpr (I < opcode_count) return sizeof(buffer_op_needs_one_pto_rule<static_cast<opcode>(I)>) > 0;
+  else return true;
+}
+static_assert(pto_rules_cover_buffer_ops<first_buffer_op_without_rule()>(),
+              "tile2buffer: emit/pto.hpp pto_rules must have exactly one rule per Buffer op; add one to the table");
+
+inline constexpr auto pto_rule_index = [] {
+  std::array<std::size_t, opcode_count> at{};
+  for (std::size_t i = 0; i < pto_rules.size(); ++i) at[static_cast<std::size_t>(pto_rules[i].op)] = i;
+  return at;
+}();
+
+constexpr void pto_emitter::buffer_op(op_id o) {
+  (this->*pto_rules[pto_rule_index[static_cast<std::size_t>(f_.op(o).code())]].emit)(o);
+}
 
 }  // namespace detail
 
@@ -969,33 +782,58 @@ constexpr std::vector<diagnostic> check_pto(const program& p, const function& f)
   return out;
 }
 
-/// PTO-AS text for the Buffer-stage kernels of `p`, in one `module`. Orchestration functions
-/// are host code and are skipped (a comment says so); a Tile-stage kernel is an error, as is
-/// any kernel the preflight rejects. With `o.kernel`, only that function is emitted.
+/// PTO-AS text for the Buffer-stage kernels of `p`, in one `module` whose `pto.target_arch` is
+/// the kernels' target. Orchestration functions are host code and are skipped (a comment says
+/// so); a Tile-stage kernel is an error, as is any kernel the preflight rejects, and a module
+/// whose kernels disagree on their target or on the PTOAS level (addresses on every allocation
+/// or on none). With `o.kernel`, only that function is emitted.
 constexpr result<text> emit_pto(const program& p, const pto_options& o = {}) {
   result<text> out;
-  text funcs;
   bool found = o.kernel.empty();
+  std::vector<const function*> kernels;
   for (const function& f : p.functions) {
     if (!o.kernel.empty() && f.name_of() != o.kernel) continue;
     found = true;
-    if (o.kernel.empty() && !f.is_device()) {
-      funcs << "  // @" << f.name_of() << ": orchestration (host code), not emitted\n";
-      continue;
-    }
+    if (o.kernel.empty() && !f.is_device()) continue;
     std::vector<diagnostic> errors = check_pto(p, f);
-    if (!errors.empty()) {
-      for (auto& d : errors) out.errors.push_back(static_cast<diagnostic&&>(d));
-      continue;
-    }
-    detail::pto_emitter(f, o.generic).run(funcs);
+    for (auto& d : errors) out.errors.push_back(static_cast<diagnostic&&>(d));
+    if (errors.empty()) kernels.push_back(&f);
   }
   if (!found)
     out.errors.push_back(diagnostic{location{}, text(detail::pto_source),
                                     text("no function named @") << o.kernel << " in the program", {}});
   if (!out.errors.empty()) return out;
-  if (o.generic) out.value << "\"builtin.module\"() ({\n" << funcs << "}) : () -> ()\n";
-  else out.value << "module {\n" << funcs << "}\n";
+
+  // One module, one target: a kernel's own `target` attribute, else the option.
+  const auto target_of = [&](const function& f) { return f.target ? *f.target : o.target; };
+  const target_arch target = kernels.empty() ? o.target : target_of(*kernels.front());
+  for (const function* f : kernels)
+    if (target_of(*f) != target) {
+      out.errors.push_back(diagnostic{
+          f->loc, text(detail::pto_source),
+          text("@") << f->name_of() << " is for target " << name(target_of(*f)) << " but @" << kernels.front()->name_of()
+                    << " for " << name(target)
+                    << "; a PTO module has one pto.target_arch (emit the kernels separately with --pto-kernel)",
+          {}});
+      return out;
+    }
+  detail::pto_level_check level;
+  for (const function* f : kernels) level.add(*f, out.errors);
+  if (!out.errors.empty()) return out;
+
+  const detail::mlir_printer printer(o.generic);
+  text funcs;
+  std::size_t next = 0;
+  for (const function& f : p.functions) {
+    if (!o.kernel.empty() && f.name_of() != o.kernel) continue;
+    if (o.kernel.empty() && !f.is_device()) {
+      funcs << "  // @" << f.name_of() << ": orchestration (host code), not emitted\n";
+      continue;
+    }
+    detail::pto_emitter(*kernels[next++], printer, target).run(funcs);
+  }
+  const text attrs = text("pto.target_arch = \"") << detail::target_arch_spelling(target) << '"';
+  printer.module(out.value, attrs.view(), funcs);
   return out;
 }
 
