@@ -178,7 +178,7 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
     detail::region_plan regions;
     if (f.is_device() && f.stage == ir_stage::tile && f.buffer_ir_selected && *f.buffer_ir_selected) {
       k = &cache.get(p, i);
-      const storage_facts& facts = k->storage;
+      const detail::storage_view storage{k->storage, addressed(opts.planner)};
       walk(f, [&](op_id o) {
         if (f.op(o).code() == opcode::tile_assemble && detail::assemble_needs_snapshot(f, *k, o, addressed(opts.planner))) {
           snapshot.resize(f.ops.size());
@@ -190,9 +190,7 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
         const type& src = f.type_of(source.value());
         const type& dst = f.type_of(f.result(o));
         if (!src.has_storage() || !dst.has_storage()) return;
-        if (detail::storage_overlaps(src, dst) ||
-            (addressed(opts.planner) && detail::placed_ranges_overlap(facts, src, dst)))
-          recips.push_back(o);
+        if (storage.overlaps(src, dst)) recips.push_back(o);
       });
       regions = detail::plan_region_storage(f, *k);
     }
@@ -200,10 +198,8 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
     rewriter rw(f);
     for (op_id o : recips) rw.set_storage(f.result(o), detail::emit_alloc_for(rw, f.result(o), f.op(o).loc), 0);
     for (const auto& [v, t] : regions.retarget) rw.override_type(v, t);
-    const bool with_addresses = addressed(opts.planner);
-    const auto overlap = [&](const type& a, const type& b) {
-      return detail::storage_overlaps(a, b) || (with_addresses && detail::placed_ranges_overlap(k->storage, a, b));
-    };
+    const detail::storage_view storage{k->storage, addressed(opts.planner)};
+    const auto overlap = [&](const type& a, const type& b) { return storage.overlaps(a, b); };
     // Why `self`: a loop with entry copies is cloned with new initializers, and its regions are
     // cloned through this same callback.
     const auto custom = [&](op_id o, const auto& self) -> bool {

@@ -81,7 +81,7 @@ struct storage_view {
     const auto sa = placed_start(facts, a), sb = placed_start(facts, b);
     return sa && sb && *sa == *sb;
   }
-  /// " (Vec bytes [x, y) and [z, w))" when the two windows are in different placed allocations.
+  /// " (placed Vec bytes [x, y) and [z, w))" when the two windows are in different placed allocations.
   [[nodiscard]] constexpr text where(const type& a, const type& b) const {
     const auto sa = placed_start(facts, a), sb = placed_start(facts, b);
     if (a.mem == b.mem || !sa || !sb) return text();
