@@ -17,7 +17,6 @@
 namespace tile2buffer {
 inline namespace v0 {
 
-constexpr bool is_loop_op(opcode c) { return c == opcode::cf_for || c == opcode::cf_while; }
 
 /// Where a loop's initializers start among its operands: after `for`'s start, stop and step.
 constexpr std::size_t loop_init_offset(const function& f, op_id o) { return f.op(o).code() == opcode::cf_for ? 3 : 0; }

@@ -23,12 +23,6 @@
 namespace tile2buffer {
 inline namespace v0 {
 
-/// Ops whose result relabels its source's bytes (a window when the source is one).
-constexpr bool is_relabel_op(opcode c) {
-  return c == opcode::tile_reshape || c == opcode::tile_reinterpret_view || c == opcode::tile_transpose_view ||
-         c == opcode::tile_set_validshape;
-}
-
 namespace detail {
 /// Structurally equal operands of one function: the same value, the same literal, or tuples of
 /// equal elements (how an assemble recognises the offsets its source window was cut at).

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file ir/opcode.hpp
-/// The op catalogue: one opcode per mnemonic and one constexpr table describing each op's
-/// operand signature, keyword arguments and result arity. Parser, printer, verifier, equality
-/// and serializer are all driven by this table, so adding an op is one enum entry and one row.
+/// The op catalogue: one opcode per mnemonic and one op record per opcode (ir/op_record.hpp):
+/// named operands with their kinds, keywords, results, regions, traits and a one-line summary.
+/// Parser, printer, verifier, passes, serializer and docs/ops.md all read these records; the
+/// records are checked against the enum position by position when the table is built.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+
+#include "tile2buffer/ir/op_record.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -40,149 +43,197 @@ enum class opcode : std::uint16_t {
 };
 inline constexpr std::size_t opcode_count = static_cast<std::size_t>(opcode::count_);
 
-enum class dialect : std::uint8_t { scalar, control, orchestration, tile, buffer };
-
-/// Keyword arguments an op may carry (reference §3.2: registered kwargs only).
-enum class keyword : std::uint8_t { addr, high_precision, init_cond, cache, atomic, st_phase, pre_quant, pre_relu, count_ };
-inline constexpr std::array<std::string_view, 8> keyword_names{"addr",   "high_precision", "init_cond", "cache",
-                                                               "atomic", "st_phase",       "pre_quant", "pre_relu"};
 constexpr std::optional<keyword> parse_keyword(std::string_view s) {
   for (std::size_t i = 0; i < keyword_names.size(); ++i)
     if (keyword_names[i] == s) return static_cast<keyword>(i);
   return std::nullopt;
 }
-constexpr std::uint16_t kw_bit(keyword k) { return static_cast<std::uint16_t>(1u << static_cast<unsigned>(k)); }
 
-/// How many results an op defines.
-enum class arity : std::uint8_t { none, one, variadic };
-/// Elementwise shape of an op (drives recipes, verifier and simulator alike).
-enum class ew_kind : std::uint8_t { none, binary, unary, scalar_form, fill };
-
-/// One row of the catalogue.
-/// `signature` letters, one per positional operand: v = SSA value, s = scalar (value or literal),
-/// p = pair tuple `(a, b)`, t = tuple of any length, m = memory-space name, d = dtype name,
-/// f = function symbol; `?` makes the operand before it optional; `*` = any number of scalars.
-/// Region ops: `if` args = [cond], regions = then, else. `for` args = [start, stop, step, inits...],
-/// region args = [induction var, iteration values...]. `while` args = [inits...], regions = cond
-/// (args = iteration values; a comparison and/or `yield bool`) and body (args = iteration values).
-/// `submit` args = [callee symbol, (call args...), (dependency tasks...)].
-struct op_info {
-  std::string_view mnemonic;
-  dialect dia;
-  std::string_view signature;
-  std::uint16_t keywords;
-  arity results;
-  ew_kind ew = ew_kind::none;
-  std::string_view infix = {};  ///< scalar operators: their text spelling
-};
+/// Compatibility name: the catalogue's rows are op records.
+using op_info = op_record;
 
 namespace detail {
-using o = op_info;
 using d = dialect;
+using r = op_record;
 inline constexpr std::uint16_t hp = kw_bit(keyword::high_precision);
 inline constexpr auto store_kws =
     static_cast<std::uint16_t>(kw_bit(keyword::atomic) | kw_bit(keyword::st_phase) | kw_bit(keyword::pre_quant) |
                                kw_bit(keyword::pre_relu));
-inline constexpr std::array<op_info, opcode_count> op_table{{
-    {"scalar.const", d::scalar, "s", 0, arity::one},
-    {"scalar.add", d::scalar, "ss", 0, arity::one, ew_kind::none, "+"},
-    {"scalar.sub", d::scalar, "ss", 0, arity::one, ew_kind::none, "-"},
-    {"scalar.mul", d::scalar, "ss", 0, arity::one, ew_kind::none, "*"},
-    {"scalar.floordiv", d::scalar, "ss", 0, arity::one, ew_kind::none, "//"},
-    {"scalar.mod", d::scalar, "ss", 0, arity::one, ew_kind::none, "%"},
-    {"min", d::scalar, "ss", 0, arity::one},
-    {"max", d::scalar, "ss", 0, arity::one},
-    {"scalar.lt", d::scalar, "ss", 0, arity::one, ew_kind::none, "<"},
-    {"scalar.le", d::scalar, "ss", 0, arity::one, ew_kind::none, "<="},
-    {"scalar.eq", d::scalar, "ss", 0, arity::one, ew_kind::none, "=="},
-    {"scalar.ne", d::scalar, "ss", 0, arity::one, ew_kind::none, "!="},
-    {"scalar.gt", d::scalar, "ss", 0, arity::one, ew_kind::none, ">"},
-    {"scalar.ge", d::scalar, "ss", 0, arity::one, ew_kind::none, ">="},
-    {"scalar.and", d::scalar, "ss", 0, arity::one, ew_kind::none, "and"},
-    {"scalar.or", d::scalar, "ss", 0, arity::one, ew_kind::none, "or"},
-    {"not", d::scalar, "s", 0, arity::one},
-    {"cast", d::scalar, "sd", 0, arity::one},
-    {"if", d::control, "s", 0, arity::variadic},
-    {"for", d::control, "sss*", 0, arity::variadic},
-    {"while", d::control, "*", 0, arity::variadic},
-    {"yield", d::control, "*", 0, arity::none},
-    {"return", d::control, "*", 0, arity::none},
-    {"submit", d::orchestration, "ftt", 0, arity::one},
-    {"tile.alloc", d::tile, "ms", kw_bit(keyword::addr), arity::one},
-    {"tile.create", d::tile, "", 0, arity::one},
-    {"tile.full", d::tile, "s", 0, arity::one, ew_kind::fill},
-    {"tile.load", d::tile, "vppp?", kw_bit(keyword::cache), arity::one},
-    {"tile.store", d::tile, "vpv", store_kws, arity::one},
-    {"tile.move", d::tile, "v", 0, arity::one},
-    {"tile.reshape", d::tile, "vp", 0, arity::one},
-    {"tile.reinterpret_view", d::tile, "v", 0, arity::one},
-    {"tile.transpose_view", d::tile, "v", 0, arity::one},
-    {"tile.slice", d::tile, "vppp?", 0, arity::one},
-    {"tile.assemble", d::tile, "vvp", 0, arity::one},
-    {"tile.set_validshape", d::tile, "vss", 0, arity::one},
-    {"tile.extract", d::tile, "vss", 0, arity::one},
-    {"tile.matmul", d::tile, "vv", 0, arity::one},
-    {"tile.matmul_acc", d::tile, "vvv", kw_bit(keyword::init_cond), arity::one},
-    {"tile.add", d::tile, "vv", 0, arity::one, ew_kind::binary},
-    {"tile.mul", d::tile, "vv", 0, arity::one, ew_kind::binary},
-    {"tile.sub", d::tile, "vv", 0, arity::one, ew_kind::binary},
-    {"tile.div", d::tile, "vv", hp, arity::one, ew_kind::binary},
-    {"tile.maximum", d::tile, "vv", 0, arity::one, ew_kind::binary},
-    {"tile.minimum", d::tile, "vv", 0, arity::one, ew_kind::binary},
-    {"tile.abs", d::tile, "v", 0, arity::one, ew_kind::unary},
-    {"tile.exp", d::tile, "v", 0, arity::one, ew_kind::unary},
-    {"tile.sqrt", d::tile, "v", 0, arity::one, ew_kind::unary},
-    {"tile.neg", d::tile, "v", 0, arity::one, ew_kind::unary},
-    {"tile.relu", d::tile, "v", 0, arity::one, ew_kind::unary},
-    {"tile.log", d::tile, "v", hp, arity::one, ew_kind::unary},
-    {"tile.recip", d::tile, "v", hp, arity::one, ew_kind::unary},
-    {"tile.adds", d::tile, "vs", 0, arity::one, ew_kind::scalar_form},
-    {"tile.subs", d::tile, "vs", 0, arity::one, ew_kind::scalar_form},
-    {"tile.muls", d::tile, "vs", 0, arity::one, ew_kind::scalar_form},
-    {"tile.divs", d::tile, "vs", 0, arity::one, ew_kind::scalar_form},
-    {"tile.maximums", d::tile, "vs", 0, arity::one, ew_kind::scalar_form},
-    {"tile.minimums", d::tile, "vs", 0, arity::one, ew_kind::scalar_form},
-    {"tile.lrelu", d::tile, "vs", 0, arity::one, ew_kind::scalar_form},
-    {"tile.row_sum", d::tile, "v", 0, arity::one},
-    {"tile.row_max", d::tile, "v", 0, arity::one},
-    {"tile.get_block_idx", d::tile, "", 0, arity::one},
-    {"tile.get_block_num", d::tile, "", 0, arity::one},
-    {"tile.get_subblock_idx", d::tile, "", 0, arity::one},
-    {"buffer.alloc", d::buffer, "ts?", 0, arity::one},
-    {"buffer.set_validshape", d::buffer, "vp", 0, arity::none},
-    {"buffer.load", d::buffer, "vppv", 0, arity::none},
-    {"buffer.store", d::buffer, "vppv", 0, arity::none},
-    {"buffer.copy", d::buffer, "vv", 0, arity::none},
-    {"buffer.subview", d::buffer, "vpp?", 0, arity::one},
-    {"buffer.reshape", d::buffer, "v", 0, arity::one},
-    {"buffer.extract", d::buffer, "vssv", 0, arity::none},
-    {"buffer.matmul", d::buffer, "vvv", 0, arity::none},
-    {"buffer.matmul_acc", d::buffer, "vvv", 0, arity::none},
-    {"buffer.full", d::buffer, "sv", 0, arity::none, ew_kind::fill},
-    {"buffer.add", d::buffer, "vvv", 0, arity::none, ew_kind::binary},
-    {"buffer.mul", d::buffer, "vvv", 0, arity::none, ew_kind::binary},
-    {"buffer.sub", d::buffer, "vvv", 0, arity::none, ew_kind::binary},
-    {"buffer.div", d::buffer, "vvv", hp, arity::none, ew_kind::binary},
-    {"buffer.maximum", d::buffer, "vvv", 0, arity::none, ew_kind::binary},
-    {"buffer.minimum", d::buffer, "vvv", 0, arity::none, ew_kind::binary},
-    {"buffer.abs", d::buffer, "vv", 0, arity::none, ew_kind::unary},
-    {"buffer.exp", d::buffer, "vv", 0, arity::none, ew_kind::unary},
-    {"buffer.sqrt", d::buffer, "vv", 0, arity::none, ew_kind::unary},
-    {"buffer.neg", d::buffer, "vv", 0, arity::none, ew_kind::unary},
-    {"buffer.relu", d::buffer, "vv", 0, arity::none, ew_kind::unary},
-    {"buffer.log", d::buffer, "vv", hp, arity::none, ew_kind::unary},
-    {"buffer.recip", d::buffer, "vv", hp, arity::none, ew_kind::unary},
-    {"buffer.adds", d::buffer, "vsv", 0, arity::none, ew_kind::scalar_form},
-    {"buffer.subs", d::buffer, "vsv", 0, arity::none, ew_kind::scalar_form},
-    {"buffer.muls", d::buffer, "vsv", 0, arity::none, ew_kind::scalar_form},
-    {"buffer.divs", d::buffer, "vsv", 0, arity::none, ew_kind::scalar_form},
-    {"buffer.maximums", d::buffer, "vsv", 0, arity::none, ew_kind::scalar_form},
-    {"buffer.minimums", d::buffer, "vsv", 0, arity::none, ew_kind::scalar_form},
-    {"buffer.lrelu", d::buffer, "vsv", 0, arity::none, ew_kind::scalar_form},
-    {"buffer.get_block_idx", d::buffer, "", 0, arity::one},
-    {"buffer.get_block_num", d::buffer, "", 0, arity::one},
-    {"buffer.get_subblock_idx", d::buffer, "", 0, arity::one},
-}};
+// Families share a shape; each helper states that shape once.
+constexpr r scalar_binary(opcode c, std::string_view m, std::string_view infix, std::string_view summary, trait t = trait::none) {
+  return {.code = c, .mnemonic = m, .dia = d::scalar, .operands = "lhs:s rhs:s", .traits = t, .infix = infix, .summary = summary};
+}
+constexpr r tile_ew(opcode c, std::string_view m, ew_kind ew, std::string_view summary, std::uint16_t kws = 0) {
+  const std::string_view operands = ew == ew_kind::binary ? "lhs:v rhs:v" : ew == ew_kind::unary ? "source:v" : "source:v scalar:s";
+  return {.code = c, .mnemonic = m, .dia = d::tile, .operands = operands, .keywords = kws, .ew = ew,
+          .traits = trait::moves_valid_data, .summary = summary};
+}
+/// A Buffer elementwise op writes `dest`, which may be exactly one of its inputs' windows (in
+/// place) or disjoint from it, never partially overlapping.
+constexpr r buffer_ew(opcode c, std::string_view m, ew_kind ew, std::string_view summary, std::uint16_t kws = 0) {
+  const std::string_view operands =
+      ew == ew_kind::binary ? "lhs:v rhs:v dest:v" : ew == ew_kind::unary ? "source:v dest:v" : "source:v scalar:s dest:v";
+  return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = operands, .keywords = kws, .results = arity::none, .ew = ew,
+          .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = ew == ew_kind::binary ? "lhs rhs" : "source",
+          .summary = summary};
+}
+constexpr r spmd(opcode c, std::string_view m, dialect dia, std::string_view summary) {
+  return {.code = c, .mnemonic = m, .dia = dia, .operands = "", .traits = trait::spmd_query, .summary = summary};
+}
+using o = opcode;
+using k = ew_kind;
+inline constexpr std::array<op_record, opcode_count> op_table = checked_records(std::array<op_record, opcode_count>{{
+    {.code = o::scalar_const, .mnemonic = "scalar.const", .dia = d::scalar, .operands = "value:s", .summary = "the literal `value`"},
+    scalar_binary(o::scalar_add, "scalar.add", "+", "lhs + rhs"),
+    scalar_binary(o::scalar_sub, "scalar.sub", "-", "lhs - rhs"),
+    scalar_binary(o::scalar_mul, "scalar.mul", "*", "lhs * rhs"),
+    scalar_binary(o::scalar_floordiv, "scalar.floordiv", "//", "lhs divided by rhs, rounded toward negative infinity"),
+    scalar_binary(o::scalar_mod, "scalar.mod", "%", "lhs modulo rhs, with the sign of rhs"),
+    scalar_binary(o::scalar_min, "min", {}, "the smaller of lhs and rhs"),
+    scalar_binary(o::scalar_max, "max", {}, "the larger of lhs and rhs"),
+    scalar_binary(o::scalar_lt, "scalar.lt", "<", "lhs < rhs", trait::comparison),
+    scalar_binary(o::scalar_le, "scalar.le", "<=", "lhs <= rhs", trait::comparison),
+    scalar_binary(o::scalar_eq, "scalar.eq", "==", "lhs == rhs", trait::comparison),
+    scalar_binary(o::scalar_ne, "scalar.ne", "!=", "lhs != rhs", trait::comparison),
+    scalar_binary(o::scalar_gt, "scalar.gt", ">", "lhs > rhs", trait::comparison),
+    scalar_binary(o::scalar_ge, "scalar.ge", ">=", "lhs >= rhs", trait::comparison),
+    scalar_binary(o::scalar_and, "scalar.and", "and", "logical and of two BOOLs"),
+    scalar_binary(o::scalar_or, "scalar.or", "or", "logical or of two BOOLs"),
+    {.code = o::scalar_not, .mnemonic = "not", .dia = d::scalar, .operands = "arg:s", .summary = "logical not of a BOOL"},
+    {.code = o::scalar_cast, .mnemonic = "cast", .dia = d::scalar, .operands = "value:s to:d", .summary = "`value` converted to dtype `to`"},
+    {.code = o::cf_if, .mnemonic = "if", .dia = d::control, .operands = "cond:s", .results = arity::variadic, .regions = 2,
+     .summary = "runs the then region when `cond` holds, else the else region; results are what the arm yields"},
+    {.code = o::cf_for, .mnemonic = "for", .dia = d::control, .operands = "start:s stop:s step:s inits:s*",
+     .results = arity::variadic, .regions = 1, .traits = trait::loop,
+     .summary = "runs its body for start <= i < stop by step, carrying `inits` through each iteration's yield"},
+    {.code = o::cf_while, .mnemonic = "while", .dia = d::control, .operands = "inits:s*", .results = arity::variadic,
+     .regions = 2, .traits = trait::loop | trait::condition_region,
+     .summary = "runs its body while the condition region yields true, carrying `inits`"},
+    {.code = o::cf_yield, .mnemonic = "yield", .dia = d::control, .operands = "values:s*", .results = arity::none,
+     .traits = trait::terminator, .summary = "ends a region, passing `values` to its owner"},
+    {.code = o::cf_return, .mnemonic = "return", .dia = d::control, .operands = "values:s*", .results = arity::none,
+     .traits = trait::terminator | trait::exits_function, .summary = "ends the function, returning `values`"},
+    {.code = o::orch_submit, .mnemonic = "submit", .dia = d::orchestration, .operands = "callee:f call_args:t deps:t",
+     .traits = trait::side_effects, .summary = "submits a task running `callee` on `call_args` after `deps`; the result is the task"},
+    {.code = o::tile_alloc, .mnemonic = "tile.alloc", .dia = d::tile, .operands = "space:m capacity:s",
+     .keywords = kw_bit(keyword::addr), .traits = trait::allocates,
+     .summary = "planned storage of `capacity` bytes in `space`, at `addr` when placed"},
+    {.code = o::tile_create, .mnemonic = "tile.create", .dia = d::tile, .operands = "",
+     .summary = "a tile of its result type whose contents are undefined"},
+    {.code = o::tile_full, .mnemonic = "tile.full", .dia = d::tile, .operands = "value:s", .ew = k::fill,
+     .traits = trait::moves_valid_data, .summary = "a tile with every valid element `value`"},
+    {.code = o::tile_load, .mnemonic = "tile.load", .dia = d::tile, .operands = "tensor:v offsets:p shape:p valid:p?",
+     .keywords = kw_bit(keyword::cache), .traits = trait::moves_valid_data,
+     .summary = "the `shape` window of GM `tensor` at `offsets`, `valid` extents read"},
+    {.code = o::tile_store, .mnemonic = "tile.store", .dia = d::tile, .operands = "tile:v offsets:p tensor:v",
+     .keywords = store_kws, .traits = trait::moves_valid_data | trait::side_effects, .writes = "tensor", .extent_of = "tile",
+     .summary = "writes `tile`'s valid elements into GM `tensor` at `offsets`; the result is the tensor"},
+    {.code = o::tile_move, .mnemonic = "tile.move", .dia = d::tile, .operands = "source:v",
+     .traits = trait::moves_valid_data | trait::may_alias_exactly, .disjoint_from = "source",
+     .summary = "a copy of `source` in the result's storage (a layout or memory-space change)"},
+    {.code = o::tile_reshape, .mnemonic = "tile.reshape", .dia = d::tile, .operands = "source:v shape:p",
+     .traits = trait::relabel, .in_place_of = "source", .summary = "`source`'s bytes seen with row-major shape `shape`"},
+    {.code = o::tile_reinterpret_view, .mnemonic = "tile.reinterpret_view", .dia = d::tile, .operands = "source:v",
+     .traits = trait::relabel, .in_place_of = "source", .summary = "`source`'s bytes seen as the result type"},
+    {.code = o::tile_transpose_view, .mnemonic = "tile.transpose_view", .dia = d::tile, .operands = "source:v",
+     .traits = trait::relabel, .in_place_of = "source", .summary = "`source` seen transposed (its layout swaps)"},
+    {.code = o::tile_slice, .mnemonic = "tile.slice", .dia = d::tile, .operands = "source:v shape:p offsets:p valid:p?",
+     .traits = trait::window, .in_place_of = "source", .summary = "the `shape` window of `source` at `offsets`"},
+    {.code = o::tile_assemble, .mnemonic = "tile.assemble", .dia = d::tile, .operands = "target:v source:v offsets:p",
+     .in_place_of = "target", .writes = "target", .summary = "`target` with `source` written at `offsets`"},
+    {.code = o::tile_set_validshape, .mnemonic = "tile.set_validshape", .dia = d::tile, .operands = "tile:v rows:s cols:s",
+     .traits = trait::relabel, .in_place_of = "tile", .summary = "`tile` with valid extents `rows` x `cols`"},
+    {.code = o::tile_extract, .mnemonic = "tile.extract", .dia = d::tile, .operands = "source:v row:s col:s",
+     .summary = "the scalar element of `source` at (`row`, `col`)"},
+    {.code = o::tile_matmul, .mnemonic = "tile.matmul", .dia = d::tile, .operands = "lhs:v rhs:v",
+     .summary = "the matrix product lhs x rhs"},
+    {.code = o::tile_matmul_acc, .mnemonic = "tile.matmul_acc", .dia = d::tile, .operands = "acc:v lhs:v rhs:v",
+     .keywords = kw_bit(keyword::init_cond), .in_place_of = "acc", .writes = "acc",
+     .summary = "acc + lhs x rhs in `acc`'s storage (lhs x rhs alone when `init_cond` holds)"},
+    tile_ew(o::tile_add, "tile.add", k::binary, "lhs + rhs"),
+    tile_ew(o::tile_mul, "tile.mul", k::binary, "lhs * rhs"),
+    tile_ew(o::tile_sub, "tile.sub", k::binary, "lhs - rhs"),
+    tile_ew(o::tile_div, "tile.div", k::binary, "lhs / rhs", hp),
+    tile_ew(o::tile_maximum, "tile.maximum", k::binary, "max(lhs, rhs)"),
+    tile_ew(o::tile_minimum, "tile.minimum", k::binary, "min(lhs, rhs)"),
+    tile_ew(o::tile_abs, "tile.abs", k::unary, "|source|"),
+    tile_ew(o::tile_exp, "tile.exp", k::unary, "e^source"),
+    tile_ew(o::tile_sqrt, "tile.sqrt", k::unary, "sqrt(source)"),
+    tile_ew(o::tile_neg, "tile.neg", k::unary, "-source"),
+    tile_ew(o::tile_relu, "tile.relu", k::unary, "max(source, 0)"),
+    tile_ew(o::tile_log, "tile.log", k::unary, "ln(source)", hp),
+    [] {
+      r rec = tile_ew(o::tile_recip, "tile.recip", k::unary, "1 / source; its result never shares storage with its source", hp);
+      rec.disjoint_from = "source";
+      return rec;
+    }(),
+    tile_ew(o::tile_adds, "tile.adds", k::scalar_form, "source + scalar"),
+    tile_ew(o::tile_subs, "tile.subs", k::scalar_form, "source - scalar"),
+    tile_ew(o::tile_muls, "tile.muls", k::scalar_form, "source * scalar"),
+    tile_ew(o::tile_divs, "tile.divs", k::scalar_form, "source / scalar"),
+    tile_ew(o::tile_maximums, "tile.maximums", k::scalar_form, "max(source, scalar)"),
+    tile_ew(o::tile_minimums, "tile.minimums", k::scalar_form, "min(source, scalar)"),
+    tile_ew(o::tile_lrelu, "tile.lrelu", k::scalar_form, "source, times scalar where negative"),
+    {.code = o::tile_row_sum, .mnemonic = "tile.row_sum", .dia = d::tile, .operands = "source:v",
+     .summary = "each row's sum, as a column"},
+    {.code = o::tile_row_max, .mnemonic = "tile.row_max", .dia = d::tile, .operands = "source:v",
+     .summary = "each row's maximum, as a column"},
+    spmd(o::tile_get_block_idx, "tile.get_block_idx", d::tile, "this block's index in the launch"),
+    spmd(o::tile_get_block_num, "tile.get_block_num", d::tile, "the launch's block count"),
+    spmd(o::tile_get_subblock_idx, "tile.get_subblock_idx", d::tile, "this subblock's index in its block"),
+    {.code = o::buffer_alloc, .mnemonic = "buffer.alloc", .dia = d::buffer, .operands = "init_valid:t address:s?",
+     .traits = trait::allocates, .summary = "a handle of fresh storage with valid extents `init_valid`, at `address` when placed"},
+    {.code = o::buffer_set_validshape, .mnemonic = "buffer.set_validshape", .dia = d::buffer, .operands = "buffer:v valid:p",
+     .results = arity::none, .summary = "sets the runtime valid extents of the handle `buffer`"},
+    {.code = o::buffer_load, .mnemonic = "buffer.load", .dia = d::buffer, .operands = "tensor:v offsets:p valid:p dest:v",
+     .results = arity::none, .writes = "dest", .summary = "copies the `valid` window of GM `tensor` at `offsets` into `dest`"},
+    {.code = o::buffer_store, .mnemonic = "buffer.store", .dia = d::buffer, .operands = "source:v offsets:p valid:p tensor:v",
+     .results = arity::none, .traits = trait::side_effects, .writes = "tensor",
+     .summary = "copies `source`'s `valid` window into GM `tensor` at `offsets`"},
+    {.code = o::buffer_copy, .mnemonic = "buffer.copy", .dia = d::buffer, .operands = "source:v dest:v", .results = arity::none,
+     .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = "source",
+     .summary = "copies `source`'s valid elements into `dest`"},
+    {.code = o::buffer_subview, .mnemonic = "buffer.subview", .dia = d::buffer, .operands = "source:v offsets:p valid:p?",
+     .traits = trait::window, .in_place_of = "source", .summary = "the handle of `source`'s window at `offsets`"},
+    {.code = o::buffer_reshape, .mnemonic = "buffer.reshape", .dia = d::buffer, .operands = "source:v",
+     .traits = trait::relabel, .in_place_of = "source", .summary = "`source`'s bytes under the result's descriptor"},
+    {.code = o::buffer_extract, .mnemonic = "buffer.extract", .dia = d::buffer, .operands = "source:v row:s col:s dest:v",
+     .results = arity::none, .writes = "dest", .disjoint_from = "source",
+     .summary = "copies the window of `source` at (`row`, `col`) into `dest`"},
+    {.code = o::buffer_matmul, .mnemonic = "buffer.matmul", .dia = d::buffer, .operands = "lhs:v rhs:v dest:v",
+     .results = arity::none, .writes = "dest", .summary = "dest = lhs x rhs"},
+    {.code = o::buffer_matmul_acc, .mnemonic = "buffer.matmul_acc", .dia = d::buffer, .operands = "lhs:v rhs:v dest:v",
+     .results = arity::none, .writes = "dest", .summary = "dest += lhs x rhs"},
+    {.code = o::buffer_full, .mnemonic = "buffer.full", .dia = d::buffer, .operands = "value:s dest:v", .results = arity::none,
+     .ew = k::fill, .writes = "dest", .summary = "sets every valid element of `dest` to `value`"},
+    buffer_ew(o::buffer_add, "buffer.add", k::binary, "dest = lhs + rhs"),
+    buffer_ew(o::buffer_mul, "buffer.mul", k::binary, "dest = lhs * rhs"),
+    buffer_ew(o::buffer_sub, "buffer.sub", k::binary, "dest = lhs - rhs"),
+    buffer_ew(o::buffer_div, "buffer.div", k::binary, "dest = lhs / rhs", hp),
+    buffer_ew(o::buffer_maximum, "buffer.maximum", k::binary, "dest = max(lhs, rhs)"),
+    buffer_ew(o::buffer_minimum, "buffer.minimum", k::binary, "dest = min(lhs, rhs)"),
+    buffer_ew(o::buffer_abs, "buffer.abs", k::unary, "dest = |source|"),
+    buffer_ew(o::buffer_exp, "buffer.exp", k::unary, "dest = e^source"),
+    buffer_ew(o::buffer_sqrt, "buffer.sqrt", k::unary, "dest = sqrt(source)"),
+    buffer_ew(o::buffer_neg, "buffer.neg", k::unary, "dest = -source"),
+    buffer_ew(o::buffer_relu, "buffer.relu", k::unary, "dest = max(source, 0)"),
+    buffer_ew(o::buffer_log, "buffer.log", k::unary, "dest = ln(source)", hp),
+    [] {
+      r rec = buffer_ew(o::buffer_recip, "buffer.recip", k::unary, "dest = 1 / source; dest never overlaps source", hp);
+      rec.traits = trait::none;  // never in place
+      return rec;
+    }(),
+    buffer_ew(o::buffer_adds, "buffer.adds", k::scalar_form, "dest = source + scalar"),
+    buffer_ew(o::buffer_subs, "buffer.subs", k::scalar_form, "dest = source - scalar"),
+    buffer_ew(o::buffer_muls, "buffer.muls", k::scalar_form, "dest = source * scalar"),
+    buffer_ew(o::buffer_divs, "buffer.divs", k::scalar_form, "dest = source / scalar"),
+    buffer_ew(o::buffer_maximums, "buffer.maximums", k::scalar_form, "dest = max(source, scalar)"),
+    buffer_ew(o::buffer_minimums, "buffer.minimums", k::scalar_form, "dest = min(source, scalar)"),
+    buffer_ew(o::buffer_lrelu, "buffer.lrelu", k::scalar_form, "dest = source, times scalar where negative"),
+    spmd(o::buffer_get_block_idx, "buffer.get_block_idx", d::buffer, "this block's index in the launch"),
+    spmd(o::buffer_get_block_num, "buffer.get_block_num", d::buffer, "the launch's block count"),
+    spmd(o::buffer_get_subblock_idx, "buffer.get_subblock_idx", d::buffer, "this subblock's index in its block"),
+}});
 }  // namespace detail
 
 constexpr const op_info& info(opcode c) { return detail::op_table[static_cast<std::size_t>(c)]; }
@@ -191,9 +242,9 @@ constexpr dialect dialect_of(opcode c) { return info(c).dia; }
 /// Regions an op owns: `if` its then and else arms (an `if` without `else` has an empty else
 /// region), `for` its body, `while` its condition and body, every other op none. The one
 /// definition the verifier, the builder's users and the binary reader agree on.
-constexpr std::uint32_t region_count(opcode c) {
-  return c == opcode::cf_if || c == opcode::cf_while ? 2 : c == opcode::cf_for ? 1 : 0;
-}
+constexpr std::uint32_t region_count(opcode c) { return info(c).regions; }
+/// Whether the record of `c` states trait `t`.
+constexpr bool has_trait(opcode c, trait t) { return info(c).has(t); }
 
 namespace detail {
 /// An op's positional operands decoded from its catalogue signature, once per opcode: the parser
@@ -220,9 +271,23 @@ constexpr signature decode_signature(std::string_view s) {
   }
   return sig;
 }
+/// The signature letters of a record's operands (`tensor:v valid:p?` gives `vp?`).
+constexpr signature record_signature(const op_record& r) {
+  std::array<char, 16> letters{};
+  std::size_t n = 0;
+  for_each_word(r.operands, [&](std::string_view w) {
+    const std::string_view kind = w.substr(w.find(':') + 1);
+    if (kind.ends_with('*')) {
+      letters[n++] = '*';  // the variadic rest: any number of scalars or values
+      return;
+    }
+    for (const char c : kind) letters[n++] = c;
+  });
+  return decode_signature(std::string_view(letters.data(), n));
+}
 inline constexpr auto signatures = [] {
   std::array<signature, opcode_count> out{};
-  for (std::size_t i = 0; i < opcode_count; ++i) out[i] = decode_signature(op_table[i].signature);
+  for (std::size_t i = 0; i < opcode_count; ++i) out[i] = record_signature(op_table[i]);
   return out;
 }();
 constexpr const signature& signature_of(opcode c) { return signatures[static_cast<std::size_t>(c)]; }
@@ -230,14 +295,14 @@ constexpr const signature& signature_of(opcode c) { return signatures[static_cas
 
 constexpr bool is_tile_op(opcode c) { return dialect_of(c) == dialect::tile; }
 constexpr bool is_buffer_op(opcode c) { return dialect_of(c) == dialect::buffer; }
-constexpr bool is_region_op(opcode c) { return c == opcode::cf_if || c == opcode::cf_for || c == opcode::cf_while; }
-constexpr bool is_terminator(opcode c) { return c == opcode::cf_yield || c == opcode::cf_return; }
-constexpr bool is_spmd_query(opcode c) {
-  return c == opcode::tile_get_block_idx || c == opcode::tile_get_block_num || c == opcode::tile_get_subblock_idx ||
-         c == opcode::buffer_get_block_idx || c == opcode::buffer_get_block_num ||
-         c == opcode::buffer_get_subblock_idx;
-}
-constexpr bool is_comparison(opcode c) { return c >= opcode::scalar_lt && c <= opcode::scalar_ge; }
+constexpr bool is_region_op(opcode c) { return region_count(c) > 0; }
+constexpr bool is_terminator(opcode c) { return has_trait(c, trait::terminator); }
+constexpr bool is_spmd_query(opcode c) { return has_trait(c, trait::spmd_query); }
+constexpr bool is_comparison(opcode c) { return has_trait(c, trait::comparison); }
+constexpr bool is_loop_op(opcode c) { return has_trait(c, trait::loop); }
+/// A region op that runs one of its regions once (`if`).
+constexpr bool is_branch_op(opcode c) { return is_region_op(c) && !is_loop_op(c); }
+constexpr bool is_relabel_op(opcode c) { return has_trait(c, trait::relabel); }
 
 /// Looks an op up by its text mnemonic (scalar infix operators are looked up by `infix`).
 constexpr std::optional<opcode> find_mnemonic(std::string_view m) {
@@ -262,10 +327,6 @@ constexpr std::optional<opcode> buffer_counterpart(opcode c) {
   return std::nullopt;
 }
 
-static_assert(detail::op_table[static_cast<std::size_t>(opcode::tile_add)].mnemonic == "tile.add");
-static_assert(detail::op_table[static_cast<std::size_t>(opcode::buffer_get_subblock_idx)].mnemonic ==
-              "buffer.get_subblock_idx");
-static_assert(detail::op_table[static_cast<std::size_t>(opcode::cf_return)].mnemonic == "return");
 
 }  // namespace v0
 }  // namespace tile2buffer

@@ -3,14 +3,14 @@
 /// Typed views of stored ops: `typed<tile::load>` reads `ld.tensor()`, `ld.offsets()`,
 /// `ld.valid()` instead of `args[0]`, `args[1]`, `args[3]`.
 ///
-/// The operand names are catalogue data (`operand_names`, one entry per opcode, checked against
-/// the catalogue's signatures below). Each accessor exists on a view only when the op's catalogue
+/// The operand names come from the op records (ir/opcode.hpp). Each accessor exists on a view only when the op's catalogue
 /// entry names that operand (a `requires` clause), so `typed<tile::add>{...}.tensor()` does not
 /// compile, and an accessor's position is looked up in the table, never written by hand.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -21,93 +21,46 @@
 namespace tile2buffer {
 inline namespace v0 {
 
+namespace detail {
+/// The names of each op's operands, space-separated in positional order with `...` after the
+/// variadic rest, spelled out of the records once.
+inline constexpr auto operand_name_lists = [] {
+  struct list {
+    std::array<char, 48> chars{};
+    std::size_t size = 0;
+  };
+  std::array<list, opcode_count> out{};
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    list& l = out[i];
+    for_each_word(op_table[i].operands, [&](std::string_view w) {
+      if (l.size != 0) l.chars[l.size++] = ' ';
+      for (const char c : operand_name(w)) l.chars[l.size++] = c;
+      if (w.ends_with('*'))
+        for (const char c : std::string_view("...")) l.chars[l.size++] = c;
+    });
+  }
+  return out;
+}();
+}  // namespace detail
+
 /// Space-separated operand names of an op, in positional order; a trailing `...` marks the
 /// variadic rest (`for`: "start stop step inits...").
 constexpr std::string_view operand_names(opcode c) {
-  switch (info(c).ew) {
-    case ew_kind::binary: return is_buffer_op(c) ? "lhs rhs dest" : "lhs rhs";
-    case ew_kind::unary: return is_buffer_op(c) ? "source dest" : "source";
-    case ew_kind::scalar_form: return is_buffer_op(c) ? "source scalar dest" : "source scalar";
-    case ew_kind::fill: return is_buffer_op(c) ? "value dest" : "value";
-    case ew_kind::none: break;
-  }
-  if (c >= opcode::scalar_add && c <= opcode::scalar_or) return "lhs rhs";
-  switch (c) {
-    case opcode::scalar_const: return "value";
-    case opcode::scalar_not: return "arg";
-    case opcode::scalar_cast: return "value to";
-    case opcode::cf_if: return "cond";
-    case opcode::cf_for: return "start stop step inits...";
-    case opcode::cf_while: return "inits...";
-    case opcode::cf_yield:
-    case opcode::cf_return: return "values...";
-    case opcode::orch_submit: return "callee call_args deps";
-    case opcode::tile_alloc: return "space capacity";
-    case opcode::tile_load: return "tensor offsets shape valid";
-    case opcode::tile_store: return "tile offsets tensor";
-    case opcode::tile_move:
-    case opcode::tile_reinterpret_view:
-    case opcode::tile_transpose_view:
-    case opcode::tile_row_sum:
-    case opcode::tile_row_max: return "source";
-    case opcode::tile_reshape: return "source shape";
-    case opcode::tile_slice: return "source shape offsets valid";
-    case opcode::tile_assemble: return "target source offsets";
-    case opcode::tile_set_validshape: return "tile rows cols";
-    case opcode::tile_extract: return "source row col";
-    case opcode::tile_matmul: return "lhs rhs";
-    case opcode::tile_matmul_acc: return "acc lhs rhs";
-    case opcode::buffer_alloc: return "init_valid address";
-    case opcode::buffer_set_validshape: return "buffer valid";
-    case opcode::buffer_load: return "tensor offsets valid dest";
-    case opcode::buffer_store: return "source offsets valid tensor";
-    case opcode::buffer_copy: return "source dest";
-    case opcode::buffer_subview: return "source offsets valid";
-    case opcode::buffer_reshape: return "source";
-    case opcode::buffer_extract: return "source row col dest";
-    case opcode::buffer_matmul:
-    case opcode::buffer_matmul_acc: return "lhs rhs dest";
-    default: return "";
-  }
+  const auto& l = detail::operand_name_lists[static_cast<std::size_t>(c)];
+  return {l.chars.data(), l.size};
 }
 
 namespace detail {
-/// Position of `name` among the operand names of `c`, or -1.
+/// Position of `name` among the operands of `c`, or -1.
 constexpr int operand_position(opcode c, std::string_view name) {
-  std::string_view rest = operand_names(c);
-  for (int i = 0; !rest.empty(); ++i) {
-    const std::size_t end = rest.find(' ');
-    std::string_view word = rest.substr(0, end);
-    if (word.ends_with("...")) word.remove_suffix(3);
-    if (word == name) return i;
-    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
-  }
-  return -1;
+  int at = -1;
+  int i = 0;
+  for_each_word(info(c).operands, [&](std::string_view w) {
+    if (at < 0 && operand_name(w) == name) at = i;
+    ++i;
+  });
+  return at;
 }
-/// Positional operands the catalogue signature declares (letters; `?` and `*` are modifiers).
-constexpr int signature_operands(opcode c) {
-  int n = 0;
-  for (char ch : info(c).signature) n += ch != '?' && ch != '*';
-  return n;
-}
-constexpr int named_operands(opcode c) {
-  int n = 0;
-  for (std::string_view rest = operand_names(c); !rest.empty(); ++n) {
-    const std::size_t end = rest.find(' ');
-    if (rest.substr(0, end).ends_with("...")) return n;  // the variadic rest is the `*`
-    rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
-  }
-  return n;
-}
-constexpr bool operand_names_match_signatures() {
-  for (std::size_t i = 0; i < opcode_count; ++i) {
-    const auto c = static_cast<opcode>(i);
-    if (named_operands(c) != signature_operands(c)) return false;
-  }
-  return true;
-}
-static_assert(operand_names_match_signatures(),
-              "tile2buffer: operand_names disagrees with the op catalogue's signatures (ir/opcode.hpp)");
 
 /// A string usable as a template argument: `named<"tensor">()`.
 template <std::size_t N>
@@ -253,6 +206,58 @@ constexpr operand named_operand(const function& f, op_id o) {
   const int i = detail::operand_positions<Name>[static_cast<std::size_t>(f.op(o).code())];
   const auto a = f.args(o);
   return i >= 0 && static_cast<std::size_t>(i) < a.size() ? a[static_cast<std::size_t>(i)] : operand{};
+}
+
+namespace detail {
+/// Where each record's operand-naming traits point, resolved to positions once (-1: none).
+struct trait_positions {
+  std::int8_t in_place_of = -1;
+  std::int8_t writes = -1;
+  std::int8_t extent_of = -1;
+  std::array<std::int8_t, 2> disjoint_from{-1, -1};
+};
+inline constexpr auto trait_position_table = [] {
+  std::array<trait_positions, opcode_count> out{};
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    const auto c = static_cast<opcode>(i);
+    const op_record& r = op_table[i];
+    auto at = [&](std::string_view name) { return static_cast<std::int8_t>(name.empty() ? -1 : operand_position(c, name)); };
+    out[i].in_place_of = at(r.in_place_of);
+    out[i].writes = at(r.writes);
+    out[i].extent_of = at(r.extent_of);
+    std::size_t n = 0;
+    for_each_word(r.disjoint_from, [&](std::string_view w) { out[i].disjoint_from[n++] = at(w); });
+  }
+  return out;
+}();
+constexpr operand operand_at(const function& f, op_id o, int position) {
+  const auto a = f.args(o);
+  return position >= 0 && static_cast<std::size_t>(position) < a.size() ? a[static_cast<std::size_t>(position)] : operand{};
+}
+constexpr const trait_positions& trait_positions_of(const function& f, op_id o) {
+  return trait_position_table[static_cast<std::size_t>(f.op(o).code())];
+}
+}  // namespace detail
+
+/// The operand whose storage op `o`'s result lives in (its record's `in_place_of`): a relabel's
+/// or window's source, an in-place writer's target; `operand{}` when none.
+constexpr operand in_place_operand(const function& f, op_id o) {
+  return detail::operand_at(f, o, detail::trait_positions_of(f, o).in_place_of);
+}
+/// The operand whose storage op `o` writes (its record's `writes`); `operand{}` when none.
+constexpr operand written_operand(const function& f, op_id o) {
+  return detail::operand_at(f, o, detail::trait_positions_of(f, o).writes);
+}
+/// The operands whose storage op `o`'s written storage must not partially overlap (its record's
+/// `disjoint_from`, at most two); `operand{}` for the ones it does not have.
+constexpr std::array<operand, 2> disjoint_operands(const function& f, op_id o) {
+  const auto& p = detail::trait_positions_of(f, o);
+  return {detail::operand_at(f, o, p.disjoint_from[0]), detail::operand_at(f, o, p.disjoint_from[1])};
+}
+/// The operand whose valid extents op `o`'s data movement covers (its record's `extent_of`);
+/// `operand{}` when that is the op's result.
+constexpr operand extent_operand(const function& f, op_id o) {
+  return detail::operand_at(f, o, detail::trait_positions_of(f, o).extent_of);
 }
 
 /// `typed<tile::load>`: the view type of an op struct.

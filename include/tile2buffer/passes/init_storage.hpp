@@ -32,18 +32,13 @@ inline namespace v0 {
 namespace detail {
 
 /// The operand whose storage an in-place result shares (assemble's target, matmul_acc's
-/// accumulator, the tile of set_validshape, the source of a relabelling view), if any.
+/// accumulator, the tile of set_validshape, the source of a relabelling view), if any. A
+/// window's result is a window of its source, which the window analysis places instead.
 template <class = void>
 constexpr std::optional<operand> storage_source(const function& f, op_id o) {
-  switch (f.op(o).code()) {
-    case opcode::tile_assemble: return typed<tile::assemble>(f, o).target();
-    case opcode::tile_matmul_acc: return view<opcode::tile_matmul_acc>(f, o).acc();
-    case opcode::tile_set_validshape: return view<opcode::tile_set_validshape>(f, o).tile();
-    case opcode::tile_reshape: return view<opcode::tile_reshape>(f, o).source();
-    case opcode::tile_reinterpret_view: return view<opcode::tile_reinterpret_view>(f, o).source();
-    case opcode::tile_transpose_view: return view<opcode::tile_transpose_view>(f, o).source();
-    default: return std::nullopt;
-  }
+  if (has_trait(f.op(o).code(), trait::window)) return std::nullopt;
+  const operand x = in_place_operand(f, o);
+  return x.kind == operand_kind::none ? std::nullopt : std::optional<operand>(x);
 }
 
 /// Emits `mem_<name> = tile.alloc(SPACE, bytes)` sized for source Tile value `v` into the
@@ -76,7 +71,7 @@ constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::s
 }
 
 /// Ops whose result overwrites the storage of an operand (`storage_source`) in place.
-constexpr bool writes_in_place(opcode c) { return c == opcode::tile_assemble || c == opcode::tile_matmul_acc; }
+constexpr bool writes_in_place(opcode c) { return !info(c).writes.empty() && info(c).writes == info(c).in_place_of; }
 
 /// For each value, the program-order position of its last use. A use inside a loop that does not
 /// define the value counts at the end of the outermost such loop: a later iteration reads it
@@ -141,8 +136,8 @@ constexpr guarded_accumulators find_guarded_accumulators(const function& f, cons
   guarded_accumulators g;
   bool update = false, branch = false;
   for (const op_node& n : f.ops) {
-    update = update || n.code() == opcode::tile_matmul_acc;
-    branch = branch || (n.code() == opcode::cf_if && n.regions.count == 2);
+    update = update || writes_in_place(n.code());
+    branch = branch || (is_branch_op(n.code()) && n.regions.count == 2);
   }
   if (!update || !branch) return g;
   g.chain.assign(f.ops.size(), no_id);
@@ -167,7 +162,7 @@ constexpr guarded_accumulators find_guarded_accumulators(const function& f, cons
   for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
     const op_id br{i};
     const op_node& n = f.op(br);
-    if (n.code() != opcode::cf_if || n.regions.count != 2) continue;
+    if (!is_branch_op(n.code()) || n.regions.count != 2) continue;
     const op_id ya = trailing_yield(f, f.region_of(br, 0)), yb = trailing_yield(f, f.region_of(br, 1));
     if (!ya.valid() || !yb.valid()) continue;
     for (std::uint32_t k = 0; k < n.results.count; ++k) {
@@ -182,8 +177,8 @@ constexpr guarded_accumulators find_guarded_accumulators(const function& f, cons
         for (std::size_t guard = 0; guard <= f.ops.size(); ++guard) {
           const value_info& info = f.value(v);
           if (info.origin() != value_origin::result || enclosing[info.def.index] != f.region_of(br, arm)) return v;
-          if (f.op(info.def).code() != opcode::tile_matmul_acc || uses[v.index] != 1) return {};
-          const operand acc = view<opcode::tile_matmul_acc>(f, info.def).acc();
+          if (!writes_in_place(f.op(info.def).code()) || uses[v.index] != 1) return {};
+          const operand acc = written_operand(f, info.def);
           if (!acc.is_value()) return {};
           updates.push_back(info.def);
           v = acc.value();
@@ -239,7 +234,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
   };
   // The value both arms of two-armed branch `o` yield as result `i`, if they yield one value.
   const auto same_yield = [&](op_id o, std::uint32_t i) -> value_id {
-    if (f.op(o).code() != opcode::cf_if || f.op(o).regions.count != 2) return {};
+    if (!is_branch_op(f.op(o).code()) || f.op(o).regions.count != 2) return {};
     const op_id a = trailing_yield(f, f.region_of(o, 0)), b = trailing_yield(f, f.region_of(o, 1));
     if (!a.valid() || !b.valid() || i >= f.args(a).size() || i >= f.args(b).size()) return {};
     const operand x = f.args(a)[i], y = f.args(b)[i];

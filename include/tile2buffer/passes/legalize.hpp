@@ -49,7 +49,7 @@ constexpr void hoist_nested_allocs(function& f) {
   const std::vector<region_id> enclosing = enclosing_regions(f);
   std::vector<op_id> hoisted;
   walk(f, [&](op_id o) {
-    if (f.op(o).code() == opcode::tile_alloc && enclosing[o.index] != f.body) hoisted.push_back(o);
+    if (has_trait(f.op(o).code(), trait::allocates) && enclosing[o.index] != f.body) hoisted.push_back(o);
   });
   if (hoisted.empty()) return;
   std::vector<char> moved(f.ops.size(), 0);
@@ -62,7 +62,7 @@ constexpr void hoist_nested_allocs(function& f) {
     if (region_id{r} == f.body) {
       std::size_t at = 0;
       for (std::size_t i = 0; i < ops.size() && !is_region_op(f.op(ops[i]).code()); ++i)
-        if (f.op(ops[i]).code() == opcode::tile_alloc) at = i + 1;
+        if (has_trait(f.op(ops[i]).code(), trait::allocates)) at = i + 1;
       pool.insert(pool.end(), ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(at));
       pool.insert(pool.end(), hoisted.begin(), hoisted.end());
       pool.insert(pool.end(), ops.begin() + static_cast<std::ptrdiff_t>(at), ops.end());
@@ -184,8 +184,10 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
           snapshot.resize(f.ops.size());
           snapshot[o.index] = 1;
         }
-        if (f.op(o).code() != opcode::tile_recip) return;
-        const operand source = typed<tile::recip>(f, o).source();
+        // A result that must not share its source's storage (recip) gets its own allocation.
+        const opcode c = f.op(o).code();
+        if (!is_tile_op(c) || has_trait(c, trait::may_alias_exactly)) return;
+        const operand source = disjoint_operands(f, o)[0];
         if (!source.is_value()) return;
         const type& src = f.type_of(source.value());
         const type& dst = f.type_of(f.result(o));
@@ -204,14 +206,14 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
     // cloned through this same callback.
     const auto custom = [&](op_id o, const auto& self) -> bool {
       const op_node& n = f.op(o);
-      if (n.code() == opcode::tile_alloc && !regions.orphan.empty() && regions.orphan[f.result(o).index])
+      if (has_trait(n.code(), trait::allocates) && !regions.orphan.empty() && regions.orphan[f.result(o).index])
         return true;  // its only value now writes a branch result
       if (const auto moves = regions.at(o); !moves.empty()) {
         const std::vector<operand> moved = detail::emit_parallel_move(rw, moves, n.loc, overlap);
         std::vector<operand> args = rw.map(f.args(o));
-        const std::size_t first = n.code() == opcode::cf_yield ? 0 : loop_init_offset(f, o);
+        const std::size_t first = is_terminator(n.code()) ? 0 : loop_init_offset(f, o);
         for (std::size_t m = 0; m < moves.size(); ++m) args[first + moves[m].position] = moved[m];
-        if (n.code() == opcode::cf_yield) rw.emit_like(o, args);
+        if (is_terminator(n.code())) rw.emit_like(o, args);
         else rw.clone_with(o, args, [&](op_id x) { return self(x, self); });
         return true;
       }

@@ -96,7 +96,7 @@ constexpr region_plan plan_region_storage(const function& f, const kernel_analys
   walk(f, [&](op_id o) {
     const op_node& n = f.op(o);
     const opcode c = n.code();
-    if (c == opcode::cf_if) {
+    if (is_branch_op(c)) {
       for (std::uint32_t r = 0; r < n.regions.count; ++r) {
         const region_id arm = f.region_of(o, r);
         const op_id y = trailing_yield(f, arm);

@@ -26,7 +26,7 @@ namespace detail {
 /// states the extents it produces. Relabels and setters update no metadata of their own.
 constexpr void prefix_valid_state(const function& f, op_id o, lowering& l) {
   const opcode c = f.op(o).code();
-  if (c == opcode::tile_alloc || c == opcode::tile_set_validshape || is_relabel_op(c) || c == opcode::tile_slice) return;
+  if (has_trait(c, trait::allocates) || has_trait(c, trait::relabel) || has_trait(c, trait::window)) return;
   for (std::uint32_t i = 0; i < f.op(o).results.count; ++i) {
     const value_id r = f.result(o, i);
     if (!f.type_of(r).is_tile() || l.analyses().windows.is_window(r)) continue;
@@ -39,13 +39,10 @@ constexpr void prefix_valid_state(const function& f, op_id o, lowering& l) {
 /// The valid extents an op's data movement covers: a load's, move's or elementwise result's, a
 /// store's source's; none for ops that move no data.
 constexpr const type* data_extent_type(const function& f, op_id o) {
-  const opcode c = f.op(o).code();
-  if (c == opcode::tile_store) {
-    const operand t = named_operand<"tile">(f, o);
-    return t.is_value() ? &f.type_of(t.value()) : nullptr;
-  }
-  if (c == opcode::tile_load || c == opcode::tile_move || info(c).ew != ew_kind::none) return &f.type_of(f.result(o));
-  return nullptr;
+  if (!has_trait(f.op(o).code(), trait::moves_valid_data)) return nullptr;
+  if (info(f.op(o).code()).extent_of.empty()) return &f.type_of(f.result(o));
+  const operand t = extent_operand(f, o);
+  return t.is_value() ? &f.type_of(t.value()) : nullptr;
 }
 
 /// Emits `rewrite` so that it runs only when both valid extents are positive (reference: loads,
@@ -57,7 +54,8 @@ constexpr void guarded(const function& f, op_id o, lowering& l, Rewrite&& rewrit
   const type* t = data_extent_type(f, o);
   if (t == nullptr || (t->static_valid() && t->valid[0].number > 0 && t->valid[1].number > 0)) return rewrite();
   if ((t->valid[0].is_static() && t->valid[0].number == 0) || (t->valid[1].is_static() && t->valid[1].number == 0)) {
-    if (f.op(o).code() == opcode::tile_store) l.rw().bind(f.result(o), l.rw().map(named_operand<"tensor">(f, o)));
+    // Nothing moves, yet the result is defined: a store's result is the tensor it writes.
+    if (const operand w = written_operand(f, o); w.is_value() && f.op(o).results.count == 1) l.rw().bind(f.result(o), l.rw().map(w));
     return;
   }
   auto& b = l.builder();
@@ -93,11 +91,11 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
         return true;
       }
       const auto body = [&](region_id inner, yield_context& y) { lower_region<Recipes>(f, inner, l, ctx, &y); };
-      if (c == opcode::cf_if) lower_if(f, o, l, body);
+      if (is_branch_op(c)) lower_if(f, o, l, body);
       else lower_loop(f, o, l, body);
       return true;
     }
-    if (c == opcode::cf_yield && yields != nullptr) {
+    if (is_terminator(c) && !has_trait(c, trait::exits_function) && yields != nullptr) {
       lower_yield(f, o, l, *yields);
       return true;
     }

@@ -41,7 +41,7 @@ constexpr bool same_handle(lowering& l, const operand& v, value_id carry) {
 template <class = void>
 constexpr void lower_yield(const function& f, op_id y, lowering& l, yield_context& ctx) {
   const op_node& owner = f.op(ctx.owner);
-  if (owner.code() == opcode::cf_while && ctx.region == f.region_of(ctx.owner, 0)) {
+  if (has_trait(owner.code(), trait::condition_region) && ctx.region == f.region_of(ctx.owner, 0)) {
     l.rw().clone(y);
     return;
   }
@@ -129,7 +129,7 @@ constexpr void lower_if(const function& f, op_id o, lowering& l, LowerBody&& low
 template <class LowerBody>
 constexpr void lower_loop(const function& f, op_id o, lowering& l, LowerBody&& lower_body) {
   const op_node& n = f.op(o);
-  const bool is_for = n.code() == opcode::cf_for;
+  const bool is_for = !has_trait(n.code(), trait::condition_region);  // a counted loop
   const auto inits = loop_inits(f, o);
   auto& rw = l.rw();
   const std::vector<std::uint32_t> kept = scalar_positions(f, o);

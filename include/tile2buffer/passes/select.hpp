@@ -45,7 +45,7 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
       if (text why = region_op_problem(fn, o, analyses); !why.empty()) keep(n.loc, text(mnemonic(c)) << ": " << why);
       return;
     }
-    if (c == opcode::orch_submit) return keep(n.loc, text("a device function cannot submit tasks"));
+    if (dialect_of(c) == dialect::orchestration) return keep(n.loc, text("a device function cannot submit tasks"));
     if (dialect_of(c) == dialect::scalar) {
       if (text why = scalar_op_problem(fn, o); !why.empty())
         keep(n.loc, text("outside the default contract: ") << why);
@@ -65,8 +65,8 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
   });
   if (e.reason.empty())
     walk(fn, [&](op_id o) {
-      if (fn.op(o).code() != opcode::cf_return || !e.reason.empty()) return;
-      const auto vals = typed<cf::return_>(fn, o).values();
+      if (!has_trait(fn.op(o).code(), trait::exits_function) || !e.reason.empty()) return;
+      const auto vals = fn.args(o);  // every operand of a return is a returned value
       for (std::size_t i = 0; i < vals.size() && i < fn.results.size(); ++i) {
         if (!fn.results[i].is_tensor()) continue;
         const value_id root = vals[i].is_value() ? gm_alias_root(fn, vals[i].value()) : value_id{};

@@ -54,8 +54,11 @@ class buffer_checker {
   /// handle flowing through control flow would be an implicit alias.
   constexpr void check_no_escaping_handle(op_id o) {
     const opcode c = f_.op(o).code();
-    const std::string_view how = c == opcode::cf_yield ? "yielded" : c == opcode::cf_return ? "returned" : "a region result or carry";
-    const auto operands = is_loop_op(c) ? loop_inits(f_, o) : c == opcode::cf_if ? std::span<const operand>{} : f_.args(o);
+    const std::string_view how = has_trait(c, trait::exits_function) ? "returned"
+                                 : is_terminator(c)                    ? "yielded"
+                                                                       : "a region result or carry";
+    // A region op's own operands are carried only into a loop (an if's condition is a scalar).
+    const auto operands = is_loop_op(c) ? loop_inits(f_, o) : is_region_op(c) ? std::span<const operand>{} : f_.args(o);
     for (const operand& x : operands)
       if (x.is_value() && f_.type_of(x.value()).is_buffer())
         fail(o, text("Buffer handle '") << f_.name_of(x.value()) << "' cannot be " << how);
@@ -66,8 +69,9 @@ class buffer_checker {
   constexpr void visit(op_id o) {
     const op_node& n = f_.op(o);
     const opcode c = n.code();
-    if (c == opcode::cf_yield || c == opcode::cf_return || is_region_op(c)) check_no_escaping_handle(o);
-    if (c == opcode::buffer_alloc) {
+    if (is_terminator(c) || is_region_op(c)) check_no_escaping_handle(o);
+    if (!is_buffer_op(c)) return;
+    if (has_trait(c, trait::allocates)) {
       const value_id h = f_.result(o);
       const type& t = f_.type_of(h);
       provenance p{true, h, 0, t.bytes(), t.row_bytes(), std::nullopt, true};
@@ -86,8 +90,8 @@ class buffer_checker {
       check_descriptor(o, t);
       return;
     }
-    if (c == opcode::buffer_subview || c == opcode::buffer_reshape) {
-      const value_id src = value_of(c == opcode::buffer_subview ? typed<buffer::subview>(f_, o).source() : typed<buffer::reshape>(f_, o).source());
+    if (has_trait(c, trait::relabel) || has_trait(c, trait::window)) {
+      const value_id src = value_of(in_place_operand(f_, o));
       const value_id h = f_.result(o);
       const type& t = f_.type_of(h);
       check_descriptor(o, t);
@@ -96,7 +100,7 @@ class buffer_checker {
         return;
       }
       provenance p = prov_[src.index];
-      if (c == opcode::buffer_reshape) {
+      if (has_trait(c, trait::relabel)) {
         if (t.bytes() != f_.type_of(src).bytes())
           fail(o, text("buffer.reshape must preserve the physical byte size"));
         p.pitch = t.row_bytes();
@@ -116,24 +120,14 @@ class buffer_checker {
       prov_[h.index] = p;
       return;
     }
-    const ew_kind ew = info(c).ew;
-    if (is_buffer_op(c) && ew != ew_kind::none && ew != ew_kind::fill) {
-      // Every elementwise Buffer op names its inputs lhs/rhs or source, and its destination dest.
-      const value_id dst = value_of(named_operand<"dest">(f_, o));
-      const bool exact_allowed = c != opcode::buffer_recip;
-      const operand lhs = named_operand<"lhs">(f_, o);
-      const operand rhs = named_operand<"rhs">(f_, o);
-      prove(o, value_of(lhs), dst, exact_allowed);
-      if (value_of(rhs) != value_of(lhs)) prove(o, value_of(rhs), dst, exact_allowed);  // once for `add(w, w, d)`
-      prove(o, value_of(named_operand<"source">(f_, o)), dst, exact_allowed);
-      return;
-    }
-    if (c == opcode::buffer_copy) {
-      const typed<buffer::copy> cp(f_, o);
-      prove(o, value_of(cp.source()), value_of(cp.dest()), true);
-    }
-    if (c == opcode::buffer_extract)  // an extract reads a window of its source: never in place
-      prove(o, value_of(named_operand<"source">(f_, o)), value_of(named_operand<"dest">(f_, o)), false);
+    // The written storage against each input it must not partially overlap: exactly its window
+    // (in place) only where the op allows it, once per distinct input (`add(w, w, d)`).
+    const auto inputs = disjoint_operands(f_, o);
+    const value_id dst = value_of(written_operand(f_, o));
+    const bool exact_allowed = has_trait(c, trait::may_alias_exactly);
+    if (inputs[0].kind != operand_kind::none) prove(o, value_of(inputs[0]), dst, exact_allowed);
+    if (inputs[1].kind != operand_kind::none && value_of(inputs[1]) != value_of(inputs[0]))
+      prove(o, value_of(inputs[1]), dst, exact_allowed);
   }
 
   constexpr void check_descriptor(op_id o, const type& t) {

@@ -110,7 +110,7 @@ constexpr void check_region_storage(const function& f, op_id o, const storage_vi
                                                                        << "': windows overlap" << storage.where(ta, tb));
     }
   }
-  if (n.code() == opcode::cf_if) {
+  if (is_branch_op(n.code())) {
     for (std::uint32_t r = 0; r < n.regions.count; ++r) {
       const op_id y = trailing_yield(f, f.region_of(o, r));
       for (std::uint32_t i = 0; y.valid() && i < n.results.count && i < f.args(y).size(); ++i) {
@@ -195,16 +195,19 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
   walk(f, [&](op_id o) {
     const op_node& n = f.op(o);
     if (is_region_op(n.code())) detail::check_region_storage(f, o, storage, fail);
-    if (n.code() == opcode::tile_recip) {
-      const auto [src, dst] = source_and_result(typed<tile::recip>(f, o).source(), o);
-      if (src != nullptr && storage.overlaps(*src, *dst))
-        fail(n.loc, (storage.same(*src, *dst) ? text("tile.recip ") << detail::disjoint_phrase << ": its result is its source's window"
-                                              : text("tile.recip ") << detail::partial_phrase << ": it " << detail::disjoint_phrase)
-                        << storage.where(*src, *dst));
-    } else if (n.code() == opcode::tile_move) {
-      const auto [src, dst] = source_and_result(typed<tile::move>(f, o).source(), o);
-      if (src != nullptr && storage.overlaps(*src, *dst) && !storage.same(*src, *dst))
-        fail(n.loc, text("tile.move source and destination windows overlap without being identical") << storage.where(*src, *dst));
+    if (!is_tile_op(n.code())) return;
+    const operand source = disjoint_operands(f, o)[0];  // a Tile op's result is what it writes
+    if (source.kind == operand_kind::none) return;
+    const auto [src, dst] = source_and_result(source, o);
+    if (src == nullptr || !storage.overlaps(*src, *dst)) return;
+    const std::string_view m = mnemonic(n.code());
+    if (has_trait(n.code(), trait::may_alias_exactly)) {
+      if (!storage.same(*src, *dst))
+        fail(n.loc, text(m) << " source and destination windows overlap without being identical" << storage.where(*src, *dst));
+    } else {
+      fail(n.loc, (storage.same(*src, *dst) ? text(m) << " " << detail::disjoint_phrase << ": its result is its source's window"
+                                            : text(m) << " " << detail::partial_phrase << ": it " << detail::disjoint_phrase)
+                      << storage.where(*src, *dst));
     }
   });
   return out;

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file ir/op_record.hpp
+/// The shape of one op's definition (`op_record`) and the compile-time check that a table of
+/// records agrees with itself. The records themselves are in ir/opcode.hpp.
+///
+/// Why plain constexpr data and not a Hana map: every query here is by opcode value at run time
+/// as well as in constant evaluation (the parser, the verifier, the passes), and a constexpr
+/// array indexed by opcode costs no template instantiation in the headers everyone includes.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace tile2buffer {
+inline namespace v0 {
+
+enum class opcode : std::uint16_t;
+
+enum class dialect : std::uint8_t { scalar, control, orchestration, tile, buffer };
+
+/// Keyword arguments an op may carry (reference §3.2: registered kwargs only).
+enum class keyword : std::uint8_t { addr, high_precision, init_cond, cache, atomic, st_phase, pre_quant, pre_relu, count_ };
+inline constexpr std::array<std::string_view, 8> keyword_names{"addr",   "high_precision", "init_cond", "cache",
+                                                               "atomic", "st_phase",       "pre_quant", "pre_relu"};
+constexpr std::uint16_t kw_bit(keyword k) { return static_cast<std::uint16_t>(1u << static_cast<unsigned>(k)); }
+
+/// How many results an op defines.
+enum class arity : std::uint8_t { none, one, variadic };
+/// Elementwise shape of an op (drives recipes, verifier and simulator alike).
+enum class ew_kind : std::uint8_t { none, binary, unary, scalar_form, fill };
+
+/// What passes ask about an op instead of naming it. Each bit is a fact the record states; the
+/// operand-naming facts (`in_place_of`, `writes`, `disjoint_from`, `extent_of`) are fields.
+enum class trait : std::uint16_t {
+  none = 0,
+  relabel = 1u << 0,           ///< the result is `in_place_of`'s bytes under a new type or valid shape
+  window = 1u << 1,            ///< the result is a window cut from `in_place_of`
+  allocates = 1u << 2,         ///< the result is fresh root storage
+  moves_valid_data = 1u << 3,  ///< moves data under valid extents: runs only when both are positive
+  side_effects = 1u << 4,      ///< writes memory no result of it names (a GM store, a task)
+  terminator = 1u << 5,        ///< ends its region
+  exits_function = 1u << 6,    ///< ends the function, returning its operands
+  loop = 1u << 7,              ///< a region op whose body repeats over carried values
+  condition_region = 1u << 8,  ///< its first region computes the loop condition (while)
+  spmd_query = 1u << 9,        ///< reads the launch's block or subblock index or count
+  comparison = 1u << 10,       ///< a scalar comparison (BOOL result)
+  may_alias_exactly = 1u << 11,  ///< the destination may be exactly a `disjoint_from` operand's window
+};
+constexpr trait operator|(trait a, trait b) {
+  return static_cast<trait>(static_cast<std::uint16_t>(a) | static_cast<std::uint16_t>(b));
+}
+constexpr bool any(trait set, trait t) { return (static_cast<std::uint16_t>(set) & static_cast<std::uint16_t>(t)) != 0; }
+
+/// One op's definition: what the parser, printer, verifier, passes and docs read about it.
+/// `operands`: space-separated `name:kind` in positional order; kinds v = SSA value, s = scalar
+/// (value or literal), p = pair tuple `(a, b)`, t = tuple of any length, m = memory-space name,
+/// d = dtype name, f = function symbol; a `?` after the kind makes the operand optional, a `*`
+/// makes it the variadic rest (any number of scalars or values).
+/// Region ops: `if` args = [cond], regions = then, else. `for` args = [start, stop, step,
+/// inits...], region args = [induction var, iteration values...]. `while` args = [inits...],
+/// regions = cond (args = iteration values; a comparison and/or `yield bool`) and body.
+/// `submit` args = [callee symbol, (call args...), (dependency tasks...)].
+struct op_record {
+  opcode code{};
+  std::string_view mnemonic;
+  dialect dia{};
+  std::string_view operands;
+  std::uint16_t keywords = 0;
+  arity results = arity::one;
+  std::uint8_t regions = 0;
+  ew_kind ew = ew_kind::none;
+  trait traits = trait::none;
+  std::string_view in_place_of = {};    ///< the operand whose storage the result lives in
+  std::string_view writes = {};         ///< the operand whose storage the op writes
+  std::string_view disjoint_from = {};  ///< operands the written storage must not partially overlap
+  std::string_view extent_of = {};      ///< `moves_valid_data`: the operand whose extents are moved (empty: the result's)
+  std::string_view infix = {};          ///< scalar operators: their text spelling
+  std::string_view summary = {};        ///< one-line semantics (docs/ops.md)
+  [[nodiscard]] constexpr bool has(trait t) const { return any(traits, t); }
+};
+
+namespace detail {
+/// Each word of a space-separated list, in order.
+template <class Fn>
+constexpr void for_each_word(std::string_view list, Fn&& fn) {
+  while (!list.empty()) {
+    const std::size_t end = list.find(' ');
+    fn(list.substr(0, end));
+    list = end == std::string_view::npos ? std::string_view{} : list.substr(end + 1);
+  }
+}
+/// The name part of a `name:kind` operand.
+constexpr std::string_view operand_name(std::string_view word) { return word.substr(0, word.find(':')); }
+constexpr bool names_operand(const op_record& r, std::string_view name) {
+  bool found = false;
+  for_each_word(r.operands, [&](std::string_view w) { found = found || operand_name(w) == name; });
+  return found;
+}
+
+// Each check that a table of records can fail calls one of these on failure. Why functions that
+// are not constexpr: calling one in constant evaluation is a compile error that names it.
+inline void op_record_is_not_at_its_opcodes_position() {}
+inline void op_record_trait_names_a_missing_operand() {}
+inline void op_record_operand_has_no_kind() {}
+inline void op_record_regions_without_a_region_op_result() {}
+inline void op_record_relabel_or_window_without_in_place_of() {}
+inline void op_record_lists_more_than_two_disjoint_operands() {}
+
+constexpr void check_record(const op_record& r, std::size_t position) {
+  if (static_cast<std::size_t>(r.code) != position) op_record_is_not_at_its_opcodes_position();
+  for_each_word(r.operands, [](std::string_view w) {
+    const std::size_t colon = w.find(':');
+    if (colon == std::string_view::npos || colon + 1 >= w.size()) op_record_operand_has_no_kind();
+  });
+  for (const std::string_view named : {r.in_place_of, r.writes, r.extent_of})
+    if (!named.empty() && !names_operand(r, named)) op_record_trait_names_a_missing_operand();
+  std::size_t disjoint = 0;
+  for_each_word(r.disjoint_from, [&](std::string_view w) {
+    if (!names_operand(r, w)) op_record_trait_names_a_missing_operand();
+    if (++disjoint > 2) op_record_lists_more_than_two_disjoint_operands();
+  });
+  if (r.regions > 0 && r.results != arity::variadic) op_record_regions_without_a_region_op_result();
+  if ((r.has(trait::relabel) || r.has(trait::window)) && r.in_place_of.empty()) op_record_relabel_or_window_without_in_place_of();
+}
+}  // namespace detail
+
+/// A table of records, checked: each record sits at its opcode's position and every trait names
+/// an operand the record declares. A record that disagrees with itself does not compile.
+template <std::size_t N>
+consteval std::array<op_record, N> checked_records(std::array<op_record, N> records) {
+  for (std::size_t i = 0; i < N; ++i) detail::check_record(records[i], i);
+  return records;
+}
+
+}  // namespace v0
+}  // namespace tile2buffer
