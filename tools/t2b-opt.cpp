@@ -60,6 +60,7 @@ struct cli_options {
   std::string_view output_flag;  ///< "-o" or "--emit" when given: they shape the IR output, which --run does not write
   // mlir-opt habits.
   bool list_recipes = false;
+  bool list_ops = false;
   bool timing = false;
   bool print_after_all = false;
   std::optional<pass_id> print_after;
@@ -274,6 +275,11 @@ constexpr flag flags[] = {
     {"--list-recipes", {}, "print the registered recipe set: each Tile op's recipes (name, benefit, dtypes) or why it stays Tile",
      [](cli_options& o, std::string_view) -> std::string {
        o.list_recipes = true;
+       return {};
+     }},
+    {"--list-ops", {}, "print the op records: one tab-separated line per op (docs/ops.md is generated from it)",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.list_ops = true;
        return {};
      }},
     {"--timing", {}, "report the wall time of parsing, verification, each pass and printing on stderr",
@@ -507,6 +513,48 @@ int list_recipes() {
   return 0;
 }
 
+/// --list-ops: every op record, one line each, fields separated by tabs: mnemonic, dialect,
+/// operands (`name:kind`), keywords, results, regions, traits, in_place_of, writes,
+/// disjoint_from, extent_of, infix spelling, summary. Empty fields print as `-`.
+int list_ops() {
+  constexpr std::string_view dialects[] = {"scalar", "control", "orchestration", "tile", "buffer"};
+  constexpr std::string_view arities[] = {"none", "one", "variadic"};
+  constexpr std::pair<trait, std::string_view> traits[] = {
+      {trait::relabel, "relabel"},       {trait::window, "window"},
+      {trait::allocates, "allocates"},   {trait::moves_valid_data, "moves_valid_data"},
+      {trait::side_effects, "side_effects"}, {trait::terminator, "terminator"},
+      {trait::exits_function, "exits_function"}, {trait::loop, "loop"},
+      {trait::condition_region, "condition_region"}, {trait::spmd_query, "spmd_query"},
+      {trait::comparison, "comparison"}, {trait::may_alias_exactly, "may_alias_exactly"}};
+  const auto field = [](text& out, std::string_view s) { out << '\t' << (s.empty() ? std::string_view("-") : s); };
+  text out;
+  for (std::size_t c = 0; c < opcode_count; ++c) {
+    const op_record& r = info(static_cast<opcode>(c));
+    out << r.mnemonic;
+    field(out, dialects[static_cast<std::size_t>(r.dia)]);
+    field(out, r.operands);
+    text kws;
+    for (std::size_t k = 0; k < keyword_names.size(); ++k)
+      if ((r.keywords & kw_bit(static_cast<keyword>(k))) != 0) kws << (kws.size() ? " " : "") << keyword_names[k];
+    field(out, kws.view());
+    field(out, arities[static_cast<std::size_t>(r.results)]);
+    out << '\t' << static_cast<unsigned>(r.regions);
+    text ts;
+    for (const auto& [t, n] : traits)
+      if (r.has(t)) ts << (ts.size() ? " " : "") << n;
+    field(out, ts.view());
+    field(out, r.in_place_of);
+    field(out, r.writes);
+    field(out, r.disjoint_from);
+    field(out, r.extent_of);
+    field(out, r.infix);
+    field(out, r.summary);
+    out << '\n';
+  }
+  std::fwrite(out.view().data(), 1, out.size(), stdout);
+  return 0;
+}
+
 /// Whether `f` of `lowered` was lowered from a Tile kernel of `tile_program`; for an
 /// orchestration, whether one of its submits launches such a kernel.
 bool was_lowered(const program& tile_program, const program& lowered, const function& f) {
@@ -675,5 +723,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (opts.list_recipes) return list_recipes();
+  if (opts.list_ops) return list_ops();
   return run(opts);
 }

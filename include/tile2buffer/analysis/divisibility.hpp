@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"
 
 namespace tile2buffer {
@@ -41,17 +42,19 @@ class scalar_divisibility {
       // Why integers only: a float product with a power-of-two literal says nothing once cast.
       const auto integral = [&](value_id v) { return f.type_of(v).is_scalar() && is_integer(f.type_of(v).dt); };
       if (!integral(f.result(o))) return;
-      const auto a = f.args(o);
+      const operand value = named_operand<"value">(f, o);
+      const operand lhs = named_operand<"lhs">(f, o), rhs = named_operand<"rhs">(f, o);
+      const bool both = lhs.kind != operand_kind::none && rhs.kind != operand_kind::none;
       int k = 0;
       switch (n.code()) {
-        case opcode::scalar_const: k = a.empty() ? 0 : of(a[0]); break;
-        case opcode::scalar_cast: k = !a.empty() && a[0].is_value() && integral(a[0].value()) ? of(a[0]) : 0; break;
+        case opcode::scalar_const: k = of(value); break;
+        case opcode::scalar_cast: k = value.is_value() && integral(value.value()) ? of(value) : 0; break;
         case opcode::scalar_add:
         case opcode::scalar_sub:
         case opcode::scalar_min:
         case opcode::scalar_max:
-        case opcode::scalar_mod: k = a.size() == 2 ? std::min(of(a[0]), of(a[1])) : 0; break;
-        case opcode::scalar_mul: k = a.size() == 2 ? std::min(top, of(a[0]) + of(a[1])) : 0; break;
+        case opcode::scalar_mod: k = both ? std::min(of(lhs), of(rhs)) : 0; break;
+        case opcode::scalar_mul: k = both ? std::min(top, of(lhs) + of(rhs)) : 0; break;
         default: return;
       }
       bits_[f.result(o).index] = static_cast<std::uint8_t>(k);

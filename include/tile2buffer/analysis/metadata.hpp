@@ -34,13 +34,14 @@ class metadata_versions {
       for (const operand& x : args)
         if (x.is_value() && f.type_of(x.value()).is_tile() && replaced[version_of(x.value())] && !stale_[o.index].valid())
           stale_[o.index] = x.value();
-      if (n.results.count != 1 || args.empty() || !args[0].is_value()) return;
+      const operand source = in_place_operand(f, o);
+      if (n.results.count != 1 || !source.is_value()) return;
       const value_id res = f.result(o);
       const opcode c = n.code();
       if (c == opcode::tile_set_validshape) {
-        replaced[version_of(args[0].value())] = 1;
-      } else if (c == opcode::tile_slice || is_relabel_op(c)) {
-        version[res.index] = version_of(args[0].value());  // an alias reads its source's version
+        replaced[version_of(source.value())] = 1;
+      } else if (has_trait(c, trait::window) || is_relabel_op(c)) {
+        version[res.index] = version_of(source.value());  // an alias reads its source's version
       }
     });
   }

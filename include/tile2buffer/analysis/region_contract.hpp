@@ -146,7 +146,7 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
   }
   if (!is_loop_op(c)) return {};
   if (c == opcode::cf_for) {
-    const operand step = f.args(o)[2];
+    const operand step = view<opcode::cf_for>(f, o).step();
     if (step.kind != operand_kind::int_lit || step.num <= 0)
       return text("for loops need a provably positive constant step (a positive integer literal)");
     if (f.type_of(f.arg(f.region_of(o, 0), 0)).dt != dtype::index) return text("for loops need an INDEX induction variable");

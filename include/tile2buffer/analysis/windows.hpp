@@ -61,9 +61,9 @@ class window_facts {
         return;
       }
       if (c != opcode::tile_slice && !is_relabel_op(c)) return;
-      const auto a = f.args(o);
-      if (a.empty() || !a[0].is_value() || f.op(o).results.count != 1) return;
-      const value_id src = a[0].value();
+      const operand source = in_place_operand(f, o);
+      if (!source.is_value() || f.op(o).results.count != 1) return;
+      const value_id src = source.value();
       const window* parent = find(src);
       if (c != opcode::tile_slice && parent == nullptr) return;  // a relabel of a storage tile
       window w;
@@ -80,7 +80,8 @@ class window_facts {
         const type& root = f.type_of(w.storage);
         const std::int64_t pitch = root.row_bytes();
         const std::int64_t es = element_bytes(root.dt);
-        const auto off = a.size() > 2 && a[2].kind == operand_kind::tuple ? f.elements(a[2]) : std::span<const operand>{};
+        const operand offsets = typed<tile::slice>(f, o).offsets();
+        const auto off = offsets.kind == operand_kind::tuple ? f.elements(offsets) : std::span<const operand>{};
         if (off.size() != 2) {
           w.static_offset = false;
           w.aligned_bits = 0;

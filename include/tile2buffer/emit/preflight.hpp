@@ -38,8 +38,8 @@ constexpr bool positive_constant(const function& f, const operand& o) {
   if (!o.is_value() || o.value().index >= f.values.size()) return false;
   const value_info& v = f.value(o.value());
   if (v.origin() != value_origin::result || !v.def.valid() || f.op(v.def).code() != opcode::scalar_const) return false;
-  const auto args = f.args(v.def);
-  return args.size() == 1 && args[0].kind == operand_kind::int_lit && args[0].num > 0;
+  const operand value = view<opcode::scalar_const>(f, v.def).value();
+  return value.kind == operand_kind::int_lit && value.num > 0;
 }
 
 class pto_preflight {
@@ -178,14 +178,14 @@ class pto_preflight {
     }
     switch (c) {
       case opcode::buffer_load:
-        if (args.size() == 4) tensor_param(o, args[0], direction::out, "read");
+        if (args.size() == 4) tensor_param(o, view<opcode::buffer_load>(f_, o).tensor(), direction::out, "read");
         return;
       case opcode::buffer_store:
-        if (args.size() == 4) tensor_param(o, args[3], direction::in, "write");
+        if (args.size() == 4) tensor_param(o, view<opcode::buffer_store>(f_, o).tensor(), direction::in, "write");
         return;
       case opcode::buffer_set_validshape:
-        if (!args.empty() && args[0].is_value() && args[0].value().index < f_.values.size()) {
-          const type& t = f_.type_of(args[0].value());
+        if (const operand h = view<opcode::buffer_set_validshape>(f_, o).buffer(); h.is_value() && h.value().index < f_.values.size()) {
+          const type& t = f_.type_of(h.value());
           if (!(t.valid[0].is_runtime() && t.valid[1].is_runtime()))
             fail(loc, who() << "buffer.set_validshape needs a buffer whose valid extents are both runtime ('?')");
         }
@@ -204,10 +204,10 @@ class pto_preflight {
     }
     // Element scalars: a literal must be representable in the destination's element type.
     const ew_kind ew = info(c).ew;
-    if ((ew == ew_kind::scalar_form || ew == ew_kind::fill) && !args.empty() && args.back().is_value() &&
-        args.back().value().index < f_.values.size()) {
-      const operand& s = ew == ew_kind::fill ? args[0] : args[1];
-      const dtype dst = f_.type_of(args.back().value()).dt;
+    const operand dest = named_operand<"dest">(f_, o);
+    if ((ew == ew_kind::scalar_form || ew == ew_kind::fill) && dest.is_value() && dest.value().index < f_.values.size()) {
+      const operand s = ew == ew_kind::fill ? named_operand<"value">(f_, o) : named_operand<"scalar">(f_, o);
+      const dtype dst = f_.type_of(dest.value()).dt;
       if (s.kind == operand_kind::float_lit && !is_float(dst))
         fail(loc, who() << "a float literal cannot be the element scalar of a buffer of " << name(dst));
     }
@@ -219,12 +219,12 @@ class pto_preflight {
 
   constexpr void control_op(op_id o) {
     const op_node& n = f_.op(o);
-    const auto args = f_.args(o);
     switch (n.code()) {
       case opcode::cf_if: {
         scalar_result_only(o, "if");
-        const auto d = args.empty() ? std::nullopt : scalar_dtype(f_, args[0]);
-        if (args.empty() || (args[0].kind != operand_kind::bool_lit && d != dtype::bool_))
+        const operand cond = view<opcode::cf_if>(f_, o).cond();
+        const auto d = cond.kind == operand_kind::none ? std::nullopt : scalar_dtype(f_, cond);
+        if (cond.kind == operand_kind::none || (cond.kind != operand_kind::bool_lit && d != dtype::bool_))
           fail(n.loc, who() << "an if condition must be a BOOL value");
         return;
       }
@@ -233,12 +233,14 @@ class pto_preflight {
         const region_info& body = f_.region(f_.region_of(o, 0));
         if (body.args.count == 0 || f_.type_of(value_id{body.args.begin}).dt != dtype::index)
           fail(n.loc, who() << "a for loop needs an INDEX induction variable");
-        for (std::size_t i = 0; i < 2 && i < args.size(); ++i) {
-          const auto d = scalar_dtype(f_, args[i]);
-          if (args[i].kind != operand_kind::int_lit && !(d && (*d == dtype::index || is_signed_integer(*d))))
+        const view<opcode::cf_for> loop(f_, o);
+        for (const operand bound : {loop.start(), loop.stop()}) {
+          if (bound.kind == operand_kind::none) continue;
+          const auto d = scalar_dtype(f_, bound);
+          if (bound.kind != operand_kind::int_lit && !(d && (*d == dtype::index || is_signed_integer(*d))))
             fail(n.loc, who() << "for-loop bounds must be INDEX or signed integers");
         }
-        if (args.size() < 3 || !positive_constant(f_, args[2]))
+        if (loop.step().kind == operand_kind::none || !positive_constant(f_, loop.step()))
           fail(n.loc, who() << "a for-loop step must be a provably positive constant");
         return;
       }

@@ -208,6 +208,15 @@ constexpr operand named_operand(const function& f, op_id o) {
   return i >= 0 && static_cast<std::size_t>(i) < a.size() ? a[static_cast<std::size_t>(i)] : operand{};
 }
 
+/// The operand named `Name` among the positional operands `args` of an op with opcode `c`, for
+/// the raw path that holds operands before or apart from an op (the parser, the printer);
+/// `operand{}` when the op has no such operand or it is absent.
+template <detail::fixed_string Name>
+constexpr operand named_in(opcode c, std::span<const operand> args) {
+  const int i = detail::operand_positions<Name>[static_cast<std::size_t>(c)];
+  return i >= 0 && static_cast<std::size_t>(i) < args.size() ? args[static_cast<std::size_t>(i)] : operand{};
+}
+
 namespace detail {
 /// Where each record's operand-naming traits point, resolved to positions once (-1: none).
 struct trait_positions {

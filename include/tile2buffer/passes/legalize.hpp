@@ -155,7 +155,7 @@ constexpr operand snapshot_source(rewriter& rw, const kernel_analyses& k, op_id 
   for (std::size_t i = chain.size(); i-- > 0;) {
     const op_id def = f.value(chain[i]).def;
     std::vector<operand> args = rw.map(f.args(def));
-    args[0] = now;
+    args[static_cast<std::size_t>(detail::trait_positions_of(f, def).in_place_of)] = now;  // the window's source
     const type t = rw.mapped_type(chain[i]);
     const text wn = text(f.name_of(chain[i])) << "_snapshot";
     const std::string_view names[] = {wn.view()};
@@ -220,7 +220,7 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
       if (o.index >= snapshot.size() || !snapshot[o.index]) return false;
       const operand source = detail::snapshot_source(rw, *k, o);
       std::vector<operand> args = rw.map(f.args(o));
-      args[1] = source;
+      args[static_cast<std::size_t>(detail::operand_positions<"source">[static_cast<std::size_t>(f.op(o).code())])] = source;
       rw.emit_like(o, args);
       return true;
     };

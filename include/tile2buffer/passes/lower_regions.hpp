@@ -97,7 +97,7 @@ constexpr void emit_region_op(const function& f, op_id o, lowering& l, std::span
 template <class LowerBody>
 constexpr void lower_if(const function& f, op_id o, lowering& l, LowerBody&& lower_body) {
   const op_node& n = f.op(o);
-  const operand cond = l.rw().map(f.args(o)[0]);
+  const operand cond = l.rw().map(named_operand<"cond">(f, o));
   auto& b = l.builder();
   // Why always two: the Buffer-stage `if` keeps both arms, an absent else arm becoming empty.
   const region_id first = b.reserve_regions(2);

@@ -12,6 +12,7 @@
 #include "tile2buffer/detail/decimal.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/text/lexer.hpp"
 #include "tile2buffer/text/name_table.hpp"
 #include "tile2buffer/text/syntax.hpp"
@@ -317,18 +318,18 @@ class printer {
   /// A scalar op's right-hand side, if it has a scalar spelling (`a + b`, `not a`, `min(a, b)`).
   constexpr bool scalar_expr(opcode c, std::span<const operand> args) {
     if (is_infix(c) && args.size() == 2) {
-      operand_text(args[0]);
+      operand_text(named_in<"lhs">(c, args));
       out_ << ' ' << info(c).infix << ' ';
-      operand_text(args[1]);
+      operand_text(named_in<"rhs">(c, args));
       return true;
     }
     if (c == opcode::scalar_not && args.size() == 1) {
       out_ << "not ";
-      operand_text(args[0]);
+      operand_text(named_in<"arg">(c, args));
       return true;
     }
     if (c == opcode::scalar_const && args.size() == 1) {
-      operand_text(args[0]);
+      operand_text(named_in<"value">(c, args));
       return true;
     }
     return false;
@@ -380,7 +381,7 @@ class printer {
         if (n.regions.count == 2 && args.size() == 1) {
           results_text(n);
           out_ << "if ";
-          operand_text(args[0]);
+          operand_text(view<opcode::cf_if>(f_, o).cond());
           region_results(n);
           const region_id then_r = f_.region_of(o, 0), else_r = f_.region_of(o, 1);
           block(then_r, level);
@@ -427,14 +428,14 @@ class printer {
         }
         break;
       case opcode::orch_submit:
-        if (args.size() == 3 && args[0].kind == operand_kind::symbol && args[1].kind == operand_kind::tuple &&
-            args[2].kind == operand_kind::tuple) {
+        if (const view<opcode::orch_submit> s(f_, o); args.size() == 3 && s.callee().kind == operand_kind::symbol &&
+                                                       s.call_args().kind == operand_kind::tuple && s.deps().kind == operand_kind::tuple) {
           results_text(n);
-          out_ << "submit @" << f_.symbol(args[0]);
-          operand_text(args[1]);
-          if (args[2].num != 0) {
+          out_ << "submit @" << f_.symbol(s.callee());
+          operand_text(s.call_args());
+          if (s.deps().num != 0) {
             out_ << " deps";
-            operand_text(args[2]);
+            operand_text(s.deps());
           }
           out_ << '\n';
           return;

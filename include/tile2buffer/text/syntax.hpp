@@ -12,6 +12,7 @@
 
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/opcode.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/types.hpp"
 #include "tile2buffer/text/lexer.hpp"
 
@@ -124,7 +125,8 @@ constexpr type inferred_scalar_type(const function& f, opcode c, std::span<const
   if (dialect_of(c) != dialect::scalar) return type{};
   if (gives_bool(c)) return scalar_type(dtype::bool_);
   if (c == opcode::scalar_cast) {
-    return args.size() == 2 && args[1].kind == operand_kind::dtype ? scalar_type(static_cast<dtype>(args[1].num)) : type{};
+    const operand to = named_in<"to">(c, args);
+    return args.size() == 2 && to.kind == operand_kind::dtype ? scalar_type(static_cast<dtype>(to.num)) : type{};
   }
   for (const operand& a : args) {
     if (!a.is_value()) continue;
