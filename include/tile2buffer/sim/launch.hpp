@@ -30,6 +30,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -40,6 +41,8 @@
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/sim/gm.hpp"
 #include "tile2buffer/sim/interpreter.hpp"
+#include "tile2buffer/sim/model_table.hpp"
+#include "tile2buffer/sim/models_common.hpp"
 #include "tile2buffer/sim/options.hpp"
 #include "tile2buffer/sim/run_buffer.hpp"
 #include "tile2buffer/sim/run_tile.hpp"
@@ -104,14 +107,13 @@ inline run_result run_grid(const program& p, const function& f, const sim_inputs
   return r;
 }
 
-/// Runs an orchestration function: scalar ops and control flow from the shared interpreter,
-/// `submit` here.
+/// Runs an orchestration function: the common models (scalar ops and control flow) and `submit`
+/// (`orchestration_models`).
 class orchestration_interpreter : public interpreter<orchestration_interpreter> {
-  friend class interpreter<orchestration_interpreter>;
-
  public:
-  orchestration_interpreter(const program& p, const function& f, const sim_inputs& in, const sim_options& opt)
-      : interpreter(f, opt, "sim.orchestration"), p_(p), gm_(f.params.size()) {
+  orchestration_interpreter(const program& p, const function& f, const sim_inputs& in, const sim_options& opt,
+                            const model<orchestration_interpreter>* models)
+      : interpreter(f, opt, "sim.orchestration", models), p_(p), gm_(f.params.size()) {
     for (std::size_t q = 0; q < f.params.size(); ++q) {
       const value_id v = f.params[q].value;
       if (q < in.tensors.size() && in.tensors[q]) {
@@ -134,88 +136,101 @@ class orchestration_interpreter : public interpreter<orchestration_interpreter> 
     return r;
   }
 
- private:
-  bool exec_dialect(op_id o, opcode c) {
-    if (c != opcode::orch_submit) return fail(o, "is not simulated in an orchestration function");
-    return submit(o);
-  }
-
-  bool submit(op_id o) {
-    const auto args = f_.args(o);
-    if (args.size() < 3) return fail(o, "needs a callee, its arguments and its dependencies");
-    const std::string_view name = f_.symbol(args[0]);
-    const function* callee = p_.find(name);
-    if (callee == nullptr || !callee->is_device()) return fail(o, "@" + std::string(name) + " is not a device function of the program");
-    const auto call = f_.elements(args[1]);
-    const std::size_t n = callee->params.size();
-    if (call.size() != n) return fail(o, "@" + std::string(name) + " takes " + std::to_string(n) + " arguments");
-    sim_inputs in;
-    in.tensors.resize(n);
-    in.scalars.resize(n);
-    std::vector<std::uint32_t> source(n, no_id);  // the orchestration tensor of each tensor argument
-    for (std::size_t i = 0; i < n; ++i) {
-      const param_info& prm = callee->params[i];
-      const type& pt = callee->type_of(prm.value);
-      const slot s = operand_slot(call[i]);
-      if (pt.is_tensor()) {
-        if (s.k != slot::kind::tensor || s.ref >= gm_.size() || !gm_[s.ref])
-          return fail(o, "argument " + std::to_string(i) + " of @" + std::string(name) + " is not a tensor parameter of @" +
-                             std::string(f_.name_of()));
-        for (std::size_t j = 0; j < i; ++j)
-          if (source[j] == s.ref && (prm.dir != direction::in || callee->params[j].dir != direction::in))
-            return fail(o, "passes " + gm_[s.ref]->name + " as arguments " + std::to_string(j) + " and " + std::to_string(i) + " of @" +
-                               std::string(name) + ", which writes one of them; the simulator keeps a kernel's parameters apart, so it "
-                               "cannot run this aliasing");
-        source[i] = s.ref;
-        in.tensors[i] = *gm_[s.ref];
-        // Why: cleared writers tell, after the call, which elements this task wrote.
-        for (cell_meta& m : in.tensors[i]->meta) m.writer = no_id;
-      } else if (pt.is_scalar()) {
-        if (s.k != slot::kind::scalar) return fail(o, "argument " + std::to_string(i) + " of @" + std::string(name) + " is not a scalar");
-        in.scalars[i] = s.s.as(pt.dt);
-      }
-    }
-    sim_options launch = opt_;
-    launch.whole_grid = true;
-    run_result r = run_function(p_, *callee, in, launch);
-    const std::string where = "in task `" + std::string(f_.name_of(f_.result(o))) + "` = submit @" + std::string(name);
-    if (!r.ok()) {
-      add_note(r, f_.op(o).loc, where);
-      for (auto& d : r.errors) errors_.push_back(std::move(d));
-      return false;
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      if (source[i] == no_id || i >= r.tensors.size() || !r.tensors[i]) continue;
-      gm_tensor& g = *gm_[source[i]];
-      const gm_tensor& got = *r.tensors[i];
-      if (got.bytes.size() != g.bytes.size() || got.meta.size() != g.meta.size()) return fail(o, where + " returned a tensor of another size");
-      // Bytes, not values: a copy through `element` could change a NaN's bits.
-      const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
-      for (std::size_t k = 0; k < g.meta.size(); ++k) {
-        const cell_meta& m = got.meta[k];
-        if (m.writer == no_id) continue;
-        std::copy_n(got.bytes.begin() + static_cast<std::ptrdiff_t>(k * esize), esize, g.bytes.begin() + static_cast<std::ptrdiff_t>(k * esize));
-        g.meta[k] = cell_meta{m.state, m.inexact, o.index, o.index, no_id, no_id, no_id};
-      }
-    }
-    // The task value stays empty: its callee has finished, so `deps` on it hold already.
-    return true;
-  }
-
   const program& p_;
   std::vector<std::optional<gm_tensor>> gm_;  ///< per parameter: its GM memory (tensor parameters only)
 };
 
+/// `submit`: launches the callee's whole grid on the orchestration's tensors (see the file comment).
+inline bool submit(orchestration_interpreter& s, view<opcode::orch_submit> v) {
+  const op_id o = v.id();
+  const function& f = s.fn();
+  if (v.callee().kind == operand_kind::none || v.call_args().kind == operand_kind::none || v.deps().kind == operand_kind::none)
+    return s.fail(o, "needs a callee, its arguments and its dependencies");
+  const std::string_view name = f.symbol(v.callee());
+  const function* callee = s.p_.find(name);
+  if (callee == nullptr || !callee->is_device()) return s.fail(o, "@" + std::string(name) + " is not a device function of the program");
+  const auto call = v.elements(v.call_args());
+  const std::size_t n = callee->params.size();
+  if (call.size() != n) return s.fail(o, "@" + std::string(name) + " takes " + std::to_string(n) + " arguments");
+  sim_inputs in;
+  in.tensors.resize(n);
+  in.scalars.resize(n);
+  std::vector<std::uint32_t> source(n, no_id);  // the orchestration tensor of each tensor argument
+  for (std::size_t i = 0; i < n; ++i) {
+    const param_info& prm = callee->params[i];
+    const type& pt = callee->type_of(prm.value);
+    const slot a = s.operand_slot(call[i]);
+    if (pt.is_tensor()) {
+      if (a.k != slot::kind::tensor || a.ref >= s.gm_.size() || !s.gm_[a.ref])
+        return s.fail(o, "argument " + std::to_string(i) + " of @" + std::string(name) + " is not a tensor parameter of @" +
+                             std::string(f.name_of()));
+      for (std::size_t j = 0; j < i; ++j)
+        if (source[j] == a.ref && (prm.dir != direction::in || callee->params[j].dir != direction::in))
+          return s.fail(o, "passes " + s.gm_[a.ref]->name + " as arguments " + std::to_string(j) + " and " + std::to_string(i) + " of @" +
+                               std::string(name) + ", which writes one of them; the simulator keeps a kernel's parameters apart, so it "
+                               "cannot run this aliasing");
+      source[i] = a.ref;
+      in.tensors[i] = *s.gm_[a.ref];
+      // Why: cleared writers tell, after the call, which elements this task wrote.
+      for (cell_meta& m : in.tensors[i]->meta) m.writer = no_id;
+    } else if (pt.is_scalar()) {
+      if (a.k != slot::kind::scalar) return s.fail(o, "argument " + std::to_string(i) + " of @" + std::string(name) + " is not a scalar");
+      in.scalars[i] = a.s.as(pt.dt);
+    }
+  }
+  sim_options launch = s.options();
+  launch.whole_grid = true;
+  run_result r = run_function(s.p_, *callee, in, launch);
+  const std::string where = "in task `" + std::string(f.name_of(v.result())) + "` = submit @" + std::string(name);
+  if (!r.ok()) {
+    add_note(r, v.loc(), where);
+    for (auto& d : r.errors) s.errors_.push_back(std::move(d));
+    return false;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (source[i] == no_id || i >= r.tensors.size() || !r.tensors[i]) continue;
+    gm_tensor& g = *s.gm_[source[i]];
+    const gm_tensor& got = *r.tensors[i];
+    if (got.bytes.size() != g.bytes.size() || got.meta.size() != g.meta.size()) return s.fail(o, where + " returned a tensor of another size");
+    // Bytes, not values: a copy through `element` could change a NaN's bits.
+    const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
+    for (std::size_t k = 0; k < g.meta.size(); ++k) {
+      const cell_meta& m = got.meta[k];
+      if (m.writer == no_id) continue;
+      std::copy_n(got.bytes.begin() + static_cast<std::ptrdiff_t>(k * esize), esize, g.bytes.begin() + static_cast<std::ptrdiff_t>(k * esize));
+      g.meta[k] = cell_meta{m.state, m.inexact, o.index, o.index, no_id, no_id, no_id};
+    }
+  }
+  // The task value stays empty: its callee has finished, so `deps` on it hold already.
+  return true;
+}
+
+/// Any op an orchestration function cannot hold: a Tile or Buffer op.
+inline bool not_orchestration(orchestration_interpreter& s, op_id o) { return s.fail(o, "is not simulated in an orchestration function"); }
+
 }  // namespace detail
+
+/// The orchestration simulator's model set (sim/model_table.hpp): `submit`, the scalar and
+/// control-flow ops.
+struct orchestration_models {
+  using state = detail::orchestration_interpreter;
+  static constexpr bool needs(opcode c) { return dialect_of(c) == dialect::orchestration || detail::common_op(c); }
+  static constexpr auto rows = concat_rows(detail::common_rows<state>, std::array<model_row<state>, 1>{{typed_model<&detail::submit>}});
+  static constexpr model<state> otherwise = &detail::not_orchestration;
+};
 
 /// Runs `f` of `p` on `in` (see the file comment): a device function with the interpreter of its
 /// stage, one block or (with `opt.whole_grid`) its whole grid; an orchestration function with
 /// every submit launching a whole grid.
 inline run_result run_function(const program& p, const function& f, const sim_inputs& in, const sim_options& opt) {
   if (!f.is_device()) {
-    detail::orchestration_interpreter it(p, f, in, opt);
-    it.run_body();
-    return it.finish();
+    if constexpr (!models_checked<orchestration_models>) {
+      return run_result{};
+    } else {
+      detail::orchestration_interpreter it(p, f, in, opt, model_table<orchestration_models>.data());
+      it.run_body();
+      return it.finish();
+    }
   }
   return opt.whole_grid ? detail::run_grid(p, f, in, opt) : detail::run_instance(p, f, in, opt);
 }

@@ -27,6 +27,7 @@
 
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/sim/gm.hpp"
 
 namespace tile2buffer {
@@ -144,9 +145,14 @@ inline bool loop_bound_only(const function& f, value_id v) {
     const op_id owner = f.regions[r].parent;
     const bool condition = owner.valid() && f.op(owner).code() == opcode::cf_while && f.region_of(owner, 0) == region_id{r};
     for (op_id o : f.ops_of(region_id{r})) {
-      const auto args = f.args(o);
-      for (std::size_t i = 0; i < args.size(); ++i)
-        scan(args[i], condition || (f.op(o).code() == opcode::cf_for && i == 1), scan);
+      if (f.op(o).code() == opcode::cf_for) {
+        const view<opcode::cf_for> loop(f, o);
+        for (const operand& x : {loop.start(), loop.step()}) scan(x, condition, scan);
+        scan(loop.stop(), true, scan);
+        for (const operand& x : loop.inits()) scan(x, condition, scan);
+      } else {
+        for (const operand& x : f.args(o)) scan(x, condition, scan);
+      }
       for (const kwarg& k : f.kwargs_of(o)) scan(k.value, false, scan);
     }
   }

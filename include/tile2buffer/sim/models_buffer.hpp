@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file sim/models_buffer.hpp
+/// The semantics of the Buffer ops, one model per op (`buffer_models`), reading operands by the
+/// names the op catalogue gives them. The storage model they implement is run_buffer.hpp's file
+/// comment.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
+#include "tile2buffer/sim/buffer_interpreter.hpp"
+#include "tile2buffer/sim/kernels.hpp"
+#include "tile2buffer/sim/model_table.hpp"
+#include "tile2buffer/sim/models_common.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace sim {
+namespace detail {
+namespace buffer_model {
+using state = buffer_interpreter;
+using cells = buffer_interpreter::cells;
+
+//===--- storage ---===//
+
+inline bool alloc(state& s, view<opcode::buffer_alloc> v) {
+  const op_id o = v.id();
+  const type& rt = v.result_type();
+  if (!rt.is_buffer()) return s.fail(o, "result is not a Buffer");
+  if (rt.slayout != box_layout::none_box && !whole_boxes(rt)) return s.fail(o, "boxed descriptor needs whole-box extents");
+  std::vector<std::int64_t> runtime;
+  if (v.init_valid().kind == operand_kind::tuple)
+    for (const auto& e : v.elements(v.init_valid())) {
+      std::int64_t x = 0;
+      if (!s.integer(o, e, x)) return false;
+      runtime.push_back(x);
+    }
+  const std::size_t dynamic = (rt.valid[0].is_static() ? 0u : 1u) + (rt.valid[1].is_static() ? 0u : 1u);
+  if (runtime.size() != dynamic) return s.fail(o, "the valid tuple needs one extent per runtime (`?`) dim");
+  handle h;
+  h.desc = rt;
+  std::array<std::int64_t, 2> valid{};
+  if (!s.descriptor_valid(o, rt, runtime, valid)) return false;
+  h.valid_rows = valid[0];
+  h.valid_cols = valid[1];
+  const std::int64_t es = element_bytes(rt.dt);
+  h.pitch = rt.blayout == box_layout::col_major ? rt.shape[0] * es : rt.shape[1] * es;
+  if (v.address().kind != operand_kind::none) {
+    std::int64_t addr = 0;
+    if (!s.integer(o, v.address(), addr)) return false;
+    if (addr < 0) return s.fail(o, "negative address " + std::to_string(addr));
+    h.base = static_cast<std::uint64_t>(addr);
+  } else if (const auto it = s.placed_.find(o.index); it != s.placed_.end()) {
+    h.base = it->second;  // re-executed (in a loop): the same allocation identity
+  } else {
+    auto& next = s.fresh_[static_cast<std::size_t>(rt.space)];
+    h.base = next;
+    s.placed_[o.index] = next;
+    // Why: a gap after each fresh allocation keeps off-by-one views from silently aliasing.
+    next += static_cast<std::uint64_t>((rt.bytes() + 511) / 512 * 512 + 512);
+  }
+  return s.define(o, h);
+}
+
+inline bool set_validshape(state& s, view<opcode::buffer_set_validshape> v) {
+  const op_id o = v.id();
+  const operand b = v.buffer();
+  if (b.kind != operand_kind::value || s.env_[b.ref].k != slot::kind::handle) return s.fail(o, "expected a buffer handle operand");
+  handle& h = s.handles_[s.env_[b.ref].ref];
+  std::array<std::int64_t, 2> valid{};
+  if (!s.pair(o, v.valid(), valid)) return false;
+  if (h.view) return s.fail(o, "cannot mutate static view metadata of `" + s.name_of(h) + "`");
+  for (int axis = 0; axis < 2; ++axis) {
+    if (h.desc.valid[axis].is_static() && h.desc.valid[axis].number != valid[axis])
+      return s.fail(o, "static valid dim " + std::to_string(axis) + " of `" + s.name_of(h) + "` cannot change");
+    if (valid[axis] < 0 || valid[axis] > h.desc.shape[axis])
+      return s.fail(o, "valid " + rect(valid[0], valid[1]) + " outside the shape of `" + s.name_of(h) + "`");
+  }
+  h.valid_rows = valid[0];
+  h.valid_cols = valid[1];
+  return true;
+}
+
+inline bool subview(state& s, view<opcode::buffer_subview> v) {
+  const op_id o = v.id();
+  const handle* src = s.handle_arg(o, v.source());
+  std::array<std::int64_t, 2> off{};
+  if (!src || !s.pair(o, v.offsets(), off)) return false;
+  const type& rt = v.result_type();
+  if (!src->dense() || src->desc.blayout != box_layout::row_major || src->desc.space != memory_space::vec ||
+      rt.slayout != box_layout::none_box || rt.blayout != box_layout::row_major || rt.dt != src->desc.dt)
+    return s.fail(o, "subview needs dense row-major Vec source and result of one element type");
+  if (off[0] < 0 || off[1] < 0 || off[0] + rt.shape[0] > src->desc.shape[0] || off[1] + rt.shape[1] > src->desc.shape[1])
+    return s.fail(o, "window " + rect(rt.shape[0], rt.shape[1]) + " at " + rect(off[0], off[1]) + " exceeds `" +
+                         s.name_of(*src) + "` " + rect(src->desc.shape[0], src->desc.shape[1]));
+  std::vector<std::int64_t> runtime;
+  std::array<std::int64_t, 2> given{rt.shape[0], rt.shape[1]};
+  if (v.valid().kind != operand_kind::none) {
+    if (!s.pair(o, v.valid(), given)) return false;
+    for (int axis = 0; axis < 2; ++axis) {
+      if (rt.valid[axis].is_static() && rt.valid[axis].number != given[axis])
+        return s.fail(o, "valid operand differs from the static descriptor");
+      if (!rt.valid[axis].is_static()) runtime.push_back(given[axis]);
+    }
+  } else if (!rt.static_valid()) {
+    return s.fail(o, "a runtime valid descriptor needs the valid operand");
+  }
+  handle h;
+  h.desc = rt;
+  h.view = true;
+  h.root = src->root;
+  h.pitch = src->pitch;
+  h.base = src->address(off[0], off[1]);
+  if (!s.aligned_window(o, h, "at " + rect(off[0], off[1]) + " of `" + s.name_of(*src) + "`")) return false;
+  std::array<std::int64_t, 2> valid{};
+  if (!s.descriptor_valid(o, rt, runtime, valid)) return false;
+  if (valid[0] == 0 || valid[1] == 0)
+    return s.fail(o, "builds an empty native subview: dynamic-valid views belong inside their consumers' guards");
+  h.valid_rows = valid[0];
+  h.valid_cols = valid[1];
+  return s.define(o, h);
+}
+
+inline bool reshape(state& s, view<opcode::buffer_reshape> v) {
+  const op_id o = v.id();
+  const handle* src = s.handle_arg(o, v.source());
+  if (!src) return false;
+  const type& rt = v.result_type();
+  if (!rt.static_valid()) return s.fail(o, "a reshape needs static valid extents");
+  if (rt.space != src->desc.space) return s.fail(o, "a reshape cannot change the memory space");
+  if (rt.bytes() != src->desc.bytes())
+    return s.fail(o, "result has " + std::to_string(rt.bytes()) + " bytes, source `" + s.name_of(*src) + "` " +
+                         std::to_string(src->desc.bytes()));
+  handle h;
+  h.desc = rt;
+  h.view = true;
+  h.root = src->root;
+  h.base = src->base;
+  h.valid_rows = rt.valid[0].number;
+  h.valid_cols = rt.valid[1].number;
+  if (rt.space == memory_space::vec) {
+    if (!src->dense() || src->desc.blayout != box_layout::row_major || src->pitch != src->desc.row_bytes() ||
+        rt.slayout != box_layout::none_box || rt.blayout != box_layout::row_major)
+      return s.fail(o, "a Vec reshape needs a dense row-major source with dense row pitch");
+    h.pitch = rt.row_bytes();
+    if (!s.aligned_window(o, h, "of `" + s.name_of(*src) + "`")) return false;
+  } else {
+    if (rt.slayout != box_layout::none_box && !whole_boxes(rt)) return s.fail(o, "boxed descriptor needs whole-box extents");
+    h.pitch = src->pitch;
+  }
+  return s.define(o, h);
+}
+
+//===--- transfers ---===//
+
+inline bool load(state& s, view<opcode::buffer_load> v) {
+  const op_id o = v.id();
+  gm_tensor* g = s.tensor_arg(o, v.tensor());
+  const handle* dst = s.handle_arg(o, v.dest());
+  std::array<std::int64_t, 2> off{}, ext{};
+  if (!g || !dst || !s.pair(o, v.offsets(), off) || !s.pair(o, v.valid(), ext)) return false;
+  if (ext[0] != dst->valid_rows || ext[1] != dst->valid_cols)
+    return s.fail(o, "extents " + rect(ext[0], ext[1]) + " differ from the valid " + rect(dst->valid_rows, dst->valid_cols) +
+                         " of `" + s.name_of(*dst) + "`");
+  if (ext[0] == 0 || ext[1] == 0) return s.empty_rectangle(o);
+  if (g->dt != dst->desc.dt) return s.fail(o, "tensor and buffer element types differ");
+  if (dst->desc.space != memory_space::vec && dst->desc.space != memory_space::mat) return s.fail(o, "loads target Vec or Mat");
+  const value_id param = s.fn().params[s.env_[v.tensor().ref].ref].value;
+  cells c;
+  for (std::int64_t i = 0; i < ext[0]; ++i)
+    for (std::int64_t j = 0; j < ext[1]; ++j) {
+      const std::int64_t fl = g->flat(off[0] + i, off[1] + j);
+      if (!g->in_allocation(fl))
+        return s.fail(o, "reads element " + rect(off[0] + i, off[1] + j) + " outside the allocation of `" + g->name + "`");
+      cell_meta m = g->meta_at(fl);
+      if (m.state == cell_state::unset) m.origin = param.index;
+      c.emplace_back(g->get_bits(fl), moved(m, o.index));
+    }
+  s.scatter(*dst, ext[0], ext[1], c);
+  return true;
+}
+
+inline bool store(state& s, view<opcode::buffer_store> v) {
+  const op_id o = v.id();
+  const handle* src = s.handle_arg(o, v.source());
+  gm_tensor* g = s.tensor_arg(o, v.tensor());
+  std::array<std::int64_t, 2> off{}, ext{};
+  if (!g || !src || !s.pair(o, v.offsets(), off) || !s.pair(o, v.valid(), ext)) return false;
+  if (ext[0] != src->valid_rows || ext[1] != src->valid_cols)
+    return s.fail(o, "extents " + rect(ext[0], ext[1]) + " differ from the valid " + rect(src->valid_rows, src->valid_cols) +
+                         " of `" + s.name_of(*src) + "`");
+  if (ext[0] == 0 || ext[1] == 0) return s.empty_rectangle(o);
+  const dtype from = src->desc.dt;
+  const bool narrowing = src->desc.space == memory_space::acc && from == dtype::fp32 && (g->dt == dtype::fp16 || g->dt == dtype::bf16);
+  if (from != g->dt && !narrowing) return s.fail(o, "buffer and tensor element types differ");
+  cells c;
+  for (std::int64_t i = 0; i < ext[0]; ++i)
+    for (std::int64_t j = 0; j < ext[1]; ++j) {
+      cell_meta m;
+      const element_bits e = s.rd_bits(*src, i, j, m);
+      cell_meta gm = moved(m, o.index);
+      gm.via = m.writer;
+      c.emplace_back(narrowing ? encode(g->dt, convert(from, g->dt, decode(from, e))) : e, gm);
+    }
+  std::size_t k = 0;
+  for (std::int64_t i = 0; i < ext[0]; ++i)
+    for (std::int64_t j = 0; j < ext[1]; ++j, ++k) {
+      const std::int64_t fl = g->flat(off[0] + i, off[1] + j);
+      if (!g->in_allocation(fl))
+        return s.fail(o, "writes element " + rect(off[0] + i, off[1] + j) + " outside the allocation of `" + g->name + "`");
+      g->put_bits(fl, c[k].first, c[k].second);
+    }
+  return true;
+}
+
+inline bool copy(state& s, view<opcode::buffer_copy> v) {
+  const op_id o = v.id();
+  const handle* src = s.handle_arg(o, v.source());
+  const handle* dst = s.handle_arg(o, v.dest());
+  if (!src || !dst) return false;
+  const type& a = src->desc;
+  const type& d = dst->desc;
+  const bool vec = a.space == memory_space::vec && d.space == memory_space::vec && a.shape == d.shape && a.dt == d.dt &&
+                   a.blayout == d.blayout && a.slayout == d.slayout && a.fractal == d.fractal;
+  const bool mte1 = a.space == memory_space::mat && (d.space == memory_space::left || d.space == memory_space::right) &&
+                    a.shape == d.shape && a.dt == d.dt;
+  if (!vec && !mte1) return s.fail(o, "copies Vec to Vec with equal descriptors or Mat to Left/Right");
+  if (!s.same_valid(o, *src, *dst)) return false;
+  if (dst->valid_rows == 0 || dst->valid_cols == 0) return s.empty_rectangle(o);
+  cells c;
+  for (std::int64_t i = 0; i < dst->valid_rows; ++i)
+    for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
+      cell_meta m;
+      const element_bits e = s.rd_bits(*src, i, j, m);
+      c.emplace_back(e, moved(m, o.index));
+    }
+  s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
+  return true;
+}
+
+inline bool extract(state& s, view<opcode::buffer_extract> v) {
+  const op_id o = v.id();
+  const handle* src = s.handle_arg(o, v.source());
+  const handle* dst = s.handle_arg(o, v.dest());
+  std::int64_t row = 0, col = 0;
+  if (!src || !dst || !s.integer(o, v.row(), row) || !s.integer(o, v.col(), col)) return false;
+  if (src->desc.dt != dst->desc.dt) return s.fail(o, "element types differ");
+  if (row < 0 || col < 0 || row + dst->desc.shape[0] > src->desc.shape[0] || col + dst->desc.shape[1] > src->desc.shape[1])
+    return s.fail(o, "window at " + rect(row, col) + " exceeds `" + s.name_of(*src) + "`");
+  cells c;
+  for (std::int64_t i = 0; i < dst->valid_rows; ++i)
+    for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
+      cell_meta m;
+      const element_bits e = s.rd_bits(*src, row + i, col + j, m);
+      c.emplace_back(e, moved(m, o.index));
+    }
+  s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
+  return true;
+}
+
+//===--- cube ---===//
+
+/// matmul and matmul_acc (`accumulate`): Left x Right into the Acc destination.
+inline bool product(state& s, op_id o, const operand& lhs_operand, const operand& rhs_operand, const operand& dest, bool accumulate) {
+  const handle* lhs = s.handle_arg(o, lhs_operand);
+  const handle* rhs = s.handle_arg(o, rhs_operand);
+  const handle* dst = s.handle_arg(o, dest);
+  if (!lhs || !rhs || !dst) return false;
+  if (lhs->desc.space != memory_space::left || rhs->desc.space != memory_space::right || dst->desc.space != memory_space::acc)
+    return s.fail(o, "operands must be Left x Right -> Acc");
+  const auto acc_type = accumulator_of(lhs->desc.dt);
+  if (lhs->desc.dt != rhs->desc.dt || !acc_type || dst->desc.dt != *acc_type)
+    return s.fail(o, "operand/accumulator element types are not a supported cube pair");
+  const std::int64_t m = lhs->valid_rows, k = lhs->valid_cols, n = rhs->valid_cols;
+  if (rhs->valid_rows < k) return s.fail(o, "rhs valid rows are fewer than lhs valid columns");
+  if (dst->valid_rows != m || dst->valid_cols != n)
+    return s.fail(o, "destination valid " + rect(dst->valid_rows, dst->valid_cols) + " differs from the product " + rect(m, n));
+  cells c;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      cell_meta in;
+      in.state = cell_state::value;
+      const auto a = [&](std::int64_t kk) {
+        cell_meta x;
+        const element e = s.rd(*lhs, i, kk, x);
+        in = merge(in, x);
+        return e;
+      };
+      const auto b = [&](std::int64_t kk) {
+        cell_meta x;
+        const element e = s.rd(*rhs, kk, j, x);
+        in = merge(in, x);
+        return e;
+      };
+      element prior;
+      if (accumulate) {
+        cell_meta x;
+        prior = s.rd(*dst, i, j, x);
+        in = merge(in, x);
+      }
+      const element r = dot(*acc_type, k, a, b, accumulate ? &prior : nullptr);
+      c.emplace_back(encode(dst->desc.dt, r), computed(in, o.index, false));
+    }
+  clobber_partial_boxes(dst->desc, m, n, [&](std::int64_t r, std::int64_t col) {
+    cell_meta p;
+    p.state = cell_state::poison;
+    p.producer = p.writer = o.index;
+    s.wr(*dst, r, col, element_bits{}, p);
+  });
+  s.scatter(*dst, m, n, c);
+  return true;
+}
+inline bool matmul(state& s, view<opcode::buffer_matmul> v) { return product(s, v.id(), v.lhs(), v.rhs(), v.dest(), false); }
+inline bool matmul_acc(state& s, view<opcode::buffer_matmul_acc> v) { return product(s, v.id(), v.lhs(), v.rhs(), v.dest(), true); }
+
+//===--- vector math ---===//
+
+/// The operands of one elementwise op, as its kind's model names them (see models_tile.hpp).
+struct ew_operands {
+  std::optional<operand> first, second, scalar;
+};
+
+/// What every elementwise op does, on the operands its kind's model read.
+inline bool elementwise(state& s, op_id o, const ew_operands& in) {
+  const ew_semantics& op = *ew_op_of(s.fn().op(o).code());
+  const operand dest = named_operand<"dest">(s.fn(), o);
+  if (dest.kind == operand_kind::none) return s.fail(o, "needs a destination");
+  const handle* dst = s.handle_arg(o, dest);
+  if (!dst) return false;
+  if (dst->valid_rows == 0 || dst->valid_cols == 0) return s.empty_rectangle(o);
+  const dtype d = dst->desc.dt;
+  if (!ew_defined(op, d)) return s.fail(o, std::string("not defined on ") + std::string(name(d)));
+  const handle* a = nullptr;
+  const handle* b = nullptr;
+  element sc{};
+  if (in.scalar) {
+    scalar_value v;
+    if (!s.scalar(o, *in.scalar, v)) return false;
+    sc = scalar_element(v, d);
+  }
+  if (in.first && !(a = s.handle_arg(o, *in.first))) return false;
+  if (in.second && !(b = s.handle_arg(o, *in.second))) return false;
+  for (const handle* x : {a, b}) {
+    if (!x) continue;
+    if (x->desc.shape != dst->desc.shape || x->desc.dt != d || x->desc.space != dst->desc.space)
+      return s.fail(o, "operand `" + s.name_of(*x) + "` and destination `" + s.name_of(*dst) + "` differ in shape, type or space");
+    if (!s.same_valid(o, *x, *dst)) return false;
+  }
+  const bool inexact = ew_inexact(op) && is_float(d);
+  cells c;
+  for (std::int64_t i = 0; i < dst->valid_rows; ++i)
+    for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
+      cell_meta m;
+      m.state = cell_state::value;
+      element x{}, y = sc;
+      if (a) x = s.rd(*a, i, j, m);
+      if (b) {
+        cell_meta mb;
+        y = s.rd(*b, i, j, mb);
+        m = merge(m, mb);
+      }
+      c.emplace_back(encode(d, ew_apply(op, d, x, y)), computed(m, o.index, inexact));
+    }
+  s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
+  return true;
+}
+
+// One model per elementwise kind; the op's row of ew_table (kernels.hpp) says what it computes.
+inline bool ew_binary(state& s, op_id o) {
+  return elementwise(s, o, {named_operand<"lhs">(s.fn(), o), named_operand<"rhs">(s.fn(), o), std::nullopt});
+}
+inline bool ew_unary(state& s, op_id o) { return elementwise(s, o, {named_operand<"source">(s.fn(), o), std::nullopt, std::nullopt}); }
+inline bool ew_scalar_form(state& s, op_id o) {
+  return elementwise(s, o, {named_operand<"source">(s.fn(), o), std::nullopt, named_operand<"scalar">(s.fn(), o)});
+}
+inline bool ew_fill(state& s, op_id o) { return elementwise(s, o, {std::nullopt, std::nullopt, named_operand<"value">(s.fn(), o)}); }
+
+/// Any op without a Buffer model: another stage's op.
+inline bool not_buffer(state& s, op_id o) { return s.fail(o, "not a Buffer-stage op; the Buffer interpreter cannot run it"); }
+
+/// The model of an elementwise kind.
+constexpr model<state> ew_model(ew_kind k) {
+  switch (k) {
+    case ew_kind::binary: return &ew_binary;
+    case ew_kind::unary: return &ew_unary;
+    case ew_kind::scalar_form: return &ew_scalar_form;
+    case ew_kind::fill: return &ew_fill;
+    case ew_kind::none: break;
+  }
+  return nullptr;
+}
+
+/// The rows of the models above but the elementwise family (see `buffer_models`).
+inline constexpr std::array<model_row<state>, 10> ops{{
+    typed_model<&alloc>,
+    typed_model<&set_validshape>,
+    typed_model<&load>,
+    typed_model<&store>,
+    typed_model<&copy>,
+    typed_model<&subview>,
+    typed_model<&reshape>,
+    typed_model<&extract>,
+    typed_model<&matmul>,
+    typed_model<&matmul_acc>,
+}};
+}  // namespace buffer_model
+}  // namespace detail
+
+/// The Buffer simulator's model set (sim/model_table.hpp): every Buffer op, the scalar and
+/// control-flow ops.
+struct buffer_models {
+  using state = detail::buffer_interpreter;
+  static constexpr bool needs(opcode c) { return is_buffer_op(c) || detail::common_op(c); }
+  static constexpr auto rows = [] {
+    constexpr std::size_t ew = [] {
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < opcode_count; ++i)
+        n += is_buffer_op(static_cast<opcode>(i)) && info(static_cast<opcode>(i)).ew != ew_kind::none;
+      return n;
+    }();
+    std::array<model_row<state>, ew> family{};
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < opcode_count; ++i)
+      if (const auto c = static_cast<opcode>(i); is_buffer_op(c) && info(c).ew != ew_kind::none)
+        family[k++] = {c, detail::buffer_model::ew_model(info(c).ew)};
+    return concat_rows(concat_rows(detail::common_rows<state>, detail::buffer_model::ops), family);
+  }();
+  static constexpr model<state> otherwise = &detail::buffer_model::not_buffer;
+};
+
+}  // namespace sim
+}  // namespace v0
+}  // namespace tile2buffer

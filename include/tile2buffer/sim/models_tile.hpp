@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file sim/models_tile.hpp
+/// The semantics of the Tile ops, one model per op (`tile_models`), reading operands by the names
+/// the op catalogue gives them. The rules they implement are run_tile.hpp's file comment.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
+#include "tile2buffer/sim/kernels.hpp"
+#include "tile2buffer/sim/model_table.hpp"
+#include "tile2buffer/sim/models_common.hpp"
+#include "tile2buffer/sim/tile_interpreter.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace sim {
+namespace detail {
+namespace tile_model {
+using state = tile_interpreter;
+
+//===--- storage ---===//
+
+inline bool alloc(state&, view<opcode::tile_alloc>) { return true; }  // planning is ignored
+
+inline bool create(state& s, view<opcode::tile_create> v) {
+  image im;
+  return s.fresh_result(v.id(), im) && s.set_result(v.id(), std::move(im));
+}
+
+//===--- transfers ---===//
+
+inline bool load(state& s, view<opcode::tile_load> v) {
+  const op_id o = v.id();
+  const slot* t = s.tensor_arg(o, v.tensor());
+  if (!t) return false;
+  const gm_tensor& g = *s.gm_[t->ref];
+  std::array<std::int64_t, 2> off{}, shape{};
+  if (!s.pair(o, v.offsets(), off) || !s.pair(o, v.shape(), shape)) return false;
+  image im;
+  if (!s.fresh_result(o, im)) return false;
+  if (g.dt != im.desc.dt) return s.fail(o, "tile and tensor element types differ");
+  if (shape[0] != im.desc.shape[0] || shape[1] != im.desc.shape[1]) return s.fail(o, "shape operand differs from the tile shape");
+  if (off[0] < 0 || off[1] < 0 || off[0] + im.valid_rows > g.rows || off[1] + im.valid_cols > g.cols)
+    return s.fail(o, "window at " + rect(off[0], off[1]) + " of " + rect(im.valid_rows, im.valid_cols) +
+                         " exceeds tensor `" + g.name + "` " + rect(g.rows, g.cols));
+  for (std::int64_t i = 0; i < im.valid_rows; ++i)
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) {
+      const std::int64_t fl = g.flat(off[0] + i, off[1] + j);
+      cell_meta m = g.meta_at(fl);
+      if (m.state == cell_state::unset) m.origin = s.fn().params[t->ref].value.index;
+      im.write_bits(i, j, g.get_bits(fl), moved(m, o.index));
+    }
+  return s.set_result(o, std::move(im));
+}
+
+inline bool store(state& s, view<opcode::tile_store> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.tile());
+  const slot* t = s.tensor_arg(o, v.tensor());
+  std::array<std::int64_t, 2> off{};
+  if (!src || !t || !s.pair(o, v.offsets(), off)) return false;
+  // Why refuse: running such a store as a plain one would write values the device does not.
+  for (const keyword k : {keyword::pre_quant, keyword::pre_relu, keyword::atomic, keyword::st_phase})
+    if (v.kwarg_set(k))
+      return s.fail(o, std::string("a store with '") + std::string(keyword_names[static_cast<std::size_t>(k)]) +
+                           "' is not simulated (its fix-pipe conversion and ordering are not modelled)");
+  gm_tensor* g = &*s.gm_[t->ref];
+  const dtype from = src->desc.dt;
+  const bool narrowing = from == dtype::fp32 && (g->dt == dtype::fp16 || g->dt == dtype::bf16);
+  if (from != g->dt && !narrowing) return s.fail(o, "tile and tensor element types differ");
+  if (off[0] < 0 || off[1] < 0 || off[0] + src->valid_rows > g->rows || off[1] + src->valid_cols > g->cols)
+    return s.fail(o, "window at " + rect(off[0], off[1]) + " of " + rect(src->valid_rows, src->valid_cols) +
+                         " exceeds tensor `" + g->name + "` " + rect(g->rows, g->cols));
+  for (std::int64_t i = 0; i < src->valid_rows; ++i)
+    for (std::int64_t j = 0; j < src->valid_cols; ++j) {
+      cell_meta m;
+      const element_bits e = image_bits(*src, i, j, m);
+      cell_meta gm = moved(m, o.index);
+      gm.via = m.writer;
+      g->put_bits(g->flat(off[0] + i, off[1] + j), narrowing ? encode(g->dt, convert(from, g->dt, decode(from, e))) : e, gm);
+    }
+  slot r;
+  r.k = slot::kind::tensor;
+  r.ref = t->ref;
+  s.bind(v.result(), std::move(r));
+  return true;
+}
+
+inline bool move(state& s, view<opcode::tile_move> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.source());
+  image im;
+  if (!src || !s.fresh_result(o, im)) return false;
+  if (src->desc.dt != im.desc.dt) return s.fail(o, "element types differ");
+  if (im.valid_rows > src->desc.shape[0] || im.valid_cols > src->desc.shape[1])
+    return s.fail(o, "result valid region exceeds the source shape");
+  for (std::int64_t i = 0; i < im.valid_rows; ++i)
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) {
+      cell_meta m;
+      const element_bits e = image_bits(*src, i, j, m);
+      im.write_bits(i, j, e, moved(m, o.index));
+    }
+  return s.set_result(o, std::move(im));
+}
+
+//===--- views ---===//
+
+/// reshape and reinterpret_view: the source's bytes under the result's descriptor.
+template <opcode C>
+bool relabel(state& s, view<C> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.source());
+  if (!src) return false;
+  const type& rt = s.result_type(o);
+  std::array<std::int64_t, 2> valid{};
+  if (!s.tile_valid(o, rt, valid)) return false;
+  if (rt.bytes() != src->desc.bytes())
+    return s.fail(o, "result has " + std::to_string(rt.bytes()) + " bytes, source " + std::to_string(src->desc.bytes()));
+  if (rt.slayout != box_layout::none_box && !whole_boxes(rt)) return s.fail(o, "boxed tile needs whole-box extents");
+  image im = *src;
+  im.desc = rt;
+  im.valid_rows = valid[0];
+  im.valid_cols = valid[1];
+  return s.set_result(o, std::move(im));
+}
+
+inline bool transpose(state& s, view<opcode::tile_transpose_view> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.source());
+  image im;
+  if (!src || !s.fresh_result(o, im)) return false;
+  if (im.desc.shape[0] != src->desc.shape[1] || im.desc.shape[1] != src->desc.shape[0] || im.desc.dt != src->desc.dt)
+    return s.fail(o, "result must be the transposed shape of the source");
+  for (std::int64_t i = 0; i < im.valid_rows; ++i)
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) {
+      cell_meta m;
+      const element_bits e = image_bits(*src, j, i, m);
+      im.write_bits(i, j, e, moved(m, o.index));
+    }
+  return s.set_result(o, std::move(im));
+}
+
+inline bool slice(state& s, view<opcode::tile_slice> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.source());
+  std::array<std::int64_t, 2> shape{}, off{};
+  image im;
+  if (!src || !s.pair(o, v.shape(), shape) || !s.pair(o, v.offsets(), off) || !s.fresh_result(o, im)) return false;
+  if (shape[0] != im.desc.shape[0] || shape[1] != im.desc.shape[1]) return s.fail(o, "shape operand differs from the result shape");
+  if (im.desc.dt != src->desc.dt) return s.fail(o, "element types differ");
+  if (off[0] < 0 || off[1] < 0 || !inside(src->desc, off[0] + shape[0], off[1] + shape[1]))
+    return s.fail(o, "window " + rect(shape[0], shape[1]) + " at " + rect(off[0], off[1]) + " exceeds the source " +
+                         rect(src->desc.shape[0], src->desc.shape[1]));
+  for (std::int64_t i = 0; i < im.valid_rows; ++i)
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) {
+      cell_meta m;
+      const element_bits e = image_bits(*src, off[0] + i, off[1] + j, m);
+      im.write_bits(i, j, e, moved(m, o.index));
+    }
+  return s.set_result(o, std::move(im));
+}
+
+inline bool assemble(state& s, view<opcode::tile_assemble> v) {
+  const op_id o = v.id();
+  const image* target = s.tile_arg(o, v.target());
+  const image* source = s.tile_arg(o, v.source());
+  std::array<std::int64_t, 2> off{};
+  if (!target || !source || !s.pair(o, v.offsets(), off)) return false;
+  const type& rt = s.result_type(o);
+  std::array<std::int64_t, 2> valid{};
+  if (!s.tile_valid(o, rt, valid)) return false;
+  if (rt.shape != target->desc.shape || rt.dt != target->desc.dt || source->desc.dt != rt.dt)
+    return s.fail(o, "result, target and source must share the element type and the target's shape");
+  if (off[0] < 0 || off[1] < 0 || !inside(rt, off[0] + source->valid_rows, off[1] + source->valid_cols))
+    return s.fail(o, "source valid region at " + rect(off[0], off[1]) + " exceeds the target");
+  image im = image::fresh(rt, valid[0], valid[1]);
+  for (std::int64_t i = 0; i < rt.shape[0]; ++i)
+    for (std::int64_t j = 0; j < rt.shape[1]; ++j) {
+      cell_meta m;
+      const element_bits e = image_bits(*target, i, j, m);
+      if (m.state != cell_state::unset) im.write_bits(i, j, e, m);
+    }
+  for (std::int64_t i = 0; i < source->valid_rows; ++i)
+    for (std::int64_t j = 0; j < source->valid_cols; ++j) {
+      cell_meta m;
+      const element_bits e = image_bits(*source, i, j, m);
+      im.write_bits(off[0] + i, off[1] + j, e, moved(m, o.index));
+    }
+  return s.set_result(o, std::move(im));
+}
+
+inline bool set_validshape(state& s, view<opcode::tile_set_validshape> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.tile());
+  std::int64_t r = 0, c = 0;
+  if (!src || !s.integer(o, v.rows(), r) || !s.integer(o, v.cols(), c)) return false;
+  if (r < 0 || c < 0 || r > src->desc.shape[0] || c > src->desc.shape[1])
+    return s.fail(o, "valid " + rect(r, c) + " outside the shape " + rect(src->desc.shape[0], src->desc.shape[1]));
+  // Why a copy of every byte: set_validshape is metadata only (§9.2), the result names the
+  // source's storage. Growing the valid region initializes nothing; it exposes what the storage
+  // holds: data where something wrote it (a load before a narrowing), poison where nothing did.
+  image im = *src;
+  im.valid_rows = r;
+  im.valid_cols = c;
+  return s.set_result(o, std::move(im));
+}
+
+inline bool extract(state& s, view<opcode::tile_extract> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.source());
+  std::int64_t row = 0, col = 0;
+  image im;
+  if (!src || !s.integer(o, v.row(), row) || !s.integer(o, v.col(), col) || !s.fresh_result(o, im)) return false;
+  if (im.desc.dt != src->desc.dt) return s.fail(o, "element types differ");
+  if (row < 0 || col < 0 || !inside(src->desc, row + im.desc.shape[0], col + im.desc.shape[1]))
+    return s.fail(o, "window at " + rect(row, col) + " exceeds the source");
+  for (std::int64_t i = 0; i < im.valid_rows; ++i)
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) {
+      cell_meta m;
+      const element_bits e = image_bits(*src, row + i, col + j, m);
+      im.write_bits(i, j, e, moved(m, o.index));
+    }
+  return s.set_result(o, std::move(im));
+}
+
+//===--- cube ---===//
+
+/// matmul and matmul_acc: `acc` is null for matmul; `init` says whether the product replaces the
+/// accumulator instead of adding to it.
+inline bool product(state& s, op_id o, const image* lhs, const image* rhs, const image* acc, bool init) {
+  image im;
+  if (!s.fresh_result(o, im)) return false;
+  const auto acc_type = accumulator_of(lhs->desc.dt);
+  if (lhs->desc.dt != rhs->desc.dt || !acc_type || im.desc.dt != *acc_type)
+    return s.fail(o, "operand/accumulator element types are not a supported cube pair");
+  const std::int64_t m = lhs->valid_rows, k = lhs->valid_cols, n = rhs->valid_cols;
+  if (rhs->valid_rows < k) return s.fail(o, "rhs valid rows are fewer than lhs valid columns");
+  if (m > im.desc.shape[0] || n > im.desc.shape[1]) return s.fail(o, "product exceeds the accumulator shape");
+  if (acc) {
+    if (acc->desc.shape != im.desc.shape || acc->desc.dt != im.desc.dt) return s.fail(o, "accumulator type differs from the result");
+    for (std::int64_t i = 0; i < im.desc.shape[0]; ++i)
+      for (std::int64_t j = 0; j < im.desc.shape[1]; ++j) {
+        cell_meta mm;
+        im.write_bits(i, j, acc->read_bits(i, j, mm), mm);
+      }
+    clobber_partial_boxes(im.desc, m, n, [&](std::int64_t r, std::int64_t c) {
+      cell_meta p;
+      p.state = cell_state::poison;
+      p.producer = p.writer = o.index;
+      im.write(r, c, element{}, p);
+    });
+  }
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      cell_meta in;
+      in.state = cell_state::value;
+      const auto a = [&](std::int64_t kk) {
+        cell_meta x;
+        const element e = image_value(*lhs, i, kk, x);
+        in = merge(in, x);
+        return e;
+      };
+      const auto b = [&](std::int64_t kk) {
+        cell_meta x;
+        const element e = image_value(*rhs, kk, j, x);
+        in = merge(in, x);
+        return e;
+      };
+      element prior;
+      if (!init) {
+        cell_meta x;
+        prior = image_value(*acc, i, j, x);
+        in = merge(in, x);
+      }
+      const element r = dot(*acc_type, k, a, b, init ? nullptr : &prior);
+      im.write(i, j, r, computed(in, o.index, false));
+    }
+  return s.set_result(o, std::move(im));
+}
+
+inline bool matmul(state& s, view<opcode::tile_matmul> v) {
+  const image* lhs = s.tile_arg(v.id(), v.lhs());
+  const image* rhs = s.tile_arg(v.id(), v.rhs());
+  if (!lhs || !rhs) return false;
+  return product(s, v.id(), lhs, rhs, nullptr, true);
+}
+
+inline bool matmul_acc(state& s, view<opcode::tile_matmul_acc> v) {
+  const op_id o = v.id();
+  const image* lhs = s.tile_arg(o, v.lhs());
+  const image* rhs = s.tile_arg(o, v.rhs());
+  if (!lhs || !rhs) return false;
+  const image* acc = s.tile_arg(o, v.acc());
+  if (!acc) return false;
+  bool init = false;
+  if (const auto kw = v.init_cond()) {
+    scalar_value c;
+    if (!s.scalar(o, *kw, c)) return false;
+    init = c.truth();
+  }
+  return product(s, o, lhs, rhs, acc, init);
+}
+
+//===--- vector math ---===//
+
+/// The operands of one elementwise op, as its kind's model names them: `first` and `second` the
+/// tile operands (absent for fill; `second` only for binary), `scalar` the scalar (fill and the
+/// scalar forms).
+struct ew_operands {
+  std::optional<operand> first, second, scalar;
+};
+
+/// What every elementwise op does, on the operands its kind's model read.
+inline bool elementwise(state& s, op_id o, const ew_operands& in) {
+  const ew_semantics& op = *ew_op_of(s.fn().op(o).code());
+  image im;
+  if (!s.fresh_result(o, im)) return false;
+  const dtype d = im.desc.dt;
+  if (!ew_defined(op, d)) return s.fail(o, std::string("not defined on ") + std::string(name(d)));
+  const image* a = nullptr;
+  const image* b = nullptr;
+  element sc{};
+  if (in.scalar) {
+    scalar_value v;
+    if (!s.scalar(o, *in.scalar, v)) return false;
+    sc = scalar_element(v, d);
+  }
+  if (in.first && !(a = s.tile_arg(o, *in.first))) return false;
+  if (in.second && !(b = s.tile_arg(o, *in.second))) return false;
+  // Operands may differ from the result in physical shape and valid extents (such kernels stay
+  // Tile): an element outside an operand's valid rectangle is undefined.
+  for (const image* x : {a, b})
+    if (x && x->desc.dt != d) return s.fail(o, "operands and result must share the element type");
+  const bool inexact = ew_inexact(op) && is_float(d);
+  for (std::int64_t i = 0; i < im.valid_rows; ++i)
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) {
+      cell_meta m;
+      m.state = cell_state::value;
+      element x{}, y = sc;
+      if (a) x = image_value(*a, i, j, m);
+      if (b) {
+        cell_meta mb;
+        y = image_value(*b, i, j, mb);
+        m = merge(m, mb);
+      }
+      im.write(i, j, ew_apply(op, d, x, y), computed(m, o.index, inexact));
+    }
+  return s.set_result(o, std::move(im));
+}
+
+// One model per elementwise kind; the op's row of ew_table (kernels.hpp) says what it computes.
+inline bool ew_binary(state& s, op_id o) {
+  return elementwise(s, o, {named_operand<"lhs">(s.fn(), o), named_operand<"rhs">(s.fn(), o), std::nullopt});
+}
+inline bool ew_unary(state& s, op_id o) { return elementwise(s, o, {named_operand<"source">(s.fn(), o), std::nullopt, std::nullopt}); }
+inline bool ew_scalar_form(state& s, op_id o) {
+  return elementwise(s, o, {named_operand<"source">(s.fn(), o), std::nullopt, named_operand<"scalar">(s.fn(), o)});
+}
+inline bool ew_fill(state& s, op_id o) { return elementwise(s, o, {std::nullopt, std::nullopt, named_operand<"value">(s.fn(), o)}); }
+
+/// row_sum and row_max: each valid row folded in increasing column order.
+inline bool row_reduce(state& s, op_id o, const operand& source, opcode step_op) {
+  const image* src = s.tile_arg(o, source);
+  image im;
+  if (!src || !s.fresh_result(o, im)) return false;
+  const dtype d = src->desc.dt;
+  if (im.desc.dt != d || im.desc.shape[0] != src->desc.shape[0]) return s.fail(o, "result must be [rows, 1] of the source type");
+  if (src->valid_cols == 0) return s.fail(o, "reduces an empty row");
+  const ew_semantics& step = *ew_op_of(step_op);
+  for (std::int64_t i = 0; i < im.valid_rows && i < src->desc.shape[0]; ++i) {
+    cell_meta m;
+    element acc = image_value(*src, i, 0, m);
+    for (std::int64_t j = 1; j < src->valid_cols; ++j) {
+      cell_meta x;
+      const element e = image_value(*src, i, j, x);
+      m = merge(m, x);
+      acc = ew_apply(step, d, acc, e);
+    }
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) im.write(i, j, acc, computed(m, o.index, false));
+  }
+  return s.set_result(o, std::move(im));
+}
+inline bool row_sum(state& s, view<opcode::tile_row_sum> v) { return row_reduce(s, v.id(), v.source(), opcode::tile_add); }
+inline bool row_max(state& s, view<opcode::tile_row_max> v) { return row_reduce(s, v.id(), v.source(), opcode::tile_maximum); }
+
+/// Any op without a Tile model: another stage's op.
+inline bool not_tile(state& s, op_id o) { return s.fail(o, "not a Tile-stage op; the Tile interpreter cannot run it"); }
+
+/// The model of an elementwise kind.
+constexpr model<state> ew_model(ew_kind k) {
+  switch (k) {
+    case ew_kind::binary: return &ew_binary;
+    case ew_kind::unary: return &ew_unary;
+    case ew_kind::scalar_form: return &ew_scalar_form;
+    case ew_kind::fill: return &ew_fill;
+    case ew_kind::none: break;
+  }
+  return nullptr;
+}
+
+/// The rows of the models above but the elementwise family (see `tile_models`).
+inline constexpr std::array<model_row<state>, 16> ops{{
+    typed_model<&alloc>,
+    typed_model<&create>,
+    typed_model<&load>,
+    typed_model<&store>,
+    typed_model<&move>,
+    typed_model<&relabel<opcode::tile_reshape>>,
+    typed_model<&relabel<opcode::tile_reinterpret_view>>,
+    typed_model<&transpose>,
+    typed_model<&slice>,
+    typed_model<&assemble>,
+    typed_model<&set_validshape>,
+    typed_model<&extract>,
+    typed_model<&matmul>,
+    typed_model<&matmul_acc>,
+    typed_model<&row_sum>,
+    typed_model<&row_max>,
+}};
+}  // namespace tile_model
+}  // namespace detail
+
+/// The Tile simulator's model set (sim/model_table.hpp): every Tile op, the scalar and
+/// control-flow ops.
+struct tile_models {
+  using state = detail::tile_interpreter;
+  static constexpr bool needs(opcode c) { return is_tile_op(c) || detail::common_op(c); }
+  static constexpr auto rows = [] {
+    constexpr std::size_t ew = [] {
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < opcode_count; ++i) n += is_tile_op(static_cast<opcode>(i)) && info(static_cast<opcode>(i)).ew != ew_kind::none;
+      return n;
+    }();
+    std::array<model_row<state>, ew> family{};
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < opcode_count; ++i)
+      if (const auto c = static_cast<opcode>(i); is_tile_op(c) && info(c).ew != ew_kind::none) family[k++] = {c, detail::tile_model::ew_model(info(c).ew)};
+    return concat_rows(concat_rows(detail::common_rows<state>, detail::tile_model::ops), family);
+  }();
+  static constexpr model<state> otherwise = &detail::tile_model::not_tile;
+};
+
+}  // namespace sim
+}  // namespace v0
+}  // namespace tile2buffer
