@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file 01_minimal.cpp
-/// The smallest host: build a load -> add -> store kernel with the builder API, lower it with
+/// The smallest host: build a load -> add -> store kernel with the typed builders, lower it with
 /// the PTOAS planner, and print both IRs.
 #include <cstdio>
 #include <string>
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/text/print.hpp"
 
 namespace t2b = tile2buffer;
 
 int main() {
-  using t2b::operand;
   t2b::function_builder b(t2b::function_kind::aiv, "add");
   const auto gm = t2b::tensor_type(16, 32, t2b::dtype::fp32);
   const auto a = b.param("A", gm);
@@ -19,11 +19,13 @@ int main() {
   const auto out = b.param("Out", gm, t2b::direction::out);
   b.result_type(gm);
   const auto tile = t2b::tile_type(16, 32, t2b::dtype::fp32);
-  const auto lhs = b.emit1(t2b::opcode::tile_load, {operand::of(a), b.pair(0, 0), b.pair(16, 32)}, tile, "lhs");
-  const auto rhs = b.emit1(t2b::opcode::tile_load, {operand::of(c), b.pair(0, 0), b.pair(16, 32)}, tile, "rhs");
-  const auto sum = b.emit1(t2b::opcode::tile_add, {operand::of(lhs), operand::of(rhs)}, tile, "sum");
-  const auto stored = b.emit1(t2b::opcode::tile_store, {operand::of(sum), b.pair(0, 0), operand::of(out)}, gm, "stored");
-  b.emit0(t2b::opcode::cf_return, {operand::of(stored)});
+  // Operands by the names the op catalogue gives them (ir/create.hpp); a missing one or one of
+  // the wrong kind does not compile.
+  const auto lhs = b.create<t2b::tile::load>({.tensor = a, .offsets = {0, 0}, .shape = {16, 32}}, tile, "lhs");
+  const auto rhs = b.create<t2b::tile::load>({.tensor = c, .offsets = {0, 0}, .shape = {16, 32}}, tile, "rhs");
+  const auto sum = b.create<t2b::tile::add>({.lhs = lhs, .rhs = rhs}, tile, "sum");
+  const auto stored = b.create<t2b::tile::store>({.tile = sum, .offsets = {0, 0}, .tensor = out}, gm, "stored");
+  b.create<t2b::cf::return_>({.values = {stored}});
 
   t2b::program p;
   p.functions.push_back(b.finish());

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
@@ -29,7 +30,7 @@ struct muls_by_one_is_copy {
   static constexpr void rewrite(t2b::typed<source> muls, t2b::lowering& l) {
     const auto src = l.handle(muls.source().value());
     const auto dst = l.handle(muls.result());
-    if (src != dst) l.builder().emit0(t2b::opcode::buffer_copy, {t2b::operand::of(src), t2b::operand::of(dst)}, muls.loc());
+    if (src != dst) l.builder().create<t2b::buffer::copy>({.source = src, .dest = dst}, muls.loc());
   }
 };
 static_assert(t2b::recipe<muls_by_one_is_copy>);

@@ -17,6 +17,11 @@
 namespace tile2buffer {
 inline namespace v0 {
 
+/// The operand and keyword structs of opcode C and the typed builders: defined in ir/create.hpp,
+/// which a caller of `function_builder::create` includes.
+template <opcode C>
+struct create_traits;
+
 namespace detail {
 template <class T>
 constexpr std::span<const T> span_of(std::initializer_list<T> l) {
@@ -128,6 +133,33 @@ class function_builder {
   constexpr op_id emit0(opcode c, std::initializer_list<operand> args, location loc = {},
                         std::initializer_list<kwarg> kws = {}) {
     return emit(c, detail::span_of(args), detail::span_of(kws), {}, {}, loc);
+  }
+
+  //===--- typed builders (include <tile2buffer/ir/create.hpp>) ---===//
+  /// `b.create<tile::load>({.tensor = a, .offsets = {0, 0}, .shape = {16, 32}}, tt, "lhs")`: the
+  /// operands by the catalogue's names, checked at compile time; lays them out as `emit1` does.
+  /// One result: returns it.
+  template <ir_op Op>
+    requires(info(Op::code).results == arity::one)
+  constexpr value_id create(const typename create_traits<Op::code>::operands& ops, const type& result,
+                            std::string_view name, location loc = {},
+                            const typename create_traits<Op::code>::keywords& kws = {}) {
+    return create_traits<Op::code>::create_one(*this, ops, result, name, loc, kws);
+  }
+  /// No result (destination-passing Buffer ops, yield, return): returns the op.
+  template <ir_op Op>
+    requires(info(Op::code).results == arity::none)
+  constexpr op_id create(const typename create_traits<Op::code>::operands& ops, location loc = {},
+                         const typename create_traits<Op::code>::keywords& kws = {}) {
+    return create_traits<Op::code>::create_none(*this, ops, loc, kws);
+  }
+  /// Region ops (if, for, while): their `region_count` regions, reserved from `first_region` and
+  /// closed, and their results; returns the op (`fn().result(op, i)`).
+  template <ir_op Op>
+    requires(info(Op::code).results == arity::variadic)
+  constexpr op_id create(const typename create_traits<Op::code>::operands& ops, region_id first_region,
+                         std::span<const type> results, std::span<const std::string_view> names, location loc = {}) {
+    return create_traits<Op::code>::create_region(*this, ops, first_region, results, names, loc);
   }
 
   //===--- regions ---===//

@@ -119,7 +119,21 @@ constexpr Variant as_variant(const op_header& h) {
 namespace scalar {
 using const_ = op_t<opcode::scalar_const>;
 using add = op_t<opcode::scalar_add>;
+using sub = op_t<opcode::scalar_sub>;
 using mul = op_t<opcode::scalar_mul>;
+using floordiv = op_t<opcode::scalar_floordiv>;
+using mod = op_t<opcode::scalar_mod>;
+using min = op_t<opcode::scalar_min>;
+using max = op_t<opcode::scalar_max>;
+using lt = op_t<opcode::scalar_lt>;
+using le = op_t<opcode::scalar_le>;
+using eq = op_t<opcode::scalar_eq>;
+using ne = op_t<opcode::scalar_ne>;
+using gt = op_t<opcode::scalar_gt>;
+using ge = op_t<opcode::scalar_ge>;
+using and_ = op_t<opcode::scalar_and>;
+using or_ = op_t<opcode::scalar_or>;
+using not_ = op_t<opcode::scalar_not>;
 using cast = op_t<opcode::scalar_cast>;
 }  // namespace scalar
 namespace cf {
@@ -129,6 +143,9 @@ using while_ = op_t<opcode::cf_while>;
 using yield = op_t<opcode::cf_yield>;
 using return_ = op_t<opcode::cf_return>;
 }  // namespace cf
+namespace orch {
+using submit = op_t<opcode::orch_submit>;
+}  // namespace orch
 namespace tile {
 using alloc = op_t<opcode::tile_alloc>;
 using create = op_t<opcode::tile_create>;
@@ -173,12 +190,39 @@ using get_subblock_idx = op_t<opcode::tile_get_subblock_idx>;
 }  // namespace tile
 namespace buffer {
 using alloc = op_t<opcode::buffer_alloc>;
+using set_validshape = op_t<opcode::buffer_set_validshape>;
 using load = op_t<opcode::buffer_load>;
 using store = op_t<opcode::buffer_store>;
 using copy = op_t<opcode::buffer_copy>;
 using subview = op_t<opcode::buffer_subview>;
 using reshape = op_t<opcode::buffer_reshape>;
+using extract = op_t<opcode::buffer_extract>;
+using matmul = op_t<opcode::buffer_matmul>;
+using matmul_acc = op_t<opcode::buffer_matmul_acc>;
+using full = op_t<opcode::buffer_full>;
 using add = op_t<opcode::buffer_add>;
+using mul = op_t<opcode::buffer_mul>;
+using sub = op_t<opcode::buffer_sub>;
+using div = op_t<opcode::buffer_div>;
+using maximum = op_t<opcode::buffer_maximum>;
+using minimum = op_t<opcode::buffer_minimum>;
+using abs = op_t<opcode::buffer_abs>;
+using exp = op_t<opcode::buffer_exp>;
+using sqrt = op_t<opcode::buffer_sqrt>;
+using neg = op_t<opcode::buffer_neg>;
+using relu = op_t<opcode::buffer_relu>;
+using log = op_t<opcode::buffer_log>;
+using recip = op_t<opcode::buffer_recip>;
+using adds = op_t<opcode::buffer_adds>;
+using subs = op_t<opcode::buffer_subs>;
+using muls = op_t<opcode::buffer_muls>;
+using divs = op_t<opcode::buffer_divs>;
+using maximums = op_t<opcode::buffer_maximums>;
+using minimums = op_t<opcode::buffer_minimums>;
+using lrelu = op_t<opcode::buffer_lrelu>;
+using get_block_idx = op_t<opcode::buffer_get_block_idx>;
+using get_block_num = op_t<opcode::buffer_get_block_num>;
+using get_subblock_idx = op_t<opcode::buffer_get_subblock_idx>;
 }  // namespace buffer
 
 static_assert(tile_op<tile::add> && !tile_op<buffer::add> && buffer_op<buffer::subview>);
