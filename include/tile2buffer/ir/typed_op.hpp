@@ -257,6 +257,8 @@ constexpr operand in_place_operand(const function& f, op_id o) {
 constexpr operand written_operand(const function& f, op_id o) {
   return detail::operand_at(f, o, detail::trait_positions_of(f, o).writes);
 }
+/// Whether ops with opcode `c` name operands their written storage must not partially overlap.
+constexpr bool has_disjoint_operands(opcode c) { return detail::trait_position_table[static_cast<std::size_t>(c)].disjoint_from[0] >= 0; }
 /// The operands whose storage op `o`'s written storage must not partially overlap (its record's
 /// `disjoint_from`, at most two); `operand{}` for the ones it does not have.
 constexpr std::array<operand, 2> disjoint_operands(const function& f, op_id o) {

@@ -186,7 +186,7 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
         }
         // A result that must not share its source's storage (recip) gets its own allocation.
         const opcode c = f.op(o).code();
-        if (!is_tile_op(c) || has_trait(c, trait::may_alias_exactly)) return;
+        if (!is_tile_op(c) || !has_disjoint_operands(c) || has_trait(c, trait::may_alias_exactly)) return;
         const operand source = disjoint_operands(f, o)[0];
         if (!source.is_value()) return;
         const type& src = f.type_of(source.value());

@@ -122,6 +122,7 @@ class buffer_checker {
     }
     // The written storage against each input it must not partially overlap: exactly its window
     // (in place) only where the op allows it, once per distinct input (`add(w, w, d)`).
+    if (!has_disjoint_operands(c)) return;
     const auto inputs = disjoint_operands(f_, o);
     const value_id dst = value_of(written_operand(f_, o));
     const bool exact_allowed = has_trait(c, trait::may_alias_exactly);

@@ -195,7 +195,7 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
   walk(f, [&](op_id o) {
     const op_node& n = f.op(o);
     if (is_region_op(n.code())) detail::check_region_storage(f, o, storage, fail);
-    if (!is_tile_op(n.code())) return;
+    if (!is_tile_op(n.code()) || !has_disjoint_operands(n.code())) return;
     const operand source = disjoint_operands(f, o)[0];  // a Tile op's result is what it writes
     if (source.kind == operand_kind::none) return;
     const auto [src, dst] = source_and_result(source, o);

@@ -21,6 +21,20 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
+// Where an infix op's operands sit: the same for every infix op (checked), so printing one
+// costs no lookup.
+inline constexpr std::size_t infix_lhs = static_cast<std::size_t>(operand_position(opcode::scalar_add, "lhs"));
+inline constexpr std::size_t infix_rhs = static_cast<std::size_t>(operand_position(opcode::scalar_add, "rhs"));
+constexpr bool infix_positions_shared() {
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    const auto c = static_cast<opcode>(i);
+    if (is_infix(c) && (operand_position(c, "lhs") != static_cast<int>(infix_lhs) || operand_position(c, "rhs") != static_cast<int>(infix_rhs)))
+      return false;
+  }
+  return true;
+}
+static_assert(infix_positions_shared(), "every infix op's record names its operands `lhs rhs` at the same positions");
+
 /// Prints one function. Value names are assigned on first encounter: a value keeps its own
 /// name when that is a free identifier, else gets `name_N`; unnamed values get `vN`. The
 /// result is unique per function, deterministic, and stable under a parse/print round trip.
@@ -318,18 +332,18 @@ class printer {
   /// A scalar op's right-hand side, if it has a scalar spelling (`a + b`, `not a`, `min(a, b)`).
   constexpr bool scalar_expr(opcode c, std::span<const operand> args) {
     if (is_infix(c) && args.size() == 2) {
-      operand_text(named_in<"lhs">(c, args));
+      operand_text(args[infix_lhs]);
       out_ << ' ' << info(c).infix << ' ';
-      operand_text(named_in<"rhs">(c, args));
+      operand_text(args[infix_rhs]);
       return true;
     }
     if (c == opcode::scalar_not && args.size() == 1) {
       out_ << "not ";
-      operand_text(named_in<"arg">(c, args));
+      operand_text(args.front());  // its only operand
       return true;
     }
     if (c == opcode::scalar_const && args.size() == 1) {
-      operand_text(named_in<"value">(c, args));
+      operand_text(args.front());  // its only operand
       return true;
     }
     return false;
