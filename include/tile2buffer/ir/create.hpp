@@ -179,22 +179,29 @@ class scalar_list {
  public:
   constexpr scalar_list() = default;
   constexpr scalar_list(std::span<const scalar_operand> s) : scalars_(s) {}
-  constexpr scalar_list(std::span<const value_id> v) : values_(v), of_values_(true) {}
-  [[nodiscard]] constexpr std::size_t size() const { return of_values_ ? values_.size() : scalars_.size(); }
+  constexpr scalar_list(std::span<const value_id> v) : values_(v), from_(from::values) {}
+  /// Operands built before the call (a pass forwarding a yield's remapped operands).
+  constexpr scalar_list(std::span<const operand> o) : operands_(o), from_(from::operands) {}
+  [[nodiscard]] constexpr std::size_t size() const {
+    return from_ == from::values ? values_.size() : from_ == from::operands ? operands_.size() : scalars_.size();
+  }
   [[nodiscard]] constexpr operand at(std::size_t i) const {
-    return of_values_ ? operand::of(values_[i]) : built_checked('s', scalars_[i].op);
+    if (from_ == from::values) return operand::of(values_[i]);
+    return built_checked('s', from_ == from::operands ? operands_[i] : scalars_[i].op);
   }
 
  private:
+  enum class from : std::uint8_t { scalars, values, operands };
   std::span<const scalar_operand> scalars_;
   std::span<const value_id> values_;
-  bool of_values_ = false;
+  std::span<const operand> operands_;
+  from from_ = from::scalars;
 };
 template <class R>
 concept scalar_range = requires(const R& r) {
   std::data(r);
   std::size(r);
-} && one_of<decltype(*std::data(std::declval<const R&>())), scalar_operand, value_id>;
+} && one_of<decltype(*std::data(std::declval<const R&>())), scalar_operand, value_id, operand>;
 template <class R>
 constexpr scalar_list list_of(const R& r) {
   using E = std::remove_cvref_t<decltype(*std::data(r))>;
@@ -307,8 +314,18 @@ template <class W>
 inline constexpr bool is_optional<optional_operand<W>> = true;
 
 /// Appends the operands of member `m` in positional order.
-template <class W>
-constexpr void lay_out(function_builder& b, const W& m, std::vector<operand>& out) {
+/// Room for the positional operands of an op without a variadic rest: no allocation per op.
+template <std::size_t N>
+struct fixed_operands {
+  std::array<operand, N == 0 ? 1 : N> items{};
+  std::size_t count = 0;
+  constexpr void push_back(const operand& o) { items[count++] = o; }
+  constexpr void reserve(std::size_t) {}
+  constexpr operator std::span<const operand>() const { return {items.data(), count}; }
+};
+
+template <class W, class Out>
+constexpr void lay_out(function_builder& b, const W& m, Out& out) {
   if constexpr (std::same_as<W, rest_operands>) {
     for (std::size_t i = 0; i < m.elements.size(); ++i) out.push_back(m.elements.at(i));
   } else if constexpr (is_optional<W>) {
@@ -517,7 +534,9 @@ constexpr bool member_kind_matches() {
 /// Lays out the operands and keywords of one op in positional order.
 template <opcode C>
 struct create_layout {
-  std::vector<operand> args;
+  // Why a vector only for variadic ops: a pass creates an op per value it adds, and a heap
+  // allocation each time was measurable on the pipeline.
+  std::conditional_t<signature_of(C).variadic, std::vector<operand>, fixed_operands<operand_members<C>>> args;
   std::array<kwarg, keyword_names.size()> kws{};
   std::size_t kw_count = 0;
   constexpr create_layout(function_builder& b, const typename create_traits<C>::operands& ops,
@@ -542,20 +561,20 @@ constexpr value_id create_traits<C>::create_one(function_builder& b, const opera
                                                 std::string_view name, location loc, const keywords& kws) {
   const detail::create_layout<C> l(b, ops, kws);
   const std::string_view names[] = {name};
-  const op_id o = b.emit(C, l.args, l.kwargs(), std::span<const type>(&result, 1), names, loc);
+  const op_id o = b.emit(C, std::span<const operand>(l.args), l.kwargs(), std::span<const type>(&result, 1), names, loc);
   return b.fn().result(o, 0);
 }
 template <opcode C>
 constexpr op_id create_traits<C>::create_none(function_builder& b, const operands& ops, location loc, const keywords& kws) {
   const detail::create_layout<C> l(b, ops, kws);
-  return b.emit(C, l.args, l.kwargs(), {}, {}, loc);
+  return b.emit(C, std::span<const operand>(l.args), l.kwargs(), {}, {}, loc);
 }
 template <opcode C>
 constexpr op_id create_traits<C>::create_region(function_builder& b, const operands& ops, region_id first_region,
                                                 std::span<const type> results, std::span<const std::string_view> names,
                                                 location loc) {
   const detail::create_layout<C> l(b, ops, {});
-  return b.emit(C, l.args, l.kwargs(), results, names, loc, span32{first_region.index, region_count(C)});
+  return b.emit(C, std::span<const operand>(l.args), l.kwargs(), results, names, loc, span32{first_region.index, region_count(C)});
 }
 
 }  // namespace v0

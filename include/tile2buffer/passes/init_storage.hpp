@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/storage.hpp"
@@ -64,10 +65,7 @@ constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::s
     large << "mem_" << base << suffix;
     nm = large.view();
   }
-  const std::string_view names[] = {nm};
-  const operand args[] = {operand::of(t.space), operand::integer(t.bytes())};
-  const type mt = mem_type();
-  return rw.target().result(rw.builder().emit(opcode::tile_alloc, args, {}, std::span<const type>(&mt, 1), names, loc));
+  return rw.builder().create<tile::alloc>({.space = t.space, .capacity = t.bytes()}, mem_type(), nm, loc);
 }
 
 /// Ops whose result overwrites the storage of an operand (`storage_source`) in place.

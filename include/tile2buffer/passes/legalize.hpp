@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/storage.hpp"
@@ -148,7 +149,7 @@ constexpr operand snapshot_source(rewriter& rw, const kernel_analyses& k, op_id 
   st.mem = mem;
   st.mem_offset = 0;
   const text nm = text(f.name_of(storage)) << "_snapshot";
-  operand now = operand::of(rw.builder().emit1(opcode::tile_move, {rw.map(operand::of(storage))}, st, nm.view(), loc));
+  operand now = operand::of(rw.builder().create<tile::move>({.source = built(rw.map(operand::of(storage)))}, st, nm.view(), loc));
   // The window chain from the storage tile down to the source, outermost first.
   std::vector<value_id> chain;
   for (value_id v = src; k.windows.is_window(v); v = k.windows.find(v)->parent) chain.push_back(v);

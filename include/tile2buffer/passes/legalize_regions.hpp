@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/detail/text.hpp"
@@ -167,11 +168,11 @@ constexpr std::vector<operand> emit_parallel_move(rewriter& rw, std::span<const 
       t.mem = mem;
       t.mem_offset = 0;
       const text nm = text("scratch_") << f.name_of(m.source);
-      from[s.move] = operand::of(rw.builder().emit1(opcode::tile_move, {from[s.move]}, t, nm.view(), loc));
+      from[s.move] = operand::of(rw.builder().create<tile::move>({.source = built(from[s.move])}, t, nm.view(), loc));
       continue;
     }
     const text nm = text(m.suffix.empty() ? "carry_input_" : "") << f.name_of(m.destination) << m.suffix;
-    out[s.move] = operand::of(rw.builder().emit1(opcode::tile_move, {from[s.move]}, rw.mapped_type(m.destination), nm.view(), loc));
+    out[s.move] = operand::of(rw.builder().create<tile::move>({.source = built(from[s.move])}, rw.mapped_type(m.destination), nm.view(), loc));
   }
   return out;
 }

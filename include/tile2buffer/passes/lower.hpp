@@ -8,6 +8,7 @@
 
 #include <string_view>
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/region_contract.hpp"
 #include "tile2buffer/analysis/scalar_contract.hpp"
@@ -32,7 +33,7 @@ constexpr void prefix_valid_state(const function& f, op_id o, lowering& l) {
     if (!f.type_of(r).is_tile() || l.analyses().windows.is_window(r)) continue;
     const value_id h = l.handle(r);
     if (!h.valid() || l.builder().fn().type_of(h).static_valid()) continue;
-    l.builder().emit0(opcode::buffer_set_validshape, {operand::of(h), l.valid_tuple(r)}, f.op(o).loc);
+    l.builder().create<buffer::set_validshape>({.buffer = h, .valid = built(l.valid_tuple(r))}, f.op(o).loc);
   }
 }
 
@@ -63,9 +64,9 @@ constexpr void guarded(const function& f, op_id o, lowering& l, Rewrite&& rewrit
   operand cond{};
   for (const extent& e : t->valid) {
     if (!e.is_value()) continue;
-    const operand positive = operand::of(b.emit1(opcode::scalar_gt, {l.rw().lookup(e.value()), operand::integer(0)}, scalar_type(dtype::bool_), {}, loc));
+    const operand positive = operand::of(b.create<scalar::gt>({.lhs = built(l.rw().lookup(e.value())), .rhs = 0}, scalar_type(dtype::bool_), {}, loc));
     cond = cond.kind == operand_kind::none ? positive
-                                           : operand::of(b.emit1(opcode::scalar_and, {cond, positive}, scalar_type(dtype::bool_), {}, loc));
+                                           : operand::of(b.create<scalar::and_>({.lhs = built(cond), .rhs = built(positive)}, scalar_type(dtype::bool_), {}, loc));
   }
   // Why two regions: an `if` always has its then and else arms (here the else arm is empty).
   const region_id then = b.reserve_regions(2);
@@ -74,7 +75,7 @@ constexpr void guarded(const function& f, op_id o, lowering& l, Rewrite&& rewrit
   b.close_region();
   b.open_region(region_id{then.index + 1}, {}, {});
   b.close_region();
-  b.emit(opcode::cf_if, std::span<const operand>(&cond, 1), {}, {}, {}, loc, span32{then.index, 2});
+  b.create<cf::if_>({.cond = built(cond)}, then, {}, {}, loc);
 }
 
 /// Lowers the ops of region `r` into the open region; `yields` is the context of `r`'s trailing

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/engine/lowering.hpp"
 
@@ -66,7 +67,7 @@ constexpr void lower_yield(const function& f, op_id y, lowering& l, yield_contex
     }
     kept.push_back(l.rw().map(args[i]));
   }
-  l.builder().emit(opcode::cf_yield, kept, {}, {}, {}, f.op(y).loc);
+  l.builder().create<cf::yield>({.values = kept}, f.op(y).loc);
 }
 
 /// The positions of `o`'s results that stay native: scalars.
