@@ -103,15 +103,25 @@ struct two_simulator_models {
 };
 
 namespace detail {
-/// The first op `Set` needs with no row, or with more than one row; `opcode::count_` when none.
+/// How many rows of `Set` are models of `c`.
 template <class Set>
-constexpr opcode first_op_with_rows(bool more_than_one) {
-  for (std::size_t i = 0; i < opcode_count; ++i) {
-    const auto c = static_cast<opcode>(i);
-    std::size_t n = 0;
-    for (const auto& r : Set::rows) n += r.op == c;
-    if (more_than_one ? n > 1 : n == 0 && Set::needs(c)) return c;
-  }
+constexpr std::size_t rows_of(opcode c) {
+  std::size_t n = 0;
+  for (const auto& r : Set::rows) n += r.op == c;
+  return n;
+}
+/// The first op `Set` needs that has no row, or `opcode::count_`.
+template <class Set>
+constexpr opcode first_op_without_model() {
+  for (std::size_t i = 0; i < opcode_count; ++i)
+    if (Set::needs(static_cast<opcode>(i)) && rows_of<Set>(static_cast<opcode>(i)) == 0) return static_cast<opcode>(i);
+  return opcode::count_;
+}
+/// The first op with more than one row in `Set`, or `opcode::count_`.
+template <class Set>
+constexpr opcode first_op_with_two_models() {
+  for (std::size_t i = 0; i < opcode_count; ++i)
+    if (rows_of<Set>(static_cast<opcode>(i)) > 1) return static_cast<opcode>(i);
   return opcode::count_;
 }
 /// Instantiates the template that names the mistake (its static_assert is the one error) and
@@ -123,8 +133,8 @@ constexpr bool report_model_mistake() {
 }
 template <class Set>
 constexpr bool check_models() {
-  constexpr opcode missing = first_op_with_rows<Set>(false);
-  constexpr opcode twice = first_op_with_rows<Set>(true);
+  constexpr opcode missing = first_op_without_model<Set>();
+  constexpr opcode twice = first_op_with_two_models<Set>();
   if constexpr (missing != opcode::count_)
     return report_model_mistake<missing_simulator_model<missing>>();
   else if constexpr (twice != opcode::count_)

@@ -8,7 +8,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -322,12 +321,8 @@ inline bool matmul_acc(state& s, view<opcode::buffer_matmul_acc> v) { return pro
 
 //===--- vector math ---===//
 
-/// The operands of one elementwise op, as its kind's model names them (see models_tile.hpp).
-struct ew_operands {
-  std::optional<operand> first, second, scalar;
-};
-
-/// What every elementwise op does, on the operands its kind's model read.
+/// What every elementwise op does, on the operands its kind names (`ew_rows`, models_common.hpp);
+/// the op's row of ew_table (kernels.hpp) says what it computes.
 inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   const ew_semantics& op = *ew_op_of(s.fn().op(o).code());
   const operand dest = named_operand<"dest">(s.fn(), o);
@@ -372,30 +367,8 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   return true;
 }
 
-// One model per elementwise kind; the op's row of ew_table (kernels.hpp) says what it computes.
-inline bool ew_binary(state& s, op_id o) {
-  return elementwise(s, o, {named_operand<"lhs">(s.fn(), o), named_operand<"rhs">(s.fn(), o), std::nullopt});
-}
-inline bool ew_unary(state& s, op_id o) { return elementwise(s, o, {named_operand<"source">(s.fn(), o), std::nullopt, std::nullopt}); }
-inline bool ew_scalar_form(state& s, op_id o) {
-  return elementwise(s, o, {named_operand<"source">(s.fn(), o), std::nullopt, named_operand<"scalar">(s.fn(), o)});
-}
-inline bool ew_fill(state& s, op_id o) { return elementwise(s, o, {std::nullopt, std::nullopt, named_operand<"value">(s.fn(), o)}); }
-
 /// Any op without a Buffer model: another stage's op.
 inline bool not_buffer(state& s, op_id o) { return s.fail(o, "not a Buffer-stage op; the Buffer interpreter cannot run it"); }
-
-/// The model of an elementwise kind.
-constexpr model<state> ew_model(ew_kind k) {
-  switch (k) {
-    case ew_kind::binary: return &ew_binary;
-    case ew_kind::unary: return &ew_unary;
-    case ew_kind::scalar_form: return &ew_scalar_form;
-    case ew_kind::fill: return &ew_fill;
-    case ew_kind::none: break;
-  }
-  return nullptr;
-}
 
 /// The rows of the models above but the elementwise family (see `buffer_models`).
 inline constexpr std::array<model_row<state>, 10> ops{{
@@ -418,20 +391,9 @@ inline constexpr std::array<model_row<state>, 10> ops{{
 struct buffer_models {
   using state = detail::buffer_interpreter;
   static constexpr bool needs(opcode c) { return is_buffer_op(c) || detail::common_op(c); }
-  static constexpr auto rows = [] {
-    constexpr std::size_t ew = [] {
-      std::size_t n = 0;
-      for (std::size_t i = 0; i < opcode_count; ++i)
-        n += is_buffer_op(static_cast<opcode>(i)) && info(static_cast<opcode>(i)).ew != ew_kind::none;
-      return n;
-    }();
-    std::array<model_row<state>, ew> family{};
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < opcode_count; ++i)
-      if (const auto c = static_cast<opcode>(i); is_buffer_op(c) && info(c).ew != ew_kind::none)
-        family[k++] = {c, detail::buffer_model::ew_model(info(c).ew)};
-    return concat_rows(concat_rows(detail::common_rows<state>, detail::buffer_model::ops), family);
-  }();
+  static constexpr auto rows =
+      concat_rows(concat_rows(detail::common_rows<state>, detail::buffer_model::ops),
+                  detail::ew_rows<state, &detail::buffer_model::elementwise, &is_buffer_op>);
   static constexpr model<state> otherwise = &detail::buffer_model::not_buffer;
 };
 

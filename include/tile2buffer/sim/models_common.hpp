@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file sim/models_common.hpp
 /// The models every simulator shares (`common_rows<S>`): scalar SSA ops, structured control flow
-/// (if/for/while with carries, yield, return) and the SPMD queries of both stages.
+/// (if/for/while with carries, yield, return) and the SPMD queries of both stages; and how the
+/// elementwise family reads its operands (`ew_rows`), one model per kind.
 ///
 /// Why both stages' SPMD queries in every set: a query reads only the launch (`sim_options`), so
 /// each interpreter answers it whatever the function's stage.
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -272,6 +274,54 @@ inline constexpr auto common_rows = concat_rows(
       for (std::size_t i = 0; i < r.size(); ++i) r[i] = {scalar_binary_ops[i], &scalar_binary<S>};
       return r;
     }());
+
+//===--- the elementwise family (what each op computes: models_tile.hpp, models_buffer.hpp) ---===//
+
+/// The operands of one elementwise op, as its kind names them: `first` and `second` the tile or
+/// buffer operands (none for fill; `second` only for binary), `scalar` the scalar (fill and the
+/// scalar forms). A Buffer op's `dest` is read by its stage's model.
+struct ew_operands {
+  std::optional<operand> first, second, scalar;
+};
+template <ew_kind K>
+ew_operands ew_operands_of(const function& f, op_id o) {
+  if constexpr (K == ew_kind::binary)
+    return {named_operand<"lhs">(f, o), named_operand<"rhs">(f, o), std::nullopt};
+  else if constexpr (K == ew_kind::unary)
+    return {named_operand<"source">(f, o), std::nullopt, std::nullopt};
+  else if constexpr (K == ew_kind::scalar_form)
+    return {named_operand<"source">(f, o), std::nullopt, named_operand<"scalar">(f, o)};
+  else
+    return {std::nullopt, std::nullopt, named_operand<"value">(f, o)};
+}
+/// The model of elementwise kind K: reads the kind's operands, then runs the stage's semantics.
+template <class S, bool (*Elementwise)(S&, op_id, const ew_operands&), ew_kind K>
+bool ew_model(S& s, op_id o) {
+  return Elementwise(s, o, ew_operands_of<K>(s.fn(), o));
+}
+/// One row per elementwise op of a stage (`InStage`), each the model of its kind.
+template <class S, bool (*Elementwise)(S&, op_id, const ew_operands&), bool (*InStage)(opcode)>
+inline constexpr auto ew_rows = [] {
+  constexpr std::size_t n = [] {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < opcode_count; ++i) k += InStage(static_cast<opcode>(i)) && info(static_cast<opcode>(i)).ew != ew_kind::none;
+    return k;
+  }();
+  std::array<model_row<S>, n> rows{};
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    const auto c = static_cast<opcode>(i);
+    if (!InStage(c)) continue;
+    switch (info(c).ew) {
+      case ew_kind::binary: rows[k++] = {c, &ew_model<S, Elementwise, ew_kind::binary>}; break;
+      case ew_kind::unary: rows[k++] = {c, &ew_model<S, Elementwise, ew_kind::unary>}; break;
+      case ew_kind::scalar_form: rows[k++] = {c, &ew_model<S, Elementwise, ew_kind::scalar_form>}; break;
+      case ew_kind::fill: rows[k++] = {c, &ew_model<S, Elementwise, ew_kind::fill>}; break;
+      case ew_kind::none: break;
+    }
+  }
+  return rows;
+}();
 
 /// What the shared models cover: the scalar and control-flow ops every set needs.
 constexpr bool common_op(opcode c) { return dialect_of(c) == dialect::scalar || dialect_of(c) == dialect::control; }

@@ -7,7 +7,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -310,14 +309,8 @@ inline bool matmul_acc(state& s, view<opcode::tile_matmul_acc> v) {
 
 //===--- vector math ---===//
 
-/// The operands of one elementwise op, as its kind's model names them: `first` and `second` the
-/// tile operands (absent for fill; `second` only for binary), `scalar` the scalar (fill and the
-/// scalar forms).
-struct ew_operands {
-  std::optional<operand> first, second, scalar;
-};
-
-/// What every elementwise op does, on the operands its kind's model read.
+/// What every elementwise op does, on the operands its kind names (`ew_rows`, models_common.hpp);
+/// the op's row of ew_table (kernels.hpp) says what it computes.
 inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   const ew_semantics& op = *ew_op_of(s.fn().op(o).code());
   image im;
@@ -355,16 +348,6 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   return s.set_result(o, std::move(im));
 }
 
-// One model per elementwise kind; the op's row of ew_table (kernels.hpp) says what it computes.
-inline bool ew_binary(state& s, op_id o) {
-  return elementwise(s, o, {named_operand<"lhs">(s.fn(), o), named_operand<"rhs">(s.fn(), o), std::nullopt});
-}
-inline bool ew_unary(state& s, op_id o) { return elementwise(s, o, {named_operand<"source">(s.fn(), o), std::nullopt, std::nullopt}); }
-inline bool ew_scalar_form(state& s, op_id o) {
-  return elementwise(s, o, {named_operand<"source">(s.fn(), o), std::nullopt, named_operand<"scalar">(s.fn(), o)});
-}
-inline bool ew_fill(state& s, op_id o) { return elementwise(s, o, {std::nullopt, std::nullopt, named_operand<"value">(s.fn(), o)}); }
-
 /// row_sum and row_max: each valid row folded in increasing column order.
 inline bool row_reduce(state& s, op_id o, const operand& source, opcode step_op) {
   const image* src = s.tile_arg(o, source);
@@ -393,18 +376,6 @@ inline bool row_max(state& s, view<opcode::tile_row_max> v) { return row_reduce(
 /// Any op without a Tile model: another stage's op.
 inline bool not_tile(state& s, op_id o) { return s.fail(o, "not a Tile-stage op; the Tile interpreter cannot run it"); }
 
-/// The model of an elementwise kind.
-constexpr model<state> ew_model(ew_kind k) {
-  switch (k) {
-    case ew_kind::binary: return &ew_binary;
-    case ew_kind::unary: return &ew_unary;
-    case ew_kind::scalar_form: return &ew_scalar_form;
-    case ew_kind::fill: return &ew_fill;
-    case ew_kind::none: break;
-  }
-  return nullptr;
-}
-
 /// The rows of the models above but the elementwise family (see `tile_models`).
 inline constexpr std::array<model_row<state>, 16> ops{{
     typed_model<&alloc>,
@@ -432,18 +403,9 @@ inline constexpr std::array<model_row<state>, 16> ops{{
 struct tile_models {
   using state = detail::tile_interpreter;
   static constexpr bool needs(opcode c) { return is_tile_op(c) || detail::common_op(c); }
-  static constexpr auto rows = [] {
-    constexpr std::size_t ew = [] {
-      std::size_t n = 0;
-      for (std::size_t i = 0; i < opcode_count; ++i) n += is_tile_op(static_cast<opcode>(i)) && info(static_cast<opcode>(i)).ew != ew_kind::none;
-      return n;
-    }();
-    std::array<model_row<state>, ew> family{};
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < opcode_count; ++i)
-      if (const auto c = static_cast<opcode>(i); is_tile_op(c) && info(c).ew != ew_kind::none) family[k++] = {c, detail::tile_model::ew_model(info(c).ew)};
-    return concat_rows(concat_rows(detail::common_rows<state>, detail::tile_model::ops), family);
-  }();
+  static constexpr auto rows =
+      concat_rows(concat_rows(detail::common_rows<state>, detail::tile_model::ops),
+                  detail::ew_rows<state, &detail::tile_model::elementwise, &is_tile_op>);
   static constexpr model<state> otherwise = &detail::tile_model::not_tile;
 };
 
