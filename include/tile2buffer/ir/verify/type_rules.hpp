@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "tile2buffer/detail/checked.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/verify/state.hpp"
 
 namespace tile2buffer {
@@ -51,11 +52,11 @@ constexpr void check_storage(verify_state& s, const type& t, value_id v, locatio
   if (t.mem_offset < 0)
     s.fail(loc, t.space == memory_space::vec ? "dense " : "", "storage window must begin within its allocation: the offset of '",
            s.label(v), "' is ", t.mem_offset);
-  const op_node& alloc = s.f.ops[m.def.index];
-  const span32 a = args_of(alloc.op);
-  if (!in_bounds(a, s.f.operands.size()) || a.count < 2) return;  // the alloc itself is reported
-  const operand& space = s.f.operands[a.begin];
-  const operand& capacity = s.f.operands[a.begin + 1];
+  const span32 a = args_of(s.f.ops[m.def.index].op);
+  if (!in_bounds(a, s.f.operands.size()) || a.count < signature_of(opcode::tile_alloc).min) return;  // the alloc itself is reported
+  const view<opcode::tile_alloc> alloc(s.f, m.def);
+  const operand space = alloc.space();
+  const operand capacity = alloc.capacity();
   if (space.kind == operand_kind::space && space.num != static_cast<std::int64_t>(t.space))
     s.fail(loc, "storage of '", s.label(v), "' must be in its memory space ", space_text(t.space), ", but '",
            s.label(t.mem), "' is a ", space_text(static_cast<memory_space>(space.num)), " allocation");

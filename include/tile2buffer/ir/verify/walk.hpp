@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file ir/verify/walk.hpp
 /// The verifier's walk over one function: SSA visibility with a scope stack, operand kinds per
-/// the catalogue signature, stage membership, and dispatch to the per-dialect type rules.
+/// the catalogue signature, stage membership, and dispatch to each op's model (rule_table.hpp).
 /// Iterative (an explicit region stack), so nesting depth never exhausts the call stack or the
 /// constant evaluator's recursion limit; every id is range-checked before it is used.
 #pragma once
@@ -11,11 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tile2buffer/ir/verify/buffer_rules.hpp"
-#include "tile2buffer/ir/verify/region_rules.hpp"
-#include "tile2buffer/ir/verify/scalar_rules.hpp"
+#include "tile2buffer/ir/verify/rule_table.hpp"
 #include "tile2buffer/ir/verify/state.hpp"
-#include "tile2buffer/ir/verify/tile_rules.hpp"
 #include "tile2buffer/ir/verify/type_rules.hpp"
 
 namespace tile2buffer {
@@ -183,19 +180,7 @@ class function_verifier {
 
   //===--- ops ---===//
   /// The view of an op whose ranges were already checked by `visit`.
-  constexpr op_view view(op_id o) const {
-    const op_node& n = s_.f.ops[o.index];
-    const span32 a = args_of(n.op);
-    const span32 k = kwargs_of(n.op);
-    return op_view{o,
-                   n.code(),
-                   mnemonic(n.code()),
-                   n.loc,
-                   std::span<const operand>(s_.f.operands).subspan(a.begin, a.count),
-                   std::span<const kwarg>(s_.f.kwargs).subspan(k.begin, k.count),
-                   n.results,
-                   n.regions};
-  }
+  constexpr op_view view(op_id o) const { return checked_view(s_.f, o); }
 
   constexpr void visit(op_id o, bool last) {
     const location region_loc = frames_.back().owner.valid() ? s_.f.ops[frames_.back().owner.index].loc : s_.f.loc;
@@ -355,30 +340,8 @@ class function_verifier {
   }
 
   constexpr void check_rules(const op_view& v) {
-    switch (dialect_of(v.code)) {
-      case dialect::scalar: check_scalar_op(s_, v); return;
-      case dialect::tile: check_tile_op(s_, v); return;
-      case dialect::buffer: check_buffer_op(s_, v); return;
-      case dialect::orchestration: check_submit(s_, v); return;
-      case dialect::control: break;
-    }
     const frame& top = frames_.back();
-    switch (v.code) {
-      case opcode::cf_if: check_if(s_, v); return;
-      case opcode::cf_for: check_for(s_, v); return;
-      case opcode::cf_while: check_while(s_, v); return;
-      case opcode::cf_yield: {
-        if (!top.owner.valid()) {
-          check_yield(s_, v, nullptr, 0);
-        } else {
-          const op_view owner = view(top.owner);
-          check_yield(s_, v, &owner, top.which);
-        }
-        return;
-      }
-      case opcode::cf_return: check_return(s_, v, !top.owner.valid()); return;
-      default: return;
-    }
+    op_rules[static_cast<std::size_t>(v.code)](s_, v, enclosing_region{top.owner, top.which});
   }
 
   verify_state s_;

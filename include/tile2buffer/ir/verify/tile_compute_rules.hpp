@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file ir/verify/tile_compute_rules.hpp
+/// Models of the Tile compute ops (reference §2.6): matmul, matmul_acc, the row reductions and
+/// one model shared by every elementwise op whose record gives it a binary, unary or
+/// tile-and-scalar shape.
+#pragma once
+
+#include <string_view>
+
+#include "tile2buffer/ir/verify/op_rule.hpp"
+#include "tile2buffer/ir/verify/shared_checks.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+template <>
+struct op_rule<opcode::tile_matmul> : model<opcode::tile_matmul> {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const op mm(s.f, v.id);
+    check_matmul(s, v, s.expect(v, mm.lhs(), type_kind::tile, label("lhs")),
+                 s.expect(v, mm.rhs(), type_kind::tile, label("rhs")), s.expect_result(v, type_kind::tile));
+  }
+};
+
+template <>
+struct op_rule<opcode::tile_matmul_acc> : model<opcode::tile_matmul_acc> {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const op mm(s.f, v.id);
+    const type* acc = s.expect(v, mm.acc(), type_kind::tile, label("acc"));
+    const type* r = s.expect_result(v, type_kind::tile);
+    if (acc != nullptr && r != nullptr && !same_type(*acc, *r)) s.fail(v.loc, v.mn, " accumulator must have the result's type");
+    check_matmul(s, v, s.expect(v, mm.lhs(), type_kind::tile, label("lhs")),
+                 s.expect(v, mm.rhs(), type_kind::tile, label("rhs")), r);
+    for (const auto& kw : v.kws) {
+      const bool lit = kw.value.kind == operand_kind::bool_lit || kw.value.kind == operand_kind::int_lit;
+      if (kw.key == keyword::init_cond && !lit && !s.bool_operand(kw.value) && !s.integer_operand(kw.value))
+        s.fail(v.loc, v.mn, " init_cond must be a BOOL or integer scalar");
+    }
+  }
+};
+
+/// tile.row_sum and tile.row_max: one column holding each row's reduction.
+struct tile_row_reduction_rule {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::tile, family_label<"source">(v));
+    const type* r = s.expect_result(v, type_kind::tile);
+    if (src != nullptr && r != nullptr && (r->shape[0] != src->shape[0] || r->shape[1] != 1 || r->dt != src->dt))
+      s.fail(v.loc, v.mn, " result must be [R, 1] with the source's rows and dtype");
+  }
+};
+template <>
+struct op_rule<opcode::tile_row_sum> : tile_row_reduction_rule {};
+template <>
+struct op_rule<opcode::tile_row_max> : tile_row_reduction_rule {};
+
+/// Elementwise Tile ops: every tile operand and the result agree on dtype and space. Physical
+/// shapes and valid extents may differ: such a kernel is valid Tile IR that does not qualify for
+/// lowering ("matching valid extents alone do not qualify"), so selection keeps it Tile with a reason.
+struct tile_elementwise_rule {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const ew_kind ew = info(v.code).ew;
+    const type* r = s.expect_result(v, type_kind::tile);
+    bool dtype_ok = true, space_ok = true;
+    const auto input = [&](const operand& o, std::string_view what) {
+      const type* a = s.expect(v, o, type_kind::tile, what);
+      if (a == nullptr || r == nullptr) return;
+      dtype_ok = dtype_ok && a->dt == r->dt;
+      space_ok = space_ok && a->space == r->space;
+    };
+    if (ew == ew_kind::binary) {
+      input(family_operand<"lhs">(v), family_label<"lhs">(v));
+      input(family_operand<"rhs">(v), family_label<"rhs">(v));
+    } else {
+      input(family_operand<"source">(v), family_label<"source">(v));
+    }
+    if (!dtype_ok) s.fail(v.loc, v.mn, " operands must have matching dtypes");
+    if (!space_ok) s.fail(v.loc, v.mn, " operands must be in the same memory space");
+    if (ew == ew_kind::scalar_form && !s.scalar_operand(family_operand<"scalar">(v)))
+      s.fail(v.loc, v.mn, ' ', family_label<"scalar">(v), " must be a scalar");
+  }
+};
+/// The Tile ops whose record gives them an elementwise tile shape (tile.full, a fill, has its own).
+constexpr bool tile_elementwise_op(opcode c) {
+  const ew_kind ew = info(c).ew;
+  return is_tile_op(c) && (ew == ew_kind::binary || ew == ew_kind::unary || ew == ew_kind::scalar_form);
+}
+template <opcode C>
+  requires(tile_elementwise_op(C))
+struct op_rule<C> : tile_elementwise_rule {};
+
+}  // namespace detail
+}  // namespace v0
+}  // namespace tile2buffer
