@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
@@ -125,15 +126,13 @@ class lowering {
   constexpr value_id typed_handle(value_id v, location loc) {
     const type want = buffer_descriptor(rw_.source().type_of(v));
     if (const use_site_window* w = window_of(v); w != nullptr && w->deferred) {
-      const operand args[] = {operand::of(w->base), w->offsets, valid_tuple(v)};
-      const std::string_view names[] = {rw_.source().name_of(v)};
-      return builder().fn().result(builder().emit(opcode::buffer_subview, args, {}, std::span<const type>(&want, 1), names, loc));
+      return builder().create<buffer::subview>({.source = w->base, .offsets = built(w->offsets), .valid = built(valid_tuple(v))}, want,
+                                               rw_.source().name_of(v), loc);
     }
     const value_id h = handle(v);
     if (!h.valid() || builder().fn().type_of(h) == want) return h;
-    const operand args[] = {operand::of(h), builder().pair(0, 0), valid_tuple(v)};
-    const std::string_view names[] = {rw_.source().name_of(v)};
-    return builder().fn().result(builder().emit(opcode::buffer_subview, args, {}, std::span<const type>(&want, 1), names, loc));
+    return builder().create<buffer::subview>({.source = h, .offsets = built(builder().pair(0, 0)), .valid = built(valid_tuple(v))}, want,
+                                             rw_.source().name_of(v), loc);
   }
 
   /// `Valid(tile)`: the tile's own valid extents as a tuple, runtime extents remapped.
@@ -177,7 +176,7 @@ class lowering {
     return cast(v, target, loc);
   }
   constexpr operand cast(const operand& v, dtype to, location loc) {
-    return operand::of(builder().emit1(opcode::scalar_cast, {v, operand::of(to)}, scalar_type(to), {}, loc));
+    return operand::of(builder().create<scalar::cast>({.value = built(v), .to = to}, scalar_type(to), {}, loc));
   }
 
  private:

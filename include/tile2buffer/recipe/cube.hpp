@@ -10,6 +10,7 @@
 #include <span>
 #include <utility>
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/recipe/common.hpp"
 #include "tile2buffer/recipe/spec_tables.hpp"
 
@@ -68,8 +69,9 @@ constexpr text cube_problem(const type* lhs, const type* rhs, const type& acc) {
 constexpr void emit_product(lowering& l, op_id o, value_id res, operand lhs, operand rhs, bool init, location loc) {
   const value_id view = l.product_view(o);
   const value_id dst = view.valid() ? view : l.handle(res);
-  const operand ops[] = {operand::of(l.handle(lhs.value())), operand::of(l.handle(rhs.value())), operand::of(dst)};
-  l.builder().emit(init ? opcode::buffer_matmul : opcode::buffer_matmul_acc, ops, {}, {}, {}, loc);
+  const value_id a = l.handle(lhs.value()), c = l.handle(rhs.value());
+  if (init) l.builder().create<buffer::matmul>({.lhs = a, .rhs = c, .dest = dst}, loc);
+  else l.builder().create<buffer::matmul_acc>({.lhs = a, .rhs = c, .dest = dst}, loc);
 }
 
 }  // namespace detail
@@ -93,9 +95,9 @@ struct lower_extract {
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::extract> op, lowering& l) {
-    const operand ops[] = {operand::of(l.handle(op.source().value())), l.rw().map(op.row()), l.rw().map(op.col()),
-                           operand::of(l.handle(op.result()))};
-    l.builder().emit(opcode::buffer_extract, ops, {}, {}, {}, op.loc());
+    l.builder().create<buffer::extract>({.source = l.handle(op.source().value()), .row = built(l.rw().map(op.row())),
+                                         .col = built(l.rw().map(op.col())), .dest = l.handle(op.result())},
+                                        op.loc());
   }
 };
 
@@ -178,14 +180,14 @@ struct lower_matmul_acc {
     auto& b = l.builder();
     operand cond = l.rw().map(*init);
     if (l.source().type_of(init->value()).dt != dtype::bool_)
-      cond = operand::of(b.emit1(opcode::scalar_ne, {cond, operand::integer(0)}, scalar_type(dtype::bool_), {}, op.loc()));
+      cond = operand::of(b.create<scalar::ne>({.lhs = built(cond), .rhs = 0}, scalar_type(dtype::bool_), {}, op.loc()));
     const region_id then = b.reserve_regions(2);
     for (std::uint32_t arm = 0; arm < 2; ++arm) {
       b.open_region(region_id{then.index + arm}, {}, {});
       detail::emit_product(l, op.id(), op.result(), op.lhs(), op.rhs(), arm == 0, op.loc());
       b.close_region();
     }
-    b.emit(opcode::cf_if, std::span<const operand>(&cond, 1), {}, {}, {}, op.loc(), span32{then.index, 2});
+    b.create<cf::if_>({.cond = built(cond)}, then, {}, {}, op.loc());
   }
 };
 

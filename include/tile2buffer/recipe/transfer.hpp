@@ -4,6 +4,7 @@
 /// Acc -> GM), tile.move (Vec -> Vec, and Mat -> Left/Right, the MTE1 relayout).
 #pragma once
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/recipe/common.hpp"
 #include "tile2buffer/recipe/spec_tables.hpp"
 
@@ -87,8 +88,9 @@ struct lower_load {
   }
   static constexpr void rewrite(typed<tile::load> ld, lowering& l) {
     const value_id result = ld.result();
-    const operand ops[] = {l.rw().map(ld.tensor()), l.rw().map(ld.offsets()), l.valid_tuple(result), operand::of(l.handle(result))};
-    l.builder().emit(opcode::buffer_load, ops, {}, {}, {}, ld.loc());
+    l.builder().create<buffer::load>({.tensor = built(l.rw().map(ld.tensor())), .offsets = built(l.rw().map(ld.offsets())),
+                                      .valid = built(l.valid_tuple(result)), .dest = l.handle(result)},
+                                     ld.loc());
   }
 };
 
@@ -122,8 +124,9 @@ struct lower_store {
   static constexpr void rewrite(typed<tile::store> st, lowering& l) {
     const operand gm = l.rw().map(st.tensor());
     const value_id src = st.tile().value();
-    const operand ops[] = {operand::of(l.typed_handle(src, st.loc())), l.rw().map(st.offsets()), l.valid_tuple(src), gm};
-    l.builder().emit(opcode::buffer_store, ops, {}, {}, {}, st.loc());
+    l.builder().create<buffer::store>({.source = l.typed_handle(src, st.loc()), .offsets = built(l.rw().map(st.offsets())),
+                                       .valid = built(l.valid_tuple(src)), .tensor = built(gm)},
+                                      st.loc());
     // The store's result is the tensor it wrote: later uses (the return) name the parameter.
     l.rw().bind(st.result(), gm);
   }
@@ -159,7 +162,7 @@ struct lower_move {
     if (l.handle(mv.source().value()) == l.handle(mv.result())) return;  // an exact self-copy disappears
     const value_id from = l.typed_handle(mv.source().value(), mv.loc());
     const value_id to = l.typed_handle(mv.result(), mv.loc());
-    l.builder().emit0(opcode::buffer_copy, {operand::of(from), operand::of(to)}, mv.loc());
+    l.builder().create<buffer::copy>({.source = from, .dest = to}, mv.loc());
   }
 };
 

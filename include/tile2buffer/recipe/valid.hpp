@@ -6,6 +6,7 @@
 /// updates, so a setter on a window stays Tile.
 #pragma once
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/recipe/common.hpp"
 
 namespace tile2buffer {
@@ -38,7 +39,7 @@ struct lower_set_validshape {
     if (!h.valid())
       return l.fail(op.loc(), name, text("the storage of '") << op.fn().name_of(op.result()) << "' has no Buffer handle to update");
     if (l.builder().fn().type_of(h).static_valid()) return;
-    l.builder().emit0(opcode::buffer_set_validshape, {operand::of(h), l.builder().tuple({l.rw().map(op.rows()), l.rw().map(op.cols())})}, op.loc());
+    l.builder().create<buffer::set_validshape>({.buffer = h, .valid = {built(l.rw().map(op.rows())), built(l.rw().map(op.cols()))}}, op.loc());
   }
 };
 

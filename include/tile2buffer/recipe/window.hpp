@@ -13,6 +13,7 @@
 
 #include <string_view>
 
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/recipe/common.hpp"
 
 namespace tile2buffer {
@@ -111,10 +112,8 @@ struct lower_slice {
       offsets = b.tuple(sum);
     }
     if (!op.result_type().static_valid()) return l.define_window(res, {value_id{}, base, offsets, true});
-    const operand args[] = {operand::of(base), offsets, l.valid_tuple(res)};
-    const type desc = buffer_descriptor(op.result_type());
-    const std::string_view names[] = {op.fn().name_of(res)};
-    const value_id h = b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
+    const value_id h = b.create<buffer::subview>({.source = base, .offsets = built(offsets), .valid = built(l.valid_tuple(res))},
+                                                 buffer_descriptor(op.result_type()), op.fn().name_of(res), op.loc());
     l.define_window(res, {h, base, offsets, false});
   }
 
@@ -131,7 +130,7 @@ struct lower_slice {
       return l.cast(x, dtype::index, op.loc());
     };
     const text nm = text(op.fn().name_of(op.result())) << axis;
-    return operand::of(fb.emit1(opcode::scalar_add, {as_index(a), as_index(b)}, scalar_type(dtype::index), nm.view(), op.loc()));
+    return operand::of(fb.create<scalar::add>({.lhs = built(as_index(a)), .rhs = built(as_index(b))}, scalar_type(dtype::index), nm.view(), op.loc()));
   }
 };
 
@@ -177,10 +176,8 @@ struct lower_relabel {
   static constexpr void rewrite(typed<source> op, lowering& l) {
     const value_id res = op.result();
     if (!l.analyses().windows.is_window(res)) return;  // the typed alias was declared with the allocation
-    const operand args[] = {operand::of(l.handle(op.source().value()))};
-    const type desc = buffer_descriptor(op.result_type());
-    const std::string_view names[] = {op.fn().name_of(res)};
-    const value_id h = l.builder().fn().result(l.builder().emit(opcode::buffer_reshape, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
+    const value_id h = l.builder().create<buffer::reshape>({.source = l.handle(op.source().value())}, buffer_descriptor(op.result_type()),
+                                                            op.fn().name_of(res), op.loc());
     l.define_window(res, {h, value_id{}, operand{}});  // never sliced (that stays Tile), never an assemble's own window
   }
 };
@@ -239,23 +236,19 @@ struct lower_assemble {
     if (tgt != dst && !(tt.mem == rt.mem && tt.mem_offset == rt.mem_offset)) {
       value_id into = l.typed_handle(res, op.loc());
       if (buffer_descriptor(tt) != buffer_descriptor(rt)) {
-        const operand args[] = {operand::of(dst), b.pair(0, 0), l.valid_tuple(target)};
-        const type desc = buffer_descriptor(tt);
         const text nm = text(f.name_of(res)) << "_target";
-        const std::string_view names[] = {nm.view()};
-        into = b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
+        into = b.create<buffer::subview>({.source = dst, .offsets = built(b.pair(0, 0)), .valid = built(l.valid_tuple(target))},
+                                         buffer_descriptor(tt), nm.view(), op.loc());
       }
-      b.emit0(opcode::buffer_copy, {operand::of(l.typed_handle(target, op.loc())), operand::of(into)}, op.loc());
+      b.create<buffer::copy>({.source = l.typed_handle(target, op.loc()), .dest = into}, op.loc());
     }
     const operand offsets = l.rw().map(op.offsets());
     if (const auto* w = l.window_of(source); w != nullptr && w->base == dst && detail::same_operand(b.fn(), w->offsets, offsets))
       return;  // the source was written in place: it already is the assembled window
-    const operand args[] = {operand::of(dst), offsets, l.valid_tuple(source)};
-    const type desc = buffer_descriptor(f.type_of(source));
     const text nm = text(f.name_of(res)) << "_window";
-    const std::string_view names[] = {nm.view()};
-    const value_id window = b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(&desc, 1), names, op.loc()));
-    b.emit0(opcode::buffer_copy, {operand::of(l.typed_handle(source, op.loc())), operand::of(window)}, op.loc());
+    const value_id window = b.create<buffer::subview>({.source = dst, .offsets = built(offsets), .valid = built(l.valid_tuple(source))},
+                                                      buffer_descriptor(f.type_of(source)), nm.view(), op.loc());
+    b.create<buffer::copy>({.source = l.typed_handle(source, op.loc()), .dest = window}, op.loc());
   }
 };
 
