@@ -713,13 +713,14 @@ inline constexpr auto pto_rules = [] {
   return rules;
 }();
 
-/// The first Buffer opcode without exactly one rule, or `opcode_count`.
-constexpr std::size_t first_buffer_op_without_rule() {
+/// The first Buffer opcode without exactly one rule in `rules`, or `opcode_count`.
+template <std::size_t N>
+constexpr std::size_t first_buffer_op_without_rule(const std::array<pto_rule, N>& rules) {
   for (std::size_t i = 0; i < opcode_count; ++i) {
     const auto c = static_cast<opcode>(i);
     if (!is_buffer_op(c)) continue;
     int n = 0;
-    for (const pto_rule& r : pto_rules) n += r.op == c;
+    for (const pto_rule& r : rules) n += r.op == c;
     if (n != 1) return i;
   }
   return opcode_count;
@@ -732,7 +733,7 @@ constexpr bool pto_rules_cover_buffer_ops() {
   if constexpr (I < opcode_count) return sizeof(buffer_op_needs_one_pto_rule<static_cast<opcode>(I)>) > 0;
   else return true;
 }
-static_assert(pto_rules_cover_buffer_ops<first_buffer_op_without_rule()>(),
+static_assert(pto_rules_cover_buffer_ops<first_buffer_op_without_rule(pto_rules)>(),
               "tile2buffer: emit/pto.hpp pto_rules must have exactly one rule per Buffer op; add one to the table");
 
 inline constexpr auto pto_rule_index = [] {
