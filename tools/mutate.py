@@ -111,9 +111,9 @@ MUTATIONS = [
       "a slice of a slice at static offsets forgets its parent's offset",
       ("lower/windows/nested_slices.t2b",)),
     M("valid-store-full-extent", "include/tile2buffer/recipe/transfer.hpp",
-      "l.rw().map(st.offsets()), l.valid_tuple(src), gm};",
-      "l.rw().map(st.offsets()), l.builder().pair(l.source().type_of(src).shape[0], "
-      "l.source().type_of(src).shape[1]), gm};",
+      ".valid = built(l.valid_tuple(src)), .tensor = built(gm)},",
+      ".valid = built(l.builder().pair(l.source().type_of(src).shape[0], "
+      "l.source().type_of(src).shape[1])), .tensor = built(gm)},",
       "a lowered GM store writes the tile's full physical extent instead of its valid rectangle",
       ("lower/load_partial_valid.t2b",)),
     M("cf-if-arms-swapped", "include/tile2buffer/passes/lower_regions.hpp",
@@ -152,7 +152,7 @@ MUTATIONS = [
       "FP32 -> FP16 rounds subnormal ties away from zero instead of to even",
       ("sim_numeric",)),
     M("verify-buffer-recip-in-place", "include/tile2buffer/passes/verify_buffer.hpp",
-      "const bool exact_allowed = c != opcode::buffer_recip;",
+      "const bool exact_allowed = has_trait(c, trait::may_alias_exactly);",
       "const bool exact_allowed = true;",
       "verify_buffer accepts buffer.recip writing its own source (the spec requires disjoint ranges)",
       ("lower/recip_in_place-invalid.t2b",)),
@@ -172,9 +172,9 @@ MUTATIONS = [
       "a nested slice's column offset adds the inner row offset",
       ("lower/windows/nested_slices.t2b",)),
     M("valid-load-full-extent", "include/tile2buffer/recipe/transfer.hpp",
-      "l.rw().map(ld.offsets()), l.valid_tuple(result), operand::of(l.handle(result))};",
-      "l.rw().map(ld.offsets()), l.builder().pair(l.source().type_of(result).shape[0], "
-      "l.source().type_of(result).shape[1]), operand::of(l.handle(result))};",
+      ".valid = built(l.valid_tuple(result)), .dest = l.handle(result)},",
+      ".valid = built(l.builder().pair(l.source().type_of(result).shape[0], "
+      "l.source().type_of(result).shape[1])), .dest = l.handle(result)},",
       "a lowered GM load reads the tile's full physical extent instead of its valid rectangle",
       ("lower/load_partial_valid.t2b",)),
     M("ew-int-literal-scaled", "include/tile2buffer/engine/lowering.hpp",
@@ -183,8 +183,8 @@ MUTATIONS = [
       "an integer literal scalar operand becomes a float literal ten times too large",
       ("lower/int_literal_scalars.t2b",)),
     M("divisibility-sum-takes-max", "include/tile2buffer/analysis/divisibility.hpp",
-      "        case opcode::scalar_mod: k = a.size() == 2 ? std::min(of(a[0]), of(a[1])) : 0; break;\n",
-      "        case opcode::scalar_mod: k = a.size() == 2 ? std::max(of(a[0]), of(a[1])) : 0; break;\n",
+      "        case opcode::scalar_mod: k = both ? std::min(of(lhs), of(rhs)) : 0; break;\n",
+      "        case opcode::scalar_mod: k = both ? std::max(of(lhs), of(rhs)) : 0; break;\n",
       "the alignment proof gives a sum, difference, min, max or mod its better-aligned operand's trailing "
       "zero bits (p * 32 + 1 passes as 32-byte aligned)",
       ("lower/windows/alignment_terms.t2b",)),
