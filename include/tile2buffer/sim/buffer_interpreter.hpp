@@ -58,20 +58,8 @@ namespace detail {
 class buffer_interpreter : public interpreter<buffer_interpreter> {
  public:
   buffer_interpreter(const function& f, const sim_inputs& in, const sim_options& opt, const model<buffer_interpreter>* models)
-      : interpreter(f, opt, "sim.buffer", models), gm_(f.params.size()) {
+      : interpreter(f, opt, "sim.buffer", models), gm_(bind_params(in)) {
     fresh_.fill(fresh_storage_base);
-    for (std::size_t p = 0; p < f.params.size(); ++p) {
-      const value_id v = f.params[p].value;
-      if (p < in.tensors.size() && in.tensors[p]) {
-        gm_[p] = *in.tensors[p];
-        slot s;
-        s.k = slot::kind::tensor;
-        s.ref = static_cast<std::uint32_t>(p);
-        bind(v, std::move(s));
-      } else if (p < in.scalars.size() && in.scalars[p]) {
-        bind(v, slot::of(*in.scalars[p]));
-      }
-    }
   }
 
   run_result finish() {

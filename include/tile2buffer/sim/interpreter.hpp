@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -116,6 +117,24 @@ class interpreter {
   //===--- operands ---===//
   [[nodiscard]] const type& result_type(op_id o, std::uint32_t i = 0) const { return f_.type_of(f_.result(o, i)); }
   void bind(value_id v, slot s) { env_[v.index] = std::move(s); }
+  /// Binds each parameter to its input (a tensor slot or a scalar) and returns the GM memory of
+  /// the tensor parameters, indexed by parameter.
+  std::vector<std::optional<gm_tensor>> bind_params(const sim_inputs& in) {
+    std::vector<std::optional<gm_tensor>> gm(f_.params.size());
+    for (std::size_t p = 0; p < f_.params.size(); ++p) {
+      const value_id v = f_.params[p].value;
+      if (p < in.tensors.size() && in.tensors[p]) {
+        gm[p] = *in.tensors[p];
+        slot s;
+        s.k = slot::kind::tensor;
+        s.ref = static_cast<std::uint32_t>(p);
+        bind(v, std::move(s));
+      } else if (p < in.scalars.size() && in.scalars[p]) {
+        bind(v, slot::of(*in.scalars[p]));
+      }
+    }
+    return gm;
+  }
   [[nodiscard]] slot operand_slot(const operand& a) const {
     switch (a.kind) {
       case operand_kind::value: return env_[a.ref];

@@ -113,20 +113,7 @@ class orchestration_interpreter : public interpreter<orchestration_interpreter> 
  public:
   orchestration_interpreter(const program& p, const function& f, const sim_inputs& in, const sim_options& opt,
                             const model<orchestration_interpreter>* models)
-      : interpreter(f, opt, "sim.orchestration", models), p_(p), gm_(f.params.size()) {
-    for (std::size_t q = 0; q < f.params.size(); ++q) {
-      const value_id v = f.params[q].value;
-      if (q < in.tensors.size() && in.tensors[q]) {
-        gm_[q] = *in.tensors[q];
-        slot s;
-        s.k = slot::kind::tensor;
-        s.ref = static_cast<std::uint32_t>(q);
-        bind(v, std::move(s));
-      } else if (q < in.scalars.size() && in.scalars[q]) {
-        bind(v, slot::of(*in.scalars[q]));
-      }
-    }
-  }
+      : interpreter(f, opt, "sim.orchestration", models), p_(p), gm_(bind_params(in)) {}
 
   run_result finish() {
     run_result r;

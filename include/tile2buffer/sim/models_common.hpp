@@ -143,17 +143,9 @@ bool subblock_idx(S& s, op_id o) { return spmd(s, o, s.options().subblock_idx); 
 
 //===--- scalar SSA ---===//
 
-template <class S>
-bool scalar_const(S& s, view<opcode::scalar_const> v) {
-  const dtype rt = v.result_type().dt;
-  scalar_value a;
-  if (v.value().kind == operand_kind::none || !s.scalar(v.id(), v.value(), a)) return false;
-  s.bind(v.result(), slot::of(a.as(rt)));
-  return true;
-}
-
-template <class S>
-bool scalar_cast(S& s, view<opcode::scalar_cast> v) {
+/// `scalar.const` and `cast`: the `value` operand converted to the result's dtype.
+template <class S, opcode C>
+bool scalar_convert(S& s, view<C> v) {
   const dtype rt = v.result_type().dt;
   scalar_value a;
   if (v.value().kind == operand_kind::none || !s.scalar(v.id(), v.value(), a)) return false;
@@ -259,8 +251,8 @@ inline constexpr auto common_rows = concat_rows(
         typed_model<&model_while<S>>,
         typed_model<&model_yield<S>>,
         typed_model<&model_return<S>>,
-        typed_model<&scalar_const<S>>,
-        typed_model<&scalar_cast<S>>,
+        typed_model<&scalar_convert<S, opcode::scalar_const>>,
+        typed_model<&scalar_convert<S, opcode::scalar_cast>>,
         typed_model<&scalar_not<S>>,
         {opcode::tile_get_block_idx, &block_idx<S>},
         {opcode::tile_get_block_num, &block_num<S>},

@@ -40,20 +40,7 @@ inline bool inside(const type& t, std::int64_t r, std::int64_t c) { return r >= 
 class tile_interpreter : public interpreter<tile_interpreter> {
  public:
   tile_interpreter(const function& f, const sim_inputs& in, const sim_options& opt, const model<tile_interpreter>* models)
-      : interpreter(f, opt, "sim.tile", models), gm_(f.params.size()) {
-    for (std::size_t p = 0; p < f.params.size(); ++p) {
-      const value_id v = f.params[p].value;
-      if (p < in.tensors.size() && in.tensors[p]) {
-        gm_[p] = *in.tensors[p];
-        slot s;
-        s.k = slot::kind::tensor;
-        s.ref = static_cast<std::uint32_t>(p);
-        bind(v, std::move(s));
-      } else if (p < in.scalars.size() && in.scalars[p]) {
-        bind(v, slot::of(*in.scalars[p]));
-      }
-    }
-  }
+      : interpreter(f, opt, "sim.tile", models), gm_(bind_params(in)) {}
 
   /// The memory of every tensor parameter; after a failed run, as the failing op left it.
   run_result finish() {
