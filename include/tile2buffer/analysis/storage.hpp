@@ -52,7 +52,7 @@ class storage_facts {
     return mem.valid() && mem.index < alloc_of_.size() ? alloc_of_[mem.index] : no_id;
   }
   /// Records the address a planner gave allocation `i` (its `addr =` in the planned function).
-  constexpr void set_address(std::uint32_t i, std::int64_t address) { allocs_[i].address = address; }
+  constexpr void set_address(std::uint32_t i, std::optional<std::int64_t> address) { allocs_[i].address = address; }
 
  private:
   std::vector<allocation> allocs_;

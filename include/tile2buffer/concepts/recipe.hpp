@@ -50,6 +50,11 @@ struct match_context {
   options opts;
   const kernel_analyses* analyses = nullptr;
   [[nodiscard]] constexpr const kernel_analyses& kernel() const { return *analyses; }
+  /// Whether the kernel's storage is placed at addresses when it is lowered. Selection runs
+  /// before the plan pass, so this is the planner's promise, which `plan` makes the IR keep
+  /// (an addressed planner places every allocation, an addressless one drops every address) and
+  /// `lower_function` checks; a rewrite asks the IR itself (`allocation::address`).
+  [[nodiscard]] constexpr bool addressed() const { return tile2buffer::addressed(opts.planner); }
 };
 
 class lowering;

@@ -10,8 +10,7 @@
 
 #include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
-#include "tile2buffer/analysis/region_contract.hpp"
-#include "tile2buffer/analysis/scalar_contract.hpp"
+#include "tile2buffer/analysis/op_contract.hpp"
 #include "tile2buffer/engine/lowering.hpp"
 #include "tile2buffer/engine/try_recipes.hpp"
 #include "tile2buffer/passes/lower_regions.hpp"
@@ -85,39 +84,25 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
   l.rw().clone_ops(r, [&](op_id o) {
     const op_node& n = f.op(o);
     const opcode c = n.code();
+    // Explicit pipelines skip selection: its contract is enforced here too, in its words.
+    if (is_terminator(c) && !has_trait(c, trait::exits_function) && yields != nullptr) {
+      lower_yield(f, o, l, *yields);
+      return true;
+    }
+    if (text why = op_contract_problem(f, o, ctx.kernel()); !why.empty()) {
+      l.fail(o, "lower", static_cast<text&&>(why));
+      return true;
+    }
     if (is_region_op(c)) {
-      // Explicit pipelines skip selection: the region contract is enforced here too.
-      if (text why = region_op_problem(f, o, ctx.kernel()); !why.empty()) {
-        l.fail(o, "lower", text(mnemonic(c)) << ": " << why);
-        return true;
-      }
       const auto body = [&](region_id inner, yield_context& y) { lower_region<Recipes>(f, inner, l, ctx, &y); };
       if (is_branch_op(c)) lower_if(f, o, l, body);
       else lower_loop(f, o, l, body);
       return true;
     }
-    if (is_terminator(c) && !has_trait(c, trait::exits_function) && yields != nullptr) {
-      lower_yield(f, o, l, *yields);
-      return true;
-    }
-    if (dialect_of(c) == dialect::scalar) {
-      // Explicit pipelines skip selection: the scalar contract is enforced here too.
-      if (text why = scalar_op_problem(f, o); !why.empty()) l.fail(o, "lower", text("outside the default contract: ") << why);
-      return false;  // cloned with remapped operands
-    }
-    if (!is_tile_op(c)) return false;  // return is cloned with remapped operands
-    if (ctx.kernel().dynamic.any)  // enforced here too, as above
-      if (text why = unsigned_extent_problem(f, o); !why.empty()) {
-        l.fail(o, "lower", text(mnemonic(c)) << ": outside the default contract: " << why);
-        return true;
-      }
+    if (!is_tile_op(c)) return false;  // scalar ops and return are cloned with remapped operands
     l.declare_deferred(o, [&](op_id alloc) {
       if (const recipe_choice d = try_recipes<Recipes>(f, alloc, ctx, /*rollout_only=*/false)) d.chosen->rewrite(f, alloc, l);
     });
-    if (const value_id stale = ctx.kernel().versions.stale_use(o); stale.valid()) {
-      l.fail(o, "lower", stale_version_reason(f, stale));
-      return true;
-    }
     recipe_choice choice = try_recipes<Recipes>(f, o, ctx, /*rollout_only=*/false);
     if (choice) {
       prefix_valid_state(f, o, l);
@@ -146,11 +131,19 @@ constexpr result<function> lower_function(const function& f, const options& opts
   // The storage closure is rechecked here even when automatic verification is off (unless
   // verify_tile_storage already found this very function clean).
   if (!analyses.storage_checked) r.errors = check_tile_storage(f, analyses, addressed(opts.planner));
-  for (const auto& p : f.params)
-    if (f.type_of(p.value).is_tile())
-      r.fail(p.loc, "lower", "device Tile parameters require the Buffer helper ABI recipe");
+  for (parameter_problem& p : kernel_parameter_problems(f)) r.fail(p.loc, "lower", static_cast<text&&>(p.reason));
   if (!r.ok()) return r;
   lowering l(f, opts, analyses);
+  // The recipes read placement from the IR; it must be what the planner promised selection.
+  const auto& allocs = analyses.storage.allocations();
+  for (std::uint32_t a = 0; a < allocs.size(); ++a) {
+    if (l.windows(a).empty()) continue;  // no Tile value lives there: nothing is declared
+    if (addressed(opts.planner) && !allocs[a].address)
+      l.fail(allocs[a].def, "lower", text("storage address not a static non-negative constant: run an addressed planner first"));
+    if (!addressed(opts.planner) && allocs[a].address)
+      l.fail(allocs[a].def, "lower", text("storage address given, but planner ") << name(opts.planner)
+                                         << " places storage itself: run the plan pass, which drops the address");
+  }
   detail::lower_region<Recipes>(f, f.body, l, match_context{opts, &analyses}, nullptr);
   if (!l.errors().empty()) {
     r.errors = l.errors();

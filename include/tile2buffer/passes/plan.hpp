@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file passes/plan.hpp
 /// The plan pass: places every device Tile function's allocations with the chosen planner
-/// (addresses become `addr =` on `tile.alloc`), and fails when a memory space overflows.
+/// (addresses become `addr =` on `tile.alloc`), and fails when a memory space overflows. For an
+/// addressless planner (PTOAS places storage itself) it drops any address the input carries.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -15,11 +17,11 @@
 namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
-/// `f` with `addr = address` on allocation `a`'s tile.alloc. Why a copy with one kwarg appended
+/// `f` with `addr = address` on allocation `a`'s tile.alloc (none: without `addr`). Why a copy with one kwarg appended
 /// rather than a rewrite: every op and value keeps its id, so the kernel's analyses stay valid
 /// once the address is recorded in them too.
 template <class = void>
-constexpr void set_alloc_address(function& f, const allocation& a, std::int64_t address) {
+constexpr void set_alloc_address(function& f, const allocation& a, std::optional<std::int64_t> address) {
   op_header& h = f.ops[a.def.index].op;
   const span32 old = kwargs_of(h);
   const auto first = static_cast<std::uint32_t>(f.kwargs.size());
@@ -27,7 +29,7 @@ constexpr void set_alloc_address(function& f, const allocation& a, std::int64_t 
     const kwarg copy = f.kwargs[old.begin + k];
     if (copy.key != keyword::addr) f.kwargs.push_back(copy);
   }
-  f.kwargs.push_back(kwarg{keyword::addr, operand::integer(address)});
+  if (address) f.kwargs.push_back(kwarg{keyword::addr, operand::integer(*address)});
   h = make_op(code_of(h), args_of(h), span32{first, static_cast<std::uint32_t>(f.kwargs.size()) - first});
 }
 }  // namespace detail
@@ -39,9 +41,19 @@ template <class = void>
 constexpr void plan_in_place(program& p, const options& opts, analysis_cache& cache, std::vector<diagnostic>& errors) {
   for (std::size_t fi = 0; fi < p.functions.size(); ++fi) {
     function& f = p.functions[fi];
-    if (!f.is_device() || f.stage != ir_stage::tile || !addressed(opts.planner)) continue;
+    if (!f.is_device() || f.stage != ir_stage::tile) continue;
     kernel_analyses& k = cache.get_mutable(p, fi);
     const auto& allocs = k.storage.allocations();
+    if (!addressed(opts.planner)) {
+      // PTOAS places storage itself: an address in the input is dropped, so that the IR says
+      // what lowering emits (an addressless buffer.alloc).
+      for (std::uint32_t i = 0; i < allocs.size(); ++i) {
+        if (!allocs[i].address && !f.kwarg_of(allocs[i].def, keyword::addr)) continue;
+        detail::set_alloc_address(f, allocs[i], std::nullopt);
+        k.storage.set_address(i, std::nullopt);
+      }
+      continue;
+    }
     const auto addr = place(opts.planner, allocs, live_intervals(f, k.storage, &k.windows));
     for (std::uint32_t i = 0; i < allocs.size(); ++i) {
       if (!addr[i] || allocs[i].address) continue;

@@ -9,8 +9,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/kernel.hpp"
-#include "tile2buffer/analysis/region_contract.hpp"
-#include "tile2buffer/analysis/scalar_contract.hpp"
+#include "tile2buffer/analysis/op_contract.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/try_recipes.hpp"
 #include "tile2buffer/ir/walk.hpp"
@@ -34,29 +33,14 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
   if (!opts.enable_buffer_ir) keep(fn.loc, text("enable_buffer_ir is false"));
   const target_arch target = fn.target ? *fn.target : opts.target;
   if (target == target_arch::a5) keep(fn.loc, text("target a5 retains Tile IR until its default rollout has clean runtime acceptance"));
-  for (const auto& p : fn.params)
-    if (fn.type_of(p.value).is_tile()) keep(p.loc, text("device Tile parameters require the Buffer helper ABI recipe"));
+  for (const parameter_problem& p : kernel_parameter_problems(fn)) keep(p.loc, text(p.reason));
   const match_context ctx{opts, &analyses};
   walk(fn, [&](op_id o) {
     if (!e.reason.empty()) return;
     const op_node& n = fn.op(o);
     const opcode c = n.code();
-    if (is_region_op(c)) {
-      if (text why = region_op_problem(fn, o, analyses); !why.empty()) keep(n.loc, text(mnemonic(c)) << ": " << why);
-      return;
-    }
-    if (dialect_of(c) == dialect::orchestration) return keep(n.loc, text("a device function cannot submit tasks"));
-    if (dialect_of(c) == dialect::scalar) {
-      if (text why = scalar_op_problem(fn, o); !why.empty())
-        keep(n.loc, text("outside the default contract: ") << why);
-      return;
-    }
+    if (text why = op_contract_problem(fn, o, analyses); !why.empty()) return keep(n.loc, static_cast<text&&>(why));
     if (!is_tile_op(c)) return;
-    if (analyses.dynamic.any)
-      if (text why = unsigned_extent_problem(fn, o); !why.empty())
-        return keep(n.loc, text(mnemonic(c)) << ": outside the default contract: " << why);
-    if (const value_id stale = analyses.versions.stale_use(o); stale.valid())
-      return keep(n.loc, text(mnemonic(c)) << ": " << stale_version_reason(fn, stale));
     recipe_choice choice = try_recipes<Recipes>(fn, o, ctx, /*rollout_only=*/true);
     if (choice) return;
     if (choice.stays && choice.first_failed == nullptr) return keep(n.loc, text(mnemonic(c)) << ": " << choice.stays->reason);

@@ -82,9 +82,8 @@ constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
   if (ks.empty()) return;  // no Tile value lives here: nothing to declare
   const location loc = op.loc();
   if (alloc.capacity <= 0) return l.fail(loc, name, text("planned tile.alloc capacity must be a static positive literal"));
-  const bool with_address = addressed(l.opts().planner);
-  if (with_address && !alloc.address)
-    return l.fail(loc, name, text("storage address not a static non-negative constant: run an addressed planner first"));
+  // The IR says whether storage is placed: lower_function has checked it agrees with the planner.
+  const bool with_address = alloc.address.has_value();
   if (alloc.space == memory_space::acc && !with_address && !l.declaring()) {
     // An accumulator used only inside one loop body (or arm) is declared there (see lowering).
     if (const op_id first = detail::sole_nested_first_reference(f, alloc.mem, op.id()); first.valid())
@@ -130,7 +129,7 @@ constexpr void lower_alloc::emit_matrix_root(typed<tile::alloc> op, lowering& l,
   const allocation& alloc = l.facts().allocations()[a];
   const auto ks = l.windows(a);
   const location loc = op.loc();
-  const bool with_address = addressed(l.opts().planner);
+  const bool with_address = alloc.address.has_value();
   auto& b = l.builder();
   value_id root;
   std::int64_t root_offset = 0, root_bytes = 0;
@@ -211,7 +210,7 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
     const bool whole = m.offset == 0 && m.desc->bytes() == alloc.capacity;
     if (m.parent && !whole) {
       // A window parent inside a shared allocation: its own typed allocation over the same bytes.
-      if (!addressed(l.opts().planner))
+      if (!alloc.address)
         return l.fail(loc, name, text("a tile that is sliced or assembled into cannot share an addressless storage root ('")
                                      << f.name_of(m.first) << "' at offset " << m.offset << ")");
       const operand args[] = {b.tuple({}), operand::integer(*alloc.address + m.offset)};

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file recipe/common.hpp
-/// Small pieces every recipe family shares: recipe names built from mnemonics, operand checks.
+/// Small pieces every recipe family shares: recipe names built from mnemonics, operand checks,
+/// element scalar conversion.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/concepts/recipe.hpp"
+#include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/engine/lowering.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 
@@ -47,6 +50,41 @@ constexpr text element_scalar_problem(const function& f, const operand& s) {
            << (t.is_scalar() ? name(t.dt) : std::string_view("a non-scalar"));
   }
   return text("element scalar conversion requires a numeric scalar operand");
+}
+
+/// `v` converted to scalar type `to` through `scalar.cast`.
+constexpr operand cast_scalar(lowering& l, const operand& v, dtype to, location loc) {
+  return operand::of(l.builder().create<scalar::cast>({.value = built(v), .to = to}, scalar_type(to), {}, loc));
+}
+
+/// Converts an element scalar operand to `target` explicitly (reference §5.6 step 12): literals
+/// are converted exactly, values through `cast` (INDEX goes through INT64 first).
+constexpr operand element_scalar(lowering& l, const operand& src, dtype target, location loc, std::string_view recipe) {
+  if (src.kind == operand_kind::int_lit) return is_float(target) ? operand::decimal(src.num, 0) : src;
+  if (src.kind == operand_kind::float_lit) {
+    if (is_float(target)) return src;
+    if (src.exp10 >= 0 && src.exp10 <= 18) {
+      std::int64_t n = src.num;
+      for (int i = 0; i < src.exp10; ++i) n *= 10;
+      return operand::integer(n);
+    }
+    l.fail(loc, recipe, text("element scalar conversion requires an integral literal for ") << name(target));
+    return operand::integer(0);
+  }
+  if (src.kind != operand_kind::value) {
+    l.fail(loc, recipe, text("element scalar conversion requires a numeric scalar operand"));
+    return operand::integer(0);
+  }
+  operand v = l.rw().lookup(src.value());
+  if (v.kind != operand_kind::value) return element_scalar(l, v, target, loc, recipe);
+  dtype d = l.source().type_of(src.value()).dt;
+  if (d == target) return v;
+  if (d == dtype::index) {
+    v = cast_scalar(l, v, dtype::int64, loc);
+    d = dtype::int64;
+    if (d == target) return v;
+  }
+  return cast_scalar(l, v, target, loc);
 }
 
 /// Static positive valid extents: what windows, relabels and assembles need (runtime or empty

@@ -56,7 +56,7 @@ struct lower_elementwise {
     const value_id result = op.result();
     const dtype dt = op.result_type().dt;
     const auto handle_of = [&](const operand& x) { return operand::of(l.typed_handle(x.value(), op.loc())); };
-    const auto element = [&](const operand& x) { return l.element_scalar(x, dt, op.loc(), name); };
+    const auto element = [&](const operand& x) { return detail::element_scalar(l, x, dt, op.loc(), name); };
     // Why a fixed array: elementwise ops have at most two inputs, and a heap list per op was a
     // visible share of the lower pass. Operands in the Buffer op's order (operand_names).
     std::array<operand, 3> args{};

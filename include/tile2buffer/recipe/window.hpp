@@ -90,7 +90,7 @@ struct lower_slice {
     if (w->aligned_bits < detail::vec_base_bits)
       return match_result::no(text("slice base address is not provably 32-byte aligned (row pitch ")
                               << op.fn().type_of(w->storage).row_bytes() << " bytes; offsets must give a multiple of 32 bytes)");
-    if (!addressed(ctx.opts.planner))
+    if (!ctx.addressed())
       if (auto why = detail::addressless_window_parent_problem(op.fn(), k, w->storage); !why.empty())
         return match_result::no(static_cast<text&&>(why));
     return match_result::yes();
@@ -127,7 +127,7 @@ struct lower_slice {
     auto& fb = l.builder();
     const auto as_index = [&](const operand& x) {
       if (!x.is_value() || fb.fn().type_of(x.value()).dt == dtype::index) return x;
-      return l.cast(x, dtype::index, op.loc());
+      return detail::cast_scalar(l, x, dtype::index, op.loc());
     };
     const text nm = text(op.fn().name_of(op.result())) << axis;
     return operand::of(fb.create<scalar::add>({.lhs = built(as_index(a)), .rhs = built(as_index(b))}, scalar_type(dtype::index), nm.view(), op.loc()));
@@ -215,7 +215,7 @@ struct lower_assemble {
       bits = std::min(bits, k.divisibility.of(off[i]) + scalar_divisibility::of_constant(i == 0 ? dst.row_bytes() : element_bytes(dst.dt)));
     if (off.size() != 2 || bits < detail::vec_base_bits)
       return match_result::no(text("assemble destination is not provably 32-byte aligned (row pitch ") << dst.row_bytes() << " bytes)");
-    if (!addressed(ctx.opts.planner))
+    if (!ctx.addressed())
       if (auto why = detail::addressless_window_parent_problem(op.fn(), k, op.result()); !why.empty())
         return match_result::no(static_cast<text&&>(why));
     return match_result::yes();
