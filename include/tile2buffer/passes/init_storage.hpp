@@ -19,6 +19,7 @@
 
 #include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/liveness.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/analysis/windows.hpp"
@@ -70,49 +71,6 @@ constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::s
 
 /// Ops whose result overwrites the storage of an operand (`storage_source`) in place.
 constexpr bool writes_in_place(opcode c) { return !info(c).writes.empty() && info(c).writes == info(c).in_place_of; }
-
-/// For each value, the program-order position of its last use. A use inside a loop that does not
-/// define the value counts at the end of the outermost such loop: a later iteration reads it
-/// again. A use by the loop's own iteration (of an iteration value, or of a value defined in the
-/// body) counts where it is, so an in-place write late in the body can reuse the carry's storage.
-/// `pos` receives each op's position and `end` the last position of its subtree.
-template <class = void>
-constexpr std::vector<std::uint32_t> last_uses(const function& f, std::vector<std::uint32_t>& pos, std::vector<std::uint32_t>& end) {
-  std::vector<op_id> order;
-  walk(f, [&](op_id o) {
-    pos[o.index] = static_cast<std::uint32_t>(order.size());
-    order.push_back(o);
-  });
-  const std::vector<region_id> enclosing = enclosing_regions(f);
-  const auto parent = [&](op_id o) { return f.region(enclosing[o.index]).parent; };  // the region op holding o
-  for (op_id o : order) {
-    end[o.index] = std::max(end[o.index], pos[o.index]);
-    for (op_id a = parent(o); a.valid(); a = parent(a)) end[a.index] = std::max(end[a.index], pos[o.index]);
-  }
-  // Whether loop `a` encloses the definition of `v` (its region ops' iteration values included).
-  const auto defines = [&](op_id a, value_id v) {
-    const value_info& info = f.value(v);
-    if (!info.def.valid()) return false;  // a parameter
-    const std::uint32_t at = pos[info.def.index];
-    return info.origin() == value_origin::region_arg ? pos[a.index] <= at && at <= end[a.index] : pos[a.index] < at && at <= end[a.index];
-  };
-  std::vector<std::uint32_t> last(f.values.size(), 0);
-  const auto use = [&](const operand& x, op_id at, auto& self) -> void {
-    if (x.is_value()) {
-      std::uint32_t p = pos[at.index];
-      for (op_id a = parent(at); a.valid(); a = parent(a))
-        if (is_loop_op(f.op(a).code()) && !defines(a, x.value())) p = end[a.index];
-      last[x.ref] = std::max(last[x.ref], p);
-    }
-    if (x.kind == operand_kind::tuple)
-      for (const operand& e : f.elements(x)) self(e, at, self);
-  };
-  for (op_id o : order) {
-    for (const operand& x : f.args(o)) use(x, o, use);
-    for (const kwarg& k : f.kwargs_of(o)) use(k.value, o, use);
-  }
-  return last;
-}
 
 /// Guarded accumulator coalescing (reference §4.1): in `x = if p { d = tile.matmul_acc(c, ..);
 /// yield d } else { yield c }` (either arm, a chain of updates, or updates in both arms) the arms
@@ -198,8 +156,8 @@ constexpr guarded_accumulators find_guarded_accumulators(const function& f, cons
 /// `windows`: the window facts of `f` (the kernel analyses' own, computed once per run).
 template <class = void>
 constexpr function init_function_storage(const function& f, const window_facts& windows) {
-  std::vector<std::uint32_t> pos(f.ops.size(), 0), end(f.ops.size(), 0);
-  const std::vector<std::uint32_t> last = last_uses(f, pos, end);
+  const program_order order(f);
+  const std::vector<std::uint32_t> last = last_uses(f, order);
   // owner[v]: the value whose allocation v lives in (itself for a fresh allocation); no_id = none.
   std::vector<std::uint32_t> owner(f.values.size(), no_id);
   // family_last[o]: the last use of any value defined so far in owner o's storage (windows included).
@@ -222,8 +180,8 @@ constexpr function init_function_storage(const function& f, const window_facts& 
     for (std::uint32_t v = 0; v < f.values.size(); ++v) {
       if (v == c || !f.type_of(value_id{v}).is_tile()) continue;
       const value_info& info = f.value(value_id{v});
-      if (info.origin() == value_origin::result && is_loop_op(f.op(info.def).code()) && pos[info.def.index] < at &&
-          end[info.def.index] >= at)
+      if (info.origin() == value_origin::result && is_loop_op(f.op(info.def).code()) && order.pos(info.def) < at &&
+          order.end(info.def) >= at)
         continue;
       const bool member = owner[v] == family || (windows.is_window(value_id{v}) && owner[windows.storage_of(value_id{v}).index] == family);
       if (member && last[v] > at) return false;
@@ -240,7 +198,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
   };
   walk(f, [&](op_id o) {
     std::erase_if(after_loop, [&](const std::pair<std::uint32_t, value_id>& e) {
-      if (e.first >= pos[o.index]) return false;
+      if (e.first >= order.pos(o)) return false;
       join(e.second, owner[e.second.index]);
       return true;
     });
@@ -259,7 +217,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
         std::uint32_t family = no_id;
         if (i < inits.size() && inits[i].is_value() && !windows.is_window(inits[i].value())) {
           const std::uint32_t from = owner[inits[i].value().index];
-          if (from != no_id && family_last[from] <= pos[o.index] && std::find(taken.begin(), taken.end(), from) == taken.end())
+          if (from != no_id && family_last[from] <= order.pos(o) && std::find(taken.begin(), taken.end(), from) == taken.end())
             family = from;
         }
         if (family == no_id) {
@@ -269,7 +227,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
           owner[res.index] = family;
           taken.push_back(family);
         }
-        after_loop.emplace_back(end[o.index], res);
+        after_loop.emplace_back(order.end(o), res);
         for (std::uint32_t r = 0; r < n.regions.count; ++r) {
           const value_id it = iteration_value(f, o, f.region_of(o, r), i);
           owner[it.index] = owner[res.index];
@@ -286,7 +244,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
       // arms' reads of it are on exclusive paths; a relabel's source or a sibling relabel would
       // see the update).
       if (const std::uint32_t c = guarded.root_of(res);
-          c != no_id && owner[c] != no_id && family_last[owner[c]] <= end[o.index] && sole_live(owner[c], c, pos[o.index])) {
+          c != no_id && owner[c] != no_id && family_last[owner[c]] <= order.end(o) && sole_live(owner[c], c, order.pos(o))) {
         owner[res.index] = owner[c];
         join(res, owner[c]);
         continue;
@@ -308,7 +266,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
         // storage is read afterwards; otherwise the result gets its own and lowering copies.
         const std::uint32_t fed = guarded.fed_by(o);
         const bool coalesced = fed != no_id && owner[fed] == family;  // a guarded update, see above
-        if (!writes_in_place(c) || coalesced || family_last[family] <= pos[o.index]) {
+        if (!writes_in_place(c) || coalesced || family_last[family] <= order.pos(o)) {
           owner[res.index] = family;
           join(res, family);
           continue;

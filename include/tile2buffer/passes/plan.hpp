@@ -45,8 +45,10 @@ constexpr void plan_in_place(program& p, const options& opts, analysis_cache& ca
     kernel_analyses& k = cache.get_mutable(p, fi);
     const auto& allocs = k.storage.allocations();
     if (!addressed(opts.planner)) {
-      // PTOAS places storage itself: an address in the input is dropped, so that the IR says
-      // what lowering emits (an addressless buffer.alloc).
+      // PTOAS places storage itself: an address in the input of a kernel that will be lowered
+      // is dropped, so that the IR says what lowering emits (an addressless buffer.alloc). A
+      // kernel that stays Tile is handed on as it came.
+      if (!f.buffer_ir_selected.value_or(true)) continue;
       for (std::uint32_t i = 0; i < allocs.size(); ++i) {
         if (!allocs[i].address && !f.kwarg_of(allocs[i].def, keyword::addr)) continue;
         detail::set_alloc_address(f, allocs[i], std::nullopt);

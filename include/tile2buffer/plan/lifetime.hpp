@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file plan/lifetime.hpp
-/// Live intervals of allocations over program-order op positions. An allocation is live from
+/// Live intervals of allocations over program-order op positions (analysis/liveness.hpp, shared
+/// with init_storage's last uses). An allocation is live from
 /// the first to the last op that defines or reads a Tile value stored in it, or a window cut from
 /// such a value (a read through a slice reads the source's bytes); an interval that
 /// reaches into a loop from outside covers the whole loop (the next iteration may read it).
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/descriptor.hpp"
+#include "tile2buffer/analysis/liveness.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/ir/walk.hpp"
@@ -91,19 +93,7 @@ template <class = void>
 constexpr std::vector<live_interval> live_intervals(const function& f, const storage_facts& facts,
                                                     const window_facts* windows = nullptr) {
   std::vector<live_interval> live(facts.allocations().size());
-  std::vector<std::uint32_t> pos(f.ops.size(), 0);
-  std::uint32_t next = 0;
-  walk(f, [&](op_id o) { pos[o.index] = next++; });
-  // Subtree end of every op: the largest position inside its regions.
-  std::vector<std::uint32_t> end(f.ops.size(), 0);
-  for (std::uint32_t i = 0; i < f.ops.size(); ++i) end[i] = pos[i];
-  // Why reverse: a nested region is always reserved after the region that contains it, so
-  // walking regions from the last one settles inner subtrees before their parents.
-  for (std::uint32_t i = static_cast<std::uint32_t>(f.regions.size()); i-- > 0;) {
-    const region_info& r = f.regions[i];
-    if (!r.parent.valid()) continue;
-    for (op_id o : f.ops_of(region_id{i})) end[r.parent.index] = std::max(end[r.parent.index], end[o.index]);
-  }
+  const program_order order(f);
   const auto touch = [&](value_id v, std::uint32_t p) {
     if (windows != nullptr) v = windows->storage_of(v);
     const type& t = f.type_of(v);
@@ -118,23 +108,21 @@ constexpr std::vector<live_interval> live_intervals(const function& f, const sto
     if (x.kind == operand_kind::tuple)
       for (const operand& e : f.elements(x)) self(e, p, self);
   };
-  walk(f, [&](op_id o) {
+  for (op_id o : order.ops()) {
     const op_node& n = f.op(o);
-    const std::uint32_t p = pos[o.index];
+    const std::uint32_t p = order.pos(o);
     for (const operand& x : f.args(o)) touch_operand(x, p, touch_operand);
     for (std::uint32_t i = 0; i < n.results.count; ++i) touch(f.result(o, i), p);
     for (std::uint32_t r = 0; r < n.regions.count; ++r) {
       const region_info& reg = f.region(region_id{n.regions.begin + r});
       for (std::uint32_t i = 0; i < reg.args.count; ++i) touch(value_id{reg.args.begin + i}, p);
     }
-  });
+  }
   // Loops: an interval with events both inside and outside a loop covers the loop.
   std::vector<live_interval> loops;  // [position of the loop op, end of its subtree], pre-order
-  walk(f, [&](op_id o) {
-    const opcode c = f.op(o).code();
-    if (c == opcode::cf_for || c == opcode::cf_while) loops.push_back(live_interval{pos[o.index], end[o.index]});
-  });
-  detail::cover_loops(live, loops, next);
+  for (op_id o : order.ops())
+    if (is_loop_op(f.op(o).code())) loops.push_back(live_interval{order.pos(o), order.end(o)});
+  detail::cover_loops(live, loops, order.size());
   return live;
 }
 
