@@ -177,7 +177,7 @@ MUTATIONS = [
       "l.source().type_of(result).shape[1])), .dest = l.handle(result)},",
       "a lowered GM load reads the tile's full physical extent instead of its valid rectangle",
       ("lower/load_partial_valid.t2b",)),
-    M("ew-int-literal-scaled", "include/tile2buffer/engine/lowering.hpp",
+    M("ew-int-literal-scaled", "include/tile2buffer/recipe/common.hpp",
       "return is_float(target) ? operand::decimal(src.num, 0) : src;",
       "return is_float(target) ? operand::decimal(src.num, 1) : src;",
       "an integer literal scalar operand becomes a float literal ten times too large",
