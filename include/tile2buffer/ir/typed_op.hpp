@@ -51,15 +51,25 @@ constexpr std::string_view operand_names(opcode c) {
 }
 
 namespace detail {
+/// Each op's operand names in positional order, split out of the records once: every typed view
+/// and named read looks a name up here instead of re-reading the record's text.
+struct operand_name_row {
+  std::array<std::string_view, 8> names{};
+  std::size_t size = 0;
+};
+inline constexpr auto operand_name_rows = [] {
+  std::array<operand_name_row, opcode_count> out{};
+  for (std::size_t i = 0; i < opcode_count; ++i)
+    for_each_word(op_table[i].operands, [&](std::string_view w) { out[i].names[out[i].size++] = operand_name(w); });
+  return out;
+}();
+
 /// Position of `name` among the operands of `c`, or -1.
 constexpr int operand_position(opcode c, std::string_view name) {
-  int at = -1;
-  int i = 0;
-  for_each_word(info(c).operands, [&](std::string_view w) {
-    if (at < 0 && operand_name(w) == name) at = i;
-    ++i;
-  });
-  return at;
+  const operand_name_row& r = operand_name_rows[static_cast<std::size_t>(c)];
+  for (std::size_t i = 0; i < r.size; ++i)
+    if (r.names[i] == name) return static_cast<int>(i);
+  return -1;
 }
 
 /// A string usable as a template argument: `named<"tensor">()`.
