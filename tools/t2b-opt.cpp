@@ -33,9 +33,47 @@ namespace {
 
 using namespace tile2buffer;
 
+/// Edit distance (insertions, deletions, substitutions) between two short words.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// " (did you mean 'X'?)" for the candidate closest to `word` when it is a likely typo (at most a
+/// third of the word's letters differ), else nothing.
+template <class Names>
+std::string did_you_mean(std::string_view word, const Names& candidates) {
+  std::string_view best;
+  std::size_t best_distance = word.size() / 3 + 1;
+  for (const auto& candidate : candidates) {
+    const std::string_view c = candidate;
+    if (const std::size_t d = edit_distance(word, c); d < best_distance) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best.empty() ? std::string() : " (did you mean '" + std::string(best) + "'?)";
+}
+
+/// The message for a pass name no pass has, after the flag that named it.
+std::string unknown_pass(std::string_view flag, std::string_view name) {
+  return std::string(flag) + ": unknown pass '" + std::string(name) + "'" + did_you_mean(name, pass_names);
+}
+
 /// Everything the command line can set. A new flag adds a field here and a row in `flags`.
 struct cli_options {
   bool help = false;
+  bool version = false;
   bool verify_only = false;
   std::string output = "-";
   std::vector<std::string> inputs;
@@ -95,6 +133,11 @@ struct flag {
 };
 
 constexpr flag flags[] = {
+    {"--version", {}, "print the version and exit",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.version = true;
+       return {};
+     }},
     {"--help", {}, "print this help and exit",
      [](cli_options& o, std::string_view) -> std::string {
        o.help = true;
@@ -195,7 +238,7 @@ constexpr flag flags[] = {
     {"--stop-after", "PASS", "stop the pipeline after PASS (init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer)",
      [](cli_options& o, std::string_view v) -> std::string {
        o.stop_after = parse_pass(v);
-       if (!o.stop_after) return "--stop-after: unknown pass";
+       if (!o.stop_after) return unknown_pass("--stop-after", v);
        o.pipeline = true;
        return {};
      }},
@@ -210,7 +253,7 @@ constexpr flag flags[] = {
          if (!id) {
            std::string known;
            for (const std::string_view n : pass_names) known.append(known.empty() ? "" : ", ").append(n);
-           return "--pass-pipeline: unknown pass '" + std::string(one) + "'; the passes are " + known;
+           return unknown_pass("--pass-pipeline", one) + "; the passes are " + known;
          }
          o.pass_pipeline.push_back(name(*id));
          at = comma + 1;
@@ -221,7 +264,7 @@ constexpr flag flags[] = {
     {"--pass", "PASS", "run only PASS on the input (e.g. lower on already planned IR)",
      [](cli_options& o, std::string_view v) -> std::string {
        o.single_pass = parse_pass(v);
-       if (!o.single_pass) return "--pass: unknown pass";
+       if (!o.single_pass) return unknown_pass("--pass", v);
        o.pipeline = true;
        return {};
      }},
@@ -296,7 +339,7 @@ constexpr flag flags[] = {
     {"--print-after", "PASS", "print the program after PASS on stderr; implies --lower",
      [](cli_options& o, std::string_view v) -> std::string {
        o.print_after = parse_pass(v);
-       if (!o.print_after) return "--print-after: unknown pass";
+       if (!o.print_after) return unknown_pass("--print-after", v);
        o.pipeline = true;
        return {};
      }},
@@ -353,7 +396,11 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
     const flag* hit = nullptr;
     for (const flag& f : flags)
       if (f.name == key) hit = &f;
-    if (hit == nullptr) return "unknown option '" + std::string(key) + "'";
+    if (hit == nullptr) {
+      std::vector<std::string_view> names;
+      for (const flag& f : flags) names.push_back(f.name);
+      return "unknown option '" + std::string(key) + "'" + did_you_mean(key, names);
+    }
     std::string_view value;
     const bool optional_value = !hit->value_name.empty() && hit->value_name.front() == '[';
     if (hit->value_name.empty()) {
@@ -714,12 +761,17 @@ int run_session(session& s) {
 int main(int argc, char** argv) {
   cli_options opts;
   if (const std::string err = parse_command_line(argc, argv, opts); !err.empty()) {
-    std::fprintf(stderr, "t2b-opt: %s\n", err.c_str());
-    usage(stderr);
+    // One line, as mlir-opt does: the whole usage would bury the mistake.
+    std::fprintf(stderr, "t2b-opt: %s; see --help\n", err.c_str());
     return 2;
   }
   if (opts.help) {
     usage(stdout);
+    return 0;
+  }
+  if (opts.version) {
+    std::printf("t2b-opt %d.%d.%d (tile2buffer; Buffer IR semantics version %d)\n", TILE2BUFFER_VERSION_MAJOR,
+                TILE2BUFFER_VERSION_MINOR, TILE2BUFFER_VERSION_PATCH, buffer_semantics_version);
     return 0;
   }
   if (opts.list_recipes) return list_recipes();
