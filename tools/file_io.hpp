@@ -3,6 +3,7 @@
 /// Whole-file reads and writes for the command-line tools.
 #pragma once
 
+#include <cerrno>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -20,13 +21,16 @@ inline bool read_all(std::FILE* in, std::string& out, std::size_t limit = std::n
   return std::ferror(in) == 0;
 }
 
-/// Appends the file at `path` to `out` (see `read_all` for `limit`); false when it cannot be read.
+/// Appends the file at `path` to `out` (see `read_all` for `limit`); false when it cannot be read,
+/// with `errno` saying why (the caller prints `std::strerror(errno)`).
 inline bool read_file(const std::string& path, std::string& out,
                       std::size_t limit = std::numeric_limits<std::size_t>::max()) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
   const bool ok = read_all(f, out, limit);
+  const int why = errno;  // fclose may overwrite it
   std::fclose(f);
+  errno = why;
   return ok;
 }
 

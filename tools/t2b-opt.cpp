@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -698,7 +700,7 @@ int run(const cli_options& opts) {
   session s{opts, path == "-" ? std::string("<stdin>") : path, {}, {}};
   const std::size_t cap = opts.limits.max_file_size;
   if (!(path == "-" ? t2b_tools::read_all(stdin, s.source, cap) : t2b_tools::read_file(path, s.source, cap))) {
-    std::fprintf(stderr, "t2b-opt: cannot read '%s'\n", s.display.c_str());
+    std::fprintf(stderr, "t2b-opt: cannot read '%s': %s\n", s.display.c_str(), std::strerror(errno));
     return 1;
   }
   const int rc = run_session(s);
@@ -750,7 +752,7 @@ int run_session(session& s) {
     out = s.timed("print", [&] { return print(parsed.value); });
   }
   if (!t2b_tools::write_file(opts.output, out.view())) {
-    std::fprintf(stderr, "t2b-opt: cannot write '%s'\n", opts.output.c_str());
+    std::fprintf(stderr, "t2b-opt: cannot write '%s': %s\n", opts.output.c_str(), std::strerror(errno));
     return 1;
   }
   return 0;
