@@ -104,6 +104,14 @@ struct cli_options {
   bool timing = false;
   bool print_after_all = false;
   std::optional<pass_id> print_after;
+  bool print_before_all = false;
+  std::optional<pass_id> print_before;
+  bool print_after_change = false;   ///< --print-after(-all) only where the pass changed the IR
+  bool print_after_failure = false;  ///< the IR a failing pass started from
+  /// Whether any --print-* flag needs the pipeline's pass observer.
+  [[nodiscard]] bool prints_passes() const {
+    return print_after_all || print_after || print_before_all || print_before || print_after_failure;
+  }
   bool diagnostics_json = false;
   std::string memory_map;    ///< --memory-map FILE: the SVG of the plan, besides the normal output
   bool all_planners = false;  ///< --planner=all: one memory-map column per planner
@@ -345,6 +353,30 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
+    {"--print-before-all", {}, "print the program before every pass on stderr; implies --lower",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.print_before_all = true;
+       o.pipeline = true;
+       return {};
+     }},
+    {"--print-before", "PASS", "print the program before PASS on stderr; implies --lower",
+     [](cli_options& o, std::string_view v) -> std::string {
+       o.print_before = parse_pass(v);
+       if (!o.print_before) return unknown_pass("--print-before", v);
+       o.pipeline = true;
+       return {};
+     }},
+    {"--print-after-change", {}, "with --print-after(-all): print only after a pass that changed the program",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.print_after_change = true;
+       return {};
+     }},
+    {"--print-after-failure", {}, "when a pass fails, print the program it started from on stderr; implies --lower",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.print_after_failure = true;
+       o.pipeline = true;
+       return {};
+     }},
     {"--diagnostics", "text|json", "text (default): file:line:col, the source line and a caret; json: one JSON array on stderr",
      [](cli_options& o, std::string_view v) -> std::string {
        if (v != "text" && v != "json") return "--diagnostics must be text or json";
@@ -474,19 +506,50 @@ void print_timing(const session& s) {
   std::fprintf(stderr, "  %10.3f  100.0%%  total\n", total * 1e3);
 }
 
-/// --timing and --print-after(-all) see the pipeline through its pass observer.
+/// --timing and the --print-* flags see the pipeline through its pass observer.
 struct pass_watch {
   session& s;
+  const program& input;
   std::chrono::steady_clock::time_point t0{};
-  static void before(void* self, std::string_view) { static_cast<pass_watch*>(self)->t0 = std::chrono::steady_clock::now(); }
+  std::string_view current;  ///< the pass running now (or the last one that ran)
+  std::string last;          ///< the program as the last pass left it (the input before any), printed
+  bool have_last = false;
+
+  /// The program the next pass starts from, printed; only the --print-* flags that compare or
+  /// look back pay for it.
+  const std::string& last_text() {
+    if (!have_last) {
+      last = std::string(print(input).view());
+      have_last = true;
+    }
+    return last;
+  }
+  void dump(std::string_view header, std::string_view pass, std::string_view ir) const {
+    text out;
+    out << "# -----// IR " << header << ' ' << pass << " //----- #\n";
+    std::fwrite(out.view().data(), 1, out.size(), stderr);
+    std::fwrite(ir.data(), 1, ir.size(), stderr);
+  }
+  static void before(void* self, std::string_view pass) {
+    auto& w = *static_cast<pass_watch*>(self);
+    const cli_options& o = w.s.opts;
+    w.current = pass;
+    if (o.print_before_all || (o.print_before && name(*o.print_before) == pass)) w.dump("before", pass, w.last_text());
+    w.t0 = std::chrono::steady_clock::now();
+  }
   static void after(void* self, std::string_view pass, const program& p) {
     auto& w = *static_cast<pass_watch*>(self);
+    const cli_options& o = w.s.opts;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - w.t0).count();
-    if (w.s.opts.timing) w.s.times.emplace_back(std::string(pass), secs);
-    if (w.s.opts.print_after_all || (w.s.opts.print_after && name(*w.s.opts.print_after) == pass)) {
-      text dump;
-      dump << "# -----// IR after " << pass << " //----- #\n" << print(p);
-      std::fwrite(dump.view().data(), 1, dump.size(), stderr);
+    if (o.timing) w.s.times.emplace_back(std::string(pass), secs);
+    const bool wanted = o.print_after_all || (o.print_after && name(*o.print_after) == pass);
+    const bool keep = o.print_before_all || o.print_before || o.print_after_change || o.print_after_failure;
+    if (!wanted && !keep) return;
+    std::string now(print(p).view());
+    if (wanted && !(o.print_after_change && now == w.last_text())) w.dump("after", pass, now);
+    if (keep) {
+      w.last = static_cast<std::string&&>(now);
+      w.have_last = true;
     }
   }
 };
@@ -516,9 +579,9 @@ result<program> run_passes(session& s, const program& prog) {
   }
   std::optional<pass_id> stop = opts.stop_after;
   if (opts.emit_tile) stop = pass_id::plan;
-  pass_watch watch{s};
+  pass_watch watch{s, prog, {}, {}, {}, false};
   const pass_observer observer{&watch, &pass_watch::before, &pass_watch::after};
-  const bool observed = opts.timing || opts.print_after_all || opts.print_after;
+  const bool observed = opts.timing || opts.prints_passes();
   const std::size_t first = s.times.size();
   const auto t0 = std::chrono::steady_clock::now();
   result<program> r;
@@ -531,6 +594,8 @@ result<program> run_passes(session& s, const program& prog) {
     const std::vector<std::string_view> passes(opts.pass_pipeline.begin(), end);
     r = run_pass_pipeline(prog, opts.pass_options, passes, opts.workers, observed ? &observer : nullptr);
   }
+  // Passes are all-or-nothing: the IR at a failure is the one the failing pass started from.
+  if (!r.ok() && opts.print_after_failure && !watch.current.empty()) watch.dump("after failure of", watch.current, watch.last_text());
   if (opts.timing) {
     // What the pipeline spent outside its passes: verifying its input and output.
     double rest = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
