@@ -29,6 +29,7 @@
 #include "tile2buffer/text/print.hpp"
 #include "decimal_arg.hpp"
 #include "file_io.hpp"
+#include "split_verify.hpp"
 #include "t2b_opt_run.hpp"
 
 namespace {
@@ -76,6 +77,8 @@ std::string unknown_pass(std::string_view flag, std::string_view name) {
 struct cli_options {
   bool help = false;
   bool version = false;
+  bool split_input_file = false;
+  bool verify_diagnostics = false;
   bool verify_only = false;
   std::string output = "-";
   std::vector<std::string> inputs;
@@ -156,6 +159,17 @@ constexpr flag flags[] = {
     {"--verify-only", {}, "parse and verify; print nothing on success",
      [](cli_options& o, std::string_view) -> std::string {
        o.verify_only = true;
+       return {};
+     }},
+    {"--split-input-file", {}, "process each chunk of the input between lines '# -----' alone; join the outputs with that line",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.split_input_file = true;
+       return {};
+     }},
+    {"--verify-diagnostics", {}, "check the diagnostics against the input's '# expected-error@+N {{text}}' comments instead of "
+     "printing them: exit 0 when each expected one appears at its line and no other does",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.verify_diagnostics = true;
        return {};
      }},
     {"-o", "FILE", "write the output to FILE instead of stdout ('-')",
@@ -473,6 +487,8 @@ struct session {
   std::string display;
   std::string source;
   std::vector<std::pair<std::string, double>> times;  ///< (step, seconds), in order
+  std::string* collected_output = nullptr;            ///< when set, the output goes here, not to -o
+  std::vector<diagnostic>* captured = nullptr;        ///< when set, diagnostics go here, not to stderr
 
   /// Runs `step` and, with --timing, records its wall time under `name`.
   template <class F>
@@ -491,6 +507,10 @@ struct session {
 };
 
 int report(const session& s, const std::vector<diagnostic>& errors) {
+  if (s.captured != nullptr) {
+    s.captured->insert(s.captured->end(), errors.begin(), errors.end());
+    return 1;
+  }
   const text t = s.opts.diagnostics_json ? format_json(errors, s.display) : format_all(errors, s.display, s.source);
   std::fwrite(t.view().data(), 1, t.size(), stderr);
   return 1;
@@ -758,17 +778,18 @@ bool has_tile_kernel(const program& p) {
 }
 
 int run_session(session& s);
+int run_chunks(const cli_options& opts, session& whole);
 
 /// Reads the input, runs the session and reports --timing.
 int run(const cli_options& opts) {
   const std::string path = opts.inputs.empty() ? std::string("-") : opts.inputs.front();
-  session s{opts, path == "-" ? std::string("<stdin>") : path, {}, {}};
+  session s{opts, path == "-" ? std::string("<stdin>") : path, {}, {}, nullptr, nullptr};
   const std::size_t cap = opts.limits.max_file_size;
   if (!(path == "-" ? t2b_tools::read_all(stdin, s.source, cap) : t2b_tools::read_file(path, s.source, cap))) {
     std::fprintf(stderr, "t2b-opt: cannot read '%s': %s\n", s.display.c_str(), std::strerror(errno));
     return 1;
   }
-  const int rc = run_session(s);
+  const int rc = opts.split_input_file || opts.verify_diagnostics ? run_chunks(opts, s) : run_session(s);
   if (opts.timing) print_timing(s);
   return rc;
 }
@@ -816,11 +837,47 @@ int run_session(session& s) {
   } else {
     out = s.timed("print", [&] { return print(parsed.value); });
   }
+  if (s.collected_output != nullptr) {
+    s.collected_output->append(out.view());
+    return 0;
+  }
   if (!t2b_tools::write_file(opts.output, out.view())) {
     std::fprintf(stderr, "t2b-opt: cannot write '%s': %s\n", opts.output.c_str(), std::strerror(errno));
     return 1;
   }
   return 0;
+}
+
+/// --split-input-file and --verify-diagnostics: each chunk (or the whole input) is a session of
+/// its own whose output is collected; the outputs are joined by the separator line.
+int run_chunks(const cli_options& opts, session& whole) {
+  namespace sv = t2b_split_verify;
+  const std::vector<std::string> chunks =
+      opts.split_input_file ? sv::split_input(whole.source) : std::vector<std::string>{whole.source};
+  std::string joined;
+  std::vector<std::string> problems;
+  bool failed = false;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    std::string out;
+    std::vector<diagnostic> caught;
+    session chunk{opts, whole.display, chunks[i], {}, &out, opts.verify_diagnostics ? &caught : nullptr};
+    const int rc = run_session(chunk);
+    if (opts.verify_diagnostics) {
+      std::vector<sv::expectation> expected = sv::parse_expectations(chunks[i], whole.display, problems);
+      sv::check(expected, caught, whole.display, problems);
+    } else if (rc != 0) {
+      failed = true;
+    }
+    if (i > 0) joined.append(sv::separator).push_back('\n');
+    joined.append(out);
+    for (auto& t : chunk.times) whole.times.push_back(std::move(t));
+  }
+  for (const std::string& p : problems) std::fprintf(stderr, "%s\n", p.c_str());
+  if (!t2b_tools::write_file(opts.output, joined)) {
+    std::fprintf(stderr, "t2b-opt: cannot write '%s': %s\n", opts.output.c_str(), std::strerror(errno));
+    return 1;
+  }
+  return failed || !problems.empty() ? 1 : 0;
 }
 
 }  // namespace
