@@ -828,11 +828,28 @@ int run_session(session& s) {
     if (!bin) return report(s, bin.errors);
     out.append(std::string_view(reinterpret_cast<const char*>(bin.value.data()), bin.value.size()));
   } else if (pto) {
+    // A whole program with at least one Buffer kernel: the kernels that stayed Tile are left
+    // out, each with a remark saying why; with none, emission rejects them (nothing to emit).
+    std::vector<const function*> stayed;
+    bool any_buffer = false;
+    for (const function& f : parsed.value.functions)
+      if (f.is_device()) {
+        if (f.stage == ir_stage::buffer) any_buffer = true;
+        else stayed.push_back(&f);
+      }
+    const bool skip = opts.pto_kernel.empty() && any_buffer;
     auto emitted = s.timed("emit", [&] {
       return emit_pto(parsed.value, pto_options{.generic = opts.format == F::pto_generic, .kernel = opts.pto_kernel,
-                                                 .target = opts.pass_options.target});
+                                                 .target = opts.pass_options.target, .skip_tile_kernels = skip});
     });
     if (!emitted) return report(s, emitted.errors);
+    if (skip && !stayed.empty())
+      for (const selection_entry& e : explain_selection(parsed.value, opts.pass_options)) {
+        if (e.selected) continue;
+        const std::string_view why = e.reason.empty() ? std::string_view("recorded as not selected") : e.reason.view();
+        std::fprintf(stderr, "%s:%u:%u: remark: @%.*s stays Tile, not emitted: %.*s\n", s.display.c_str(), e.loc.line, e.loc.col,
+                     static_cast<int>(e.function.size()), e.function.view().data(), static_cast<int>(why.size()), why.data());
+      }
     out = static_cast<text&&>(emitted.value);
   } else {
     out = s.timed("print", [&] { return print(parsed.value); });

@@ -43,6 +43,10 @@ struct pto_options {
   /// The module's `pto.target_arch` and the layouts printed for it; a kernel's own `target`
   /// attribute wins (every emitted kernel must then agree).
   target_arch target = target_arch::a2a3;
+  /// Whole-program emission (no `kernel`) leaves out Tile-stage kernels, with a comment in the
+  /// module, instead of rejecting them: a mixed program whose reductions stay Tile still gives
+  /// the PTO-AS of its Buffer kernels. The caller says which kernels stayed and why.
+  bool skip_tile_kernels = false;
 };
 
 namespace detail {
@@ -783,9 +787,14 @@ constexpr std::vector<diagnostic> check_pto(const program& p, const function& f)
   return out;
 }
 
+/// Whether whole-program emission under `o` leaves Tile-stage kernel `f` out.
+constexpr bool skipped_tile_kernel(const pto_options& o, const function& f) {
+  return o.skip_tile_kernels && o.kernel.empty() && f.is_device() && f.stage != ir_stage::buffer;
+}
+
 /// PTO-AS text for the Buffer-stage kernels of `p`, in one `module` whose `pto.target_arch` is
 /// the kernels' target. Orchestration functions are host code and are skipped (a comment says
-/// so); a Tile-stage kernel is an error, as is any kernel the preflight rejects, and a module
+/// so); a Tile-stage kernel is an error (unless `o.skip_tile_kernels`), as is any kernel the preflight rejects, and a module
 /// whose kernels disagree on their target or on the PTOAS level (addresses on every allocation
 /// or on none). With `o.kernel`, only that function is emitted.
 constexpr result<text> emit_pto(const program& p, const pto_options& o = {}) {
@@ -796,6 +805,7 @@ constexpr result<text> emit_pto(const program& p, const pto_options& o = {}) {
     if (!o.kernel.empty() && f.name_of() != o.kernel) continue;
     found = true;
     if (o.kernel.empty() && !f.is_device()) continue;
+    if (skipped_tile_kernel(o, f)) continue;
     std::vector<diagnostic> errors = check_pto(p, f);
     for (auto& d : errors) out.errors.push_back(static_cast<diagnostic&&>(d));
     if (errors.empty()) kernels.push_back(&f);
@@ -829,6 +839,10 @@ constexpr result<text> emit_pto(const program& p, const pto_options& o = {}) {
     if (!o.kernel.empty() && f.name_of() != o.kernel) continue;
     if (o.kernel.empty() && !f.is_device()) {
       funcs << "  // @" << f.name_of() << ": orchestration (host code), not emitted\n";
+      continue;
+    }
+    if (skipped_tile_kernel(o, f)) {
+      funcs << "  // @" << f.name_of() << ": stays Tile, not emitted\n";
       continue;
     }
     detail::pto_emitter(*kernels[next++], printer, target).run(funcs);
