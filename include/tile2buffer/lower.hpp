@@ -21,12 +21,14 @@
 /// so it would save no compile time; a declared, non-inline function does.
 #pragma once
 
+#include "tile2buffer/config.hpp"
+#if TILE2BUFFER_CXX20
+
 #include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
-#include "tile2buffer/config.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/options.hpp"
 #include "tile2buffer/ir/builder.hpp"
@@ -74,3 +76,5 @@ result<program> lower(const program& p) {
 
 }  // namespace v0
 }  // namespace tile2buffer
+
+#endif  // TILE2BUFFER_CXX20
