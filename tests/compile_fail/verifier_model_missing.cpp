@@ -9,8 +9,8 @@
 #include "tile2buffer/ir/verify.hpp"
 
 namespace t2b = tile2buffer;
-template <t2b::opcode C>
-struct my_rules : t2b::detail::op_rule<C> {};
-template <>
-struct my_rules<t2b::opcode::tile_exp> {};
+template <t2b::opcode C, class V>
+struct my_rules : t2b::detail::op_rule<C, V> {};
+template <class V>
+struct my_rules<t2b::opcode::tile_exp, V> {};
 constexpr auto table = t2b::detail::rule_table<my_rules>();

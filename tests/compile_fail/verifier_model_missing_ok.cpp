@@ -4,12 +4,12 @@
 #include "tile2buffer/ir/verify.hpp"
 
 namespace t2b = tile2buffer;
-template <t2b::opcode C>
-struct my_rules : t2b::detail::op_rule<C> {};
-template <>
-struct my_rules<t2b::opcode::tile_exp> {
+template <t2b::opcode C, class V>
+struct my_rules : t2b::detail::op_rule<C, V> {};
+template <class V>
+struct my_rules<t2b::opcode::tile_exp, V> {
   static constexpr void check(t2b::detail::verify_state&, const t2b::detail::op_view&, const t2b::detail::enclosing_region&) {}
 };
 constexpr auto table = t2b::detail::rule_table<my_rules>();
-static_assert(table[static_cast<std::size_t>(t2b::opcode::tile_exp)] == &my_rules<t2b::opcode::tile_exp>::check);
-static_assert(table[static_cast<std::size_t>(t2b::opcode::tile_add)] == t2b::detail::op_rules[static_cast<std::size_t>(t2b::opcode::tile_add)]);
+static_assert(table[static_cast<std::size_t>(t2b::opcode::tile_exp)] == &my_rules<t2b::opcode::tile_exp, void>::check);
+static_assert(table[static_cast<std::size_t>(t2b::opcode::tile_add)] == t2b::detail::op_rules<>[static_cast<std::size_t>(t2b::opcode::tile_add)]);

@@ -82,17 +82,28 @@ struct op_record {
 };
 
 namespace detail {
+// Why index loops instead of string_view::find/substr: these run in constant evaluation in every
+// TU that includes the IR (the record checks and the tables derived from the records), where
+// g++ evaluates each library call step by step; the loops cost about half as much.
 /// Each word of a space-separated list, in order.
 template <class Fn>
 constexpr void for_each_word(std::string_view list, Fn&& fn) {
-  while (!list.empty()) {
-    const std::size_t end = list.find(' ');
-    fn(list.substr(0, end));
-    list = end == std::string_view::npos ? std::string_view{} : list.substr(end + 1);
-  }
+  const char* p = list.data();
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= list.size(); ++i)
+    if (i == list.size() || p[i] == ' ') {
+      if (i > start || i < list.size()) fn(std::string_view(p + start, i - start));
+      start = i + 1;
+    }
+}
+/// Where the `:` of a `name:kind` operand is (its size when it has none).
+constexpr std::size_t colon_of(std::string_view word) {
+  std::size_t i = 0;
+  while (i < word.size() && word[i] != ':') ++i;
+  return i;
 }
 /// The name part of a `name:kind` operand.
-constexpr std::string_view operand_name(std::string_view word) { return word.substr(0, word.find(':')); }
+constexpr std::string_view operand_name(std::string_view word) { return {word.data(), colon_of(word)}; }
 constexpr bool names_operand(const op_record& r, std::string_view name) {
   bool found = false;
   for_each_word(r.operands, [&](std::string_view w) { found = found || operand_name(w) == name; });
@@ -111,8 +122,7 @@ inline void op_record_lists_more_than_two_disjoint_operands() {}
 constexpr void check_record(const op_record& r, std::size_t position) {
   if (static_cast<std::size_t>(r.code) != position) op_record_is_not_at_its_opcodes_position();
   for_each_word(r.operands, [](std::string_view w) {
-    const std::size_t colon = w.find(':');
-    if (colon == std::string_view::npos || colon + 1 >= w.size()) op_record_operand_has_no_kind();
+    if (colon_of(w) + 1 >= w.size()) op_record_operand_has_no_kind();
   });
   for (const std::string_view named : {r.in_place_of, r.writes, r.extent_of})
     if (!named.empty() && !names_operand(r, named)) op_record_trait_names_a_missing_operand();

@@ -276,7 +276,8 @@ constexpr signature record_signature(const op_record& r) {
   std::array<char, 16> letters{};
   std::size_t n = 0;
   for_each_word(r.operands, [&](std::string_view w) {
-    const std::string_view kind = w.substr(w.find(':') + 1);
+    const std::size_t colon = colon_of(w);
+    const std::string_view kind = colon < w.size() ? std::string_view(w.data() + colon + 1, w.size() - colon - 1) : w;
     if (kind.ends_with('*')) {
       letters[n++] = '*';  // the variadic rest: any number of scalars or values
       return;

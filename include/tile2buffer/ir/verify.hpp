@@ -22,14 +22,16 @@ inline namespace v0 {
 
 /// Checks one function of `p` (`p` resolves `submit` callees); empty when valid. Every
 /// diagnostic has source "verify" and the location of the op, parameter or function at fault.
+template <class = void>
 constexpr std::vector<diagnostic> verify(const program& p, const function& f) {
   const detail::function_index index(p);
   std::vector<diagnostic> out;
-  detail::function_verifier(p, index, f, out).run();
+  detail::function_verifier<>(p, index, f, out).run();
   return out;
 }
 
 /// Checks every function of `p` and that function names are unique; empty when valid.
+template <class = void>
 constexpr std::vector<diagnostic> verify(const program& p) {
   const detail::function_index index(p);
   std::vector<diagnostic> out;
@@ -43,7 +45,7 @@ constexpr std::vector<diagnostic> verify(const program& p) {
     } else {
       out.push_back(diagnostic{f.loc, text("verify"), text("function has a malformed name"), {}});
     }
-    detail::function_verifier(p, index, f, out).run();
+    detail::function_verifier<>(p, index, f, out).run();
   }
   return out;
 }

@@ -10,17 +10,23 @@
 namespace tile2buffer {
 inline namespace v0 {
 
+namespace detail {
+/// A region being walked and the position of its next op. Why outside `walk`: a type local to
+/// the template would make every caller instantiate its own `std::vector<frame>` (about fifty
+/// functions each, in every TU that includes the passes).
+struct walk_frame {
+  region_id region;
+  std::size_t next;
+};
+}  // namespace detail
+
 /// Calls `fn(op_id)` for every op of region `r` and its nested regions, in program order
 /// (a region op is visited before its regions). Iterative, so deep nesting cannot overflow the stack.
 template <class Fn>
 constexpr void walk(const function& f, region_id r, Fn&& fn) {
-  struct frame {
-    region_id region;
-    std::size_t next;
-  };
-  std::vector<frame> stack{{r, 0}};
+  std::vector<detail::walk_frame> stack{{r, 0}};
   while (!stack.empty()) {
-    frame& top = stack.back();
+    detail::walk_frame& top = stack.back();
     const auto ops = f.ops_of(top.region);
     if (top.next == ops.size()) {
       stack.pop_back();

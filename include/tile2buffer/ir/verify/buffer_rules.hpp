@@ -14,12 +14,13 @@ inline namespace v0 {
 namespace detail {
 
 /// A nonnegative integer scalar: a value, or a literal that is not negative.
+template <class = void>
 constexpr bool nonnegative_integer(const verify_state& s, const operand& o) {
   return s.integer_operand(o) && !(o.kind == operand_kind::int_lit && o.num < 0);
 }
 
-template <>
-struct op_rule<opcode::buffer_alloc> : model<opcode::buffer_alloc> {
+template <class V>
+struct op_rule<opcode::buffer_alloc, V> : model<opcode::buffer_alloc> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op alloc(s.f, v.id);
     const type* r = s.expect_result(v, type_kind::buffer);
@@ -37,8 +38,8 @@ struct op_rule<opcode::buffer_alloc> : model<opcode::buffer_alloc> {
   }
 };
 
-template <>
-struct op_rule<opcode::buffer_set_validshape> : model<opcode::buffer_set_validshape> {
+template <class V>
+struct op_rule<opcode::buffer_set_validshape, V> : model<opcode::buffer_set_validshape> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op sv(s.f, v.id);
     const operand handle = sv.buffer();
@@ -93,22 +94,22 @@ constexpr void check_buffer_transfer(verify_state& s, const op_view& v, const vi
     s.fail(v.loc, v.mn, " window must lie within the tensor");
 }
 
-template <>
-struct op_rule<opcode::buffer_load> : model<opcode::buffer_load> {
+template <class V>
+struct op_rule<opcode::buffer_load, V> : model<opcode::buffer_load> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     check_buffer_transfer(s, v, op(s.f, v.id));
   }
 };
 
-template <>
-struct op_rule<opcode::buffer_store> : model<opcode::buffer_store> {
+template <class V>
+struct op_rule<opcode::buffer_store, V> : model<opcode::buffer_store> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     check_buffer_transfer(s, v, op(s.f, v.id));
   }
 };
 
-template <>
-struct op_rule<opcode::buffer_copy> : model<opcode::buffer_copy> {
+template <class V>
+struct op_rule<opcode::buffer_copy, V> : model<opcode::buffer_copy> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op cp(s.f, v.id);
     const type* src = s.expect(v, cp.source(), type_kind::buffer, label("source"));
@@ -124,8 +125,8 @@ struct op_rule<opcode::buffer_copy> : model<opcode::buffer_copy> {
   }
 };
 
-template <>
-struct op_rule<opcode::buffer_subview> : model<opcode::buffer_subview> {
+template <class V>
+struct op_rule<opcode::buffer_subview, V> : model<opcode::buffer_subview> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op sv(s.f, v.id);
     const type* src = s.expect(v, sv.source(), type_kind::buffer, label("source"));
@@ -150,8 +151,8 @@ struct op_rule<opcode::buffer_subview> : model<opcode::buffer_subview> {
   }
 };
 
-template <>
-struct op_rule<opcode::buffer_reshape> : model<opcode::buffer_reshape> {
+template <class V>
+struct op_rule<opcode::buffer_reshape, V> : model<opcode::buffer_reshape> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const type* src = s.expect(v, op(s.f, v.id).source(), type_kind::buffer, label("source"));
     const type* r = s.expect_result(v, type_kind::buffer);
@@ -161,8 +162,8 @@ struct op_rule<opcode::buffer_reshape> : model<opcode::buffer_reshape> {
   }
 };
 
-template <>
-struct op_rule<opcode::buffer_extract> : model<opcode::buffer_extract> {
+template <class V>
+struct op_rule<opcode::buffer_extract, V> : model<opcode::buffer_extract> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op ex(s.f, v.id);
     const type* src = s.expect(v, ex.source(), type_kind::buffer, label("source"));
@@ -185,6 +186,7 @@ struct op_rule<opcode::buffer_extract> : model<opcode::buffer_extract> {
 };
 
 /// buffer.matmul and buffer.matmul_acc: the same operands, `dest` the accumulator.
+template <class = void>
 struct buffer_matmul_rule {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     check_matmul(s, v, s.expect(v, family_operand<"lhs">(v), type_kind::buffer, family_label<"lhs">(v)),
@@ -192,13 +194,14 @@ struct buffer_matmul_rule {
                  s.expect(v, family_operand<"dest">(v), type_kind::buffer, family_label<"dest">(v)));
   }
 };
-template <>
-struct op_rule<opcode::buffer_matmul> : buffer_matmul_rule {};
-template <>
-struct op_rule<opcode::buffer_matmul_acc> : buffer_matmul_rule {};
+template <class V>
+struct op_rule<opcode::buffer_matmul, V> : buffer_matmul_rule<V> {};
+template <class V>
+struct op_rule<opcode::buffer_matmul_acc, V> : buffer_matmul_rule<V> {};
 
 /// Elementwise Buffer ops (and buffer.full): inputs..., destination; every buffer input is the
 /// destination's descriptor.
+template <class = void>
 struct buffer_elementwise_rule {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const ew_kind ew = info(v.code).ew;
@@ -223,9 +226,9 @@ struct buffer_elementwise_rule {
       s.fail(v.loc, v.mn, ' ', family_label<"scalar">(v), " must be a scalar");
   }
 };
-template <opcode C>
+template <opcode C, class V>
   requires(is_buffer_op(C) && info(C).ew != ew_kind::none)
-struct op_rule<C> : buffer_elementwise_rule {};
+struct op_rule<C, V> : buffer_elementwise_rule<V> {};
 
 }  // namespace detail
 }  // namespace v0

@@ -28,7 +28,9 @@ struct enclosing_region {
 using rule_fn = void (*)(verify_state&, const op_view&, const enclosing_region&);
 
 /// No model: the primary template has no `check`, so `rule_table` names the op.
-template <opcode C>
+/// Why the second parameter: every model is a partial specialization, so its `check` is compiled
+/// only when `verify<>` is instantiated, not in every TU that includes the verifier.
+template <opcode C, class V = void>
 struct op_rule {};
 
 /// How diagnostics name an operand: "operand <its position in the record>", as they always have.

@@ -14,8 +14,8 @@ namespace detail {
 
 /// `t = submit @kernel((args...), (deps...))`: a device callee of this program, one argument per
 /// parameter (tensors by shape and dtype, scalars by dtype), task-valued dependencies.
-template <>
-struct op_rule<opcode::orch_submit> : model<opcode::orch_submit> {
+template <class V>
+struct op_rule<opcode::orch_submit, V> : model<opcode::orch_submit> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op submit(s.f, v.id);
     const type* r = s.result_type(v);

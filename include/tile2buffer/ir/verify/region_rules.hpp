@@ -16,6 +16,7 @@ inline namespace v0 {
 namespace detail {
 
 /// The argument values of region `i` of a region op, or an empty span when malformed.
+template <class = void>
 constexpr span32 region_args(const verify_state& s, const op_view& v, std::uint32_t i) {
   if (i >= v.regions.count) return {};
   const region_info& r = s.f.regions[v.regions.begin + i];
@@ -23,6 +24,7 @@ constexpr span32 region_args(const verify_state& s, const op_view& v, std::uint3
 }
 
 /// Carried values: region args `args[first..]`, the op's results and the inits agree in count and type.
+template <class = void>
 constexpr void check_carries(verify_state& s, const op_view& v, std::span<const operand> inits, span32 args,
                              std::uint32_t first, std::string_view region) {
   if (args.count != inits.size() + first) {
@@ -44,8 +46,8 @@ constexpr void check_carries(verify_state& s, const op_view& v, std::span<const 
   }
 }
 
-template <>
-struct op_rule<opcode::cf_if> : model<opcode::cf_if> {
+template <class V>
+struct op_rule<opcode::cf_if, V> : model<opcode::cf_if> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     if (!s.bool_operand(op(s.f, v.id).cond())) s.fail(v.loc, v.mn, " condition must be a BOOL scalar");
     for (std::uint32_t i = 0; i < v.regions.count; ++i)
@@ -53,8 +55,8 @@ struct op_rule<opcode::cf_if> : model<opcode::cf_if> {
   }
 };
 
-template <>
-struct op_rule<opcode::cf_for> : model<opcode::cf_for> {
+template <class V>
+struct op_rule<opcode::cf_for, V> : model<opcode::cf_for> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op loop(s.f, v.id);
     for (const operand& bound : {loop.start(), loop.stop(), loop.step()})
@@ -71,8 +73,8 @@ struct op_rule<opcode::cf_for> : model<opcode::cf_for> {
   }
 };
 
-template <>
-struct op_rule<opcode::cf_while> : model<opcode::cf_while> {
+template <class V>
+struct op_rule<opcode::cf_while, V> : model<opcode::cf_while> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const auto inits = op(s.f, v.id).inits();
     check_carries(s, v, inits, region_args(s, v, 0), 0, "condition");
@@ -81,8 +83,8 @@ struct op_rule<opcode::cf_while> : model<opcode::cf_while> {
 };
 
 /// A `yield` ends region `at.which` of `at.owner` (none: the function body, where it is not allowed).
-template <>
-struct op_rule<opcode::cf_yield> : model<opcode::cf_yield> {
+template <class V>
+struct op_rule<opcode::cf_yield, V> : model<opcode::cf_yield> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region& at) {
     if (!at.owner.valid()) {
       s.fail(v.loc, v.mn, " is only allowed at the end of an if, for or while region");
@@ -109,8 +111,8 @@ struct op_rule<opcode::cf_yield> : model<opcode::cf_yield> {
   }
 };
 
-template <>
-struct op_rule<opcode::cf_return> : model<opcode::cf_return> {
+template <class V>
+struct op_rule<opcode::cf_return, V> : model<opcode::cf_return> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region& at) {
     if (at.owner.valid()) {
       s.fail(v.loc, v.mn, " is only allowed in the function body");

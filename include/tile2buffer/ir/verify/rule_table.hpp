@@ -29,12 +29,12 @@ inline constexpr bool verifier_mistake = false;
 template <opcode Op>
 struct no_verifier_model {
   static_assert(verifier_mistake<no_verifier_model>,
-                "tile2buffer: this op has no verifier model: specialize detail::op_rule<op> in ir/verify/ with "
+                "tile2buffer: this op has no verifier model: specialize detail::op_rule<op, V> in ir/verify/ (a partial specialization on V) with "
                 "`static constexpr void check(verify_state&, const op_view&, const enclosing_region&)`");
 };
 
-template <template <opcode> class Rule, opcode C>
-concept has_verifier_model = requires { rule_fn{&Rule<C>::check}; };
+template <template <opcode, class> class Rule, opcode C>
+concept has_verifier_model = requires { rule_fn{&Rule<C, void>::check}; };
 
 template <std::size_t N>
 consteval std::size_t first_unmodelled(std::array<bool, N> modelled) {
@@ -44,7 +44,7 @@ consteval std::size_t first_unmodelled(std::array<bool, N> modelled) {
 }
 
 /// The models of `Rule` by opcode; the first op without one is reported by name, alone.
-template <template <opcode> class Rule, std::size_t... I>
+template <template <opcode, class> class Rule, std::size_t... I>
 consteval std::array<rule_fn, sizeof...(I)> collect_rules(std::index_sequence<I...>) {
   constexpr std::array<bool, sizeof...(I)> modelled{has_verifier_model<Rule, static_cast<opcode>(I)>...};
   constexpr std::size_t missing = first_unmodelled(modelled);
@@ -53,15 +53,16 @@ consteval std::array<rule_fn, sizeof...(I)> collect_rules(std::index_sequence<I.
     using named [[maybe_unused]] = decltype(no_verifier_model<static_cast<opcode>(missing)>{});
     return {};
   } else {
-    return {{&Rule<static_cast<opcode>(I)>::check...}};
+    return {{&Rule<static_cast<opcode>(I), void>::check...}};
   }
 }
-template <template <opcode> class Rule>
+template <template <opcode, class> class Rule>
 consteval std::array<rule_fn, opcode_count> rule_table() {
   return collect_rules<Rule>(std::make_index_sequence<opcode_count>{});
 }
 
 /// Every op's model; `rule_table` does not compile while an op lacks one.
+template <class = void>
 inline constexpr std::array<rule_fn, opcode_count> op_rules = rule_table<op_rule>();
 
 }  // namespace detail

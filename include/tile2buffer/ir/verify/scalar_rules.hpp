@@ -12,8 +12,8 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
-template <>
-struct op_rule<opcode::scalar_const> : model<opcode::scalar_const> {
+template <class V>
+struct op_rule<opcode::scalar_const, V> : model<opcode::scalar_const> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const type* r = s.expect_result(v, type_kind::scalar);
     if (r != nullptr && !s.operand_has_type(op(s.f, v.id).value(), *r))
@@ -21,8 +21,8 @@ struct op_rule<opcode::scalar_const> : model<opcode::scalar_const> {
   }
 };
 
-template <>
-struct op_rule<opcode::scalar_cast> : model<opcode::scalar_cast> {
+template <class V>
+struct op_rule<opcode::scalar_cast, V> : model<opcode::scalar_cast> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op cast(s.f, v.id);
     const type* r = s.expect_result(v, type_kind::scalar);
@@ -32,8 +32,8 @@ struct op_rule<opcode::scalar_cast> : model<opcode::scalar_cast> {
   }
 };
 
-template <>
-struct op_rule<opcode::scalar_not> : model<opcode::scalar_not> {
+template <class V>
+struct op_rule<opcode::scalar_not, V> : model<opcode::scalar_not> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const operand arg = op(s.f, v.id).arg();
     const type* r = s.expect_result(v, type_kind::scalar);
@@ -48,6 +48,7 @@ struct op_rule<opcode::scalar_not> : model<opcode::scalar_not> {
 };
 
 /// Binary scalar ops: both operands agree on one dtype; a literal adopts the other side's.
+template <class = void>
 struct scalar_binary_rule {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const type* r = s.expect_result(v, type_kind::scalar);
@@ -87,9 +88,9 @@ struct scalar_binary_rule {
 };
 /// The scalar ops whose record takes exactly `lhs` and `rhs`.
 constexpr bool scalar_binary_op(opcode c) { return dialect_of(c) == dialect::scalar && operand_names(c) == "lhs rhs"; }
-template <opcode C>
+template <opcode C, class V>
   requires(scalar_binary_op(C))
-struct op_rule<C> : scalar_binary_rule {};
+struct op_rule<C, V> : scalar_binary_rule<V> {};
 
 }  // namespace detail
 }  // namespace v0

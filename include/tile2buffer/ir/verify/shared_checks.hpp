@@ -17,6 +17,7 @@ namespace detail {
 
 /// `[M, K] x [K, N] -> [M, N]`, Left x Right -> Acc, FP32 (float) or INT32 (integer) accumulation.
 /// Shared by tile.matmul[_acc] and buffer.matmul[_acc].
+template <class = void>
 constexpr void check_matmul(verify_state& s, const op_view& v, const type* l, const type* r, const type* acc) {
   if (l == nullptr || r == nullptr || acc == nullptr) return;
   if (l->space != memory_space::left || r->space != memory_space::right || acc->space != memory_space::acc)

@@ -14,8 +14,8 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
-template <>
-struct op_rule<opcode::tile_matmul> : model<opcode::tile_matmul> {
+template <class V>
+struct op_rule<opcode::tile_matmul, V> : model<opcode::tile_matmul> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op mm(s.f, v.id);
     check_matmul(s, v, s.expect(v, mm.lhs(), type_kind::tile, label("lhs")),
@@ -23,8 +23,8 @@ struct op_rule<opcode::tile_matmul> : model<opcode::tile_matmul> {
   }
 };
 
-template <>
-struct op_rule<opcode::tile_matmul_acc> : model<opcode::tile_matmul_acc> {
+template <class V>
+struct op_rule<opcode::tile_matmul_acc, V> : model<opcode::tile_matmul_acc> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op mm(s.f, v.id);
     const type* acc = s.expect(v, mm.acc(), type_kind::tile, label("acc"));
@@ -41,6 +41,7 @@ struct op_rule<opcode::tile_matmul_acc> : model<opcode::tile_matmul_acc> {
 };
 
 /// tile.row_sum and tile.row_max: one column holding each row's reduction.
+template <class = void>
 struct tile_row_reduction_rule {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const type* src = s.expect(v, family_operand<"source">(v), type_kind::tile, family_label<"source">(v));
@@ -49,14 +50,15 @@ struct tile_row_reduction_rule {
       s.fail(v.loc, v.mn, " result must be [R, 1] with the source's rows and dtype");
   }
 };
-template <>
-struct op_rule<opcode::tile_row_sum> : tile_row_reduction_rule {};
-template <>
-struct op_rule<opcode::tile_row_max> : tile_row_reduction_rule {};
+template <class V>
+struct op_rule<opcode::tile_row_sum, V> : tile_row_reduction_rule<V> {};
+template <class V>
+struct op_rule<opcode::tile_row_max, V> : tile_row_reduction_rule<V> {};
 
 /// Elementwise Tile ops: every tile operand and the result agree on dtype and space. Physical
 /// shapes and valid extents may differ: such a kernel is valid Tile IR that does not qualify for
 /// lowering ("matching valid extents alone do not qualify"), so selection keeps it Tile with a reason.
+template <class = void>
 struct tile_elementwise_rule {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const ew_kind ew = info(v.code).ew;
@@ -85,9 +87,9 @@ constexpr bool tile_elementwise_op(opcode c) {
   const ew_kind ew = info(c).ew;
   return is_tile_op(c) && (ew == ew_kind::binary || ew == ew_kind::unary || ew == ew_kind::scalar_form);
 }
-template <opcode C>
+template <opcode C, class V>
   requires(tile_elementwise_op(C))
-struct op_rule<C> : tile_elementwise_rule {};
+struct op_rule<C, V> : tile_elementwise_rule<V> {};
 
 }  // namespace detail
 }  // namespace v0

@@ -20,8 +20,8 @@ constexpr bool restates_shape(const index_pair& shape, const type& r) {
   return shape.known[0] && shape.known[1] && shape.num == r.shape;
 }
 
-template <>
-struct op_rule<opcode::tile_alloc> : model<opcode::tile_alloc> {
+template <class V>
+struct op_rule<opcode::tile_alloc, V> : model<opcode::tile_alloc> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op alloc(s.f, v.id);
     s.expect_result(v, type_kind::mem);
@@ -34,23 +34,23 @@ struct op_rule<opcode::tile_alloc> : model<opcode::tile_alloc> {
   }
 };
 
-template <>
-struct op_rule<opcode::tile_create> : model<opcode::tile_create> {
+template <class V>
+struct op_rule<opcode::tile_create, V> : model<opcode::tile_create> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     s.expect_result(v, type_kind::tile);
   }
 };
 
-template <>
-struct op_rule<opcode::tile_full> : model<opcode::tile_full> {
+template <class V>
+struct op_rule<opcode::tile_full, V> : model<opcode::tile_full> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     s.expect_result(v, type_kind::tile);
     if (!s.scalar_operand(op(s.f, v.id).value())) s.fail(v.loc, v.mn, " value must be a scalar");
   }
 };
 
-template <>
-struct op_rule<opcode::tile_load> : model<opcode::tile_load> {
+template <class V>
+struct op_rule<opcode::tile_load, V> : model<opcode::tile_load> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op ld(s.f, v.id);
     const type* src = s.expect(v, ld.tensor(), type_kind::tensor, label("tensor"));
@@ -83,8 +83,8 @@ struct op_rule<opcode::tile_load> : model<opcode::tile_load> {
   }
 };
 
-template <>
-struct op_rule<opcode::tile_store> : model<opcode::tile_store> {
+template <class V>
+struct op_rule<opcode::tile_store, V> : model<opcode::tile_store> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op st(s.f, v.id);
     const type* t = s.expect(v, st.tile(), type_kind::tile, label("tile"));
@@ -100,8 +100,8 @@ struct op_rule<opcode::tile_store> : model<opcode::tile_store> {
   }
 };
 
-template <>
-struct op_rule<opcode::tile_move> : model<opcode::tile_move> {
+template <class V>
+struct op_rule<opcode::tile_move, V> : model<opcode::tile_move> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const type* src = s.expect(v, op(s.f, v.id).source(), type_kind::tile, label("source"));
     const type* r = s.expect_result(v, type_kind::tile);
@@ -110,8 +110,8 @@ struct op_rule<opcode::tile_move> : model<opcode::tile_move> {
   }
 };
 
-template <>
-struct op_rule<opcode::tile_reshape> : model<opcode::tile_reshape> {
+template <class V>
+struct op_rule<opcode::tile_reshape, V> : model<opcode::tile_reshape> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op rs(s.f, v.id);
     const type* src = s.expect(v, rs.source(), type_kind::tile, label("source"));
@@ -123,8 +123,8 @@ struct op_rule<opcode::tile_reshape> : model<opcode::tile_reshape> {
   }
 };
 
-template <>
-struct op_rule<opcode::tile_reinterpret_view> : model<opcode::tile_reinterpret_view> {
+template <class V>
+struct op_rule<opcode::tile_reinterpret_view, V> : model<opcode::tile_reinterpret_view> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const type* src =
         s.expect(v, op(s.f, v.id).source(), type_kind::tile, label("source"));
@@ -133,8 +133,8 @@ struct op_rule<opcode::tile_reinterpret_view> : model<opcode::tile_reinterpret_v
   }
 };
 
-template <>
-struct op_rule<opcode::tile_transpose_view> : model<opcode::tile_transpose_view> {
+template <class V>
+struct op_rule<opcode::tile_transpose_view, V> : model<opcode::tile_transpose_view> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const type* src = s.expect(v, op(s.f, v.id).source(), type_kind::tile, label("source"));
     const type* r = s.expect_result(v, type_kind::tile);
@@ -143,8 +143,8 @@ struct op_rule<opcode::tile_transpose_view> : model<opcode::tile_transpose_view>
   }
 };
 
-template <>
-struct op_rule<opcode::tile_slice> : model<opcode::tile_slice> {
+template <class V>
+struct op_rule<opcode::tile_slice, V> : model<opcode::tile_slice> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op sl(s.f, v.id);
     const type* src = s.expect(v, sl.source(), type_kind::tile, label("source"));
@@ -166,8 +166,8 @@ struct op_rule<opcode::tile_slice> : model<opcode::tile_slice> {
   }
 };
 
-template <>
-struct op_rule<opcode::tile_assemble> : model<opcode::tile_assemble> {
+template <class V>
+struct op_rule<opcode::tile_assemble, V> : model<opcode::tile_assemble> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op as(s.f, v.id);
     const type* target = s.expect(v, as.target(), type_kind::tile, label("target"));
@@ -184,8 +184,8 @@ struct op_rule<opcode::tile_assemble> : model<opcode::tile_assemble> {
   }
 };
 
-template <>
-struct op_rule<opcode::tile_set_validshape> : model<opcode::tile_set_validshape> {
+template <class V>
+struct op_rule<opcode::tile_set_validshape, V> : model<opcode::tile_set_validshape> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op sv(s.f, v.id);
     const type* src = s.expect(v, sv.tile(), type_kind::tile, label("tile"));
@@ -210,8 +210,8 @@ struct op_rule<opcode::tile_set_validshape> : model<opcode::tile_set_validshape>
   }
 };
 
-template <>
-struct op_rule<opcode::tile_extract> : model<opcode::tile_extract> {
+template <class V>
+struct op_rule<opcode::tile_extract, V> : model<opcode::tile_extract> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op ex(s.f, v.id);
     const type* src = s.expect(v, ex.source(), type_kind::tile, label("source"));

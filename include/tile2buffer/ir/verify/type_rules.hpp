@@ -15,6 +15,7 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
+template <class = void>
 constexpr void check_valid(verify_state& s, const type& t, value_id v, location loc) {
   for (std::size_t i = 0; i < 2; ++i) {
     const extent e = t.valid[i];
@@ -40,6 +41,7 @@ constexpr void check_valid(verify_state& s, const type& t, value_id v, location 
 }
 
 /// Tile storage: a tile.alloc result of the same space, with the window inside its capacity.
+template <class = void>
 constexpr void check_storage(verify_state& s, const type& t, value_id v, location loc) {
   if (!s.use(t.mem, loc)) return;
   const value_info& m = s.f.values[t.mem.index];
@@ -65,6 +67,7 @@ constexpr void check_storage(verify_state& s, const type& t, value_id v, locatio
            " bytes at offset ", t.mem_offset, ") exceeds the capacity ", capacity.num, " of '", s.label(t.mem), "'");
 }
 
+template <class = void>
 constexpr void check_value_stage(verify_state& s, const type& t, value_id v, location loc) {
   const bool tile_like = t.is_tile() || t.kind == type_kind::mem;
   if (s.is_orchestration() && (tile_like || t.is_buffer()))
@@ -76,6 +79,7 @@ constexpr void check_value_stage(verify_state& s, const type& t, value_id v, loc
     s.fail(loc, "Buffer value '", s.label(v), "' is not allowed in a Tile-stage function");
 }
 
+template <class = void>
 constexpr void check_value_type(verify_state& s, value_id v, location loc, bool check_stage) {
   const type& t = s.f.type_of(v);
   if (!enum_ok(t.kind, type_kind::task) || t.kind == type_kind::none || !enum_ok(t.dt, dtype::index)) {

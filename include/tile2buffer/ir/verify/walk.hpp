@@ -19,6 +19,9 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
+/// Why a template: the verifier and its per-op models are compiled where `verify<>` is used, not
+/// in every TU that includes it.
+template <class V = void>
 class function_verifier {
  public:
   constexpr function_verifier(const program& p, const function_index& idx, const function& f,
@@ -341,7 +344,7 @@ class function_verifier {
 
   constexpr void check_rules(const op_view& v) {
     const frame& top = frames_.back();
-    op_rules[static_cast<std::size_t>(v.code)](s_, v, enclosing_region{top.owner, top.which});
+    op_rules<V>[static_cast<std::size_t>(v.code)](s_, v, enclosing_region{top.owner, top.which});
   }
 
   verify_state s_;
