@@ -113,23 +113,21 @@ inline std::vector<expectation> parse_expectations(std::string_view source, std:
   return out;
 }
 
-/// Matches the diagnostics a chunk produced (all errors: t2b-opt has no other kind yet) against
-/// its expectations; appends one line per mismatch to `problems`.
-inline void check(std::vector<expectation>& expected, const std::vector<tile2buffer::diagnostic>& produced, std::string_view display,
-                  std::vector<std::string>& problems) {
-  for (const tile2buffer::diagnostic& d : produced) {
-    const std::string said = std::string(d.source.view()) + ": " + std::string(d.message.view());
-    bool matched = false;
+/// Matches the errors and remarks a chunk produced against its expectations; appends one line
+/// per mismatch to `problems`.
+inline void check(std::vector<expectation>& expected, const std::vector<tile2buffer::diagnostic>& errors,
+                  const std::vector<tile2buffer::diagnostic>& remarks, std::string_view display, std::vector<std::string>& problems) {
+  const auto match = [&](const tile2buffer::diagnostic& d, std::string_view kind, std::string said) {
     for (expectation& e : expected)
-      if (!e.seen && e.kind == "error" && e.line == d.loc.line && said.find(e.text) != std::string::npos) {
+      if (!e.seen && e.kind == kind && e.line == d.loc.line && said.find(e.text) != std::string::npos) {
         e.seen = true;
-        matched = true;
-        break;
+        return;
       }
-    if (!matched)
-      problems.push_back(std::string(display) + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) +
-                         ": unexpected error: " + said);
-  }
+    problems.push_back(std::string(display) + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": unexpected " +
+                       std::string(kind) + ": " + said);
+  };
+  for (const tile2buffer::diagnostic& d : errors) match(d, "error", std::string(d.source.view()) + ": " + std::string(d.message.view()));
+  for (const tile2buffer::diagnostic& d : remarks) match(d, "remark", std::string(d.message.view()));
   for (const expectation& e : expected)
     if (!e.seen)
       problems.push_back(std::string(display) + ":" + std::to_string(e.line) + ": expected " + e.kind + " \"" + e.text +
