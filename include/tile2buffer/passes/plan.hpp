@@ -32,6 +32,33 @@ constexpr void set_alloc_address(function& f, const allocation& a, std::optional
   if (address) f.kwargs.push_back(kwarg{keyword::addr, operand::integer(*address)});
   h = make_op(code_of(h), args_of(h), span32{first, static_cast<std::uint32_t>(f.kwargs.size()) - first});
 }
+/// Why allocation `i` does not fit: its size against the space, and what is live in that space
+/// where it is first used (the allocations the planner had to keep apart from it).
+constexpr text overflow_message(const function& f, planner_kind planner, const std::vector<allocation>& allocs,
+                                const std::vector<live_interval>& live, std::uint32_t i) {
+  const allocation& a = allocs[i];
+  text out = text("planner ") << name(planner) << " cannot place " << a.capacity << " bytes in " << name(a.space)
+                              << ": the space holds " << space_capacity(a.space) << " bytes";
+  if (live[i].empty()) return out;
+  const std::uint32_t at = live[i].start;
+  const program_order order(f);
+  if (at < order.size()) {
+    const op_node& where = f.op(order.ops()[at]);
+    out << "; live at " << static_cast<std::int64_t>(where.loc.line) << ':' << static_cast<std::int64_t>(where.loc.col) << " ("
+        << mnemonic(where.code()) << "):";
+  } else {
+    out << "; live:";
+  }
+  std::int64_t total = 0;
+  const char* sep = " ";
+  for (std::uint32_t j = 0; j < allocs.size(); ++j) {
+    if (allocs[j].space != a.space || live[j].empty() || live[j].start > at || live[j].end < at) continue;
+    out << sep << f.name_of(allocs[j].mem) << ' ' << allocs[j].capacity << " B";
+    total += allocs[j].capacity;
+    sep = ", ";
+  }
+  return out << " (" << total << " B)";
+}
 }  // namespace detail
 
 /// Plans `p` where it is (the pipeline's own copy): patches each allocation's address and the
@@ -56,16 +83,13 @@ constexpr void plan_in_place(program& p, const options& opts, analysis_cache& ca
       }
       continue;
     }
-    const auto addr = place(opts.planner, allocs, live_intervals(f, k.storage, &k.windows));
+    std::vector<live_interval> live = live_intervals(f, k.storage, &k.windows);
+    const auto addr = place(opts.planner, allocs, live);
     for (std::uint32_t i = 0; i < allocs.size(); ++i) {
       if (!addr[i] || allocs[i].address) continue;
       k.storage_checked = false;
       if (*addr[i] + allocs[i].capacity > space_capacity(allocs[i].space))
-        errors.push_back(diagnostic{f.op(allocs[i].def).loc, text("plan"),
-                                    text("planner ") << name(opts.planner) << " cannot place " << allocs[i].capacity
-                                                     << " bytes in " << name(allocs[i].space) << ": the space holds "
-                                                     << space_capacity(allocs[i].space) << " bytes",
-                                    {}});
+        errors.push_back(diagnostic{f.op(allocs[i].def).loc, text("plan"), detail::overflow_message(f, opts.planner, allocs, live, i), {}});
       detail::set_alloc_address(f, allocs[i], *addr[i]);
       k.storage.set_address(i, *addr[i]);
     }
