@@ -113,10 +113,10 @@ inline std::vector<expectation> parse_expectations(std::string_view source, std:
   return out;
 }
 
-/// Matches the errors and remarks a chunk produced against its expectations; appends one line
+/// Matches the errors and the notices (remarks, warnings: `source` names the kind) a chunk produced against its expectations; appends one line
 /// per mismatch to `problems`.
 inline void check(std::vector<expectation>& expected, const std::vector<tile2buffer::diagnostic>& errors,
-                  const std::vector<tile2buffer::diagnostic>& remarks, std::string_view display, std::vector<std::string>& problems) {
+                  const std::vector<tile2buffer::diagnostic>& notices, std::string_view display, std::vector<std::string>& problems) {
   const auto match = [&](const tile2buffer::diagnostic& d, std::string_view kind, std::string said) {
     for (expectation& e : expected)
       if (!e.seen && e.kind == kind && e.line == d.loc.line && said.find(e.text) != std::string::npos) {
@@ -127,7 +127,7 @@ inline void check(std::vector<expectation>& expected, const std::vector<tile2buf
                        std::string(kind) + ": " + said);
   };
   for (const tile2buffer::diagnostic& d : errors) match(d, "error", std::string(d.source.view()) + ": " + std::string(d.message.view()));
-  for (const tile2buffer::diagnostic& d : remarks) match(d, "remark", std::string(d.message.view()));
+  for (const tile2buffer::diagnostic& d : notices) match(d, d.source.view(), std::string(d.message.view()));
   for (const expectation& e : expected)
     if (!e.seen)
       problems.push_back(std::string(display) + ":" + std::to_string(e.line) + ": expected " + e.kind + " \"" + e.text +

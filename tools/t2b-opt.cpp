@@ -495,7 +495,7 @@ struct session {
   std::vector<std::pair<std::string, double>> times;  ///< (step, seconds), in order
   std::string* collected_output = nullptr;            ///< when set, the output goes here, not to -o
   std::vector<diagnostic>* captured = nullptr;        ///< when set, diagnostics go here, not to stderr
-  std::vector<diagnostic>* remarks = nullptr;         ///< when set, remarks go here (--verify-diagnostics)
+  std::vector<diagnostic>* notices = nullptr;         ///< when set, remarks and warnings go here (source: the kind)
 
   /// Runs `step` and, with --timing, records its wall time under `name`.
   template <class F>
@@ -523,16 +523,48 @@ int report(const session& s, const std::vector<diagnostic>& errors) {
   return 1;
 }
 
-/// A remark, `file:line:col: remark: text` on stderr unless --quiet; collected instead under
-/// --verify-diagnostics, where `expected-remark` matches it.
-void remark(const session& s, location loc, std::string_view message) {
-  if (s.remarks != nullptr) {
-    s.remarks->push_back(diagnostic{loc, text("remark"), text(message), {}});
+/// A remark or warning, `file:line:col: KIND: text` on stderr (remarks only without --quiet);
+/// collected instead under --verify-diagnostics, where `expected-KIND` matches it.
+void notice(const session& s, std::string_view kind, location loc, std::string_view message) {
+  if (s.notices != nullptr) {
+    s.notices->push_back(diagnostic{loc, text(kind), text(message), {}});
     return;
   }
-  if (s.opts.quiet) return;
-  std::fprintf(stderr, "%s:%u:%u: remark: %.*s\n", s.display.c_str(), loc.line, loc.col, static_cast<int>(message.size()),
-               message.data());
+  if (s.opts.quiet && kind == "remark") return;
+  std::fprintf(stderr, "%s:%u:%u: %.*s: %.*s\n", s.display.c_str(), loc.line, loc.col, static_cast<int>(kind.size()), kind.data(),
+               static_cast<int>(message.size()), message.data());
+}
+void remark(const session& s, location loc, std::string_view message) { notice(s, "remark", loc, message); }
+
+/// PTOAS places storage itself, so the plan cannot fail here; warn where the bytes live at once in
+/// a memory space exceed it (the addressed planners report the same case as an error).
+void warn_ptoas_overflow(const session& s, const program& input) {
+  tile2buffer::options o = s.opts.pass_options;
+  const result<program> planned = run_pipeline(input, o, pass_id::plan, s.opts.workers);
+  if (!planned) return;  // the pipeline's own run reports it
+  for (const memory_map_kernel& k : memory_map_of(planned.value, planner_kind::ptoas).kernels) {
+    const function* f = planned.value.find(k.name.view());
+    if (f == nullptr) continue;
+    const program_order order(*f);
+    for (const memory_space space : {memory_space::vec, memory_space::mat, memory_space::left, memory_space::right, memory_space::acc}) {
+      // The peak is reached where some allocation becomes live: try each start.
+      std::int64_t peak = 0;
+      std::uint32_t at = 0;
+      for (const memory_map_allocation& a : k.allocations) {
+        if (a.space != space || a.live.empty()) continue;
+        std::int64_t bytes = 0;
+        for (const memory_map_allocation& b : k.allocations)
+          if (b.space == space && !b.live.empty() && b.live.start <= a.live.start && a.live.start <= b.live.end) bytes += b.size;
+        if (bytes > peak) peak = bytes, at = a.live.start;
+      }
+      if (peak <= space_capacity(space) || at >= order.size()) continue;
+      const op_node& where = f->op(order.ops()[at]);
+      text message;
+      message << '@' << k.name << ": planner ptoas: " << peak << " bytes are live in " << name(space) << " at once here, more than its "
+              << space_capacity(space) << " bytes (pypto and dsa_rp cannot place it)";
+      notice(s, "warning", where.loc, message.view());
+    }
+  }
 }
 
 /// One remark per device kernel of `lowered` that is still Tile, with the reason selection gives
@@ -867,6 +899,7 @@ int run_session(session& s) {
   if (opts.pipeline || (pto && has_tile_kernel(parsed.value))) {
     result<program> lowered = run_passes(s, parsed.value);
     if (!lowered) return report(s, lowered.errors);
+    if (opts.pass_options.planner == planner_kind::ptoas && ran_lower(opts)) warn_ptoas_overflow(s, parsed.value);
     parsed.value = static_cast<program&&>(lowered.value);
     if (!pto && ran_lower(opts)) remark_tile_kernels(s, parsed.value, "");
   }
@@ -917,13 +950,13 @@ int run_chunks(const cli_options& opts, session& whole) {
   bool failed = false;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     std::string out;
-    std::vector<diagnostic> caught, remarks;
+    std::vector<diagnostic> caught, notices;
     session chunk{opts, whole.display, chunks[i], {}, &out, opts.verify_diagnostics ? &caught : nullptr,
-                  opts.verify_diagnostics ? &remarks : nullptr};
+                  opts.verify_diagnostics ? &notices : nullptr};
     const int rc = run_session(chunk);
     if (opts.verify_diagnostics) {
       std::vector<sv::expectation> expected = sv::parse_expectations(chunks[i], whole.display, problems);
-      sv::check(expected, caught, remarks, whole.display, problems);
+      sv::check(expected, caught, notices, whole.display, problems);
     } else if (rc != 0) {
       failed = true;
     }
