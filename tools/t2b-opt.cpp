@@ -30,6 +30,7 @@
 #include "decimal_arg.hpp"
 #include "file_io.hpp"
 #include "split_verify.hpp"
+#include "tool_error.hpp"
 #include "t2b_opt_run.hpp"
 
 namespace {
@@ -789,8 +790,7 @@ int check_numerics(const cli_options& opts, const std::string& display, const pr
     const function* before = tile_program.find(f.name_of());
     std::vector<sim::scalar_binding> bound;
     if (std::string e; !t2b_opt_run::bind_scalars(opts.run.scalars, *before, bound, e)) {
-      std::fprintf(stderr, "t2b-opt: %s\n", e.c_str());
-      return 1;
+      return t2b_tools::tool_error(e);
     }
     // Both arms of every branch: BOOL parameters not bound by --scalar run once all false and
     // once all true (integer loop bounds already default to two trips, see sim/options.hpp).
@@ -824,7 +824,7 @@ int check_numerics(const cli_options& opts, const std::string& display, const pr
   std::fflush(stdout);
   if (compared == 0) {
     // A check that compared nothing must not look like a pass.
-    std::fprintf(stderr, "t2b-opt: --check-numerics compared nothing: no kernel was lowered to Buffer IR\n");
+    t2b_tools::tool_error("--check-numerics compared nothing: no kernel was lowered to Buffer IR");
     return 2;
   }
   return all_ok ? 0 : 1;
@@ -846,8 +846,7 @@ int write_memory_map(const session& s, const program& prog) {
   }
   const text svg = render_memory_map(panels, s.display);
   if (!t2b_tools::write_file(opts.memory_map, svg.view())) {
-    std::fprintf(stderr, "t2b-opt: cannot write the memory map to '%s'\n", opts.memory_map.c_str());
-    return 1;
+    return t2b_tools::tool_error("cannot write the memory map to '" + opts.memory_map + "'");
   }
   return 0;
 }
@@ -868,8 +867,7 @@ int run(const cli_options& opts) {
   session s{opts, path == "-" ? std::string("<stdin>") : path, {}, {}, nullptr, nullptr};
   const std::size_t cap = opts.limits.max_file_size;
   if (!(path == "-" ? t2b_tools::read_all(stdin, s.source, cap) : t2b_tools::read_file(path, s.source, cap))) {
-    std::fprintf(stderr, "t2b-opt: cannot read '%s': %s\n", s.display.c_str(), std::strerror(errno));
-    return 1;
+    return t2b_tools::tool_error("cannot read '" + s.display + "': " + std::strerror(errno), s.display);
   }
   const int rc = opts.split_input_file || opts.verify_diagnostics ? run_chunks(opts, s) : run_session(s);
   if (opts.timing) print_timing(s);
@@ -933,8 +931,7 @@ int run_session(session& s) {
     return 0;
   }
   if (!t2b_tools::write_file(opts.output, out.view())) {
-    std::fprintf(stderr, "t2b-opt: cannot write '%s': %s\n", opts.output.c_str(), std::strerror(errno));
-    return 1;
+    return t2b_tools::tool_error("cannot write '" + opts.output + "': " + std::strerror(errno));
   }
   return 0;
 }
@@ -966,8 +963,7 @@ int run_chunks(const cli_options& opts, session& whole) {
   }
   for (const std::string& p : problems) std::fprintf(stderr, "%s\n", p.c_str());
   if (!t2b_tools::write_file(opts.output, joined)) {
-    std::fprintf(stderr, "t2b-opt: cannot write '%s': %s\n", opts.output.c_str(), std::strerror(errno));
-    return 1;
+    return t2b_tools::tool_error("cannot write '" + opts.output + "': " + std::strerror(errno));
   }
   return failed || !problems.empty() ? 1 : 0;
 }
@@ -976,9 +972,15 @@ int run_chunks(const cli_options& opts, session& whole) {
 
 int main(int argc, char** argv) {
   cli_options opts;
+  // Why before parsing: a command-line error is reported in the format asked for, even when
+  // --diagnostics=json comes after the mistake.
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--diagnostics=json" || (i + 1 < argc && std::string_view(argv[i]) == "--diagnostics" &&
+                                                                 std::string_view(argv[i + 1]) == "json"))
+      t2b_tools::json_errors = true;
   if (const std::string err = parse_command_line(argc, argv, opts); !err.empty()) {
     // One line, as mlir-opt does: the whole usage would bury the mistake.
-    std::fprintf(stderr, "t2b-opt: %s; see --help\n", err.c_str());
+    t2b_tools::tool_error(err + "; see --help");
     return 2;
   }
   if (opts.help) {

@@ -64,6 +64,7 @@
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/sim/options.hpp"
 #include "tile2buffer/text/lexer.hpp"
+#include "tool_error.hpp"
 
 namespace t2b_opt_run {
 
@@ -253,10 +254,7 @@ inline std::string_view npy_descr(dtype d) {
 
 namespace detail {
 
-inline int fail(const std::string& message) {
-  std::fprintf(stderr, "t2b-opt: %s\n", message.c_str());
-  return 1;
-}
+inline int fail(const std::string& message) { return t2b_tools::tool_error(message); }
 
 inline std::string shape_of(const type& t) { return "(" + std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) + ")"; }
 
@@ -415,10 +413,7 @@ inline int run(const request& req, const program& written, const program& to_run
 
   const sim::run_result r = sim::run_function(to_run, *fn, in, so);
   if (!r.ok()) {
-    std::fprintf(stderr, "t2b-opt: --run %s: the simulation stopped:\n", at.c_str());
-    const text t = format_all(r.errors, display);
-    std::fwrite(t.view().data(), 1, t.size(), stderr);
-    return 1;
+    return t2b_tools::tool_error("--run " + at + ": the simulation stopped:", display, r.errors);
   }
 
   std::error_code ec;

@@ -5,7 +5,9 @@
 For every golden `*-invalid.t2b` that t2b-opt rejects without pipeline flags, and for inputs whose
 names hold invalid UTF-8 and control bytes, the JSON array must parse, and its (line, col,
 source, message) entries must equal the `file:line:col: error: source: message` lines of the
-text mode, in order.
+text mode, in order. The tool's own errors (a file it cannot read, a mistyped flag, a --run
+that cannot start) are JSON too: one entry with source "t2b-opt", saying what the text mode's
+`t2b-opt: message` line says, with the same exit status.
 
     diagnostics_json.py T2B_OPT GOLDEN_DIR
 """
@@ -54,6 +56,25 @@ def check(t2b_opt, path, failures):
     return True
 
 
+def check_tool_error(t2b_opt, args, failures):
+    """One tool error: the text mode prints `t2b-opt: message`, the JSON mode that message."""
+    text = subprocess.run([t2b_opt] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    js = subprocess.run([t2b_opt, "--diagnostics=json"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = text.stderr.decode("utf-8", "replace").splitlines()[:1]
+    if text.returncode == 0 or not first or not first[0].startswith("t2b-opt: "):
+        failures.append("%r: expected a t2b-opt error in text mode, got exit %d: %r" % (args, text.returncode, first))
+        return
+    if js.returncode != text.returncode:
+        failures.append("%r: exit %d with --diagnostics=json, %d without" % (args, js.returncode, text.returncode))
+    try:
+        data = json.loads(js.stderr.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        failures.append("%r: not JSON: %s" % (args, e))
+        return
+    if not data or data[0]["source"] != "t2b-opt" or data[0]["message"] != first[0][len("t2b-opt: "):]:
+        failures.append("%r: JSON %r does not say %r" % (args, data[:1], first[0]))
+
+
 def main():
     t2b_opt, golden = sys.argv[1], sys.argv[2]
     failures = []
@@ -68,6 +89,13 @@ def main():
         if not check(t2b_opt, hostile, failures):
             failures.append("hostile input was accepted")
         checked += 1
+        kernel = os.path.join(tmp, "k.t2b")
+        with open(kernel, "w") as f:
+            f.write("aiv @k(X: Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {\n  return X\n}\n")
+        for args in (["--lowr", kernel], [os.path.join(tmp, "missing.t2b")],
+                     ["--run=nope", "--output-dir", os.path.join(tmp, "out"), kernel],
+                     ["--run=k", "--output-dir", os.path.join(tmp, "out"), kernel]):
+            check_tool_error(t2b_opt, args, failures)
     if checked < 20:
         failures.append("only %d inputs were rejected; expected the golden invalid files" % checked)
     for f in failures:
