@@ -2,7 +2,8 @@
 /// @file tools/split_verify.hpp
 /// mlir-opt's test habits for t2b-opt: `--split-input-file` (chunks separated by a line
 /// `# -----`, each processed alone) and `--verify-diagnostics` (comments
-/// `# expected-error@+N {{text}}` name the diagnostics a chunk must produce, and no others).
+/// `# expected-error@+N {{text}}`, `expected-remark`, `expected-warning` name the diagnostics a
+/// chunk must produce, and no others).
 #pragma once
 
 #include <cstdint>

@@ -158,7 +158,7 @@ constexpr flag flags[] = {
        o.help = true;
        return {};
      }},
-    {"--verify-only", {}, "parse and verify; print nothing on success",
+    {"--verify-only", {}, "parse and verify; print no IR on success",
      [](cli_options& o, std::string_view) -> std::string {
        o.verify_only = true;
        return {};
@@ -168,7 +168,8 @@ constexpr flag flags[] = {
        o.split_input_file = true;
        return {};
      }},
-    {"--verify-diagnostics", {}, "check the diagnostics against the input's '# expected-error@+N {{text}}' comments instead of "
+    {"--verify-diagnostics", {}, "check the diagnostics against the input's '# expected-error@+N {{text}}' comments (expected-remark, "
+     "expected-warning likewise) instead of "
      "printing them: exit 0 when each expected one appears at its line and no other does",
      [](cli_options& o, std::string_view) -> std::string {
        o.verify_diagnostics = true;
@@ -531,7 +532,9 @@ void notice(const session& s, std::string_view kind, location loc, std::string_v
     s.notices->push_back(diagnostic{loc, text(kind), text(message), {}});
     return;
   }
-  if (s.opts.quiet && kind == "remark") return;
+  // Why nothing under --diagnostics=json: stderr then holds one JSON array of errors, which a
+  // plain line would break, and the array has no severity other than error yet.
+  if ((s.opts.quiet && kind == "remark") || t2b_tools::json_errors) return;
   std::fprintf(stderr, "%s:%u:%u: %.*s: %.*s\n", s.display.c_str(), loc.line, loc.col, static_cast<int>(kind.size()), kind.data(),
                static_cast<int>(message.size()), message.data());
 }
@@ -576,7 +579,7 @@ void remark_tile_kernels(const session& s, const program& lowered, std::string_v
     return f != nullptr && f->is_device() && f->stage != ir_stage::buffer;
   };
   for (const selection_entry& e : explain_selection(lowered, s.opts.pass_options)) {
-    if (!stayed(e.function.view())) continue;
+    if (e.selected || !stayed(e.function.view())) continue;  // selected but not lowered: select did not run
     std::string_view why = e.reason.view();
     if (why.empty()) why = "recorded as not selected";
     text message;
@@ -587,12 +590,14 @@ void remark_tile_kernels(const session& s, const program& lowered, std::string_v
 
 /// Whether the passes that ran include `lower`, so a kernel still Tile afterwards stayed Tile.
 bool ran_lower(const cli_options& opts) {
-  if (!opts.pipeline || opts.single_pass || opts.emit_tile || opts.explain_selection) return false;
-  if (opts.stop_after && *opts.stop_after < pass_id::lower) return false;
-  if (opts.pass_pipeline.empty()) return true;
+  if (!opts.pipeline || opts.explain_selection) return false;  // --explain-selection says why itself
+  if (opts.single_pass) return *opts.single_pass == pass_id::lower;
+  std::optional<pass_id> stop = opts.stop_after;
+  if (opts.emit_tile) stop = pass_id::plan;
+  if (opts.pass_pipeline.empty()) return !stop || *stop >= pass_id::lower;  // the default order
   const auto lower_at = std::find(opts.pass_pipeline.begin(), opts.pass_pipeline.end(), name(pass_id::lower));
   if (lower_at == opts.pass_pipeline.end()) return false;
-  return !opts.stop_after || std::find(opts.pass_pipeline.begin(), lower_at, name(*opts.stop_after)) == lower_at;
+  return !stop || std::find(opts.pass_pipeline.begin(), lower_at, name(*stop)) == lower_at;
 }
 
 /// The --timing table on stderr: wall time per step, its share, and the total.
@@ -867,7 +872,8 @@ int run(const cli_options& opts) {
   session s{opts, path == "-" ? std::string("<stdin>") : path, {}, {}, nullptr, nullptr};
   const std::size_t cap = opts.limits.max_file_size;
   if (!(path == "-" ? t2b_tools::read_all(stdin, s.source, cap) : t2b_tools::read_file(path, s.source, cap))) {
-    return t2b_tools::tool_error("cannot read '" + s.display + "': " + std::strerror(errno), s.display);
+    const int err = errno;
+    return t2b_tools::tool_error("cannot read '" + s.display + "': " + std::strerror(err), s.display);
   }
   const int rc = opts.split_input_file || opts.verify_diagnostics ? run_chunks(opts, s) : run_session(s);
   if (opts.timing) print_timing(s);
@@ -931,7 +937,8 @@ int run_session(session& s) {
     return 0;
   }
   if (!t2b_tools::write_file(opts.output, out.view())) {
-    return t2b_tools::tool_error("cannot write '" + opts.output + "': " + std::strerror(errno));
+    const int err = errno;
+    return t2b_tools::tool_error("cannot write '" + opts.output + "': " + std::strerror(err));
   }
   return 0;
 }
@@ -963,7 +970,8 @@ int run_chunks(const cli_options& opts, session& whole) {
   }
   for (const std::string& p : problems) std::fprintf(stderr, "%s\n", p.c_str());
   if (!t2b_tools::write_file(opts.output, joined)) {
-    return t2b_tools::tool_error("cannot write '" + opts.output + "': " + std::strerror(errno));
+    const int err = errno;
+    return t2b_tools::tool_error("cannot write '" + opts.output + "': " + std::strerror(err));
   }
   return failed || !problems.empty() ? 1 : 0;
 }
@@ -983,6 +991,7 @@ int main(int argc, char** argv) {
     t2b_tools::tool_error(err + "; see --help");
     return 2;
   }
+  t2b_tools::json_errors = opts.diagnostics_json;  // the last --diagnostics given wins
   if (opts.help) {
     usage(stdout);
     return 0;

@@ -57,22 +57,24 @@ def check(t2b_opt, path, failures):
 
 
 def check_tool_error(t2b_opt, args, failures):
-    """One tool error: the text mode prints `t2b-opt: message`, the JSON mode that message."""
+    """One tool error: the text mode prints `t2b-opt: message`, the JSON mode that message, with
+    the flag before the other arguments or after them (after the mistake, for a usage error)."""
     text = subprocess.run([t2b_opt] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    js = subprocess.run([t2b_opt, "--diagnostics=json"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     first = text.stderr.decode("utf-8", "replace").splitlines()[:1]
     if text.returncode == 0 or not first or not first[0].startswith("t2b-opt: "):
         failures.append("%r: expected a t2b-opt error in text mode, got exit %d: %r" % (args, text.returncode, first))
         return
-    if js.returncode != text.returncode:
-        failures.append("%r: exit %d with --diagnostics=json, %d without" % (args, js.returncode, text.returncode))
-    try:
-        data = json.loads(js.stderr.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        failures.append("%r: not JSON: %s" % (args, e))
-        return
-    if not data or data[0]["source"] != "t2b-opt" or data[0]["message"] != first[0][len("t2b-opt: "):]:
-        failures.append("%r: JSON %r does not say %r" % (args, data[:1], first[0]))
+    for argv in (["--diagnostics=json"] + args, args + ["--diagnostics=json"]):
+        js = subprocess.run([t2b_opt] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if js.returncode != text.returncode:
+            failures.append("%r: exit %d with --diagnostics=json, %d without" % (argv, js.returncode, text.returncode))
+        try:
+            data = json.loads(js.stderr.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as e:
+            failures.append("%r: not JSON: %s" % (argv, e))
+            continue
+        if not data or data[0]["source"] != "t2b-opt" or data[0]["message"] != first[0][len("t2b-opt: "):]:
+            failures.append("%r: JSON %r does not say %r" % (argv, data[:1], first[0]))
 
 
 def main():

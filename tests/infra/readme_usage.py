@@ -28,7 +28,7 @@ def usage_commands(readme: str) -> list:
         sys.exit("the usage section has no sh block")
     commands = []
     for line in block.group(1).splitlines():
-        line = re.split(r"\s{2,}#", line, 1)[0].strip()
+        line = re.split(r"\s{2,}#", line, maxsplit=1)[0].strip()
         if line:
             commands.append(shlex.split(line))
     return commands
@@ -57,6 +57,7 @@ def main() -> int:
         args = [os.path.join(root, a) if a.startswith("examples/") else a for a in argv[1:]]
         kernel = next((a for a in args if a.endswith(".t2b")), None)
         with tempfile.TemporaryDirectory() as scratch:
+            setup_ok = True
             for i, a in enumerate(args):
                 if i > 0 and args[i - 1] == "--input" and "=" in a:
                     name, file = a.split("=", 1)
@@ -64,9 +65,12 @@ def main() -> int:
                     m = re.search(r"\b%s: (?:out |inout )?Tensor\[\[(\d+), (\d+)\], (\w+)\]" % re.escape(name), text)
                     if not m or m.group(3) not in NPY_DTYPES:
                         print(f"FAIL: cannot make {file} for parameter {name} of {kernel}")
-                        failed += 1
+                        setup_ok = False
                         continue
                     write_npy(os.path.join(scratch, file), int(m.group(1)), int(m.group(2)), m.group(3))
+            if not setup_ok:
+                failed += 1
+                continue
             proc = subprocess.run([t2b_opt] + args, cwd=scratch, capture_output=True, text=True)
         shown = "t2b-opt " + " ".join(argv[1:])
         if proc.returncode != 0:
@@ -77,7 +81,7 @@ def main() -> int:
     if len(commands) < 5:
         print(f"FAIL: only {len(commands)} commands found in the usage block")
         failed += 1
-    print(f"{len(commands) - failed} of {len(commands)} README commands ran")
+    print(f"{max(len(commands) - failed, 0)} of {len(commands)} README commands ran")
     return 1 if failed else 0
 
 

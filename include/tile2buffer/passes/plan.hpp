@@ -53,7 +53,10 @@ constexpr text overflow_message(const function& f, planner_kind planner, const s
   const char* sep = " ";
   for (std::uint32_t j = 0; j < allocs.size(); ++j) {
     if (allocs[j].space != a.space || live[j].empty() || live[j].start > at || live[j].end < at) continue;
-    out << sep << f.name_of(allocs[j].mem) << ' ' << allocs[j].capacity << " B";
+    const std::string_view label = f.name_of(allocs[j].mem);
+    if (label.empty()) out << sep << '%' << static_cast<std::int64_t>(allocs[j].mem.index);
+    else out << sep << label;
+    out << ' ' << allocs[j].capacity << " B";
     total += allocs[j].capacity;
     sep = ", ";
   }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file ir/verify/op_rule.hpp
-/// The shape of a per-op verifier model: `op_rule<C>` with
+/// The shape of a per-op verifier model: `op_rule<C, V>` (a partial specialization on V) with
 /// `static constexpr void check(verify_state&, const op_view&, const enclosing_region&)`, run
 /// once the op's operand kinds matched its record. Each dialect's file specializes it; a family
 /// that shares one shape (elementwise ops of one kind) specializes it once for the ops whose
@@ -28,8 +28,8 @@ struct enclosing_region {
 using rule_fn = void (*)(verify_state&, const op_view&, const enclosing_region&);
 
 /// No model: the primary template has no `check`, so `rule_table` names the op.
-/// Why the second parameter: every model is a partial specialization, so its `check` is compiled
-/// only when `verify<>` is instantiated, not in every TU that includes the verifier.
+/// Why the second parameter: every model is a partial specialization, so what its `check` calls
+/// is instantiated only where `verify<>` is (g++ still analyses the model's own body in every TU).
 template <opcode C, class V = void>
 struct op_rule {};
 
