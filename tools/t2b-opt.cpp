@@ -543,14 +543,14 @@ void remark(const session& s, location loc, std::string_view message) { notice(s
 /// PTOAS places storage itself, so the plan cannot fail here; warn where the bytes live at once in
 /// a memory space exceed it (the addressed planners report the same case as an error).
 void warn_ptoas_overflow(const session& s, const program& input) {
-  tile2buffer::options o = s.opts.pass_options;
-  const result<program> planned = run_pipeline(input, o, pass_id::plan, s.opts.workers);
+  const result<program> planned = run_pipeline(input, s.opts.pass_options, pass_id::plan, s.opts.workers);
   if (!planned) return;  // the pipeline's own run reports it
   for (const memory_map_kernel& k : memory_map_of(planned.value, planner_kind::ptoas).kernels) {
     const function* f = planned.value.find(k.name.view());
     if (f == nullptr) continue;
     const program_order order(*f);
-    for (const memory_space space : {memory_space::vec, memory_space::mat, memory_space::left, memory_space::right, memory_space::acc}) {
+    for (std::size_t si = 0; si < tile2buffer::detail::space_names.size(); ++si) {  // every space, as the memory map walks them
+      const auto space = static_cast<memory_space>(si);
       // The peak is reached where some allocation becomes live: try each start.
       std::int64_t peak = 0;
       std::uint32_t at = 0;
@@ -598,6 +598,13 @@ bool ran_lower(const cli_options& opts) {
   const auto lower_at = std::find(opts.pass_pipeline.begin(), opts.pass_pipeline.end(), name(pass_id::lower));
   if (lower_at == opts.pass_pipeline.end()) return false;
   return !stop || std::find(opts.pass_pipeline.begin(), lower_at, name(*stop)) == lower_at;
+}
+
+/// Writes the tool's output to -o (stdout for '-'); 1 with the system's reason when it cannot.
+int write_output(const cli_options& opts, std::string_view data) {
+  if (t2b_tools::write_file(opts.output, data)) return 0;
+  const int err = errno;  // read before the message's strings allocate
+  return t2b_tools::tool_error("cannot write '" + opts.output + "': " + std::strerror(err));
 }
 
 /// The --timing table on stderr: wall time per step, its share, and the total.
@@ -903,9 +910,10 @@ int run_session(session& s) {
   if (opts.pipeline || (pto && has_tile_kernel(parsed.value))) {
     result<program> lowered = run_passes(s, parsed.value);
     if (!lowered) return report(s, lowered.errors);
-    if (opts.pass_options.planner == planner_kind::ptoas && ran_lower(opts)) warn_ptoas_overflow(s, parsed.value);
+    const bool lowered_all = ran_lower(opts);
+    if (opts.pass_options.planner == planner_kind::ptoas && lowered_all) warn_ptoas_overflow(s, parsed.value);
     parsed.value = static_cast<program&&>(lowered.value);
-    if (!pto && ran_lower(opts)) remark_tile_kernels(s, parsed.value, "");
+    if (!pto && lowered_all) remark_tile_kernels(s, parsed.value, "");
   }
   if (opts.run.active) return t2b_opt_run::run(opts.run, tile_input, parsed.value, s.display);
   if (opts.check_numerics_seed) return check_numerics(opts, s.display, tile_input, parsed.value);
@@ -936,11 +944,7 @@ int run_session(session& s) {
     s.collected_output->append(out.view());
     return 0;
   }
-  if (!t2b_tools::write_file(opts.output, out.view())) {
-    const int err = errno;
-    return t2b_tools::tool_error("cannot write '" + opts.output + "': " + std::strerror(err));
-  }
-  return 0;
+  return write_output(opts, out.view());
 }
 
 /// --split-input-file and --verify-diagnostics: each chunk (or the whole input) is a session of
@@ -969,10 +973,7 @@ int run_chunks(const cli_options& opts, session& whole) {
     for (auto& t : chunk.times) whole.times.push_back(std::move(t));
   }
   for (const std::string& p : problems) std::fprintf(stderr, "%s\n", p.c_str());
-  if (!t2b_tools::write_file(opts.output, joined)) {
-    const int err = errno;
-    return t2b_tools::tool_error("cannot write '" + opts.output + "': " + std::strerror(err));
-  }
+  if (const int rc = write_output(opts, joined); rc != 0) return rc;
   return failed || !problems.empty() ? 1 : 0;
 }
 
