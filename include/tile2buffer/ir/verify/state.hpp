@@ -118,6 +118,11 @@ struct verify_state {
   constexpr void fail(location loc, const Parts&... parts) {
     text message;
     (message << ... << parts);
+    fail_with(loc, std::move(message));
+  }
+  // Why out of the template: `fail` has about a hundred instantiations (one per argument list);
+  // building the diagnostic once here keeps each of them to the message fold.
+  constexpr void fail_with(location loc, text&& message) {
     out.push_back(diagnostic{loc, text("verify"), std::move(message), {}});
   }
 
