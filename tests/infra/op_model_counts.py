@@ -20,6 +20,9 @@ import shutil
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from list_sources import public_headers  # noqa: E402  (the one listing of the public headers)
+
 POSITIONAL = re.compile(r"\b(?:args|operands)(?:\(\))?\[\s*\d+\s*\]")
 MAX_OPCODES_IN_PASSES = 5
 
@@ -27,27 +30,18 @@ MAX_OPCODES_IN_PASSES = 5
 def code_lines(path):
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
-            s = line.strip()
-            if s.startswith("//") or s.startswith("///") or s.startswith("*"):
+            if line.lstrip().startswith("//"):
                 continue
             yield n, line.split("//", 1)[0]
 
 
-def headers(root):
-    for d, _, files in os.walk(root):
-        for name in sorted(files):
-            if name.endswith(".hpp"):
-                p = os.path.join(d, name)
-                yield os.path.relpath(p, root).replace(os.sep, "/"), p
-
-
 def check(root):
     problems = []
-    base = os.path.join(root, "tile2buffer")
     opcodes_in_passes = []
     region_count_defs = []
-    for rel, path in headers(base):
-        for n, line in code_lines(path):
+    for header in public_headers(root):
+        rel = header.removeprefix("tile2buffer/")
+        for n, line in code_lines(os.path.join(root, header)):
             where = "%s:%d" % (rel, n)
             if rel != "ir/typed_op.hpp" and POSITIONAL.search(line):
                 problems.append("%s: positional operand read outside the typed views: %s" % (where, line.strip()))
