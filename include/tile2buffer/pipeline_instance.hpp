@@ -18,6 +18,7 @@
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/pipeline.hpp"
 #include "tile2buffer/recipe/table.hpp"
+#include "tile2buffer/self_check.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {

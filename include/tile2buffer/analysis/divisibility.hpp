@@ -7,10 +7,10 @@
 /// nothing. Why powers of two only: every alignment the contract asks for is one.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"

@@ -7,11 +7,11 @@
 /// live interval of each allocation from the same positions.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "tile2buffer/analysis/regions.hpp"
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/opcode.hpp"
 #include "tile2buffer/ir/walk.hpp"

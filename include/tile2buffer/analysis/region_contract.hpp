@@ -7,7 +7,6 @@
 /// that breaks these on Tile; explicit lowering fails closed with the same words.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string_view>
@@ -18,6 +17,7 @@
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/windows.hpp"
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/ir/walk.hpp"
 

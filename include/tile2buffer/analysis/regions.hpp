@@ -5,12 +5,12 @@
 /// sits in, and the GM parameter a tensor value aliases through stores, branches and loops.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 

@@ -6,7 +6,6 @@
 /// per window; the index itself is a fact of the Tile function and its analyses.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -16,6 +15,7 @@
 
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/ir/type_hash.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 

@@ -5,12 +5,12 @@
 /// window (offset, dtype, shape); the recipes ask this of each runtime-valid result.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/windows.hpp"
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/ir/function.hpp"
 
 namespace tile2buffer {

@@ -9,13 +9,13 @@
 /// provably zero (the alignment proof, from scalar SSA divisibility).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
 #include "tile2buffer/analysis/divisibility.hpp"
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"

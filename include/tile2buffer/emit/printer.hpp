@@ -11,12 +11,12 @@
 /// materialised) and `operandSegmentSizes` when the op has the AttrSizedOperandSegments trait.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/detail/text.hpp"
 
 namespace tile2buffer {

@@ -81,33 +81,50 @@ struct op_record {
   [[nodiscard]] constexpr bool has(trait t) const { return any(traits, t); }
 };
 
+/// A list of `name:kind` words (or bare names) split once by position: `tensor:v valid:p?` gives
+/// names `tensor`, `valid` and kinds `v`, `p?`. Every table derived from the records reads these
+/// instead of splitting the record's text again.
+struct operand_list {
+  static constexpr std::size_t capacity = 8;
+  std::array<std::string_view, capacity> names{};
+  std::array<std::string_view, capacity> kinds{};  ///< empty for a word without `:`
+  std::size_t size = 0;
+  bool overflow = false;  ///< more than `capacity` words
+  /// Position of `name`, or -1.
+  [[nodiscard]] constexpr int position(std::string_view name) const {
+    for (std::size_t i = 0; i < size; ++i)
+      if (names[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+};
+
 namespace detail {
-// Why index loops instead of string_view::find/substr: these run in constant evaluation in every
-// TU that includes the IR (the record checks and the tables derived from the records), where
-// g++ evaluates each library call step by step; the loops cost about half as much.
-/// Each word of a space-separated list, in order.
-template <class Fn>
-constexpr void for_each_word(std::string_view list, Fn&& fn) {
+// Why one pointer loop instead of string_view::find/substr: this runs in constant evaluation in
+// every TU that includes the IR, where g++ evaluates each library call step by step.
+constexpr operand_list split_operands(std::string_view list) {
+  operand_list out;
   const char* p = list.data();
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= list.size(); ++i)
-    if (i == list.size() || p[i] == ' ') {
-      if (i > start || i < list.size()) fn(std::string_view(p + start, i - start));
-      start = i + 1;
-    }
-}
-/// Where the `:` of a `name:kind` operand is (its size when it has none).
-constexpr std::size_t colon_of(std::string_view word) {
+  const std::size_t n = list.size();
   std::size_t i = 0;
-  while (i < word.size() && word[i] != ':') ++i;
-  return i;
-}
-/// The name part of a `name:kind` operand.
-constexpr std::string_view operand_name(std::string_view word) { return {word.data(), colon_of(word)}; }
-constexpr bool names_operand(const op_record& r, std::string_view name) {
-  bool found = false;
-  for_each_word(r.operands, [&](std::string_view w) { found = found || operand_name(w) == name; });
-  return found;
+  while (i < n) {
+    const std::size_t start = i;
+    while (i < n && p[i] != ':' && p[i] != ' ') ++i;
+    std::string_view name(p + start, i - start);
+    std::string_view kind;
+    if (i < n && p[i] == ':') {
+      const std::size_t k = ++i;
+      while (i < n && p[i] != ' ') ++i;
+      kind = std::string_view(p + k, i - k);
+    }
+    if (out.size == operand_list::capacity) {
+      out.overflow = true;
+      return out;
+    }
+    out.names[out.size] = name;
+    out.kinds[out.size++] = kind;
+    ++i;  // the space
+  }
+  return out;
 }
 
 // Each check that a table of records can fail calls one of these on failure. Why functions that
@@ -119,18 +136,20 @@ inline void op_record_regions_without_a_region_op_result() {}
 inline void op_record_relabel_or_window_without_in_place_of() {}
 inline void op_record_lists_more_than_two_disjoint_operands() {}
 
+inline void op_record_has_more_operands_than_operand_list_holds() {}
+
 constexpr void check_record(const op_record& r, std::size_t position) {
   if (static_cast<std::size_t>(r.code) != position) op_record_is_not_at_its_opcodes_position();
-  for_each_word(r.operands, [](std::string_view w) {
-    if (colon_of(w) + 1 >= w.size()) op_record_operand_has_no_kind();
-  });
+  const operand_list ops = split_operands(r.operands);
+  if (ops.overflow) op_record_has_more_operands_than_operand_list_holds();
+  for (std::size_t i = 0; i < ops.size; ++i)
+    if (ops.kinds[i].empty()) op_record_operand_has_no_kind();
   for (const std::string_view named : {r.in_place_of, r.writes, r.extent_of})
-    if (!named.empty() && !names_operand(r, named)) op_record_trait_names_a_missing_operand();
-  std::size_t disjoint = 0;
-  for_each_word(r.disjoint_from, [&](std::string_view w) {
-    if (!names_operand(r, w)) op_record_trait_names_a_missing_operand();
-    if (++disjoint > 2) op_record_lists_more_than_two_disjoint_operands();
-  });
+    if (!named.empty() && ops.position(named) < 0) op_record_trait_names_a_missing_operand();
+  const operand_list disjoint = split_operands(r.disjoint_from);
+  if (disjoint.size > 2) op_record_lists_more_than_two_disjoint_operands();
+  for (std::size_t i = 0; i < disjoint.size; ++i)
+    if (ops.position(disjoint.names[i]) < 0) op_record_trait_names_a_missing_operand();
   if (r.regions > 0 && r.results != arity::variadic) op_record_regions_without_a_region_op_result();
   if ((r.has(trait::relabel) || r.has(trait::window)) && r.in_place_of.empty()) op_record_relabel_or_window_without_in_place_of();
 }

@@ -271,24 +271,36 @@ constexpr signature decode_signature(std::string_view s) {
   }
   return sig;
 }
-/// The signature letters of a record's operands (`tensor:v valid:p?` gives `vp?`).
-constexpr signature record_signature(const op_record& r) {
-  std::array<char, 16> letters{};
-  std::size_t n = 0;
-  for_each_word(r.operands, [&](std::string_view w) {
-    const std::size_t colon = colon_of(w);
-    const std::string_view kind = colon < w.size() ? std::string_view(w.data() + colon + 1, w.size() - colon - 1) : w;
-    if (kind.ends_with('*')) {
-      letters[n++] = '*';  // the variadic rest: any number of scalars or values
-      return;
+/// Each record's operands split by position, once (see `operand_list`).
+inline constexpr auto operand_lists = [] {
+  std::array<operand_list, opcode_count> out{};
+  for (std::size_t i = 0; i < opcode_count; ++i) out[i] = split_operands(op_table[i].operands);
+  return out;
+}();
+/// The signature of split operands: each kind's letters in order (`tensor:v valid:p?` gives
+/// `vp?`); a kind ending in `*` is the variadic rest (any number of scalars or values).
+constexpr signature record_signature(const operand_list& ops) {
+  signature sig;
+  for (std::size_t i = 0; i < ops.size; ++i) {
+    const std::string_view kind = ops.kinds[i];
+    if (!kind.empty() && kind.back() == '*') {
+      sig.variadic = true;
+      continue;
     }
-    for (const char c : kind) letters[n++] = c;
-  });
-  return decode_signature(std::string_view(letters.data(), n));
+    for (const char c : kind) {
+      if (c == '?') {
+        sig.min = static_cast<std::uint8_t>(sig.min - 1);
+      } else {
+        sig.letters[sig.size++] = c;
+        ++sig.min;
+      }
+    }
+  }
+  return sig;
 }
 inline constexpr auto signatures = [] {
   std::array<signature, opcode_count> out{};
-  for (std::size_t i = 0; i < opcode_count; ++i) out[i] = record_signature(op_table[i]);
+  for (std::size_t i = 0; i < opcode_count; ++i) out[i] = record_signature(operand_lists[i]);
   return out;
 }();
 constexpr const signature& signature_of(opcode c) { return signatures[static_cast<std::size_t>(c)]; }

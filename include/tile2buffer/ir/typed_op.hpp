@@ -32,12 +32,13 @@ inline constexpr auto operand_name_lists = [] {
   std::array<list, opcode_count> out{};
   for (std::size_t i = 0; i < opcode_count; ++i) {
     list& l = out[i];
-    for_each_word(op_table[i].operands, [&](std::string_view w) {
+    const operand_list& ops = operand_lists[i];
+    for (std::size_t k = 0; k < ops.size; ++k) {
       if (l.size != 0) l.chars[l.size++] = ' ';
-      for (const char c : operand_name(w)) l.chars[l.size++] = c;
-      if (w.ends_with('*'))
-        for (const char c : std::string_view("...")) l.chars[l.size++] = c;
-    });
+      for (const char c : ops.names[k]) l.chars[l.size++] = c;
+      if (!ops.kinds[k].empty() && ops.kinds[k].back() == '*')
+        for (int dot = 0; dot < 3; ++dot) l.chars[l.size++] = '.';
+    }
   }
   return out;
 }();
@@ -51,25 +52,9 @@ constexpr std::string_view operand_names(opcode c) {
 }
 
 namespace detail {
-/// Each op's operand names in positional order, split out of the records once: every typed view
-/// and named read looks a name up here instead of re-reading the record's text.
-struct operand_name_row {
-  std::array<std::string_view, 8> names{};
-  std::size_t size = 0;
-};
-inline constexpr auto operand_name_rows = [] {
-  std::array<operand_name_row, opcode_count> out{};
-  for (std::size_t i = 0; i < opcode_count; ++i)
-    for_each_word(op_table[i].operands, [&](std::string_view w) { out[i].names[out[i].size++] = operand_name(w); });
-  return out;
-}();
-
 /// Position of `name` among the operands of `c`, or -1.
 constexpr int operand_position(opcode c, std::string_view name) {
-  const operand_name_row& r = operand_name_rows[static_cast<std::size_t>(c)];
-  for (std::size_t i = 0; i < r.size; ++i)
-    if (r.names[i] == name) return static_cast<int>(i);
-  return -1;
+  return operand_lists[static_cast<std::size_t>(c)].position(name);
 }
 
 /// A string usable as a template argument: `named<"tensor">()`.
@@ -244,8 +229,8 @@ inline constexpr auto trait_position_table = [] {
     out[i].in_place_of = at(r.in_place_of);
     out[i].writes = at(r.writes);
     out[i].extent_of = at(r.extent_of);
-    std::size_t n = 0;
-    for_each_word(r.disjoint_from, [&](std::string_view w) { out[i].disjoint_from[n++] = at(w); });
+    const operand_list disjoint = split_operands(r.disjoint_from);
+    for (std::size_t n = 0; n < disjoint.size && n < 2; ++n) out[i].disjoint_from[n] = at(disjoint.names[n]);
   }
   return out;
 }();

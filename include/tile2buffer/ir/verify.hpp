@@ -7,11 +7,11 @@
 /// (dense per-value state and a scope stack; `submit` callees resolve in O(log functions)).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/verify/state.hpp"

@@ -11,12 +11,12 @@
 /// Planned functions (any tile.alloc or storage clause) pass through unchanged.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/liveness.hpp"

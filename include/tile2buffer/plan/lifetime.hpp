@@ -7,7 +7,6 @@
 /// reaches into a loop from outside covers the whole loop (the next iteration may read it).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "tile2buffer/analysis/liveness.hpp"
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/analysis/windows.hpp"
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/ir/walk.hpp"
 
 namespace tile2buffer {

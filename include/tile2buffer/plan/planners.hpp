@@ -8,7 +8,6 @@
 /// - ptoas: addressless; allocation identities only.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/options.hpp"
 #include "tile2buffer/plan/lifetime.hpp"
 

@@ -16,12 +16,12 @@
 /// view, a product view) is a `buffer.reshape` of it.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "tile2buffer/analysis/regions.hpp"
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/recipe/common.hpp"
 

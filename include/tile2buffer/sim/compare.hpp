@@ -22,7 +22,6 @@
 /// the element in the Buffer run (mnemonic and line:col) and where its data came from.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -30,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/sim/gm.hpp"

@@ -6,7 +6,6 @@
 /// control flow, SPMD queries) are in models_common.hpp.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -17,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/sim/gm.hpp"

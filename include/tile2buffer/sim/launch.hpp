@@ -29,7 +29,6 @@
 ///    element (op indices are the orchestration's).
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -37,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/sim/gm.hpp"

@@ -55,12 +55,10 @@ inline constexpr auto family_positions = [] {
   std::array<std::array<std::int8_t, family_names.size()>, opcode_count> out{};
   for (std::size_t i = 0; i < opcode_count; ++i) {
     out[i].fill(-1);
-    std::int8_t position = 0;
-    for_each_word(op_table[i].operands, [&](std::string_view w) {
+    const operand_list& ops = operand_lists[i];
+    for (std::size_t position = 0; position < ops.size; ++position)
       for (std::size_t k = 0; k < family_names.size(); ++k)
-        if (operand_name(w) == family_names[k]) out[i][k] = position;
-      ++position;
-    });
+        if (ops.names[position] == family_names[k]) out[i][k] = static_cast<std::int8_t>(position);
   }
   return out;
 }();

@@ -4,7 +4,6 @@
 /// the small, bounds-checked accessors every rule uses. Internal to `ir/verify.hpp`.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
@@ -12,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/function.hpp"
