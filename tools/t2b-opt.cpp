@@ -399,7 +399,8 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--diagnostics", "text|json", "text (default): file:line:col, the source line and a caret; json: one JSON array on stderr",
+    {"--diagnostics", "text|json", "text (default): file:line:col, the source line and a caret; json: one JSON array on stderr with errors, "
+     "warnings and remarks",
      [](cli_options& o, std::string_view v) -> std::string {
        if (v != "text" && v != "json") return "--diagnostics must be text or json";
        o.diagnostics_json = v == "json";
@@ -520,7 +521,11 @@ int report(const session& s, const std::vector<diagnostic>& errors) {
     s.captured->insert(s.captured->end(), errors.begin(), errors.end());
     return 1;
   }
-  const text t = s.opts.diagnostics_json ? format_json(errors, s.display) : format_all(errors, s.display, s.source);
+  if (s.opts.diagnostics_json) {
+    for (const diagnostic& d : errors) t2b_tools::json_add(d, s.display);
+    return 1;
+  }
+  const text t = format_all(errors, s.display, s.source);
   std::fwrite(t.view().data(), 1, t.size(), stderr);
   return 1;
 }
@@ -532,9 +537,12 @@ void notice(const session& s, std::string_view kind, location loc, std::string_v
     s.notices->push_back(diagnostic{loc, text(kind), text(message), {}});
     return;
   }
-  // Why nothing under --diagnostics=json: stderr then holds one JSON array of errors, which a
-  // plain line would break, and the array has no severity other than error yet.
-  if ((s.opts.quiet && kind == "remark") || t2b_tools::json_errors) return;
+  if (s.opts.quiet && kind == "remark") return;
+  if (t2b_tools::json_errors) {
+    t2b_tools::json_add(diagnostic{loc, text("t2b-opt"), text(message), {}, kind == "remark" ? severity::remark : severity::warning},
+                        s.display);
+    return;
+  }
   std::fprintf(stderr, "%s:%u:%u: %.*s: %.*s\n", s.display.c_str(), loc.line, loc.col, static_cast<int>(kind.size()), kind.data(),
                static_cast<int>(message.size()), message.data());
 }
@@ -979,7 +987,7 @@ int run_chunks(const cli_options& opts, session& whole) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main_body(int argc, char** argv) {
   cli_options opts;
   // Why before parsing: a command-line error is reported in the format asked for, even when
   // --diagnostics=json comes after the mistake.
@@ -1005,4 +1013,10 @@ int main(int argc, char** argv) {
   if (opts.list_recipes) return list_recipes();
   if (opts.list_ops) return list_ops();
   return run(opts);
+}
+
+int main(int argc, char** argv) {
+  const int status = main_body(argc, argv);
+  t2b_tools::json_flush();  // everything --diagnostics=json collected, as one array
+  return status;
 }

@@ -440,15 +440,14 @@ inline int run(const request& req, const program& written, const program& to_run
         ++unwritten;
     }
     if (unwritten > 0)
-      std::fprintf(stderr, "t2b-opt: warning: --run %s: %lld of %lld elements of %s were never written; they hold -555%s\n", at.c_str(),
-                   static_cast<long long>(unwritten), static_cast<long long>(g.size()), name.c_str(),
-                   one_block ? " (only block 0 ran: --grid=N runs blocks 0..N-1)" : "");
+      t2b_tools::tool_warning("--run " + at + ": " + std::to_string(unwritten) + " of " + std::to_string(g.size()) + " elements of " +
+                              name + " were never written; they hold -555" +
+                              (one_block ? " (only block 0 ran: --grid=N runs blocks 0..N-1)" : ""));
     if (poison > 0)
-      std::fprintf(stderr, "t2b-opt: warning: --run %s: %lld elements of %s derive from never-written storage (poison)\n", at.c_str(),
-                   static_cast<long long>(poison), name.c_str());
+      t2b_tools::tool_warning("--run " + at + ": " + std::to_string(poison) + " elements of " + name +
+                              " derive from never-written storage (poison)");
     if (band_hits > 0)
-      std::fprintf(stderr, "t2b-opt: warning: --run %s: %lld writes outside %s (its sentinel band)\n", at.c_str(),
-                   static_cast<long long>(band_hits), name.c_str());
+      t2b_tools::tool_warning("--run " + at + ": " + std::to_string(band_hits) + " writes outside " + name + " (its sentinel band)");
     const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
     const std::string_view data(reinterpret_cast<const char*>(g.bytes.data()) + static_cast<std::size_t>(g.band) * esize,
                                 static_cast<std::size_t>(g.size()) * esize);

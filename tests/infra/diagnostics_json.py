@@ -20,6 +20,7 @@ import sys
 import tempfile
 
 LINE = re.compile(r"^(.*?):(\d+):(\d+): error: (?:([^:]+): )?(.*)$")
+NOTICE = re.compile(r"^(?:.*?:(\d+):(\d+)|t2b-opt): (remark|warning): (.*)$")
 
 
 def run(t2b_opt, args, path):
@@ -56,6 +57,19 @@ def check(t2b_opt, path, failures):
     return True
 
 
+def run_json(t2b_opt, argv, text_status, failures):
+    """Runs t2b-opt with `argv` (which asks for JSON): its stderr parsed, or None after recording
+    why it is not one JSON document; a different exit status than the text mode's is a failure."""
+    js = subprocess.run([t2b_opt] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if js.returncode != text_status:
+        failures.append("%r: exit %d with --diagnostics=json, %d without" % (argv, js.returncode, text_status))
+    try:
+        return json.loads(js.stderr.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        failures.append("%r: stderr is not one JSON document: %s" % (argv, e))
+        return None
+
+
 def check_tool_error(t2b_opt, args, failures):
     """One tool error: the text mode prints `t2b-opt: message`, the JSON mode that message, with
     the flag before the other arguments or after them (after the mistake, for a usage error)."""
@@ -65,16 +79,35 @@ def check_tool_error(t2b_opt, args, failures):
         failures.append("%r: expected a t2b-opt error in text mode, got exit %d: %r" % (args, text.returncode, first))
         return
     for argv in (["--diagnostics=json"] + args, args + ["--diagnostics=json"]):
-        js = subprocess.run([t2b_opt] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        if js.returncode != text.returncode:
-            failures.append("%r: exit %d with --diagnostics=json, %d without" % (argv, js.returncode, text.returncode))
-        try:
-            data = json.loads(js.stderr.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as e:
-            failures.append("%r: not JSON: %s" % (argv, e))
+        data = run_json(t2b_opt, argv, text.returncode, failures)
+        if data is None:
             continue
         if not data or data[0]["source"] != "t2b-opt" or data[0]["message"] != first[0][len("t2b-opt: "):]:
             failures.append("%r: JSON %r does not say %r" % (argv, data[:1], first[0]))
+
+
+def check_notices(t2b_opt, args, want, failures):
+    """The remarks and warnings of the text mode (`file:line:col: KIND: text`, the tool's own
+    `t2b-opt: warning: text`) are, in order, the JSON array's entries of those severities; `want`
+    lists the severities expected, so that the case cannot pass by printing nothing."""
+    text = subprocess.run([t2b_opt] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    notices = []
+    for line in text.stderr.decode("utf-8", "replace").splitlines():
+        m = NOTICE.match(line)
+        if m:
+            notices.append((int(m.group(1) or 0), int(m.group(2) or 0), m.group(3), m.group(4)))
+    if [n[2] for n in notices] != want:
+        failures.append("%r: text mode printed %r, expected severities %r" % (args, notices, want))
+        return
+    data = run_json(t2b_opt, ["--diagnostics=json"] + args, text.returncode, failures)
+    if data is None:
+        return
+    got = [(d["line"], d["col"], d["severity"], d["message"]) for d in data if d["severity"] in ("remark", "warning")]
+    if got != notices:
+        failures.append("%r: JSON notices %r != text %r" % (args, got, notices))
+    errors = [d for d in data if d["severity"] == "error"]
+    if (text.returncode != 0) != bool(errors):
+        failures.append("%r: exit %d but %d JSON errors" % (args, text.returncode, len(errors)))
 
 
 def main():
@@ -98,6 +131,16 @@ def main():
                      ["--run=nope", "--output-dir", os.path.join(tmp, "out"), kernel],
                      ["--run=k", "--output-dir", os.path.join(tmp, "out"), kernel]):
             check_tool_error(t2b_opt, args, failures)
+        # A kernel that stays Tile (a remark), an out tensor --run never writes (a warning), and a
+        # remark before an error.
+        mixed = os.path.join(golden, "..", "..", "examples", "kernels", "02_unplanned_add_mul.t2b")
+        check_notices(t2b_opt, ["--lower", "-o", os.devnull, mixed], ["remark"], failures)
+        unwritten = os.path.join(tmp, "unwritten.t2b")
+        with open(unwritten, "w") as f:
+            f.write("aiv @k(Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {\n"
+                    "  return Out\n}\n")
+        check_notices(t2b_opt, ["--run=k", "--output-dir", os.path.join(tmp, "out2"), unwritten], ["warning"], failures)
+        check_notices(t2b_opt, ["--lower", "-o", os.path.join(tmp, "missing-dir", "out.t2b"), mixed], ["remark"], failures)
     if checked < 20:
         failures.append("only %d inputs were rejected; expected the golden invalid files" % checked)
     for f in failures:

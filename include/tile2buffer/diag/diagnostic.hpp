@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file diag/diagnostic.hpp
 /// Runtime diagnostics and the `result<T>` every pass returns. One format everywhere:
-/// `file:line:col: error: [source]: message` followed by `note:` lines.
+/// `file:line:col: error: [source]: message` followed by `note:` lines (`warning:` and `remark:` for
+/// the tool's notices).
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -19,11 +21,19 @@ struct note {
   text message;
 };
 
+/// How bad a diagnostic is. Passes report errors only; t2b-opt also reports warnings and remarks
+/// (a kernel that stays Tile, a PTOAS overflow, a --run output never written).
+enum class severity : std::uint8_t { error, warning, remark };
+constexpr std::string_view name(severity s) {
+  return s == severity::error ? "error" : s == severity::warning ? "warning" : "remark";
+}
+
 struct diagnostic {
   location loc;
   text source;  ///< the pass, rule or recipe that reports it (e.g. "verify", "lower-add")
   text message;
   std::vector<note> notes;
+  severity level = severity::error;
 };
 
 namespace detail {
@@ -72,7 +82,7 @@ constexpr text format(const diagnostic& d, std::string_view file, std::string_vi
         << static_cast<std::int64_t>(l.col) << ": ";
   };
   where(d.loc);
-  out << "error: ";
+  out << name(d.level) << ": ";
   if (!d.source.empty()) out << d.source << ": ";
   out << d.message << '\n';
   detail::append_excerpt(out, source, d.loc);
@@ -152,29 +162,35 @@ constexpr void append_json_string(text& out, std::string_view s) {
 }
 }  // namespace detail
 
+/// One diagnostic as a JSON object: file, line, col, severity, source, message, notes
+/// [{line, col, message}].
+constexpr void append_json(text& out, const diagnostic& d, std::string_view file) {
+  out << "{\"file\": ";
+  detail::append_json_string(out, file.empty() ? std::string_view("<input>") : file);
+  out << ", \"line\": " << static_cast<std::int64_t>(d.loc.line) << ", \"col\": " << static_cast<std::int64_t>(d.loc.col)
+      << ", \"severity\": \"" << name(d.level) << "\", \"source\": ";
+  detail::append_json_string(out, d.source.view());
+  out << ", \"message\": ";
+  detail::append_json_string(out, d.message.view());
+  out << ", \"notes\": [";
+  for (std::size_t k = 0; k < d.notes.size(); ++k) {
+    const location at = d.notes[k].loc.known() ? d.notes[k].loc : d.loc;
+    out << (k == 0 ? "{" : ", {") << "\"line\": " << static_cast<std::int64_t>(at.line) << ", \"col\": "
+        << static_cast<std::int64_t>(at.col) << ", \"message\": ";
+    detail::append_json_string(out, d.notes[k].message.view());
+    out << '}';
+  }
+  out << "]}";
+}
+
 /// All diagnostics as one JSON array (for tools: `t2b-opt --diagnostics=json`), one object per
-/// diagnostic: file, line, col, severity, source, message, notes [{line, col, message}].
+/// diagnostic as `append_json` writes it.
 constexpr text format_json(const std::vector<diagnostic>& ds, std::string_view file) {
   text out;
   out << '[';
   for (std::size_t i = 0; i < ds.size(); ++i) {
-    const diagnostic& d = ds[i];
-    out << (i == 0 ? "\n  {" : ",\n  {") << "\"file\": ";
-    detail::append_json_string(out, file.empty() ? std::string_view("<input>") : file);
-    out << ", \"line\": " << static_cast<std::int64_t>(d.loc.line) << ", \"col\": " << static_cast<std::int64_t>(d.loc.col)
-        << ", \"severity\": \"error\", \"source\": ";
-    detail::append_json_string(out, d.source.view());
-    out << ", \"message\": ";
-    detail::append_json_string(out, d.message.view());
-    out << ", \"notes\": [";
-    for (std::size_t k = 0; k < d.notes.size(); ++k) {
-      const location at = d.notes[k].loc.known() ? d.notes[k].loc : d.loc;
-      out << (k == 0 ? "{" : ", {") << "\"line\": " << static_cast<std::int64_t>(at.line) << ", \"col\": "
-          << static_cast<std::int64_t>(at.col) << ", \"message\": ";
-      detail::append_json_string(out, d.notes[k].message.view());
-      out << '}';
-    }
-    out << "]}";
+    out << (i == 0 ? "\n  " : ",\n  ");
+    append_json(out, ds[i], file);
   }
   out << (ds.empty() ? "]\n" : "\n]\n");
   return out;
