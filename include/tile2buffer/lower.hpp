@@ -47,8 +47,13 @@ inline namespace v0 {
 #ifdef TILE2BUFFER_EXTERN_PIPELINE
 
 /// The default recipe set's pipeline, compiled once by <tile2buffer/pipeline_instance.hpp>.
-result<program> lower(const program& p, const options& opts, parallelism par = {});
-result<program> lower(const program& p);
+/// Why a namespace named after the macro, and the macro on `lower`'s lines: these are run-time
+/// calls, so calling one in constant evaluation (a `static_assert` on `lower`) is an error; g++
+/// names the function called, namespace and all, and clang quotes its declaration's line, so the
+/// host reads why in either. Leave the macro undefined in a TU that lowers in constant evaluation.
+namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
+result<program> lower(const program& p, const options& opts, parallelism par = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+result<program> lower(const program& p);                                             // TILE2BUFFER_EXTERN_PIPELINE: run time only
 result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {},
                              parallelism par = {}, const pass_observer* observer = nullptr);
 result<program> run_pass(pass_id id, const program& p, const options& opts);
@@ -56,6 +61,12 @@ result<program> run_pass(pass_id id, const program& p, const options& opts);
 result<program> run_pass_pipeline(const program& input, const options& opts, std::span<const std::string_view> passes,
                                   parallelism par = {}, const pass_observer* observer = nullptr);
 std::vector<selection_entry> explain_selection(const program& p, const options& opts);
+}  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::explain_selection;
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::lower;
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::run_pass;
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::run_pass_pipeline;
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::run_pipeline;
 
 #else
 

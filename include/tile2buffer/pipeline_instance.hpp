@@ -23,22 +23,25 @@
 namespace tile2buffer {
 inline namespace v0 {
 
+// Why `v0::`: inside the namespace its own non-template functions hide the templates they call.
+namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
 result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after, parallelism par,
                              const pass_observer* observer) {
-  return run_pipeline<default_recipes>(input, opts, stop_after, par, observer);
+  return v0::run_pipeline<default_recipes>(input, opts, stop_after, par, observer);
 }
 result<program> run_pass_pipeline(const program& input, const options& opts, std::span<const std::string_view> passes,
                                   parallelism par, const pass_observer* observer) {
-  return run_pass_pipeline<default_recipes>(input, opts, passes, par, observer);
+  return v0::run_pass_pipeline<default_recipes>(input, opts, passes, par, observer);
 }
-result<program> run_pass(pass_id id, const program& p, const options& opts) { return run_pass<default_recipes>(id, p, opts); }
+result<program> run_pass(pass_id id, const program& p, const options& opts) { return v0::run_pass<default_recipes>(id, p, opts); }
 result<program> lower(const program& p, const options& opts, parallelism par) {
-  return run_pipeline<default_recipes>(p, opts, std::nullopt, par);
+  return v0::run_pipeline<default_recipes>(p, opts, std::nullopt, par);
 }
 std::vector<selection_entry> explain_selection(const program& p, const options& opts) {
-  return explain_selection<default_recipes>(p, opts);
+  return v0::explain_selection<default_recipes>(p, opts);
 }
-result<program> lower(const program& p) { return run_pipeline<default_recipes>(p, context::current()); }
+result<program> lower(const program& p) { return v0::run_pipeline<default_recipes>(p, context::current()); }
+}  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
 
 }  // namespace v0
 }  // namespace tile2buffer
