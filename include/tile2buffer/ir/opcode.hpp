@@ -278,25 +278,20 @@ inline constexpr auto operand_lists = [] {
   return out;
 }();
 /// The signature of split operands: each kind's letters in order (`tensor:v valid:p?` gives
-/// `vp?`); a kind ending in `*` is the variadic rest (any number of scalars or values).
+/// `vp?`), read by `decode_signature`; a kind ending in `*` is the variadic rest (any number of
+/// scalars or values), which `decode_signature` reads as `*`.
 constexpr signature record_signature(const operand_list& ops) {
-  signature sig;
+  std::array<char, 16> letters{};
+  std::size_t n = 0;
   for (std::size_t i = 0; i < ops.size; ++i) {
     const std::string_view kind = ops.kinds[i];
     if (!kind.empty() && kind.back() == '*') {
-      sig.variadic = true;
+      letters[n++] = '*';
       continue;
     }
-    for (const char c : kind) {
-      if (c == '?') {
-        sig.min = static_cast<std::uint8_t>(sig.min - 1);
-      } else {
-        sig.letters[sig.size++] = c;
-        ++sig.min;
-      }
-    }
+    for (const char c : kind) letters[n++] = c;
   }
-  return sig;
+  return decode_signature(std::string_view(letters.data(), n));
 }
 inline constexpr auto signatures = [] {
   std::array<signature, opcode_count> out{};
