@@ -7,7 +7,9 @@
 /// (support/explicit_lowering.hpp). Prints one summary line; each failing (seed, planner)
 /// is written to DIR as a `.t2b` reproducer, as is a kernel whose selection contradicts the
 /// generator (one it built to stay Tile, or any on a5, was lowered; or a straight-line kernel
-/// stayed Tile on a2a3).
+/// stayed Tile on a2a3). With `--pto-out DIR`, every `--pto-every`-th kernel's lowered program is
+/// also emitted as PTO-AS in both forms (DIR/seed-S-PLANNER-TARGET.pto and .generic.pto) for the
+/// dialect check (tests/pto-dialect); a lowered kernel the emitter refuses is a failure.
 /// Exit codes: 0 clean, 1 mismatches or failures, 2 bad command line.
 #include <algorithm>
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include "decimal_arg.hpp"
 #include "support/explicit_lowering.hpp"
 #include "support/gen_program.hpp"
+#include "tile2buffer/emit/pto.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/print.hpp"
@@ -76,6 +79,8 @@ struct config {
   std::vector<target_arch> targets{target_arch::a2a3};
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string out = ".";
+  std::string pto_out;            ///< where the PTO-AS of sampled lowered kernels goes ("" = nowhere)
+  std::uint64_t pto_every = 1;    ///< sample rate: kernels whose index is a multiple of it
   bool break_addresses = false;  ///< hidden: proves the campaign reports a wrong lowering
   bool break_selection = false;  ///< hidden: lowers nothing, proves it reports kernels kept Tile
 };
@@ -118,6 +123,20 @@ void write_reproducer(const config& cfg, std::uint64_t seed, shape s, const opti
   if (!f) std::fprintf(stderr, "t2b-campaign: cannot write %s\n", path.string().c_str());
 }
 
+/// Writes the PTO-AS of `lowered` in both forms under cfg.pto_out; false when the emitter refuses.
+bool write_pto(const config& cfg, std::uint64_t seed, const options& opts, const program& lowered) {
+  const std::string stem = (std::filesystem::path(cfg.pto_out) / ("seed-" + std::to_string(seed) + "-" + std::string(name(opts.planner)) +
+                                                                    "-" + std::string(name(opts.target)))).string();
+  for (const bool generic : {false, true}) {
+    const auto emitted = emit_pto(lowered, pto_options{.generic = generic, .target = opts.target, .skip_tile_kernels = true});
+    if (!emitted) return false;
+    std::ofstream f(stem + (generic ? ".generic.pto" : ".pto"));
+    f << emitted.value.view();
+    if (!f) std::fprintf(stderr, "t2b-campaign: cannot write %s\n", stem.c_str());
+  }
+  return true;
+}
+
 /// One lowering of a kernel, checked: it must succeed, select as the generator intends, and
 /// agree with the Tile program in the simulator under every binding.
 void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testing::gen_plan& plan, const program& tile,
@@ -155,6 +174,11 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
     return;
   }
   ++t.lowered;
+  if (!cfg.pto_out.empty() && (seed - cfg.seed) % cfg.pto_every == 0 && !write_pto(cfg, seed, opts, lowered.value)) {
+    ++t.failures;
+    write_reproducer(cfg, seed, s, opts, "-", "the PTO emitter refused the lowered program", tile);
+    return;
+  }
   const program checked = cfg.break_addresses ? testing::collapse_addresses(lowered.value) : lowered.value;
   // Why stop at the first failing binding: one reproducer per (seed, planner, target) is enough.
   for (const testing::gen_binding& b : testing::bindings(plan)) {
@@ -197,7 +221,7 @@ std::optional<std::vector<E>> pick_list(std::string_view v, const Names& names) 
 
 constexpr const char* usage =
     "usage: t2b-campaign [--kernels N] [--seed S] [--shapes line,windows,valid,regions,cube] [--planners pypto,dsa_rp,ptoas]\n"
-    "                    [--targets a2a3,a5] [--jobs J] [--out DIR]\n";
+    "                    [--targets a2a3,a5] [--jobs J] [--out DIR] [--pto-out DIR [--pto-every K]]\n";
 
 /// Fills `cfg` from argv; returns an error message, or empty on success.
 std::string parse_args(int argc, char** argv, config& cfg) {
@@ -209,9 +233,11 @@ std::string parse_args(int argc, char** argv, config& cfg) {
     }
     if (i + 1 >= argc) return "unknown flag or missing value: " + std::string(flag);
     const std::string_view v = argv[++i];
-    if (flag == "--kernels" || flag == "--seed" || flag == "--jobs") {
+    if (flag == "--kernels" || flag == "--seed" || flag == "--jobs" || flag == "--pto-every") {
       const auto n = t2b_tools::decimal_in(v);
-      if (!n || (flag == "--jobs" && (*n == 0 || *n > 1024))) return std::string(flag) + " needs a decimal number";
+      if (!n || ((flag == "--jobs" || flag == "--pto-every") && (*n == 0 || *n > 1024)))
+        return std::string(flag) + " needs a decimal number" + (flag == "--kernels" || flag == "--seed" ? "" : " in 1..1024");
+      if (flag == "--pto-every") cfg.pto_every = *n;
       if (flag == "--kernels") cfg.kernels = *n;
       if (flag == "--seed") cfg.seed = *n;
       if (flag == "--jobs") cfg.jobs = static_cast<unsigned>(*n);
@@ -229,6 +255,8 @@ std::string parse_args(int argc, char** argv, config& cfg) {
       cfg.targets = *p;
     } else if (flag == "--out") {
       cfg.out = v;
+    } else if (flag == "--pto-out") {
+      cfg.pto_out = v;
     } else {
       return "unknown flag: " + std::string(flag);
     }
@@ -244,11 +272,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "t2b-campaign: %s\n%s", err.c_str(), usage);
     return 2;
   }
-  std::error_code ec;
-  std::filesystem::create_directories(cfg.out, ec);
-  if (ec) {
-    std::fprintf(stderr, "t2b-campaign: cannot create %s: %s\n", cfg.out.c_str(), ec.message().c_str());
-    return 2;
+  for (const std::string& dir : {cfg.out, cfg.pto_out}) {
+    if (dir.empty()) continue;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      std::fprintf(stderr, "t2b-campaign: cannot create %s: %s\n", dir.c_str(), ec.message().c_str());
+      return 2;
+    }
   }
   // Why interleaved seeds and per-worker tallies: kernel lengths grow with the seed, so striding
   // balances the work, and summing tallies keeps the result independent of the job count.

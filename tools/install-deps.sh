@@ -6,12 +6,13 @@
 # Runs apt-get as root, or through sudo when not root and sudo exists; never prompts.
 set -euo pipefail
 
-# mlir-22-tools: mlir-opt checks the emitted PTO's generic form; python3-msgpack: the binary
+# mlir-22-tools, libmlir-22-dev, llvm-22-dev: the checker PTO dialect (tests/pto-dialect) is built
+# against them and reads every emitted kernel; python3-msgpack: the binary
 # format is read from Python in a test; python3-numpy: `t2b-opt --run` is checked against NumPy;
 # cmake, pkg-config: the installed package's consumers (infra/install-consumers) are built with them
 # (these tests skip without them).
 packages=(meson ninja-build g++-12 clang-14 doctest-dev libboost-dev llvm-14-tools libbenchmark-dev python3
-  libclang-rt-14-dev mlir-22-tools python3-msgpack python3-numpy cmake pkg-config)
+  libclang-rt-14-dev mlir-22-tools libmlir-22-dev llvm-22-dev python3-msgpack python3-numpy cmake pkg-config)
 
 missing() {
   local p out=()

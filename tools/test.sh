@@ -40,9 +40,14 @@ for pair in "build-ci-gcc g++-12" "build-ci-clang clang++-14"; do
   fi
   rm -f "$dir/meson-logs/testlog.json"
   # The clang build compares its t2b-opt with the g++ build's (determinism across compilers).
+  # It also checks its fuzzer's PTO-AS with the g++ build's checker dialect (tests/pto-dialect).
   reference=""
-  if [[ "$dir" == build-ci-clang && " ${dirs[*]-} " == *" build-ci-gcc "* ]]; then reference="$PWD/build-ci-gcc/tools/t2b-opt"; fi
-  if ! "${setup[@]}" "${common[@]}" "${args[@]}" -Dreference_t2b_opt="$reference"; then
+  checker=""
+  if [[ "$dir" == build-ci-clang && " ${dirs[*]-} " == *" build-ci-gcc "* ]]; then
+    reference="$PWD/build-ci-gcc/tools/t2b-opt"
+    if [[ -x build-ci-gcc/tests/pto-dialect/pto-check-opt ]]; then checker="$PWD/build-ci-gcc/tests/pto-dialect/pto-check-opt"; fi
+  fi
+  if ! "${setup[@]}" "${common[@]}" "${args[@]}" -Dreference_t2b_opt="$reference" -Dpto_check_opt="$checker"; then
     echo "=== $dir: meson setup FAILED"
     failed_builds=$((failed_builds + 1))
     continue

@@ -131,6 +131,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool any_buffer = false;
   for (const function& f : out.functions) any_buffer = any_buffer || f.stage == ir_stage::buffer;
   if (any_buffer && !emit_pto(out)) violated("a lowered kernel fails the PTO preflight", tile, o);
+  // T2B_FUZZ_PTO_DIR (test pto-dialect-fuzz): every 8th lowered program's PTO-AS in both forms,
+  // which tests/pto-dialect/check_pto_dialect.py then reads with the checker dialect.
+  static const char* const pto_dir = std::getenv("T2B_FUZZ_PTO_DIR");
+  static unsigned pto_count = 0;
+  if (any_buffer && pto_dir != nullptr && pto_count++ % 8 == 0) {
+    const std::string stem = std::string(pto_dir) + "/fuzz-" + std::to_string(pto_count) + "-" + std::string(name(o.planner)) + "-" +
+                             std::string(name(o.target));
+    for (const bool generic : {false, true}) {
+      const auto emitted = emit_pto(out, pto_options{.generic = generic, .target = o.target, .skip_tile_kernels = true});
+      if (!emitted) violated("a lowered kernel fails the PTO preflight", tile, o);
+      if (std::FILE* f = std::fopen((stem + (generic ? ".generic.pto" : ".pto")).c_str(), "w")) {
+        std::fwrite(emitted.value.view().data(), 1, emitted.value.view().size(), f);
+        std::fclose(f);
+      }
+    }
+  }
   const auto bytes = serialize(out);
   if (!bytes) violated("the lowered program does not serialize", tile, o);
   const result<program> read = deserialize(bytes.value);

@@ -190,6 +190,10 @@ class pto_preflight {
             fail(loc, who() << "buffer.set_validshape needs a buffer whose valid extents are both runtime ('?')");
         }
         return;
+      case opcode::buffer_matmul:
+      case opcode::buffer_matmul_acc:
+        if (text why = matmul_extents_problem(o); !why.empty()) fail(loc, who() << why);
+        return;
       default: break;
     }
     if (text why = precision_flag_problem(f_, o); !why.empty()) fail(loc, who() << why);
@@ -215,6 +219,35 @@ class pto_preflight {
 
   constexpr void scalar_op(op_id o) {
     if (text why = scalar_op_problem(f_, o); !why.empty()) fail(f_.op(o).loc, who() << why);
+  }
+
+  /// ptoas checks tmatmul's M, K and N on "logical" extents, the valid extent when static and the
+  /// physical one when runtime, and wants Left [M, K], Right [K, N] and Acc [M, N] to agree
+  /// exactly (pto-dialect.md §4). A Right valid over more static rows than the Left's static K
+  /// is narrowed by the emitter (pto_emitter::right_operand); any other disagreement, which a
+  /// runtime extent brings, has no PTO form.
+  constexpr text matmul_extents_problem(op_id o) const {
+    const auto args = f_.args(o);
+    const operand lo = named_operand<"lhs">(f_, o), ro = named_operand<"rhs">(f_, o), d = named_operand<"dest">(f_, o);
+    if (args.empty() || !lo.is_value() || !ro.is_value() || !d.is_value()) return {};
+    const type& l = f_.type_of(lo.value());
+    const type& r = f_.type_of(ro.value());
+    const type& a = f_.type_of(d.value());
+    if (!l.is_buffer() || !r.is_buffer() || !a.is_buffer()) return {};
+    const auto logical = [](const type& t, std::size_t axis) { return t.valid[axis].is_static() ? t.valid[axis].number : t.shape[axis]; };
+    const bool narrowed = l.valid[1].is_static() && r.valid[0].is_static() && r.valid[1].is_static() &&
+                          r.valid[0].number > l.valid[1].number;
+    text why;
+    if (logical(l, 1) != logical(r, 0) && !narrowed)
+      why << "the Left's K (" << logical(l, 1) << ") and the Right's (" << logical(r, 0) << ')';
+    else if (logical(l, 0) != logical(a, 0))
+      why << "the Left's M (" << logical(l, 0) << ") and the Acc's (" << logical(a, 0) << ')';
+    else if (logical(r, 1) != logical(a, 1))
+      why << "the Right's N (" << logical(r, 1) << ") and the Acc's (" << logical(a, 1) << ')';
+    if (why.empty()) return why;
+    return text("'") << mnemonic(f_.op(o).code()) << "': " << why
+                     << " differ; ptoas's tmatmul takes M, K, N as the valid extents, or the physical ones where "
+                        "the valid extent is runtime ('?'), and needs them equal";
   }
 
   constexpr void control_op(op_id o) {

@@ -60,6 +60,11 @@ struct mlir_attr {
   std::string_view name;
   text value;
   bool is_default = false;
+  /// The generic form's spelling when MLIR's printer writes the value differently from the
+  /// custom form (a float constant: `1.500000e+00` for `1.5`); empty when they agree.
+  text generic_value{};
+
+  [[nodiscard]] constexpr const text& generic() const { return generic_value.empty() ? value : generic_value; }
 };
 
 /// One op as the printer reads it.
@@ -218,7 +223,7 @@ class mlir_printer {
     }
     std::sort(sorted.begin(), sorted.end(), [](const mlir_attr* a, const mlir_attr* b) { return a->name < b->name; });
     text s;
-    for (std::size_t i = 0; i < sorted.size(); ++i) s << (i > 0 ? ", " : "") << sorted[i]->name << " = " << sorted[i]->value;
+    for (std::size_t i = 0; i < sorted.size(); ++i) s << (i > 0 ? ", " : "") << sorted[i]->name << " = " << sorted[i]->generic();
     return s;
   }
   static constexpr text generic_op(const mlir_op& o) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tile2buffer/detail/decimal.hpp"
+#include "tile2buffer/detail/mlir_float.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/emit/mlir.hpp"
@@ -117,7 +118,7 @@ struct pto_rule {
 class pto_emitter {
  public:
   constexpr pto_emitter(const function& f, const mlir_printer& printer, target_arch target)
-      : f_(f), printer_(printer), target_(target), names_(f.values.size()) {}
+      : f_(f), printer_(printer), target_(target), names_(f.values.size()), types_(f.values.size()) {}
 
   constexpr void run(text& out) {
     signature();
@@ -171,7 +172,7 @@ class pto_emitter {
   constexpr void subview(op_id o) {
     const typed<buffer::subview> v(f_, o);
     const ssa src = value(v.source().value());
-    const ssa r = value(v.result());
+    ssa r = value(v.result());
     const type& rt = v.result_type();
     const auto offs = v.elements(v.offsets());
     const ssa offsets[] = {index(offs[0]), index(offs[1])};
@@ -180,6 +181,17 @@ class pto_emitter {
       const auto e = v.elements(v.valid());
       valid[0].push_back(index(e[0]));
       valid[1].push_back(index(e[1]));
+      // ptoas types a subview's valid dim as min(constant, size) when its operand is an
+      // arith.constant and as `?` only when it is not (pto-dialect.md §4 subview); the Buffer IR
+      // may keep a dim `?` whose operand is a literal, so the PTO type says what ptoas derives.
+      type t = rt;
+      for (std::size_t i = 0; i < 2; ++i)
+        if (const std::optional<std::int64_t> c = constant_value(valid[i].front()); c && !t.valid[i].is_static())
+          t.valid[i] = extent::of(std::min(*c, t.shape[i]));
+      if (!(t == rt)) {
+        types_[v.result().index] = value_type(t, target_);
+        r = value(v.result());
+      }
     }
     // `sizes` is an I64ArrayAttr: `[R, C]` (a DenseI64ArrayAttr `array<i64: ...>` is rejected).
     const pto_set sizes{"sizes", text("[") << rt.shape[0] << ", " << rt.shape[1] << ']'};
@@ -199,7 +211,7 @@ class pto_emitter {
   }
   constexpr void matmul(op_id o) {
     const view<opcode::buffer_matmul> m(f_, o);
-    const ssa lhs = value(m.lhs().value()), rhs = value(m.rhs().value());
+    const ssa lhs = value(m.lhs().value()), rhs = right_operand(m.lhs().value(), m.rhs().value());
     const ssa dst = value(m.dest().value());
     emit(pto_record(pto_op::tmatmul, {one(lhs), one(rhs), one(dst)}, {}));
   }
@@ -207,8 +219,27 @@ class pto_emitter {
     // The running sum is named as the first input and repeated as the output.
     const view<opcode::buffer_matmul_acc> m(f_, o);
     const ssa acc = value(m.dest().value());
-    const ssa lhs = value(m.lhs().value()), rhs = value(m.rhs().value());
+    const ssa lhs = value(m.lhs().value()), rhs = right_operand(m.lhs().value(), m.rhs().value());
     emit(pto_record(pto_op::tmatmul_acc, {one(acc), one(lhs), one(rhs), one(acc)}, {}));
+  }
+  /// The Right operand as tmatmul must see it. The product sums over the Left's valid K, and the
+  /// Right may be valid over more rows (reference §2.6); ptoas wants the two K extents equal
+  /// (pto-dialect.md §4), so a wider Right is narrowed by a whole-tile subview whose valid rows
+  /// are the Left's K. The preflight (matmul_extents_problem) rejects the runtime cases.
+  constexpr ssa right_operand(value_id left, value_id right) {
+    const type& l = f_.type_of(left);
+    const type& r = f_.type_of(right);
+    const ssa whole = value(right);
+    if (!l.valid[1].is_static() || !r.valid[0].is_static() || l.valid[1].number == r.valid[0].number) return whole;
+    type narrowed = r;
+    narrowed.valid[0] = l.valid[1];
+    const ssa k_view{ssa_.take((text(name_of(right)) << "_k").view()), value_type(narrowed, target_)};
+    const ssa offsets[] = {constant("0", dtype::index), constant("0", dtype::index)};
+    const ssa rows = constant(int_literal(l.valid[1].number).view(), dtype::index);
+    const ssa cols = constant(int_literal(r.valid[1].number).view(), dtype::index);
+    const pto_set sizes{"sizes", text("[") << r.shape[0] << ", " << r.shape[1] << ']'};
+    emit(pto_record(pto_op::subview, {one(whole), offsets, one(rows), one(cols)}, one(k_view), std::span<const pto_set>(&sizes, 1)));
+    return k_view;
   }
   /// SPMD queries read the kernel ABI parameters the signature appended.
   constexpr void query(op_id o) {
@@ -266,7 +297,16 @@ class pto_emitter {
     if (names_[v.index].empty()) names_[v.index] = ssa_.take(f_.name_of(v));
     return names_[v.index];
   }
-  constexpr ssa value(value_id v) { return ssa{name_of(v), value_type(f_.type_of(v), target_)}; }
+  constexpr ssa value(value_id v) {
+    if (!types_[v.index].empty()) return ssa{name_of(v), types_[v.index]};
+    return ssa{name_of(v), value_type(f_.type_of(v), target_)};
+  }
+  /// The integer an emitted `arith.constant` named `name` holds, if it is one.
+  [[nodiscard]] constexpr std::optional<std::int64_t> constant_value(const ssa& x) const {
+    for (const auto& [n, v] : int_consts_)
+      if (n == x.name) return v;
+    return std::nullopt;
+  }
   static constexpr std::span<const ssa> one(const ssa& x) { return std::span<const ssa>(&x, 1); }
   constexpr void emit(const mlir_op& r) { printer_.op(body_, indent_, r); }
   static constexpr mlir_op record(std::string_view name, native_form form, std::span<const ssa> operands,
@@ -276,6 +316,16 @@ class pto_emitter {
     r.form = form;
     r.operands.assign(operands.begin(), operands.end());
     r.results.assign(results.begin(), results.end());
+    // The default-valued properties MLIR materialises on these arith ops, so its generic printer
+    // writes them. arith.trunci gets none: MLIR 22 gives it overflowFlags, but LLVM 19 (which
+    // PTOAS 0.60 builds on) declares no property there, and `<{...}>` on it would be rejected.
+    constexpr std::string_view overflow[] = {"arith.addi", "arith.subi", "arith.muli"};
+    constexpr std::string_view fastmath[] = {"arith.addf", "arith.subf", "arith.mulf", "arith.divf",
+                                             "arith.minimumf", "arith.maximumf", "arith.cmpf"};
+    for (const std::string_view n : overflow)
+      if (n == name) r.props.push_back(mlir_attr{"overflowFlags", text("#arith.overflow<none>"), true});
+    for (const std::string_view n : fastmath)
+      if (n == name) r.props.push_back(mlir_attr{"fastmath", text("#arith.fastmath<none>"), true});
     return r;
   }
   static constexpr mlir_op cast_record(std::string_view op, const ssa& x, const ssa& r) {
@@ -306,18 +356,32 @@ class pto_emitter {
     const text n = ssa_.take(base.view());
     consts_list_.push_back(constant_entry{text(literal), ty, n});
     const ssa r{n, ty};
-    printer_.op(consts_, 4, constant_record(literal, r, d != dtype::bool_));
+    printer_.op(consts_, 4, constant_record(literal, r, d));
+    remember_int(r, literal, d);
     return r;
   }
-  /// `arith.constant`: its `value` property is the literal, typed unless it is an i1.
-  static constexpr mlir_op constant_record(std::string_view literal, const ssa& r, bool typed_literal) {
+  /// `arith.constant`: its `value` property is the literal, typed unless it is an i1; a float
+  /// literal is spelled as written in the custom form and as MLIR prints its value in the generic one.
+  static constexpr mlir_op constant_record(std::string_view literal, const ssa& r, dtype d) {
     mlir_op c = record("arith.constant", native_form::constant, {}, one(r));
     text v(literal);
-    if (typed_literal) v << " : " << r.type;
-    c.props.push_back(mlir_attr{"value", v, false});
+    if (d != dtype::bool_) v << " : " << r.type;
+    text generic;
+    if (is_float(d)) {
+      append_mlir_float(generic, literal, d == dtype::fp16 ? binary16 : d == dtype::bf16 ? bfloat16 : binary32);
+      generic << " : " << r.type;
+    }
+    c.props.push_back(mlir_attr{"value", v, false, generic});
     return c;
   }
   static constexpr text int_literal(std::int64_t v) { return text() << v; }
+  constexpr void remember_int(const ssa& r, std::string_view literal, dtype d) {
+    if (d == dtype::bool_ || is_float(d) || literal.empty()) return;
+    std::int64_t v = 0;
+    const bool negative = literal.front() == '-';
+    for (std::size_t i = negative ? 1 : 0; i < literal.size(); ++i) v = v * 10 + (literal[i] - '0');
+    int_consts_.emplace_back(r.name, negative ? -v : v);
+  }
   /// A literal operand as a constant of dtype `d`.
   constexpr ssa literal(const operand& o, dtype d) {
     text lit;
@@ -488,7 +552,8 @@ class pto_emitter {
         names_[res.index] = constant(lit.view(), rd).name;
         return;
       }
-      emit(constant_record(lit.view(), r, rd != dtype::bool_));
+      emit(constant_record(lit.view(), r, rd));
+      remember_int(r, lit.view(), rd);
       return;
     }
     if (c == opcode::scalar_cast) {
@@ -686,6 +751,10 @@ class pto_emitter {
   target_arch target_;
   ssa_names ssa_;
   std::vector<text> names_;
+  /// A value's PTO type where it differs from its Buffer IR type (a subview result, see subview).
+  std::vector<text> types_;
+  /// Name and value of every integer `arith.constant` emitted so far.
+  std::vector<std::pair<text, std::int64_t>> int_consts_;
   std::vector<text> views_of_;
   std::vector<ssa> args_;
   std::vector<constant_entry> consts_list_;
