@@ -15,8 +15,9 @@ groups, properties, attribute kinds, assembly formats and verifier rules):
    are renamed in order of first appearance (MLIR numbers results `%0, %1...`, we keep names).
 
 Failing twins show each check can fail: a wrong segment count, a missing required property, a
-property on an op without properties, a misaligned address, an address at the wrong level, and a
-default-valued property left out of the generic text (accepted by the parser, caught by 3).
+property on an op without properties, a misaligned address, an address at the wrong level (check
+1's verifier), a tadd whose generic form swaps its sources (parses, caught by check 2), and a
+default-valued property left out of the generic text (parses, caught by check 3).
 
 Usage:
   corpus T2B_OPT PTO_CHECK_OPT GEN_TILE EXAMPLES_DIR GOLDEN_DIR [--campaign T2B_CAMPAIGN]
@@ -133,8 +134,8 @@ def collect_cases(sample_dir, examples_dir, golden_dir):
 
 
 def float_literals_kernel(count=120, seed=33):
-    """A Buffer kernel multiplying by `count` random float literals of each float type: their
-    constants' spelling in the generic form is compared with MLIR's by check 3."""
+    """A Buffer kernel multiplying by `count` random float literals, spread over FP32, FP16 and
+    BF16: their constants' spelling in the generic form is compared with MLIR's by check 3."""
     rng = random.Random(seed)
     lines = ["incore @float_literals(a: Scalar[FP32], h: Scalar[FP16], g: Scalar[BF16]) attributes {stage = buffer} {"]
     for i in range(count):
@@ -222,20 +223,29 @@ def corpus(args):
             # Nothing to emit: the pipeline rejects the input, or every kernel stayed Tile (on a5,
             # all do); and the preflight's located refusals (`error: emit-pto: ...`) are the
             # emitter failing closed, tested by the preflight goldens. Any other failure is one.
-            rejected = native.returncode != 0 and (ALL_TILE in native.stderr or PREFLIGHT.search(native.stderr) is not None
-                                                   or run([args.t2b_opt] + cmd).returncode != 0)
+            rejected = None
+            if native.returncode != 0:
+                rejected = ("all Tile" if ALL_TILE in native.stderr else "preflight" if PREFLIGHT.search(native.stderr)
+                            else "pipeline" if run([args.t2b_opt] + cmd).returncode != 0 else None)
             return label, expected, native, generic, rejected
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             emitted = list(pool.map(emit, cases))
         print(f"{len(cases)} modules emitted in {time.monotonic() - start:.1f} s")
+        skipped = 0
         for label, expected, native, generic, rejected in emitted:
+            # A positive emit golden exists to be emitted: a refusal there is a failure.
+            if rejected in ("preflight", "pipeline") and label.startswith("emit/") and not label.startswith("emit/preflight/"):
+                check.fail(f"{label}: the emitter refused a positive emit golden\n{native.stderr}")
+                continue
             if rejected:
+                skipped += 1
                 continue
             if native.returncode != 0 or generic.returncode != 0:
                 check.fail(f"{label}: t2b-opt could not emit it\n{native.stderr}{generic.stderr if generic else ''}")
                 continue
             add_program(check, programs, label, expected, native.stdout, generic.stdout)
+        print(f"{skipped} modules with nothing to emit (every kernel stayed Tile, the pipeline or the preflight refused)")
 
         if args.campaign:
             # The campaign's generated kernels (every shape), lowered under every planner and
@@ -343,6 +353,20 @@ def twins(check, programs):
             "%t2b_bad_addr" + m.group(4) + n[m.end():]
         expect_rejected("misaligned address", "level3", bad, "must be non-negative and aligned to 32 bytes")
         expect_rejected("address at level2", "level2", n, "takes no addr at --pto-level=level2")
+    g = first("level3", "generic", r'"pto\.tadd"\(%[\w.]+, %[\w.]+, ')
+    if g:
+        # Operands swapped in the generic form only: both forms still parse and verify, and only
+        # check 2 (the two re-printed forms agree) can see the difference.
+        label, native = next((l, n) for l, n, x in programs["level3"] if x == g)
+        swapped = re.sub(r'"pto\.tadd"\((%[\w.]+), (%[\w.]+), ', r'"pto.tadd"(\2, \1, ', g, count=1)
+        [(rn, _)] = check.checker_run([native], "level3")
+        [(rg, err)] = check.checker_run([swapped], "level3")
+        if rg is None:
+            check.fail(f"twin swapped operands: pto-check-opt rejected it\n{err}")
+        elif rn == rg:
+            check.fail("twin swapped operands: the native and generic re-prints agree; check 2 cannot fail")
+        else:
+            print(f"ok   twin swapped operands ({label}): parsed, and check 2 reports the forms differ")
     g = first("level3", "generic", r"reluPreMode = #pto<relu_pre_mode no_relu>")
     if g:
         dropped = re.sub(r", reluPreMode = #pto<relu_pre_mode no_relu>", "", g, count=1)

@@ -45,6 +45,9 @@ constexpr pinned cases[] = {
     {"3.5e38", binary32, "0x7F800000"},
     {"123456789.0", binary32, "0x4CEB79A3"},    // nine digits without a point: hex
     {"16777217.0", binary32, "0x4B800000"},
+    {"1.00000005960464478", binary32, "1.000000e+00"},   // read as a double first: rounds twice
+    {"1.00048828125000001", binary16, "1.000000e+00"},
+    {"1.0e350", binary32, "0x7F800000"},                   // past the double range: infinity
 };
 
 constexpr bool all_pinned() {

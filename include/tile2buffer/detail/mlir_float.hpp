@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file detail/mlir_float.hpp
 /// A float constant spelled as MLIR's printer spells it, so that the emitter's generic form is
-/// byte for byte what `mlir-opt --mlir-print-op-generic` writes (tests/pto-dialect). MLIR rounds
-/// the literal to the constant's type, then prints the value with 6 significant digits in
+/// byte for byte what `mlir-opt --mlir-print-op-generic` writes (tests/pto-dialect). MLIR reads
+/// a float literal as a double (correctly rounded) and converts that to the constant's type
+/// (ties to even), so it rounds twice; it then prints the value with 6 significant digits in
 /// scientific form padded to six decimals (`1.500000e+00`) when that text reads back as the same
 /// value; otherwise with the type's round-trip digit count (9 for f32) in APFloat's default
 /// notation (`0.123456791`, `1.23456791E+10`); and a value whose text would have no point, an
-/// infinity among them, as its bits in hex (`0x4CEB79A3`). Exact: the value and its digits are
-/// computed with integers, never through `double`.
+/// infinity among them, as its bits in hex (`0x4CEB79A3`). Both roundings and the digits are
+/// computed with integers, so the result does not depend on the host's floating point.
 #pragma once
 
 #include <array>
@@ -21,12 +22,12 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
-/// An unsigned integer of up to 1024 bits (enough for every literal the lexer takes, clamped to
-/// the float range below), least significant limb first. Loops run over the limbs in use only,
+/// An unsigned integer of up to 1280 bits (enough for every literal the lexer takes, clamped to
+/// the double range below), least significant limb first. Loops run over the limbs in use only,
 /// which keeps constant evaluation within the compilers' step limits.
 class big_uint {
  public:
-  static constexpr std::size_t limbs = 32;
+  static constexpr std::size_t limbs = 40;
   constexpr big_uint() = default;
   constexpr explicit big_uint(std::uint64_t v) : d_{static_cast<std::uint32_t>(v), static_cast<std::uint32_t>(v >> 32)} {}
 
@@ -115,6 +116,7 @@ struct float_format {
 inline constexpr float_format binary16{11, 15, -14, 16};
 inline constexpr float_format bfloat16{8, 127, -126, 16};
 inline constexpr float_format binary32{24, 127, -126, 32};
+inline constexpr float_format binary64{53, 1023, -1022, 64};
 
 /// A decimal: digits (at most 19, no leading zeros) times 10^exp10, with a sign.
 struct decimal_value {
@@ -131,15 +133,16 @@ struct binary_value {
   int exp2 = 0;
 };
 
-/// Rounds a decimal to the nearest value of format `f`, ties to even (as APFloat reads text).
+/// Rounds a decimal to the nearest value of format `f` (at most binary64), ties to even.
 constexpr binary_value round_to_format(const decimal_value& v, const float_format& f) {
   binary_value r{v.negative, false, 0, 0};
   if (v.digits == 0) return r;
-  // Beyond these the answer is infinity or zero whatever the digits; the clamp bounds the integers.
+  // Beyond these the answer is infinity or zero in binary64 whatever the digits (10^309 > DBL_MAX,
+  // 10^-343 < half the smallest subnormal); the clamp bounds the integers.
   int digit_count = 0;
   for (std::uint64_t x = v.digits; x != 0; x /= 10) ++digit_count;
-  if (v.exp10 + digit_count > 40) return {v.negative, true, 0, 0};
-  if (v.exp10 + digit_count < -50) return r;
+  if (v.exp10 + digit_count > 309) return {v.negative, true, 0, 0};
+  if (v.exp10 + digit_count < -343) return r;
   big_uint num(v.digits), den(1);
   for (int i = 0; i < v.exp10; ++i) num.mul_small(10);
   for (int i = 0; i < -v.exp10; ++i) den.mul_small(10);
@@ -156,7 +159,7 @@ constexpr binary_value round_to_format(const decimal_value& v, const float_forma
   big_uint a = num, b = den;
   if (e2 >= 0) b.shl(e2);
   else a.shl(-e2);
-  // q = a / b, at most p + 1 bits.
+  // q = a / b: below 2^p, as e2 was chosen for.
   std::uint64_t q = 0;
   big_uint shifted = b;
   shifted.shl(f.precision + 1);
@@ -178,6 +181,38 @@ constexpr binary_value round_to_format(const decimal_value& v, const float_forma
   r.significand = q;
   r.exp2 = e2;
   return r;
+}
+
+/// Rounds a binary value to format `f`, ties to even (APFloat::convert).
+constexpr binary_value round_binary(const binary_value& v, const float_format& f) {
+  if (v.infinite || v.significand == 0) return v;
+  int bits = 0;
+  for (std::uint64_t x = v.significand; x != 0; x >>= 1) ++bits;
+  const int lg = bits - 1 + v.exp2;  // floor(log2(value))
+  int e2 = lg - (f.precision - 1);
+  if (e2 < f.min_exp - (f.precision - 1)) e2 = f.min_exp - (f.precision - 1);
+  binary_value r{v.negative, false, 0, e2};
+  if (e2 <= v.exp2) {
+    r.significand = v.significand << (v.exp2 - e2);  // exact: fewer than p bits to place
+  } else {
+    const int shift = e2 - v.exp2;
+    if (shift > 62) return binary_value{v.negative, false, 0, 0};  // far below half the smallest step
+    std::uint64_t q = v.significand >> shift;
+    const std::uint64_t rem = v.significand & ((std::uint64_t{1} << shift) - 1), half = std::uint64_t{1} << (shift - 1);
+    if (rem > half || (rem == half && (q & 1u) != 0)) ++q;
+    if (q == std::uint64_t{1} << f.precision) {
+      q >>= 1;
+      ++r.exp2;
+    }
+    r.significand = q;
+  }
+  if (r.significand != 0 && r.exp2 + f.precision - 1 > f.max_exp) return {v.negative, true, 0, 0};
+  return r;
+}
+
+/// The value MLIR gives the literal `v` in format `f`: read as a double, then converted.
+constexpr binary_value mlir_literal_value(const decimal_value& v, const float_format& f) {
+  return round_binary(round_to_format(v, binary64), f);
 }
 
 /// Decimal digits of a finite binary value, most significant first, and the power of ten of the
@@ -340,13 +375,15 @@ constexpr std::uint64_t bits_of(const binary_value& v, const float_format& f) {
 /// Appends the literal `decimal` (the `.t2b` spelling, e.g. `1.5`, `2.0e-20`) of a constant of
 /// float format `f` as MLIR prints it.
 constexpr void append_mlir_float(text& out, std::string_view decimal, const float_format& f) {
-  const binary_value v = round_to_format(parse_decimal(decimal), f);
+  const binary_value v = mlir_literal_value(parse_decimal(decimal), f);
   if (!v.infinite && v.significand == 0) {
     out << (v.negative ? "-" : "") << "0.000000e+00";
     return;
   }
   if (!v.infinite) {
     const text first = apfloat_string(v, 6, 0, false);
+    // Why single rounding here: MLIR checks the text with APFloat's own reader, which rounds
+    // the decimal straight to the type.
     const binary_value back = round_to_format(parse_decimal(first.view()), f);
     if (back.significand == v.significand && back.exp2 == v.exp2 && !back.infinite) {
       out << first.view();

@@ -42,6 +42,36 @@ constexpr bool positive_constant(const function& f, const operand& o) {
   return value.kind == operand_kind::int_lit && value.num > 0;
 }
 
+/// The integer MLIR sees in a PTO index operand when the emitter writes an arith.constant for it:
+/// a literal, or a value bound by an INDEX `c = N` (a constant of another dtype reaches an index
+/// operand through arith.index_cast, which is no constant to ptoas).
+constexpr std::optional<std::int64_t> index_constant(const function& f, const operand& o) {
+  if (o.kind == operand_kind::int_lit) return o.num;
+  if (!o.is_value() || o.value().index >= f.values.size() || f.type_of(o.value()).dt != dtype::index) return std::nullopt;
+  const value_info& v = f.value(o.value());
+  if (v.origin() != value_origin::result || f.op(v.def).code() != opcode::scalar_const) return std::nullopt;
+  const operand c = view<opcode::scalar_const>(f, v.def).value();
+  if (c.kind != operand_kind::int_lit) return std::nullopt;
+  return c.num;
+}
+
+/// The type the PTO-AS gives value `v`: its Buffer type, except a subview's valid dim whose
+/// operand is a constant, which ptoas types as min(constant, size) and rejects as `?`
+/// (pto-dialect.md §4 subview) while the Buffer IR may keep it runtime. The emitter prints this
+/// type and the preflight's tmatmul extents read it, so both see what ptoas sees.
+constexpr type pto_type(const function& f, value_id v) {
+  type t = f.type_of(v);
+  const value_info& info = f.value(v);
+  if (!t.is_buffer() || info.origin() != value_origin::result || f.op(info.def).code() != opcode::buffer_subview) return t;
+  const typed<buffer::subview> s(f, info.def);
+  if (s.valid().kind == operand_kind::none) return t;
+  const auto e = s.elements(s.valid());
+  for (std::size_t i = 0; i < 2 && i < e.size(); ++i)
+    if (const std::optional<std::int64_t> c = index_constant(f, e[i]); c && !t.valid[i].is_static())
+      t.valid[i] = extent::of(*c < t.shape[i] ? *c : t.shape[i]);
+  return t;
+}
+
 class pto_preflight {
  public:
   constexpr pto_preflight(const function& f, std::vector<diagnostic>& out) : f_(f), out_(out) {}
@@ -230,9 +260,7 @@ class pto_preflight {
     const auto args = f_.args(o);
     const operand lo = named_operand<"lhs">(f_, o), ro = named_operand<"rhs">(f_, o), d = named_operand<"dest">(f_, o);
     if (args.empty() || !lo.is_value() || !ro.is_value() || !d.is_value()) return {};
-    const type& l = f_.type_of(lo.value());
-    const type& r = f_.type_of(ro.value());
-    const type& a = f_.type_of(d.value());
+    const type l = pto_type(f_, lo.value()), r = pto_type(f_, ro.value()), a = pto_type(f_, d.value());
     if (!l.is_buffer() || !r.is_buffer() || !a.is_buffer()) return {};
     const auto logical = [](const type& t, std::size_t axis) { return t.valid[axis].is_static() ? t.valid[axis].number : t.shape[axis]; };
     const bool narrowed = l.valid[1].is_static() && r.valid[0].is_static() && r.valid[1].is_static() &&

@@ -118,7 +118,7 @@ struct pto_rule {
 class pto_emitter {
  public:
   constexpr pto_emitter(const function& f, const mlir_printer& printer, target_arch target)
-      : f_(f), printer_(printer), target_(target), names_(f.values.size()), types_(f.values.size()) {}
+      : f_(f), printer_(printer), target_(target), names_(f.values.size()) {}
 
   constexpr void run(text& out) {
     signature();
@@ -172,7 +172,8 @@ class pto_emitter {
   constexpr void subview(op_id o) {
     const typed<buffer::subview> v(f_, o);
     const ssa src = value(v.source().value());
-    ssa r = value(v.result());
+    // Its type is pto_type's: a constant valid operand makes that dim static.
+    const ssa r = value(v.result());
     const type& rt = v.result_type();
     const auto offs = v.elements(v.offsets());
     const ssa offsets[] = {index(offs[0]), index(offs[1])};
@@ -181,17 +182,6 @@ class pto_emitter {
       const auto e = v.elements(v.valid());
       valid[0].push_back(index(e[0]));
       valid[1].push_back(index(e[1]));
-      // ptoas types a subview's valid dim as min(constant, size) when its operand is an
-      // arith.constant and as `?` only when it is not (pto-dialect.md §4 subview); the Buffer IR
-      // may keep a dim `?` whose operand is a literal, so the PTO type says what ptoas derives.
-      type t = rt;
-      for (std::size_t i = 0; i < 2; ++i)
-        if (const std::optional<std::int64_t> c = constant_value(valid[i].front()); c && !t.valid[i].is_static())
-          t.valid[i] = extent::of(std::min(*c, t.shape[i]));
-      if (!(t == rt)) {
-        types_[v.result().index] = value_type(t, target_);
-        r = value(v.result());
-      }
     }
     // `sizes` is an I64ArrayAttr: `[R, C]` (a DenseI64ArrayAttr `array<i64: ...>` is rejected).
     const pto_set sizes{"sizes", text("[") << rt.shape[0] << ", " << rt.shape[1] << ']'};
@@ -227,8 +217,7 @@ class pto_emitter {
   /// (pto-dialect.md §4), so a wider Right is narrowed by a whole-tile subview whose valid rows
   /// are the Left's K. The preflight (matmul_extents_problem) rejects the runtime cases.
   constexpr ssa right_operand(value_id left, value_id right) {
-    const type& l = f_.type_of(left);
-    const type& r = f_.type_of(right);
+    const type l = pto_type(f_, left), r = pto_type(f_, right);
     const ssa whole = value(right);
     if (!l.valid[1].is_static() || !r.valid[0].is_static() || l.valid[1].number == r.valid[0].number) return whole;
     type narrowed = r;
@@ -297,16 +286,7 @@ class pto_emitter {
     if (names_[v.index].empty()) names_[v.index] = ssa_.take(f_.name_of(v));
     return names_[v.index];
   }
-  constexpr ssa value(value_id v) {
-    if (!types_[v.index].empty()) return ssa{name_of(v), types_[v.index]};
-    return ssa{name_of(v), value_type(f_.type_of(v), target_)};
-  }
-  /// The integer an emitted `arith.constant` named `name` holds, if it is one.
-  [[nodiscard]] constexpr std::optional<std::int64_t> constant_value(const ssa& x) const {
-    for (const auto& [n, v] : int_consts_)
-      if (n == x.name) return v;
-    return std::nullopt;
-  }
+  constexpr ssa value(value_id v) { return ssa{name_of(v), value_type(pto_type(f_, v), target_)}; }
   static constexpr std::span<const ssa> one(const ssa& x) { return std::span<const ssa>(&x, 1); }
   constexpr void emit(const mlir_op& r) { printer_.op(body_, indent_, r); }
   static constexpr mlir_op record(std::string_view name, native_form form, std::span<const ssa> operands,
@@ -357,7 +337,6 @@ class pto_emitter {
     consts_list_.push_back(constant_entry{text(literal), ty, n});
     const ssa r{n, ty};
     printer_.op(consts_, 4, constant_record(literal, r, d));
-    remember_int(r, literal, d);
     return r;
   }
   /// `arith.constant`: its `value` property is the literal, typed unless it is an i1; a float
@@ -375,13 +354,7 @@ class pto_emitter {
     return c;
   }
   static constexpr text int_literal(std::int64_t v) { return text() << v; }
-  constexpr void remember_int(const ssa& r, std::string_view literal, dtype d) {
-    if (d == dtype::bool_ || is_float(d) || literal.empty()) return;
-    std::int64_t v = 0;
-    const bool negative = literal.front() == '-';
-    for (std::size_t i = negative ? 1 : 0; i < literal.size(); ++i) v = v * 10 + (literal[i] - '0');
-    int_consts_.emplace_back(r.name, negative ? -v : v);
-  }
+
   /// A literal operand as a constant of dtype `d`.
   constexpr ssa literal(const operand& o, dtype d) {
     text lit;
@@ -553,7 +526,6 @@ class pto_emitter {
         return;
       }
       emit(constant_record(lit.view(), r, rd));
-      remember_int(r, lit.view(), rd);
       return;
     }
     if (c == opcode::scalar_cast) {
@@ -751,10 +723,6 @@ class pto_emitter {
   target_arch target_;
   ssa_names ssa_;
   std::vector<text> names_;
-  /// A value's PTO type where it differs from its Buffer IR type (a subview result, see subview).
-  std::vector<text> types_;
-  /// Name and value of every integer `arith.constant` emitted so far.
-  std::vector<std::pair<text, std::int64_t>> int_consts_;
   std::vector<text> views_of_;
   std::vector<ssa> args_;
   std::vector<constant_entry> consts_list_;
