@@ -853,17 +853,29 @@ int check_numerics(const cli_options& opts, const std::string& display, const pr
 /// Plans `prog` with the chosen planner (or all three) and writes the SVG. Why a separate run of
 /// the pipeline up to `plan`: the normal output goes on to `lower`, which replaces the tile.alloc
 /// ops the picture is read from; and --stop-after or --pass must not change what is drawn.
+/// With --planner=all, a planner that cannot plan the program gets a column that says why, and
+/// the others are still drawn; the map is not written only when no planner could plan it.
 int write_memory_map(const session& s, const program& prog) {
   const cli_options& opts = s.opts;
   std::vector<memory_map_panel> panels;
+  std::vector<diagnostic> failures;
   for (const planner_kind p : {planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas}) {
     if (!opts.all_planners && p != opts.pass_options.planner) continue;
     tile2buffer::options o = opts.pass_options;
     o.planner = p;
-    const result<program> planned = run_pipeline(prog, o, pass_id::plan, opts.workers);
-    if (!planned) return report(s, planned.errors);
-    panels.push_back(memory_map_of(planned.value, p));
+    result<program> planned = run_pipeline(prog, o, pass_id::plan, opts.workers);
+    if (!planned) {
+      if (!opts.all_planners) return report(s, planned.errors);
+      memory_map_panel failed{p, {}};
+      failed.failure << planned.errors.front().message.view();
+      panels.push_back(static_cast<memory_map_panel&&>(failed));
+      for (diagnostic& d : planned.errors) failures.push_back(static_cast<diagnostic&&>(d));
+      continue;
+    }
+    panels.push_back(memory_map_of(planned.value, p, &prog));
   }
+  if (failures.size() > 0 && std::all_of(panels.begin(), panels.end(), [](const memory_map_panel& p) { return !p.failure.empty(); }))
+    return report(s, failures);
   const text svg = render_memory_map(panels, s.display);
   if (!t2b_tools::write_file(opts.memory_map, svg.view())) {
     return t2b_tools::tool_error("cannot write the memory map to '" + opts.memory_map + "'");

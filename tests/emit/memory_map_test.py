@@ -14,7 +14,13 @@ the three single-planner columns side by side. Bad usage gets a clear message an
 The checker is then run on mutated copies of a correct SVG (a rectangle moved, one dropped, an
 address changed) and must reject each, so a broken writer cannot pass unnoticed.
 
-usage: memory_map_test.py T2B_OPT (KERNEL.t2b | DIR)...   (a DIR means its *.t2b, minus *.buffer.t2b)
+Item 8 of issue 35 too: the x axis names source ops (value name or line, no label on a
+tile.alloc), loops and branches are drawn as bands (one per header in the text), a rectangle too
+small for its name is in the legend, an input that places allocations is said to, and with
+--overflow=KERNEL --planner=all draws a kernel the addressed planners cannot place (their columns
+give the planner's reason) while PTOAS's is drawn.
+
+usage: memory_map_test.py T2B_OPT [--overflow=KERNEL.t2b] (KERNEL.t2b | DIR)...   (a DIR means its *.t2b, minus *.buffer.t2b)
 """
 import copy
 import glob
@@ -107,6 +113,36 @@ def straight_line_lifetimes(tile_ir):
     return out
 
 
+def source_ops(tile_ir):
+    """{kernel: (labels, region kinds)} from printed, planned Tile IR. labels (straight-line
+    kernels only, else None): per op position, the value name the x axis must show (None for a
+    tile.alloc, which gets no label; "" for an op without a result, labelled by its line).
+    region kinds: the sorted kinds of its loops and branches, one per header line."""
+    out, kernel, body = {}, None, []
+
+    def finish():
+        if kernel is None:
+            return
+        kinds = sorted(m.group(1) for m in (re.match(r"\s*(?:[\w.]+(?:, [\w.]+)* = )?(for|while|if)\b", l) for l in body) if m)
+        labels = None
+        if not kinds:
+            labels = []
+            for line in body:
+                m = re.match(r"\s*(?:([\w.]+)(?:, [\w.]+)* = )?([\w.]*)", line)
+                labels.append(None if m.group(2) == "tile.alloc" else (m.group(1) or ""))
+        out[kernel] = (labels, kinds)
+
+    for line in tile_ir.splitlines():
+        m = FUNC_RE.match(line)
+        if m:
+            finish()
+            kernel, body = m.group(2), []
+        elif kernel is not None and line.strip() and line.strip() not in ("}", "} else {"):
+            body.append(line)
+    finish()
+    return out
+
+
 def near(a, b):
     return abs(a - b) <= TOL
 
@@ -115,9 +151,9 @@ def f(e, attr):
     return float(e.get(attr))
 
 
-def check_cell(cell, planner):
+def check_cell(cell, planner, source=None):
     """Checks one plot; returns its rectangles as (name, space, size, address-or-None) and the
-    number of byte-sharing pairs (reuse)."""
+    number of byte-sharing pairs (reuse). `source`: (labels, region kinds) from source_ops."""
     where = f"@{cell.get('data-kernel')} {cell.get('data-space')} {planner}"
     ticks = [(int(t.get("data-bytes")), f(t, "y1")) for t in cell.iter(SVG + "line") if t.get("class") == "ytick"]
     check(len(ticks) >= 2, f"{where}: fewer than two byte ticks")
@@ -170,6 +206,40 @@ def check_cell(cell, planner):
             if bytes_meet:
                 check(planner != "ptoas", f"{where}: {a[0]} and {b[0]} share bytes, but PTOAS has no addresses to reuse")
                 shared += 1
+    # Source-op labels: at the middle of their position, never on a tile.alloc, each naming its op.
+    xlabels = [t for t in cell.iter(SVG + "text") if t.get("class") == "xlabel"]
+    check(xlabels, f"{where}: no source-op labels on the x axis")
+    for t in xlabels:
+        p = int(t.get("data-op"))
+        title = t.find(SVG + "title")
+        check(0 <= p < positions and near(f(t, "x"), (xpos(p) + xpos(p + 1)) / 2), f"{where}: op label {p} off its position")
+        check(title is not None and title.text.startswith(f"op {p}: ") and "tile.alloc" not in title.text,
+              f"{where}: op label {p} names no op, or labels an allocation")
+        label = "".join(t.itertext())[len(title.text):]
+        check(label and not label.isdigit(), f"{where}: op label {p} is a bare position")
+        if source and source[0] is not None:
+            want = source[0][p]
+            check(want is not None, f"{where}: op {p} is a tile.alloc but has a label")
+            check(label == want or label.startswith("line ") and want == "" or label.endswith("…") and want.startswith(label[:-1]),
+                  f"{where}: op {p} labelled {label!r}, the text names it {want!r}")
+    # Loops and branches: one band per header, spanning its ops.
+    bands = [r for r in cell.iter(SVG + "rect") if r.get("class") == "region"]
+    if source is not None:
+        check(sorted(b.get("data-kind") for b in bands) == source[1],
+              f"{where}: loop/branch bands {sorted(b.get('data-kind') for b in bands)}, the text has {source[1]}")
+    for b in bands:
+        first, last = int(b.get("data-first-op")), int(b.get("data-last-op"))
+        check(0 <= first < last < positions and near(f(b, "x"), xpos(first)) and near(f(b, "x") + f(b, "width"), xpos(last + 1)),
+              f"{where}: a {b.get('data-kind')} band does not span ops {first}..{last}")
+    # Every rectangle is named: by a label inside it, or in the legend (never both).
+    inside = {t.text for t in cell.iter(SVG + "text") if t.get("class") == "name"}
+    legend = [r.get("data-name") for r in cell.iter(SVG + "rect") if r.get("class") == "swatch"]
+    drawn_names = {r.get("data-name") for r in rects}
+    check(not (inside & set(legend)), f"{where}: {sorted(inside & set(legend))} both labelled and in the legend")
+    for more in (t for t in cell.iter(SVG + "text") if t.get("class") == "more"):  # the names past the legend's end
+        legend += more.find(SVG + "title").text.split(", ")
+    check(drawn_names <= inside | set(legend),
+          f"{where}: rectangles {sorted(drawn_names - inside - set(legend))} are named neither inside nor in the legend")
     cap = next(l for l in cell.iter(SVG + "line") if l.get("class") == "capacity")
     check(int(cap.get("data-bytes")) == CAPACITY[cell.get("data-space")], f"{where}: wrong capacity")
     if cap.get("data-on-scale") == "true":
@@ -179,10 +249,10 @@ def check_cell(cell, planner):
     return drawn, shared, lifetimes
 
 
-def check_svg(root, planners, expected, lifetimes=None):
+def check_svg(root, planners, expected, lifetimes=None, sources=None):
     """`expected`: {planner: {kernel: [(name, space, size, address)]}}; `lifetimes` (optional):
-    {kernel: {allocation: (first, last)}} for the kernels whose op ranges are known independently.
-    Returns reuse counts."""
+    {kernel: {allocation: (first, last)}} for the kernels whose op ranges are known independently;
+    `sources` (optional): {kernel: (labels, region kinds)} from source_ops. Returns reuse counts."""
     check(root.tag == SVG + "svg", "not an SVG document")
     cells = [g for g in root.iter(SVG + "g") if g.get("class") == "cell"]
     seen = {p: {} for p in planners}
@@ -190,7 +260,7 @@ def check_svg(root, planners, expected, lifetimes=None):
     for cell in cells:
         p = cell.get("data-planner")
         check(p in planners, f"a plot for planner {p}, which was not asked for")
-        drawn, shared, live = check_cell(cell, p)
+        drawn, shared, live = check_cell(cell, p, (sources or {}).get(cell.get("data-kernel")))
         for name, span in live.items():
             want = (lifetimes or {}).get(cell.get("data-kernel"), {}).get(name)
             check(want is None or want == span, f"{p} @{cell.get('data-kernel')}: {name} drawn live over ops "
@@ -264,7 +334,25 @@ def mutations(root):
             t.text = t.text.replace(f"..{last}", f"..{last + 1}")
             break
     out.append(("a lifetime one op too long", m, "the text says"))
+    m = copy.deepcopy(root)
+    t = next(t for t in m.iter(SVG + "text") if t.get("class") == "xlabel")
+    t.find(SVG + "title").tail = t.get("data-op")
+    out.append(("an op labelled by its position", m, "is a bare position"))
+    m = copy.deepcopy(root)
+    cell = next(g for g in m.iter(SVG + "g") if any(t.get("class") == "name" for t in g))
+    cell.remove(next(t for t in cell if t.get("class") == "name"))
+    out.append(("a rectangle's name label dropped", m, "named neither inside nor in the legend"))
     return out
+
+
+def legend_mutation(root):
+    """A copy of a correct SVG whose first legend lost a swatch (None when it has no legend)."""
+    m = copy.deepcopy(root)
+    legend = next((g for g in m.iter(SVG + "g") if g.get("class") == "legend"), None)
+    if legend is None:
+        return None
+    legend.remove(next(x for x in legend if x.get("class") == "swatch"))
+    return m
 
 
 def main():
@@ -272,38 +360,52 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     t2b_opt = sys.argv[1]
-    kernels = []
+    kernels, overflow = [], None
     for arg in sys.argv[2:]:
-        if os.path.isdir(arg):
+        if arg.startswith("--overflow="):
+            overflow = arg.split("=", 1)[1]
+        elif os.path.isdir(arg):
             kernels += sorted(k for k in glob.glob(os.path.join(arg, "*.t2b")) if not k.endswith(".buffer.t2b"))
         else:
             kernels.append(arg)
     check(kernels, f"no kernels in {sys.argv[2:]}")
     failures = 0
     total_reuse = {}
-    sample = None
+    sample = legend_sample = None
     with tempfile.TemporaryDirectory() as tmp:
         svg_path = os.path.join(tmp, "map.svg")
         for kernel in kernels:
             try:
                 expected, lifetimes = {}, {}
+                with open(kernel, encoding="utf-8") as fh:
+                    pre_planned = re.search(r"tile\.alloc\([^)]*addr =", fh.read()) is not None
                 for p in PLANNERS:
                     planned = run([t2b_opt, f"--planner={p}", "--stop-after=plan", kernel]).stdout
                     expected[p] = planned_allocations(planned)
                     lifetimes = straight_line_lifetimes(planned)
+                    sources = source_ops(planned)
                     plain = run([t2b_opt, f"--planner={p}", kernel]).stdout
                     with_map = run([t2b_opt, f"--planner={p}", f"--memory-map={svg_path}", kernel]).stdout
                     check(with_map == plain, f"{kernel} {p}: --memory-map changed the IR output")
                     root = ET.parse(svg_path).getroot()
-                    for key, n in check_svg(root, [p], expected, lifetimes).items():
+                    for key, n in check_svg(root, [p], expected, lifetimes, sources).items():
                         total_reuse[(os.path.basename(kernel),) + key] = n
+                    # Addresses that came with the input are said to have.
+                    notes = [t.text for t in root.iter(SVG + "text") if t.get("class") == "note"]
+                    said = any("addresses from the input" in (n or "") for n in notes)
+                    # PTOAS drops the input's addresses (it assigns its own later): nothing to say then.
+                    kept = pre_planned and any(a[3] is not None for v in expected[p].values() for a in v)
+                    check(said == kept, f"{kernel} {p}: the plan {'keeps' if kept else 'has no'} addresses from the input, "
+                          f"but the map {'does not say so' if not said else 'says it has'}")
                 plain = run([t2b_opt, "--planner=pypto", kernel]).stdout
                 with_map = run([t2b_opt, "--planner=all", f"--memory-map={svg_path}", kernel]).stdout
                 check(with_map == plain, f"{kernel}: --planner=all changed the (default planner's) IR output")
                 root = ET.parse(svg_path).getroot()
-                check_svg(root, PLANNERS, expected, lifetimes)
+                check_svg(root, PLANNERS, expected, lifetimes, sources)
                 if os.path.basename(kernel) == "memory_map_reuse.t2b":
-                    sample = (root, expected, lifetimes)
+                    sample = (root, expected, lifetimes, sources)
+                if os.path.basename(kernel) == "02_unplanned_add_mul.t2b":
+                    legend_sample = (root, expected, lifetimes, sources)
                 print(f"ok: {os.path.basename(kernel)} "
                       + ", ".join(f"{p} {sum(len(v) for v in expected[p].values())} allocations" for p in PLANNERS)
                       + f"; lifetimes checked against the text in {sorted(lifetimes)}")
@@ -340,14 +442,43 @@ def main():
             else:
                 print(f"ok: t2b-opt {' '.join(args)} -> exit {rc}: {proc.stderr.splitlines()[0]}")
 
+    # --planner=all when the addressed planners cannot place the program: their columns say why,
+    # PTOAS's column is drawn; the IR output (pypto) fails as it does without the map.
+    if overflow is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            svg_path = os.path.join(tmp, "map.svg")
+            proc = run([t2b_opt, "--planner=all", f"--memory-map={svg_path}", overflow], expect_rc=None)
+            try:
+                reason = re.search(r"error: [\w-]+: (planner pypto cannot place.{20})", proc.stderr)
+                check(proc.returncode == 1 and reason is not None,
+                      f"--planner=all on {overflow}: exit {proc.returncode}, stderr {proc.stderr!r}")
+                check(os.path.exists(svg_path), "--planner=all wrote no map when one planner failed")
+                root = ET.parse(svg_path).getroot()
+                cells = [g for g in root.iter(SVG + "g") if "cell" in g.get("class", "").split()]
+                failed = {g.get("data-planner") for g in cells if g.get("data-failed") == "true"}
+                check(failed == {"pypto", "dsa_rp"}, f"failed columns {sorted(failed)}, expected pypto and dsa_rp")
+                for g in cells:
+                    if g.get("data-failed") == "true":
+                        words = " ".join(t.text or "" for t in g.iter(SVG + "text"))
+                        check("could not plan" in words and reason.group(1).replace("pypto", g.get("data-planner"))[:30] in words,
+                              f"the failed {g.get('data-planner')} column does not give the planner's reason: {words!r}")
+                drawn = [g for g in cells if g.get("data-planner") == "ptoas"]
+                check(drawn and all(g.get("data-failed") != "true" for g in drawn), "the ptoas column was not drawn")
+                for g in drawn:
+                    check_cell(g, "ptoas")
+                print(f"ok: --planner=all on {os.path.basename(overflow)}: pypto and dsa_rp marked as failed, ptoas drawn")
+            except (Failure, ET.ParseError, OSError) as e:
+                failures += 1
+                print(f"FAIL: {overflow}: {e}", file=sys.stderr)
+
     # The checker itself must fail on a wrong picture.
     if sample is None:
         print("FAIL: no correct SVG of memory_map_reuse.t2b to mutate", file=sys.stderr)
         return 1
-    root, expected, lifetimes = sample  # memory_map_reuse.t2b drawn with --planner=all
+    root, expected, lifetimes, sources = sample  # memory_map_reuse.t2b drawn with --planner=all
     for what, broken, words in mutations(root):
         try:
-            check_svg(broken, PLANNERS, expected, lifetimes)
+            check_svg(broken, PLANNERS, expected, lifetimes, sources)
         except Failure as e:
             if words in str(e):
                 print(f"ok: the checker rejects {what}: {str(e).splitlines()[0]}")
@@ -356,6 +487,21 @@ def main():
         else:
             print(f"FAIL: the checker accepted an SVG with {what}", file=sys.stderr)
         failures += 1
+
+    # A small allocation named nowhere, on a kernel that has a legend.
+    broken = legend_mutation(legend_sample[0]) if legend_sample else None
+    if broken is None:
+        failures += 1
+        print("FAIL: 02_unplanned_add_mul.t2b drew no legend to mutate", file=sys.stderr)
+    else:
+        try:
+            check_svg(broken, PLANNERS, *legend_sample[1:])
+            failures += 1
+            print("FAIL: the checker accepted an SVG with a small rectangle missing from the legend", file=sys.stderr)
+        except Failure as e:
+            ok = "named neither inside nor in the legend" in str(e)
+            failures += 0 if ok else 1
+            print(f"{'ok' if ok else 'FAIL'}: the checker rejects a small rectangle missing from the legend: {str(e).splitlines()[0]}")
 
     print(f"{failures} failure(s)")
     return 1 if failures else 0

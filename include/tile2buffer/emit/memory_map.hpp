@@ -38,26 +38,56 @@ struct memory_map_allocation {
   std::int64_t size = 0;                 ///< bytes
   std::optional<std::int64_t> address;   ///< none under PTOAS
   live_interval live;                    ///< op positions, as the planners compute them
+  bool address_from_input = false;       ///< the input program already placed it (a hand placement)
+};
+
+/// A loop or branch of the kernel: the op positions from its header to its last nested op.
+struct memory_map_region {
+  std::string_view kind;  ///< "for", "while" or "if"
+  std::uint32_t first = 0, last = 0;
+  std::uint32_t line = 0;  ///< its source line, 0 when unknown
 };
 
 struct memory_map_kernel {
   text name;
   std::vector<std::string_view> ops;  ///< mnemonic at each program-order position
+  /// What the x axis calls each position: the op's value name, else `line N`; empty for a
+  /// tile.alloc, which declares storage (the pipeline inserts most of them) rather than computing.
+  std::vector<text> labels;
+  std::vector<std::uint32_t> lines;  ///< each position's source line, 0 when unknown
+  std::vector<memory_map_region> regions;
   std::vector<memory_map_allocation> allocations;
+  bool addresses_from_input = false;  ///< some allocation's address came with the input
 };
 
 /// One planner's plan of a whole program: a column of the picture.
 struct memory_map_panel {
   planner_kind planner = planner_kind::pypto;
   std::vector<memory_map_kernel> kernels;
+  /// Why this planner could not plan the program (e.g. an allocation that does not fit); empty
+  /// when it could. The column then says so instead of drawing a plan.
+  text failure{};
 };
+
+namespace detail {
+/// Names of the allocations `f` places itself (its tile.alloc ops with `addr =`).
+template <class = void>
+constexpr std::vector<std::string_view> placed_in(const function& f) {
+  std::vector<std::string_view> out;
+  const storage_facts facts(f);
+  for (const allocation& a : facts.allocations())
+    if (a.address) out.push_back(f.name_of(a.mem));
+  return out;
+}
+}  // namespace detail
 
 /// Reads the allocations of every device Tile kernel of `planned` (the program after the plan
 /// pass). Why the intervals are recomputed rather than taken from the planner: the plan pass only
 /// appends `addr =` to tile.alloc ops, so ops and values keep their ids and `live_intervals` on the
-/// planned kernel gives exactly the intervals the planner placed by.
+/// planned kernel gives exactly the intervals the planner placed by. With `input` (the program
+/// before the pipeline), an allocation the input already addressed is marked as such.
 template <class = void>
-constexpr memory_map_panel memory_map_of(const program& planned, planner_kind planner) {
+constexpr memory_map_panel memory_map_of(const program& planned, planner_kind planner, const program* input = nullptr) {
   memory_map_panel panel{planner, {}};
   for (const function& f : planned.functions) {
     if (!f.is_device() || f.stage != ir_stage::tile) continue;
@@ -66,11 +96,47 @@ constexpr memory_map_panel memory_map_of(const program& planned, planner_kind pl
     const scalar_divisibility div(f);
     const window_facts windows(f, div);
     const std::vector<live_interval> live = live_intervals(f, facts, &windows);
-    memory_map_kernel k{text(f.name_of()), {}, {}};
-    walk(f, [&](op_id o) { k.ops.push_back(mnemonic(f.op(o).code())); });
+    std::vector<std::string_view> from_input;
+    if (input != nullptr)
+      for (const function& g : input->functions)
+        if (g.name_of() == f.name_of() && g.stage == ir_stage::tile) from_input = detail::placed_in(g);
+    memory_map_kernel k{text(f.name_of()), {}, {}, {}, {}, {}, false};
+    std::vector<std::uint32_t> position(f.ops.size(), 0);
+    walk(f, [&](op_id o) {
+      const op_node& n = f.op(o);
+      position[o.index] = static_cast<std::uint32_t>(k.ops.size());
+      k.ops.push_back(mnemonic(n.code()));
+      k.lines.push_back(n.loc.line);
+      text label;
+      if (n.code() != opcode::tile_alloc) {
+        if (n.results.count > 0 && !f.name_of(f.result(o)).empty()) label << f.name_of(f.result(o));
+        else if (n.loc.known()) label << "line " << static_cast<std::int64_t>(n.loc.line);
+        else label << mnemonic(n.code());
+      }
+      k.labels.push_back(static_cast<text&&>(label));
+    });
+    // A region spans its header and every op nested in it, in program order.
+    const auto last_nested = [&](const auto& self, op_id o) -> std::uint32_t {
+      std::uint32_t last = position[o.index];
+      const op_node& n = f.op(o);
+      for (std::uint32_t r = 0; r < n.regions.count; ++r)
+        for (const op_id inner : f.ops_of(f.region_of(o, r))) {
+          const std::uint32_t l = self(self, inner);
+          last = l > last ? l : last;
+        }
+      return last;
+    };
+    walk(f, [&](op_id o) {
+      const opcode c = f.op(o).code();
+      if (c != opcode::cf_for && c != opcode::cf_while && c != opcode::cf_if) return;
+      k.regions.push_back(memory_map_region{c == opcode::cf_for ? "for" : c == opcode::cf_while ? "while" : "if",
+                                            position[o.index], last_nested(last_nested, o), f.op(o).loc.line});
+    });
     for (std::uint32_t i = 0; i < facts.allocations().size(); ++i) {
       const allocation& a = facts.allocations()[i];
-      memory_map_allocation m{text(f.name_of(a.mem)), i, a.space, a.capacity, a.address, live[i]};
+      memory_map_allocation m{text(f.name_of(a.mem)), i, a.space, a.capacity, a.address, live[i], false};
+      for (const std::string_view n : from_input) m.address_from_input = m.address_from_input || (a.address && n == f.name_of(a.mem));
+      k.addresses_from_input = k.addresses_from_input || m.address_from_input;
       if (m.name.empty()) m.name << '%' << static_cast<std::int64_t>(a.mem.index);
       k.allocations.push_back(static_cast<memory_map_allocation&&>(m));
     }
@@ -84,7 +150,8 @@ namespace detail {
 // Geometry of one plot, in pixels. Coordinates are kept in hundredths of a pixel as integers so
 // no floating point enters the picture and it cannot change with a compiler's rounding.
 inline constexpr std::int64_t mm_plot_w = 420, mm_plot_h = 240;
-inline constexpr std::int64_t mm_left = 86, mm_top = 52, mm_bottom = 44, mm_right = 24;
+// Below the plot: the source-op labels (rotated), the axis caption, the legend, the not-drawn note.
+inline constexpr std::int64_t mm_left = 86, mm_top = 52, mm_bottom = 118, mm_right = 24;
 inline constexpr std::int64_t mm_cell_w = mm_left + mm_plot_w + mm_right;
 inline constexpr std::int64_t mm_cell_h = mm_top + mm_plot_h + mm_bottom + 24;  // + one note line
 inline constexpr std::int64_t mm_header_h = 64;
@@ -199,12 +266,15 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
   out << "\">@";
   mm_escape(out, k.name.view());
   out << " · " << name(space) << " · " << name(planner) << "</text>\n";
-  if (!addressed(planner)) {
+  if (!addressed(planner) || k.addresses_from_input) {
     out << "<text class=\"note\" x=\"";
     mm_px(out, x0);
     out << "\" y=\"";
     mm_px(out, c.y + 3600);
-    out << "\">no addresses (PTOAS assigns them): stacked in definition order, no reuse</text>\n";
+    out << "\">";
+    if (k.addresses_from_input) out << "addresses from the input (pre-planned), kept by the planner" << (addressed(planner) ? "" : "; ");
+    if (!addressed(planner)) out << (k.addresses_from_input ? "others " : "") << "stacked in definition order, no reuse (PTOAS assigns addresses)";
+    out << "</text>\n";
   }
   // Frame, then byte ticks (the scale a reader, and the test, measures rectangles against).
   out << "<rect class=\"frame\" x=\"";
@@ -230,24 +300,61 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
     mm_bytes(out, bytes);
     out << "</text>\n";
   }
-  // Op ticks: every position while they fit, else every n-th; each label's title names the op.
-  const std::int64_t every = positions <= 24 ? 1 : (positions + 11) / 12;
-  for (std::int64_t p = 0; p < positions; p += every) {
+  // Source ops along x: each computing op's value name (or line), rotated, skipping one that
+  // would crowd the last drawn; the hover text names the op and its line. Positions still count
+  // every op (allocations included): that is what the planners' lifetimes are measured in.
+  std::int64_t last_label = -100000;
+  for (std::int64_t p = 0; p < positions; ++p) {
+    const auto i = static_cast<std::size_t>(p);
+    if (i >= k.labels.size() || k.labels[i].empty()) continue;
     const std::int64_t mid = (px_x(p) + px_x(p + 1)) / 2;
-    out << "<text class=\"xlabel\" x=\"";
+    if (mid - last_label < 1100) continue;
+    last_label = mid;
+    out << "<text class=\"xlabel\" data-op=\"" << p << "\" x=\"";
     mm_px(out, mid);
     out << "\" y=\"";
-    mm_px(out, y_origin + 1400);
-    out << "\"><title>op " << p << ": "
-        << (static_cast<std::size_t>(p) < k.ops.size() ? k.ops[static_cast<std::size_t>(p)] : std::string_view{})
-        << "</title>" << p << "</text>\n";
+    mm_px(out, y_origin + 1000);
+    out << "\" transform=\"rotate(-45 ";
+    mm_px(out, mid);
+    out << ' ';
+    mm_px(out, y_origin + 1000);
+    out << ")\"><title>op " << p << ": " << k.ops[i];
+    if (k.lines[i] != 0) out << " (line " << static_cast<std::int64_t>(k.lines[i]) << ')';
+    out << "</title>";
+    // Long names are cut; the hover text and the rectangles' titles have them whole.
+    const std::string_view l = k.labels[i].view();
+    mm_escape(out, l.size() > 14 ? l.substr(0, 13) : l);
+    if (l.size() > 14) out << "…";
+    out << "</text>\n";
   }
   out << "<text class=\"axis\" x=\"";
   mm_px(out, x0 + mm_plot_w * 50);
   out << "\" y=\"";
-  mm_px(out, y_origin + 3000);
-  out << "\">op position (program order)</text>\n";
+  mm_px(out, y_origin + 7400);
+  out << "\">source ops in program order (value name, or line)</text>\n";
 
+  // Loops and branches: a band over the ops each one spans, so a lifetime widened to a whole
+  // loop reads as such.
+  for (const memory_map_region& r : k.regions) {
+    const std::int64_t left = px_x(r.first), right = px_x(static_cast<std::int64_t>(r.last) + 1);
+    out << "<rect class=\"region\" data-kind=\"" << r.kind << "\" data-first-op=\"" << static_cast<std::int64_t>(r.first)
+        << "\" data-last-op=\"" << static_cast<std::int64_t>(r.last) << "\" x=\"";
+    mm_px(out, left);
+    out << "\" y=\"";
+    mm_px(out, y_origin - mm_plot_h * 100);
+    out << "\" width=\"";
+    mm_px(out, right - left);
+    out << "\" height=\"" << mm_plot_h << "\"><title>" << r.kind;
+    if (r.line != 0) out << " at line " << static_cast<std::int64_t>(r.line);
+    out << ": ops " << static_cast<std::int64_t>(r.first) << ".." << static_cast<std::int64_t>(r.last) << "</title></rect>\n";
+    out << "<text class=\"region-label\" x=\"";
+    mm_px(out, left + 200);
+    out << "\" y=\"";
+    mm_px(out, y_origin - mm_plot_h * 100 + 1000);
+    out << "\">" << r.kind << "</text>\n";
+  }
+
+  std::vector<const memory_map_allocation*> unlabelled;
   for (const mm_box& b : boxes) {
     const memory_map_allocation& a = *b.a;
     const std::int64_t top = px_y(b.offset + a.size), bottom = px_y(b.offset);
@@ -274,14 +381,17 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
     mm_escape(out, a.name.view());
     out << ": " << name(a.space) << ", " << a.size << " bytes, ";
     if (a.address)
-      out << "address " << *a.address << ", bytes [" << *a.address << ", " << *a.address + a.size << ")";
+      out << "address " << *a.address << (a.address_from_input ? " (from the input)" : "") << ", bytes [" << *a.address
+          << ", " << *a.address + a.size << ")";
     else
       out << "no address (PTOAS assigns it), drawn at offset " << b.offset;
     out << ", live ops " << static_cast<std::int64_t>(a.live.start) << ".." << static_cast<std::int64_t>(a.live.end);
     if (a.live.end < k.ops.size()) out << " (" << k.ops[a.live.start] << " .. " << k.ops[a.live.end] << ')';
     out << "</title></rect>\n";
-    // A label only where it fits (about 6 px a character); the hover text always has it.
-    if (right - left >= static_cast<std::int64_t>(a.name.size()) * 600 + 400 && bottom - top >= 1200) {
+    // A label only where it fits (about 6 px a character); the legend names the others.
+    if (right - left < static_cast<std::int64_t>(a.name.size()) * 600 + 400 || bottom - top < 1200) {
+      unlabelled.push_back(&a);
+    } else {
       out << "<text class=\"name\" x=\"";
       mm_px(out, (left + right) / 2);
       out << "\" y=\"";
@@ -317,14 +427,102 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
     out << ')';
   }
   out << "</text>\n";
+  // The legend: a swatch and the name of every rectangle too small for its label.
+  if (!unlabelled.empty()) {
+    std::int64_t x = x0;
+    const std::int64_t y = y_origin + 9000;
+    out << "<g class=\"legend\"><text class=\"note\" x=\"";
+    mm_px(out, x);
+    out << "\" y=\"";
+    mm_px(out, y);
+    out << "\">small:</text>\n";
+    x += 3800;
+    for (std::size_t i = 0; i < unlabelled.size(); ++i) {
+      const memory_map_allocation* a = unlabelled[i];
+      if (x > x0 + mm_plot_w * 100 - 3000) {
+        // No room for the rest: an ellipsis whose hover text names them.
+        out << "<text class=\"more\" x=\"";
+        mm_px(out, x);
+        out << "\" y=\"";
+        mm_px(out, y);
+        out << "\"><title>";
+        for (std::size_t j = i; j < unlabelled.size(); ++j) {
+          if (j > i) out << ", ";
+          mm_escape(out, unlabelled[j]->name.view());
+        }
+        out << "</title>…</text>\n";
+        break;
+      }
+      out << "<rect class=\"swatch\" data-name=\"";
+      mm_escape(out, a->name.view());
+      out << "\" x=\"";
+      mm_px(out, x);
+      out << "\" y=\"";
+      mm_px(out, y - 800);
+      out << "\" width=\"8\" height=\"8\" fill=\"hsl(" << static_cast<std::int64_t>(a->index * 67 % 360)
+          << ",65%,68%)\"/><text class=\"note\" x=\"";
+      mm_px(out, x + 1100);
+      out << "\" y=\"";
+      mm_px(out, y);
+      out << "\">";
+      mm_escape(out, a->name.view());
+      out << "</text>\n";
+      x += 1100 + static_cast<std::int64_t>(a->name.size()) * 600 + 1200;
+    }
+    out << "</g>\n";
+  }
   if (!skipped.empty()) {
     out << "<text class=\"note\" x=\"";
     mm_px(out, x0);
     out << "\" y=\"";
-    mm_px(out, y_origin + 4400);
+    mm_px(out, y_origin + 10600);
     out << "\">not drawn: ";
     mm_escape(out, skipped.view());
     out << "</text>\n";
+  }
+  out << "</g>\n";
+}
+
+/// A plot a planner could not produce: the frame, and why (the planner's own diagnostic).
+template <class = void>
+constexpr void mm_draw_failed_cell(text& out, const mm_cell& c, const memory_map_kernel& k, memory_space space,
+                                   planner_kind planner, std::string_view why) {
+  const std::int64_t x0 = c.x + mm_left * 100, top = c.y + mm_top * 100;
+  out << "<g class=\"cell failed-cell\" data-kernel=\"";
+  mm_escape(out, k.name.view());
+  out << "\" data-space=\"" << name(space) << "\" data-planner=\"" << name(planner) << "\" data-failed=\"true\">\n";
+  out << "<text class=\"cell-title\" x=\"";
+  mm_px(out, x0);
+  out << "\" y=\"";
+  mm_px(out, c.y + 2000);
+  out << "\">@";
+  mm_escape(out, k.name.view());
+  out << " · " << name(space) << " · " << name(planner) << "</text>\n<rect class=\"failed\" x=\"";
+  mm_px(out, x0);
+  out << "\" y=\"";
+  mm_px(out, top);
+  out << "\" width=\"" << mm_plot_w << "\" height=\"" << mm_plot_h << "\"/>\n";
+  // The diagnostic, wrapped at spaces into lines of about 70 characters.
+  std::int64_t y = top + 2000;
+  out << "<text class=\"failure\" x=\"";
+  mm_px(out, x0 + 800);
+  out << "\" y=\"";
+  mm_px(out, y);
+  out << "\">" << name(planner) << " could not plan this program:</text>\n";
+  std::string_view rest = why;
+  for (int line = 0; line < 12 && !rest.empty(); ++line) {
+    std::size_t cut = rest.size() <= 70 ? rest.size() : rest.rfind(' ', 70);
+    if (cut == std::string_view::npos || cut == 0) cut = rest.size() < 70 ? rest.size() : 70;
+    y += 1400;
+    out << "<text class=\"failure\" x=\"";
+    mm_px(out, x0 + 800);
+    out << "\" y=\"";
+    mm_px(out, y);
+    out << "\">";
+    mm_escape(out, rest.substr(0, cut));
+    out << "</text>\n";
+    rest = rest.substr(cut);
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\n')) rest = rest.substr(1);
   }
   out << "</g>\n";
 }
@@ -342,9 +540,11 @@ constexpr text render_memory_map(const std::vector<memory_map_panel>& panels, st
     memory_space space;
     mm_axis axis;
   };
-  // Every panel plans the same program, so kernel i is the same kernel in every column.
+  // Every panel plans the same program, so kernel i is the same kernel in every column (a
+  // panel whose planner failed has none: it marks each row instead).
   std::vector<row> rows;
-  const std::size_t kernels = panels.empty() ? 0 : panels.front().kernels.size();
+  std::size_t kernels = 0;
+  for (const auto& p : panels) kernels = p.kernels.size() > kernels ? p.kernels.size() : kernels;
   for (std::size_t ki = 0; ki < kernels; ++ki) {
     for (std::size_t s = 0; s < detail::space_names.size(); ++s) {
       const auto space = static_cast<memory_space>(s);
@@ -369,24 +569,34 @@ constexpr text render_memory_map(const std::vector<memory_map_panel>& panels, st
       << width << ' ' << height << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
       << "<style>.frame{fill:#fafafa;stroke:#999}.alloc{stroke:#222;stroke-width:0.8}"
          ".unplaced{stroke-dasharray:4 2}.capacity{stroke:#c00;stroke-width:1.5;stroke-dasharray:6 3}"
-         ".ytick{stroke:#999}.ylabel{text-anchor:end;fill:#444}.xlabel{text-anchor:middle;fill:#444;font-size:9px}"
+         ".ytick{stroke:#999}.ylabel{text-anchor:end;fill:#444}.xlabel{text-anchor:end;fill:#444;font-size:9px}"
          ".axis{text-anchor:middle;fill:#444}.cap-label{text-anchor:end;fill:#c00;font-size:10px;paint-order:stroke;stroke:#fff;stroke-width:3px}"
          ".name{text-anchor:middle;font-size:10px}.note{fill:#666;font-size:10px}"
-         ".cell-title{font-weight:bold;font-size:12px}.heading{font-size:14px;font-weight:bold}</style>\n";
+         ".cell-title{font-weight:bold;font-size:12px}.heading{font-size:14px;font-weight:bold}"
+         ".region{fill:#36c;fill-opacity:0.07;stroke:#36c;stroke-opacity:0.4;stroke-dasharray:2 2}"
+         ".region-label{fill:#36c;font-size:9px}.swatch{stroke:#222;stroke-width:0.6}"
+         ".failed{fill:#fff0f0;stroke:#c00}.failure{fill:#c00;font-size:10px}.more{fill:#666;font-size:10px}</style>\n";
   out << "<text class=\"heading\" x=\"10\" y=\"22\">memory map of ";
   mm_escape(out, source);
   // Short lines: a one-column page is only one plot wide.
-  out << "</text>\n<text class=\"note\" x=\"10\" y=\"38\">x: op positions where the allocation is live (program "
-         "order; loops widened as the planners do)</text>\n<text class=\"note\" x=\"10\" y=\"51\">y: bytes [address, "
+  out << "</text>\n<text class=\"note\" x=\"10\" y=\"38\">x: the ops where the allocation is live (program "
+         "order; loops, shaded, widened as the planners do)</text>\n<text class=\"note\" x=\"10\" y=\"51\">y: bytes [address, "
          "address + size) · hover a rectangle for its name, size, address and lifetime</text>\n";
   if (rows.empty())
     out << "<text class=\"note\" x=\"10\" y=\"" << mm_header_h + 20 << "\">no device kernel has a planned allocation</text>\n";
   for (std::size_t col = 0; col < panels.size(); ++col) {
+    const memory_map_panel& p = panels[col];
     for (std::size_t r = 0; r < rows.size(); ++r) {
-      const memory_map_panel& p = panels[col];
-      if (rows[r].kernel >= p.kernels.size()) continue;
       const mm_cell c{static_cast<std::int64_t>(col) * mm_cell_w * 100,
                       (mm_header_h + static_cast<std::int64_t>(r) * mm_cell_h) * 100, rows[r].axis};
+      if (!p.failure.empty()) {
+        const memory_map_kernel* k = nullptr;
+        for (const auto& q : panels)
+          if (rows[r].kernel < q.kernels.size()) k = &q.kernels[rows[r].kernel];
+        if (k != nullptr) mm_draw_failed_cell(out, c, *k, rows[r].space, p.planner, p.failure.view());
+        continue;
+      }
+      if (rows[r].kernel >= p.kernels.size()) continue;
       mm_draw_cell(out, c, p.kernels[rows[r].kernel], rows[r].space, p.planner);
     }
   }
