@@ -15,10 +15,32 @@
 # Why -O1 without debug info: CI only needs the verdicts; it halves g++'s compile time, and -O1
 # is what the sanitizers recommend (-gline-tables-only keeps their reports' source lines).
 # Extra arguments go to `meson test` (e.g. `--suite compile_fail`).
+#
+# `bash tools/test.sh --quick`: the inner loop. One build (build-quick, g++-12, no sanitizer, no
+# benchmarks), incremental after the first run, and every test but the suites `slow` (campaigns,
+# fuzzers, installed-package consumers, the dialect and determinism checks: the tests given
+# long_test_priority) and `compile_fail` (a compiler run each). Same last line.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash tools/install-deps.sh
+
+if [[ "${1:-}" == "--quick" ]]; then
+  shift
+  dir=build-quick
+  if [[ -f "$dir/meson-private/coredata.dat" ]]; then
+    meson setup --reconfigure "$dir" >/dev/null
+  else
+    CXX=g++-12 meson setup "$dir" -Dtests=true -Dexamples=true -Dbenchmarks=false -Doptimization=1 -Ddebug=false >/dev/null
+  fi
+  rm -f "$dir/meson-logs/testlog.json"
+  if ! meson compile -C "$dir"; then
+    echo "=== $dir: build FAILED"
+    exec python3 tools/test_summary.py --failed-builds 1
+  fi
+  meson test -C "$dir" --no-rebuild --print-errorlogs --no-suite slow --no-suite compile_fail "$@" || true
+  exec python3 tools/test_summary.py --failed-builds 0 "$dir"
+fi
 
 failed_builds=0
 dirs=()

@@ -89,9 +89,14 @@ void PtrType::print(AsmPrinter& p) const {
 }
 
 //===--- !pto.tensor_view<...>, !pto.partition_tensor_view<...> ---===//
-static bool parseShapedView(AsmParser& p, SmallVectorImpl<int64_t>& shape, Type& element) {
-  return p.parseLess() || p.parseDimensionList(shape, /*allowDynamic=*/true, /*withTrailingX=*/true) ||
-         p.parseType(element) || p.parseGreater();
+template <class View>
+static Type parseShapedView(AsmParser& p) {
+  SmallVector<int64_t> shape;
+  Type element;
+  if (p.parseLess() || p.parseDimensionList(shape, /*allowDynamic=*/true, /*withTrailingX=*/true) ||
+      p.parseType(element) || p.parseGreater())
+    return {};
+  return View::get(p.getContext(), shape, element);
 }
 static void printShapedView(AsmPrinter& p, ArrayRef<int64_t> shape, Type element) {
   p << '<';
@@ -102,19 +107,9 @@ static void printShapedView(AsmPrinter& p, ArrayRef<int64_t> shape, Type element
   }
   p << element << '>';
 }
-Type TensorViewType::parse(AsmParser& p) {
-  SmallVector<int64_t> shape;
-  Type element;
-  if (parseShapedView(p, shape, element)) return {};
-  return TensorViewType::get(p.getContext(), shape, element);
-}
+Type TensorViewType::parse(AsmParser& p) { return parseShapedView<TensorViewType>(p); }
 void TensorViewType::print(AsmPrinter& p) const { printShapedView(p, getShape(), getElementType()); }
-Type PartitionTensorViewType::parse(AsmParser& p) {
-  SmallVector<int64_t> shape;
-  Type element;
-  if (parseShapedView(p, shape, element)) return {};
-  return PartitionTensorViewType::get(p.getContext(), shape, element);
-}
+Type PartitionTensorViewType::parse(AsmParser& p) { return parseShapedView<PartitionTensorViewType>(p); }
 void PartitionTensorViewType::print(AsmPrinter& p) const { printShapedView(p, getShape(), getElementType()); }
 
 //===--- !pto.tile_buf<...> ---===//

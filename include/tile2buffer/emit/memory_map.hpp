@@ -243,6 +243,18 @@ struct mm_cell {
   mm_axis axis;
 };
 
+/// A plot's title line: `@kernel · space · planner`.
+constexpr void mm_cell_title(text& out, std::int64_t x0, std::int64_t y, const memory_map_kernel& k, memory_space space,
+                             planner_kind planner) {
+  out << "<text class=\"cell-title\" x=\"";
+  mm_px(out, x0);
+  out << "\" y=\"";
+  mm_px(out, y + 2000);
+  out << "\">@";
+  mm_escape(out, k.name.view());
+  out << " · " << name(space) << " · " << name(planner) << "</text>\n";
+}
+
 /// Draws one plot: `k`'s allocations in `space` as `planner` placed them.
 template <class = void>
 constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel& k, memory_space space,
@@ -259,13 +271,7 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
   mm_escape(out, k.name.view());
   out << "\" data-space=\"" << name(space) << "\" data-planner=\"" << name(planner) << "\" data-positions=\""
       << positions << "\">\n";
-  out << "<text class=\"cell-title\" x=\"";
-  mm_px(out, x0);
-  out << "\" y=\"";
-  mm_px(out, c.y + 2000);
-  out << "\">@";
-  mm_escape(out, k.name.view());
-  out << " · " << name(space) << " · " << name(planner) << "</text>\n";
+  mm_cell_title(out, x0, c.y, k, space, planner);
   if (!addressed(planner) || k.addresses_from_input) {
     out << "<text class=\"note\" x=\"";
     mm_px(out, x0);
@@ -491,13 +497,8 @@ constexpr void mm_draw_failed_cell(text& out, const mm_cell& c, const memory_map
   out << "<g class=\"cell failed-cell\" data-kernel=\"";
   mm_escape(out, k.name.view());
   out << "\" data-space=\"" << name(space) << "\" data-planner=\"" << name(planner) << "\" data-failed=\"true\">\n";
-  out << "<text class=\"cell-title\" x=\"";
-  mm_px(out, x0);
-  out << "\" y=\"";
-  mm_px(out, c.y + 2000);
-  out << "\">@";
-  mm_escape(out, k.name.view());
-  out << " · " << name(space) << " · " << name(planner) << "</text>\n<rect class=\"failed\" x=\"";
+  mm_cell_title(out, x0, c.y, k, space, planner);
+  out << "<rect class=\"failed\" x=\"";
   mm_px(out, x0);
   out << "\" y=\"";
   mm_px(out, top);
