@@ -14,6 +14,10 @@
 ///   `tile2buffer-pipeline` library, which is that `.cpp`). `lower.hpp` then declares the
 ///   default recipe set's `lower`, `run_pipeline`, `run_pass_pipeline`, `run_pass` and `explain_selection` as ordinary functions and does
 ///   not include the passes, so a caller compiles in about the time of the IR headers alone.
+///   The other entry points a host calls are in the library too, each declared by its own header
+///   beside its template: `parse`, `print`, `verify`, `structurally_equal`, `emit_pto`,
+///   `serialize` and `deserialize`. Library code calls the templates (`verify<>(p)`), so it means
+///   the same in either mode.
 ///   A host with its own recipe set or pass set includes <tile2buffer/passes/pipeline.hpp> and
 ///   calls `run_pipeline<its_recipes>` (or `run_pipeline<its_recipes, its_passes>`) as before.
 /// Why not `extern template`: `lower` is `constexpr`, hence inline, and an explicit instantiation

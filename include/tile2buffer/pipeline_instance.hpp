@@ -2,8 +2,9 @@
 /// @file pipeline_instance.hpp
 /// The separately compiled default pipeline (see lower.hpp): include this in exactly one `.cpp`
 /// of a host built with `TILE2BUFFER_EXTERN_PIPELINE`. It defines, not inline, the functions
-/// that `lower.hpp` declares in that mode, each by instantiating the header-only templates with
-/// the default recipe set once.
+/// that the entry headers declare in that mode (lower.hpp's pipeline; parse, print, verify,
+/// structurally_equal, emit_pto, serialize, deserialize, format, format_all and format_json), each by instantiating its
+/// header-only template once (the pipeline with the default recipe set).
 #pragma once
 
 #ifndef TILE2BUFFER_EXTERN_PIPELINE
@@ -15,10 +16,16 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/emit/pto.hpp"
+#include "tile2buffer/ir/equal.hpp"
+#include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/pipeline.hpp"
 #include "tile2buffer/recipe/table.hpp"
 #include "tile2buffer/self_check.hpp"
+#include "tile2buffer/serialize/binary.hpp"
+#include "tile2buffer/text/parse.hpp"
+#include "tile2buffer/text/print.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -41,6 +48,24 @@ std::vector<selection_entry> explain_selection(const program& p, const options& 
   return v0::explain_selection<default_recipes>(p, opts);
 }
 result<program> lower(const program& p) { return v0::run_pipeline<default_recipes>(p, context::current()); }
+
+text format(const diagnostic& d, std::string_view file, std::string_view source) { return v0::format<>(d, file, source); }
+text format_all(const std::vector<diagnostic>& ds, std::string_view file, std::string_view source) {
+  return v0::format_all<>(ds, file, source);
+}
+text format_json(const std::vector<diagnostic>& ds, std::string_view file) { return v0::format_json<>(ds, file); }
+result<program> parse(std::string_view source, std::string_view file_name, const parse_limits& limits) {
+  return v0::parse<>(source, file_name, limits);
+}
+text print(const function& f) { return v0::print<>(f); }
+text print(const program& p) { return v0::print<>(p); }
+std::vector<diagnostic> verify(const program& p, const function& f) { return v0::verify<>(p, f); }
+std::vector<diagnostic> verify(const program& p) { return v0::verify<>(p); }
+bool structurally_equal(const function& a, const function& b) { return v0::structurally_equal<>(a, b); }
+bool structurally_equal(const program& a, const program& b) { return v0::structurally_equal<>(a, b); }
+result<text> emit_pto(const program& p, const pto_options& o) { return v0::emit_pto<>(p, o); }
+result<std::vector<std::uint8_t>> serialize(const program& p) { return v0::serialize<>(p); }
+result<program> deserialize(std::span<const std::uint8_t> bytes) { return v0::deserialize<>(bytes); }
 }  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
 
 }  // namespace v0

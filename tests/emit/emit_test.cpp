@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file emit_test.cpp
-/// PTO-AS emission through the API: a constant-evaluated emission compared with its exact text,
+/// PTO-AS emission through the API: a constant-evaluated emission compared with its exact text
+/// (`emit_pto<>`, the template: this TU links the compiled library, whose `emit_pto` is run time only),
 /// every example kernel that lowers (each planner, both forms), emission after a binary round
 /// trip, and the fail-closed paths (Tile stage, orchestration, invalid Buffer IR, preflight).
 #include <doctest/doctest.h>
@@ -76,7 +77,7 @@ constexpr std::string_view small_kernel_pto =
 #undef T2B_TB
 
 constexpr bool emits_exactly() {
-  const auto r = emit_pto(small_kernel(ir_stage::buffer));
+  const auto r = emit_pto<>(small_kernel(ir_stage::buffer));
   return r.ok() && r.value.view() == small_kernel_pto;
 }
 static_assert(emits_exactly(), "constant-evaluated PTO emission of the small kernel");
@@ -97,7 +98,7 @@ constexpr std::string_view small_kernel_generic_ops[] = {
 };
 #undef T2B_TB
 constexpr bool emits_generic_exactly(const program& p, std::span<const std::string_view> ops) {
-  const auto r = emit_pto(p, pto_options{.generic = true, .target = target_arch::a5});
+  const auto r = emit_pto<>(p, pto_options{.generic = true, .target = target_arch::a5});
   if (!r.ok()) return false;
   for (const std::string_view op : ops)
     if (r.value.view().find(op) == std::string_view::npos) return false;
@@ -135,7 +136,7 @@ static_assert(emits_generic_exactly(copy_kernel(), copy_kernel_generic_ops),
               "constant-evaluated generic PTO emission of the copy kernel");
 
 constexpr bool rejects_tile_stage() {
-  const auto r = emit_pto(small_kernel(ir_stage::tile));
+  const auto r = emit_pto<>(small_kernel(ir_stage::tile));
   return !r.ok() && r.errors[0].message.view().find("Tile-stage kernel") != std::string_view::npos;
 }
 static_assert(rejects_tile_stage());

@@ -75,6 +75,7 @@ constexpr void append_excerpt(text& out, std::string_view source, location l, st
 /// Renders one diagnostic in the project's format; `file` may be empty. With the input's text as
 /// `source`, each location is followed by its source line and a caret under the column, as clang
 /// and mlir-opt print them.
+template <class = void>
 constexpr text format(const diagnostic& d, std::string_view file, std::string_view source = {}) {
   text out;
   const auto where = [&](location l) {
@@ -110,9 +111,10 @@ struct result {
 };
 
 /// All diagnostics of a result, formatted (with source excerpts when `source` is given).
+template <class = void>
 constexpr text format_all(const std::vector<diagnostic>& ds, std::string_view file, std::string_view source = {}) {
   text out;
-  for (const auto& d : ds) out << format(d, file, source);
+  for (const auto& d : ds) out << format<>(d, file, source);
   return out;
 }
 
@@ -185,6 +187,7 @@ constexpr void append_json(text& out, const diagnostic& d, std::string_view file
 
 /// All diagnostics as one JSON array (for tools: `t2b-opt --diagnostics=json`), one object per
 /// diagnostic as `append_json` writes it.
+template <class = void>
 constexpr text format_json(const std::vector<diagnostic>& ds, std::string_view file) {
   text out;
   out << '[';
@@ -195,6 +198,18 @@ constexpr text format_json(const std::vector<diagnostic>& ds, std::string_view f
   out << (ds.empty() ? "]\n" : "\n]\n");
   return out;
 }
+
+#ifdef TILE2BUFFER_EXTERN_PIPELINE
+namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
+text format(const diagnostic& d, std::string_view file, std::string_view source = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+text format_all(const std::vector<diagnostic>& ds, std::string_view file,
+                std::string_view source = {});                                    // TILE2BUFFER_EXTERN_PIPELINE: run time only
+text format_json(const std::vector<diagnostic>& ds, std::string_view file);       // TILE2BUFFER_EXTERN_PIPELINE: run time only
+}  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::format;
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::format_all;
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::format_json;
+#endif
 
 }  // namespace v0
 }  // namespace tile2buffer

@@ -816,7 +816,7 @@ constexpr std::vector<diagnostic> check_pto(const program& p, const function& f)
       out.push_back(static_cast<diagnostic&&>(d));
     }
   };
-  invalid_ir(verify(p, f));
+  invalid_ir(verify<>(p, f));
   // The preflight and the storage proofs read only verified IR: malformed arenas never reach
   // them. The preflight first: where both object, its emission-level message is the one to read.
   if (out.empty()) detail::pto_preflight(f, out).run();
@@ -834,6 +834,7 @@ constexpr bool skipped_tile_kernel(const pto_options& o, const function& f) {
 /// so); a Tile-stage kernel is an error (unless `o.skip_tile_kernels`), as is any kernel the preflight rejects, and a module
 /// whose kernels disagree on their target or on the PTOAS level (addresses on every allocation
 /// or on none). With `o.kernel`, only that function is emitted.
+template <class = void>
 constexpr result<text> emit_pto(const program& p, const pto_options& o = {}) {
   result<text> out;
   bool found = o.kernel.empty();
@@ -888,6 +889,13 @@ constexpr result<text> emit_pto(const program& p, const pto_options& o = {}) {
   printer.module(out.value, attrs.view(), funcs);
   return out;
 }
+
+#ifdef TILE2BUFFER_EXTERN_PIPELINE
+namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
+result<text> emit_pto(const program& p, const pto_options& o = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+}
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::emit_pto;
+#endif
 
 }  // namespace v0
 }  // namespace tile2buffer

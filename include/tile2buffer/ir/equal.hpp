@@ -110,14 +110,24 @@ class equivalence {
 }  // namespace detail
 
 /// True when `a` and `b` differ at most in value names and locations.
+template <class = void>
 constexpr bool structurally_equal(const function& a, const function& b) { return detail::equivalence(a, b).functions(); }
 
+template <class = void>
 constexpr bool structurally_equal(const program& a, const program& b) {
   if (a.functions.size() != b.functions.size()) return false;
   for (std::size_t i = 0; i < a.functions.size(); ++i)
-    if (!structurally_equal(a.functions[i], b.functions[i])) return false;
+    if (!structurally_equal<>(a.functions[i], b.functions[i])) return false;
   return true;
 }
+
+#ifdef TILE2BUFFER_EXTERN_PIPELINE
+namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
+bool structurally_equal(const function& a, const function& b);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+bool structurally_equal(const program& a, const program& b);    // TILE2BUFFER_EXTERN_PIPELINE: run time only
+}  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::structurally_equal;
+#endif
 
 }  // namespace v0
 }  // namespace tile2buffer

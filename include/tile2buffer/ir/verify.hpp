@@ -50,5 +50,13 @@ constexpr std::vector<diagnostic> verify(const program& p) {
   return out;
 }
 
+#ifdef TILE2BUFFER_EXTERN_PIPELINE
+namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
+std::vector<diagnostic> verify(const program& p, const function& f);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+std::vector<diagnostic> verify(const program& p);                     // TILE2BUFFER_EXTERN_PIPELINE: run time only
+}  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::verify;
+#endif
+
 }  // namespace v0
 }  // namespace tile2buffer

@@ -180,12 +180,12 @@ constexpr std::vector<diagnostic> step(pass_state& s) {
         std::vector<diagnostic> errors;
         s.checked_by = {};
         P::template run_in_place<Recipes>(s.current.value, s.opts, s.cache, errors);
-        if (errors.empty() && s.opts.verify_each) errors = verify(s.current.value);
+        if (errors.empty() && s.opts.verify_each) errors = verify<>(s.current.value);
         return errors;
       }
     }
     result<program> next = run_alone<P, Recipes>(*s.latest, s.opts, s.cache);
-    if (next.ok() && s.opts.verify_each) next.errors = verify(next.value);
+    if (next.ok() && s.opts.verify_each) next.errors = verify<>(next.value);
     if (!next.ok()) return static_cast<std::vector<diagnostic>&&>(next.errors);
     s.current = static_cast<result<program>&&>(next);
     s.latest = &s.current.value;

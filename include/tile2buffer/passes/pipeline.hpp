@@ -116,7 +116,7 @@ template <class Table>
 constexpr result<program> run_sequence(const program& input, const options& opts, std::span<const std::size_t> order,
                                        parallelism par, const pass_observer* observer) {
   if (opts.verify)
-    if (std::vector<diagnostic> errors = verify(input); !errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));
+    if (std::vector<diagnostic> errors = verify<>(input); !errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));
   unsigned workers = par.workers;
   if (!std::is_constant_evaluated() && workers == 0) workers = hardware_threads();
   result<program> r;
@@ -141,7 +141,7 @@ constexpr result<program> run_sequence(const program& input, const options& opts
   bool buffer_checked = false;
   for (const std::size_t at : order)
     if (opts.enable_buffer_ir || !Table::entries[at].buffer_ir_only) buffer_checked = Table::entries[at].verifies_program;
-  if (r.ok() && (opts.verify || (parallel && buffer_checked)) && !opts.verify_each && !output_checked) r.errors = verify(r.value);
+  if (r.ok() && (opts.verify || (parallel && buffer_checked)) && !opts.verify_each && !output_checked) r.errors = verify<>(r.value);
   if (!r.ok()) r.value = program{};
   return r;
 }

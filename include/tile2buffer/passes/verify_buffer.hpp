@@ -193,7 +193,7 @@ class buffer_checker {
 /// The pass's diagnostics alone (the pipeline uses this to check without copying the program).
 template <class = void>
 constexpr std::vector<diagnostic> buffer_errors(const program& p) {
-  std::vector<diagnostic> out = verify(p);
+  std::vector<diagnostic> out = verify<>(p);
   for (const auto& f : p.functions)
     if (f.stage == ir_stage::buffer)
       for (auto& d : detail::buffer_checker(f).run()) out.push_back(static_cast<diagnostic&&>(d));

@@ -820,6 +820,7 @@ class binary_reader {
 
 /// The binary form of `p` (MessagePack, version `binary_version`). Fails only when a function
 /// refers to a value that nothing defines (IR no parser or pass produces).
+template <class = void>
 constexpr result<std::vector<std::uint8_t>> serialize(const program& p) {
   result<std::vector<std::uint8_t>> out;
   msgpack::writer w;
@@ -845,9 +846,20 @@ constexpr result<std::vector<std::uint8_t>> serialize(const program& p) {
 /// Reads a program written by `serialize` (or any writer following docs/binary-format.md).
 /// Never reads out of bounds; any malformed input gives one diagnostic naming the byte offset,
 /// the field path and the problem.
+template <class = void>
 constexpr result<program> deserialize(std::span<const std::uint8_t> bytes) {
   return detail::binary_reader(bytes).run();
 }
+
+#ifdef TILE2BUFFER_EXTERN_PIPELINE
+namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
+result<std::vector<std::uint8_t>> serialize(const program& p);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+result<program> deserialize(std::span<const std::uint8_t> bytes);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+}  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::deserialize;
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::serialize;
+#endif
+
 inline result<program> deserialize(std::string_view bytes) {
   return deserialize(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(bytes.data()),  // NOLINT
                                                    bytes.size()));

@@ -1348,10 +1348,19 @@ class parser {
 
 /// Parses a `.t2b` program. On error the result holds exactly one located diagnostic whose
 /// source is "parse"; `value.file` is `file_name` either way. Linear in the input size.
+template <class = void>
 constexpr result<program> parse(std::string_view source, std::string_view file_name = {},
                                 const parse_limits& limits = {}) {
   return detail::parser(source, file_name, limits).run();
 }
+
+#ifdef TILE2BUFFER_EXTERN_PIPELINE
+namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
+result<program> parse(std::string_view source, std::string_view file_name = {},
+                      const parse_limits& limits = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+}
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::parse;
+#endif
 
 }  // namespace v0
 }  // namespace tile2buffer

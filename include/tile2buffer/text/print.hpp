@@ -494,6 +494,7 @@ class printer {
 }  // namespace detail
 
 /// Canonical text of one function (ends with a newline). Linear in the function's size.
+template <class = void>
 constexpr text print(const function& f) {
   text out;
   detail::printer(f, out).run();
@@ -501,6 +502,7 @@ constexpr text print(const function& f) {
 }
 
 /// Canonical text of a program: its functions separated by one blank line. Linear in its size.
+template <class = void>
 constexpr text print(const program& p) {
   text out;
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
@@ -509,6 +511,14 @@ constexpr text print(const program& p) {
   }
   return out;
 }
+
+#ifdef TILE2BUFFER_EXTERN_PIPELINE
+namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
+text print(const function& f);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+text print(const program& p);   // TILE2BUFFER_EXTERN_PIPELINE: run time only
+}  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::print;
+#endif
 
 }  // namespace v0
 }  // namespace tile2buffer
