@@ -156,6 +156,11 @@ inline constexpr std::int64_t mm_cell_w = mm_left + mm_plot_w + mm_right;
 inline constexpr std::int64_t mm_cell_h = mm_top + mm_plot_h + mm_bottom + 24;  // + one note line
 inline constexpr std::int64_t mm_header_h = 64;
 
+/// An allocation's fill. Why by allocation index, not position: one allocation looks the same in
+/// every planner's column, and in the legend.
+constexpr void mm_colour(text& out, std::uint32_t index) {
+  out << "hsl(" << static_cast<std::int64_t>(index * 67 % 360) << ",65%,68%)";
+}
 /// `v` hundredths of a pixel as a decimal with two digits.
 constexpr void mm_px(text& out, std::int64_t v) {
   if (v < 0) {
@@ -382,8 +387,9 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
     mm_px(out, right - left);
     out << "\" height=\"";
     mm_px(out, bottom - top);
-    // Colour by allocation, not by position, so one allocation looks the same in every planner.
-    out << "\" fill=\"hsl(" << static_cast<std::int64_t>(a.index * 67 % 360) << ",65%,68%)\"><title>";
+    out << "\" fill=\"";
+    mm_colour(out, a.index);
+    out << "\"><title>";
     mm_escape(out, a.name.view());
     out << ": " << name(a.space) << ", " << a.size << " bytes, ";
     if (a.address)
@@ -465,8 +471,9 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
       mm_px(out, x);
       out << "\" y=\"";
       mm_px(out, y - 800);
-      out << "\" width=\"8\" height=\"8\" fill=\"hsl(" << static_cast<std::int64_t>(a->index * 67 % 360)
-          << ",65%,68%)\"/><text class=\"note\" x=\"";
+      out << "\" width=\"8\" height=\"8\" fill=\"";
+      mm_colour(out, a->index);
+      out << "\"/><text class=\"note\" x=\"";
       mm_px(out, x + 1100);
       out << "\" y=\"";
       mm_px(out, y);

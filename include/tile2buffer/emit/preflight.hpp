@@ -32,27 +32,29 @@ constexpr bool is_vec_buffer_dtype(dtype d) {
   return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32 || d == dtype::int16 ||
          d == dtype::uint8;
 }
+/// The integer of `o` when it is a literal or a value bound by `c = N` (of any integer dtype).
+constexpr std::optional<std::int64_t> int_constant(const function& f, const operand& o) {
+  if (o.kind == operand_kind::int_lit) return o.num;
+  if (!o.is_value() || o.value().index >= f.values.size()) return std::nullopt;
+  const value_info& v = f.value(o.value());
+  if (v.origin() != value_origin::result || !v.def.valid() || f.op(v.def).code() != opcode::scalar_const) return std::nullopt;
+  const operand c = view<opcode::scalar_const>(f, v.def).value();
+  if (c.kind != operand_kind::int_lit) return std::nullopt;
+  return c.num;
+}
+
 /// True when `o` is a positive integer constant: a literal, or a value bound by `c = N`.
 constexpr bool positive_constant(const function& f, const operand& o) {
-  if (o.kind == operand_kind::int_lit) return o.num > 0;
-  if (!o.is_value() || o.value().index >= f.values.size()) return false;
-  const value_info& v = f.value(o.value());
-  if (v.origin() != value_origin::result || !v.def.valid() || f.op(v.def).code() != opcode::scalar_const) return false;
-  const operand value = view<opcode::scalar_const>(f, v.def).value();
-  return value.kind == operand_kind::int_lit && value.num > 0;
+  const std::optional<std::int64_t> c = int_constant(f, o);
+  return c && *c > 0;
 }
 
 /// The integer MLIR sees in a PTO index operand when the emitter writes an arith.constant for it:
 /// a literal, or a value bound by an INDEX `c = N` (a constant of another dtype reaches an index
 /// operand through arith.index_cast, which is no constant to ptoas).
 constexpr std::optional<std::int64_t> index_constant(const function& f, const operand& o) {
-  if (o.kind == operand_kind::int_lit) return o.num;
-  if (!o.is_value() || o.value().index >= f.values.size() || f.type_of(o.value()).dt != dtype::index) return std::nullopt;
-  const value_info& v = f.value(o.value());
-  if (v.origin() != value_origin::result || f.op(v.def).code() != opcode::scalar_const) return std::nullopt;
-  const operand c = view<opcode::scalar_const>(f, v.def).value();
-  if (c.kind != operand_kind::int_lit) return std::nullopt;
-  return c.num;
+  if (o.is_value() && (o.value().index >= f.values.size() || f.type_of(o.value()).dt != dtype::index)) return std::nullopt;
+  return int_constant(f, o);
 }
 
 /// The type the PTO-AS gives value `v`: its Buffer type, except a subview's valid dim whose
