@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Lower planned Tile IR into explicit Buffer IR for Ascend-style NPUs, from Python.
+
+    import tile2buffer as t2b
+    program = t2b.parse(open("kernel.t2b").read(), "kernel.t2b")
+    lowered = t2b.lower(program, planner="ptoas")
+    print(lowered)                      # the Buffer IR, canonical text
+    print(t2b.emit_pto(lowered))        # PTO-AS
+
+Errors raise `ParseError`, `VerifyError` or `LoweringError` (all `tile2buffer.Error`): the message
+is the located diagnostics as `t2b-opt` prints them, `.diagnostics` the list of `Diagnostic`.
+Programs are immutable: `lower` returns a new one and never changes its input.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+from . import _core
+
+__all__ = [
+    "Diagnostic", "Error", "ParseError", "VerifyError", "LoweringError", "EmitError",
+    "Function", "Program", "parse", "load_binary", "lower", "explain_selection", "emit_pto",
+    "PLANNERS", "TARGETS",
+]
+
+PLANNERS = ("pypto", "dsa_rp", "ptoas")
+TARGETS = ("a2a3", "a5")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One located diagnostic. `line` and `column` are 1-based; 0 when the location is unknown."""
+    file: str
+    line: int
+    column: int
+    severity: str
+    source: str
+    message: str
+    formatted: str
+
+    def __str__(self) -> str:
+        return self.formatted.rstrip("\n")
+
+
+class Error(Exception):
+    """Base of the package's errors; `str(e)` is every diagnostic, formatted with its excerpt."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic]):
+        self.diagnostics: List[Diagnostic] = list(diagnostics)
+        super().__init__("".join(d.formatted for d in self.diagnostics).rstrip("\n"))
+
+
+class ParseError(Error):
+    """Malformed text or binary input."""
+
+
+class VerifyError(Error):
+    """Well-formed input that is not valid IR (the verifier's findings)."""
+
+
+class LoweringError(Error):
+    """Valid IR the pipeline refuses (a planner that cannot place it, an unsupported construct)."""
+
+
+class EmitError(Error):
+    """A program the PTO-AS emitter refuses (a Tile kernel named explicitly, the preflight)."""
+
+
+def _diagnostics(raw) -> List[Diagnostic]:
+    return [Diagnostic(*d) for d in raw]
+
+
+def _check(pair, error):
+    value, raw = pair
+    if raw:
+        diags = _diagnostics(raw)
+        if error is LoweringError and all(d.source == "verify" for d in diags):
+            error = VerifyError
+        raise error(diags)
+    return value
+
+
+def _choice(name: str, value: str, allowed: Sequence[str]) -> str:
+    if value not in allowed:
+        raise ValueError("%s must be one of %s, not %r" % (name, ", ".join(map(repr, allowed)), value))
+    return value
+
+
+@dataclass(frozen=True)
+class Function:
+    """A function of a program: `kind` is aiv, aic, incore or orchestration; `stage` tile or buffer."""
+    name: str
+    kind: str
+    stage: str
+    is_kernel: bool
+
+
+class Program:
+    """A parsed or lowered program. `str(program)` is its canonical `.t2b` text."""
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core):
+        self._core = core
+
+    def __str__(self) -> str:
+        return str(self._core)
+
+    def __repr__(self) -> str:
+        names = ", ".join("@" + f.name for f in self.functions)
+        return "<tile2buffer.Program %s: %s>" % (self.file or "<string>", names)
+
+    @property
+    def file(self) -> str:
+        return self._core.file
+
+    @property
+    def functions(self) -> List[Function]:
+        return [Function(*f) for f in self._core.functions]
+
+    @property
+    def kernels(self) -> List[Function]:
+        """The device functions (aiv, aic, incore): what the pipeline lowers."""
+        return [f for f in self.functions if f.is_kernel]
+
+    def function(self, name: str) -> Function:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise KeyError("no function named @%s in the program" % name)
+
+    def to_binary(self) -> bytes:
+        """The binary IR (docs/binary-format.md); `load_binary` reads it back."""
+        return _check(self._core.to_binary(), ParseError)
+
+    def verify(self) -> None:
+        """Raises `VerifyError` unless the program is valid IR."""
+        raw = self._core.verify()
+        if raw:
+            raise VerifyError(_diagnostics(raw))
+
+
+def parse(text: str, filename: str = "<string>") -> Program:
+    """Parses `.t2b` text; raises `ParseError` (located) on malformed input."""
+    if not isinstance(text, str):
+        raise TypeError("parse takes the program's text as str, not %s" % type(text).__name__)
+    return Program(_check(_core.parse(text, filename), ParseError))
+
+
+def load_binary(data: bytes, filename: str = "") -> Program:
+    """Reads binary IR as `Program.to_binary` writes it; raises `ParseError` on malformed bytes."""
+    return Program(_check(_core.load_binary(bytes(data), filename), ParseError))
+
+
+def lower(program: Program, planner: str = "pypto", target: str = "a2a3", rollout: str = "spec",
+          enable_buffer_ir: bool = True, verify: bool = True, workers: int = 1) -> Program:
+    """Runs the whole pipeline (the spec's default rollout) and returns the lowered program.
+
+    Kernels the default rollout does not select stay Tile (`explain_selection` says why). Invalid
+    input raises `VerifyError`; a program the pipeline refuses raises `LoweringError`. `workers`
+    threads lower the kernels (0: one per hardware thread); the output does not depend on it.
+    """
+    _choice("planner", planner, PLANNERS)
+    _choice("target", target, TARGETS)
+    if rollout != "spec":
+        raise ValueError("rollout must be 'spec' (the extended rollout is not built yet), not %r" % rollout)
+    if workers < 0:
+        raise ValueError("workers must be >= 0, not %d" % workers)
+    return Program(_check(_core.lower(program._core, planner, target, bool(enable_buffer_ir), bool(verify), int(workers)),
+                          LoweringError))
+
+
+def explain_selection(program: Program, planner: str = "pypto", target: str = "a2a3") -> Dict[str, str]:
+    """Kernel name -> "selected", or the located reason it stays Tile ("15:3: tile.row_max: ...")."""
+    _choice("planner", planner, PLANNERS)
+    _choice("target", target, TARGETS)
+    entries = _check(_core.explain_selection(program._core, planner, target), LoweringError)
+    return {name: "selected" if selected else "%d:%d: %s" % (line, col, reason)
+            for name, selected, line, col, reason in entries}
+
+
+def emit_pto(program: Program, generic: bool = False, kernel: Optional[str] = None, target: str = "a2a3") -> str:
+    """PTO-AS text of the Buffer kernels (`generic`: MLIR's generic op form). Without `kernel`,
+    kernels that stayed Tile are left out with a comment; naming one is an `EmitError`."""
+    _choice("target", target, TARGETS)
+    return _check(_core.emit_pto(program._core, bool(generic), kernel or "", target), EmitError)

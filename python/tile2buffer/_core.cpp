@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file python/tile2buffer/_core.cpp
+/// The compiled half of the `tile2buffer` Python package: thin bindings over the separately
+/// compiled pipeline (TILE2BUFFER_EXTERN_PIPELINE), so this TU compiles the IR headers and the
+/// binding code only. Policy lives in `__init__.py`: these functions never raise for a program's
+/// own errors; they return `(value or None, diagnostics)` and the Python layer picks the
+/// exception class. Every call that works on a program releases the GIL (the program is a C++
+/// object owned by its Python wrapper and is not modified), so threads lower in parallel.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/emit/pto.hpp"
+#include "tile2buffer/ir/verify.hpp"
+#include "tile2buffer/lower.hpp"
+#include "tile2buffer/serialize/binary.hpp"
+#include "tile2buffer/text/parse.hpp"
+#include "tile2buffer/text/print.hpp"
+
+namespace py = pybind11;
+namespace t2b = tile2buffer;
+
+namespace {
+
+/// (file, line, column, severity, source, message, formatted): what `tile2buffer.Diagnostic` holds.
+using diag_tuple = std::tuple<std::string, std::uint32_t, std::uint32_t, std::string, std::string, std::string, std::string>;
+
+std::vector<diag_tuple> diagnostics(const std::vector<t2b::diagnostic>& ds, std::string_view file, std::string_view source) {
+  std::vector<diag_tuple> out;
+  out.reserve(ds.size());
+  for (const t2b::diagnostic& d : ds) {
+    const t2b::text formatted = t2b::format(d, file, source);
+    out.emplace_back(std::string(file), d.loc.line, d.loc.col, std::string(t2b::name(d.level)), std::string(d.source.view()),
+                     std::string(d.message.view()), std::string(formatted.view()));
+  }
+  return out;
+}
+
+template <class T>
+std::pair<std::optional<T>, std::vector<diag_tuple>> outcome(t2b::result<T>&& r, std::string_view file, std::string_view source) {
+  if (r.ok()) return {std::move(r.value), {}};
+  return {std::nullopt, diagnostics(r.errors, file, source)};
+}
+
+/// A program as Python sees it: the IR plus the text it was parsed from (for excerpts in later
+/// diagnostics; empty when it came from binary or from lowering).
+struct py_program {
+  t2b::program ir;
+  std::string source;
+};
+
+std::string file_of(const py_program& p) { return std::string(p.ir.file.view()); }
+
+t2b::planner_kind planner_of(std::string_view s) {
+  for (int i = 0; i < 3; ++i)
+    if (t2b::planner_names[i] == s) return static_cast<t2b::planner_kind>(i);
+  throw py::value_error("planner must be 'pypto', 'dsa_rp' or 'ptoas', not '" + std::string(s) + "'");
+}
+
+t2b::target_arch target_of(std::string_view s) {
+  if (const auto t = t2b::parse_target(s)) return *t;
+  throw py::value_error("target must be 'a2a3' or 'a5', not '" + std::string(s) + "'");
+}
+
+t2b::options options_of(std::string_view planner, std::string_view target, bool enable_buffer_ir, bool verify) {
+  t2b::options o;
+  o.planner = planner_of(planner);
+  o.target = target_of(target);
+  o.enable_buffer_ir = enable_buffer_ir;
+  o.verify = verify;
+  return o;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "tile2buffer's compiled core; use the `tile2buffer` package, not this module";
+
+  py::class_<py_program>(m, "Program")
+      .def("__str__",
+           [](const py_program& p) {
+             t2b::text t;
+             {
+               py::gil_scoped_release release;
+               t = t2b::print(p.ir);
+             }
+             return std::string(t.view());
+           })
+      .def_property_readonly("file", &file_of)
+      .def_property_readonly("functions",
+                             [](const py_program& p) {
+                               std::vector<std::tuple<std::string, std::string, std::string, bool>> out;
+                               for (const t2b::function& f : p.ir.functions)
+                                 out.emplace_back(std::string(f.name_of()), std::string(t2b::name(f.kind)),
+                                                  std::string(t2b::name(f.stage)), f.is_device());
+                               return out;
+                             })
+      .def("to_binary",
+           [](const py_program& p) -> std::pair<std::optional<py::bytes>, std::vector<diag_tuple>> {
+             t2b::result<std::vector<std::uint8_t>> r;
+             {
+               py::gil_scoped_release release;
+               r = t2b::serialize(p.ir);
+             }
+             if (!r.ok()) return {std::nullopt, diagnostics(r.errors, file_of(p), p.source)};
+             return {py::bytes(reinterpret_cast<const char*>(r.value.data()), r.value.size()), {}};  // NOLINT
+           })
+      .def("verify", [](const py_program& p) {
+        std::vector<t2b::diagnostic> errors;
+        {
+          py::gil_scoped_release release;
+          errors = t2b::verify(p.ir);
+        }
+        return diagnostics(errors, file_of(p), p.source);
+      });
+
+  m.def(
+      "parse",
+      [](std::string text, std::string file) {
+        py::gil_scoped_release release;
+        auto r = outcome(t2b::parse(text, file), file, text);
+        std::optional<py_program> p;
+        if (r.first) p = py_program{std::move(*r.first), std::move(text)};
+        return std::make_pair(std::move(p), std::move(r.second));
+      },
+      py::arg("text"), py::arg("file"));
+
+  m.def(
+      "load_binary",
+      [](py::bytes data, std::string file) {
+        std::string bytes = data;
+        py::gil_scoped_release release;
+        auto r = outcome(t2b::deserialize(std::string_view(bytes)), file, {});
+        std::optional<py_program> p;
+        if (r.first) {
+          if (!file.empty() || r.first->file.empty()) r.first->file = t2b::text(file);
+          p = py_program{std::move(*r.first), {}};
+        }
+        return std::make_pair(std::move(p), std::move(r.second));
+      },
+      py::arg("data"), py::arg("file"));
+
+  m.def(
+      "lower",
+      [](const py_program& p, std::string planner, std::string target, bool enable_buffer_ir, bool verify, unsigned workers) {
+        const t2b::options o = options_of(planner, target, enable_buffer_ir, verify);
+        py::gil_scoped_release release;
+        auto r = outcome(t2b::lower(p.ir, o, t2b::parallelism{workers}), file_of(p), p.source);
+        std::optional<py_program> out;
+        if (r.first) out = py_program{std::move(*r.first), {}};
+        return std::make_pair(std::move(out), std::move(r.second));
+      },
+      py::arg("program"), py::arg("planner"), py::arg("target"), py::arg("enable_buffer_ir"), py::arg("verify"),
+      py::arg("workers"));
+
+  m.def(
+      "explain_selection",
+      [](const py_program& p, std::string planner, std::string target) {
+        const t2b::options o = options_of(planner, target, true, true);
+        py::gil_scoped_release release;
+        // As the pipeline's select pass sees the program: after init_storage.
+        auto storage = t2b::run_pipeline(p.ir, o, t2b::pass_id::init_storage);
+        std::vector<std::tuple<std::string, bool, std::uint32_t, std::uint32_t, std::string>> entries;
+        if (!storage.ok()) return std::make_pair(entries, diagnostics(storage.errors, file_of(p), p.source));
+        for (const t2b::selection_entry& e : t2b::explain_selection(storage.value, o))
+          entries.emplace_back(std::string(e.function.view()), e.selected, e.loc.line, e.loc.col, std::string(e.reason.view()));
+        return std::make_pair(entries, std::vector<diag_tuple>{});
+      },
+      py::arg("program"), py::arg("planner"), py::arg("target"));
+
+  m.def(
+      "emit_pto",
+      [](const py_program& p, bool generic, std::string kernel, std::string target) {
+        t2b::pto_options o;
+        o.generic = generic;
+        o.kernel = kernel;
+        o.target = target_of(target);
+        o.skip_tile_kernels = kernel.empty();
+        py::gil_scoped_release release;
+        auto r = t2b::emit_pto(p.ir, o);
+        std::optional<std::string> text;
+        if (r.ok()) text = std::string(r.value.view());
+        return std::make_pair(std::move(text), r.ok() ? std::vector<diag_tuple>{} : diagnostics(r.errors, file_of(p), p.source));
+      },
+      py::arg("program"), py::arg("generic"), py::arg("kernel"), py::arg("target"));
+}
