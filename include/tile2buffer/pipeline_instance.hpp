@@ -66,6 +66,7 @@ bool structurally_equal(const program& a, const program& b) { return v0::structu
 result<text> emit_pto(const program& p, const pto_options& o) { return v0::emit_pto<>(p, o); }
 result<std::vector<std::uint8_t>> serialize(const program& p) { return v0::serialize<>(p); }
 result<program> deserialize(std::span<const std::uint8_t> bytes) { return v0::deserialize<>(bytes); }
+result<program> deserialize(std::string_view bytes) { return v0::deserialize<>(bytes); }
 }  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
 
 }  // namespace v0

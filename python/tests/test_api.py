@@ -160,3 +160,18 @@ def test_two_threads_lower_at_once_with_the_same_output():
         t.join()
     for slot in results:
         assert slot == [expected] * 3
+
+
+def test_emit_pto_of_a_program_with_no_buffer_kernel_is_an_error():
+    program = t2b.parse(read(os.path.join(EXAMPLES, "02_unplanned_add_mul.t2b")))
+    with pytest.raises(t2b.EmitError) as e:
+        t2b.emit_pto(program)
+    assert "is a Tile-stage kernel" in str(e.value)
+
+
+def test_a_lowered_programs_errors_keep_the_source_excerpt():
+    path = os.path.join(EXAMPLES, "02_unplanned_add_mul.t2b")
+    lowered = t2b.lower(t2b.parse(read(path), path))
+    with pytest.raises(t2b.EmitError) as e:
+        t2b.emit_pto(lowered, kernel="row_max")
+    assert "\naiv @row_max(A: Tensor" in str(e.value)  # the excerpt of the function's line

@@ -131,8 +131,9 @@ class Program:
         raise KeyError("no function named @%s in the program" % name)
 
     def to_binary(self) -> bytes:
-        """The binary IR (docs/binary-format.md); `load_binary` reads it back."""
-        return _check(self._core.to_binary(), ParseError)
+        """The binary IR (docs/binary-format.md); `load_binary` reads it back. Raises `VerifyError`
+        for IR no parser or pass produces (a use of a value nothing defines)."""
+        return _check(self._core.to_binary(), VerifyError)
 
     def verify(self) -> None:
         """Raises `VerifyError` unless the program is valid IR."""
@@ -182,6 +183,7 @@ def explain_selection(program: Program, planner: str = "pypto", target: str = "a
 
 def emit_pto(program: Program, generic: bool = False, kernel: Optional[str] = None, target: str = "a2a3") -> str:
     """PTO-AS text of the Buffer kernels (`generic`: MLIR's generic op form). Without `kernel`,
-    kernels that stayed Tile are left out with a comment; naming one is an `EmitError`."""
+    kernels that stayed Tile are left out with a comment beside the lowered ones; naming one, or
+    a program with no Buffer kernel at all, is an `EmitError` (as `t2b-opt --emit=pto`)."""
     _choice("target", target, TARGETS)
     return _check(_core.emit_pto(program._core, bool(generic), kernel or "", target), EmitError)

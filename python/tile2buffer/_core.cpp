@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,7 +52,7 @@ std::pair<std::optional<T>, std::vector<diag_tuple>> outcome(t2b::result<T>&& r,
 }
 
 /// A program as Python sees it: the IR plus the text it was parsed from (for excerpts in later
-/// diagnostics; empty when it came from binary or from lowering).
+/// diagnostics; empty when it came from binary).
 struct py_program {
   t2b::program ir;
   std::string source;
@@ -155,7 +156,8 @@ PYBIND11_MODULE(_core, m) {
         py::gil_scoped_release release;
         auto r = outcome(t2b::lower(p.ir, o, t2b::parallelism{workers}), file_of(p), p.source);
         std::optional<py_program> out;
-        if (r.first) out = py_program{std::move(*r.first), {}};
+        // The lowered program keeps the input's text: its ops keep their source locations.
+        if (r.first) out = py_program{std::move(*r.first), p.source};
         return std::make_pair(std::move(out), std::move(r.second));
       },
       py::arg("program"), py::arg("planner"), py::arg("target"), py::arg("enable_buffer_ir"), py::arg("verify"),
@@ -183,7 +185,11 @@ PYBIND11_MODULE(_core, m) {
         o.generic = generic;
         o.kernel = kernel;
         o.target = target_of(target);
-        o.skip_tile_kernels = kernel.empty();
+        // As t2b-opt --emit=pto: kernels that stayed Tile are left out only beside a lowered one;
+        // a program with no Buffer kernel at all is the emitter's error, not an empty module.
+        o.skip_tile_kernels = kernel.empty() && std::any_of(p.ir.functions.begin(), p.ir.functions.end(), [](const t2b::function& f) {
+                                return f.is_device() && f.stage == t2b::ir_stage::buffer;
+                              });
         py::gil_scoped_release release;
         auto r = t2b::emit_pto(p.ir, o);
         std::optional<std::string> text;

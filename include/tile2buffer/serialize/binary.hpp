@@ -851,19 +851,23 @@ constexpr result<program> deserialize(std::span<const std::uint8_t> bytes) {
   return detail::binary_reader(bytes).run();
 }
 
+/// The same, from the bytes of a file read as text. Why a template that calls the template: one
+/// body in either build mode (an inline function calling the unqualified name would differ).
+template <class = void>
+result<program> deserialize(std::string_view bytes) {
+  return deserialize<>(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(bytes.data()),  // NOLINT
+                                                     bytes.size()));
+}
+
 #ifdef TILE2BUFFER_EXTERN_PIPELINE
 namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
 result<std::vector<std::uint8_t>> serialize(const program& p);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
 result<program> deserialize(std::span<const std::uint8_t> bytes);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+result<program> deserialize(std::string_view bytes);
 }  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::deserialize;
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::serialize;
 #endif
-
-inline result<program> deserialize(std::string_view bytes) {
-  return deserialize(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(bytes.data()),  // NOLINT
-                                                   bytes.size()));
-}
 
 /// True when `bytes` starts like a binary IR file (the canonical envelope header: a 3-element
 /// array whose first element is the magic string). Used to tell binary input from text.
