@@ -946,16 +946,15 @@ int run_session(session& s) {
   } else if (pto) {
     // A whole program with at least one Buffer kernel: the kernels that stayed Tile are left
     // out, each with a remark saying why; with none, emission rejects them (nothing to emit).
-    bool any_buffer = false, any_tile = false;
-    for (const function& f : parsed.value.functions)
-      if (f.is_device()) (f.stage == ir_stage::buffer ? any_buffer : any_tile) = true;
-    const bool skip = opts.pto_kernel.empty() && any_buffer;
+    const bool skip = opts.pto_kernel.empty() && any_buffer_kernel(parsed.value);
     auto emitted = s.timed("emit", [&] {
       return emit_pto(parsed.value, pto_options{.generic = opts.format == F::pto_generic, .kernel = opts.pto_kernel,
                                                  .target = opts.pass_options.target, .skip_tile_kernels = skip});
     });
     if (!emitted) return report(s, emitted.errors);
-    if (skip && any_tile) remark_tile_kernels(s, parsed.value, ", not emitted");
+    const auto stays_tile = [](const function& f) { return f.is_device() && f.stage != ir_stage::buffer; };
+    if (skip && std::any_of(parsed.value.functions.begin(), parsed.value.functions.end(), stays_tile))
+      remark_tile_kernels(s, parsed.value, ", not emitted");
     out = static_cast<text&&>(emitted.value);
   } else {
     out = s.timed("print", [&] { return print(parsed.value); });

@@ -16,7 +16,7 @@
 ///   not include the passes, so a caller compiles in about the time of the IR headers alone.
 ///   The other entry points a host calls are in the library too, each declared by its own header
 ///   beside its template: `parse`, `print`, `verify`, `structurally_equal`, `emit_pto`,
-///   `serialize` and `deserialize`. Library code calls the templates (`verify<>(p)`), so it means
+///   `serialize`, `deserialize`, `format`, `format_all` and `format_json`. Library code calls the templates (`verify<>(p)`), so it means
 ///   the same in either mode.
 ///   A host with its own recipe set or pass set includes <tile2buffer/passes/pipeline.hpp> and
 ///   calls `run_pipeline<its_recipes>` (or `run_pipeline<its_recipes, its_passes>`) as before.

@@ -24,8 +24,8 @@ __all__ = [
     "PLANNERS", "TARGETS",
 ]
 
-PLANNERS = ("pypto", "dsa_rp", "ptoas")
-TARGETS = ("a2a3", "a5")
+PLANNERS = _core.PLANNERS  # the library's tables; an unknown name is a ValueError from _core
+TARGETS = _core.TARGETS
 
 
 @dataclass(frozen=True)
@@ -78,12 +78,6 @@ def _check(pair, error):
         if error is LoweringError and all(d.source == "verify" for d in diags):
             error = VerifyError
         raise error(diags)
-    return value
-
-
-def _choice(name: str, value: str, allowed: Sequence[str]) -> str:
-    if value not in allowed:
-        raise ValueError("%s must be one of %s, not %r" % (name, ", ".join(map(repr, allowed)), value))
     return value
 
 
@@ -162,8 +156,6 @@ def lower(program: Program, planner: str = "pypto", target: str = "a2a3", rollou
     input raises `VerifyError`; a program the pipeline refuses raises `LoweringError`. `workers`
     threads lower the kernels (0: one per hardware thread); the output does not depend on it.
     """
-    _choice("planner", planner, PLANNERS)
-    _choice("target", target, TARGETS)
     if rollout != "spec":
         raise ValueError("rollout must be 'spec' (the extended rollout is not built yet), not %r" % rollout)
     if workers < 0:
@@ -174,8 +166,6 @@ def lower(program: Program, planner: str = "pypto", target: str = "a2a3", rollou
 
 def explain_selection(program: Program, planner: str = "pypto", target: str = "a2a3") -> Dict[str, str]:
     """Kernel name -> "selected", or the located reason it stays Tile ("15:3: tile.row_max: ...")."""
-    _choice("planner", planner, PLANNERS)
-    _choice("target", target, TARGETS)
     entries = _check(_core.explain_selection(program._core, planner, target), LoweringError)
     return {name: "selected" if selected else "%d:%d: %s" % (line, col, reason)
             for name, selected, line, col, reason in entries}
@@ -185,5 +175,4 @@ def emit_pto(program: Program, generic: bool = False, kernel: Optional[str] = No
     """PTO-AS text of the Buffer kernels (`generic`: MLIR's generic op form). Without `kernel`,
     kernels that stayed Tile are left out with a comment beside the lowered ones; naming one, or
     a program with no Buffer kernel at all, is an `EmitError` (as `t2b-opt --emit=pto`)."""
-    _choice("target", target, TARGETS)
     return _check(_core.emit_pto(program._core, bool(generic), kernel or "", target), EmitError)

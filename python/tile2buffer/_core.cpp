@@ -9,7 +9,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -60,16 +59,27 @@ struct py_program {
 
 std::string file_of(const py_program& p) { return std::string(p.ir.file.view()); }
 
-t2b::planner_kind planner_of(std::string_view s) {
-  for (int i = 0; i < 3; ++i)
-    if (t2b::planner_names[i] == s) return static_cast<t2b::planner_kind>(i);
-  throw py::value_error("planner must be 'pypto', 'dsa_rp' or 'ptoas', not '" + std::string(s) + "'");
+/// The enumerator of `E` spelled `s` in `names` (the library's own table, also exported to Python
+/// as PLANNERS and TARGETS), or a ValueError listing them.
+template <class E, class Names>
+E one_of(std::string_view what, const Names& names, std::string_view s) {
+  std::string listed;
+  for (std::size_t i = 0; i < std::size(names); ++i) {
+    if (names[i] == s) return static_cast<E>(i);
+    listed += (i == 0 ? "'" : ", '") + std::string(names[i]) + "'";
+  }
+  throw py::value_error(std::string(what) + " must be one of " + listed + ", not '" + std::string(s) + "'");
 }
 
-t2b::target_arch target_of(std::string_view s) {
-  if (const auto t = t2b::parse_target(s)) return *t;
-  throw py::value_error("target must be 'a2a3' or 'a5', not '" + std::string(s) + "'");
+template <class Names>
+py::tuple names_tuple(const Names& names) {
+  py::tuple out(std::size(names));
+  for (std::size_t i = 0; i < std::size(names); ++i) out[i] = py::str(std::string(names[i]));
+  return out;
 }
+
+t2b::planner_kind planner_of(std::string_view s) { return one_of<t2b::planner_kind>("planner", t2b::planner_names, s); }
+t2b::target_arch target_of(std::string_view s) { return one_of<t2b::target_arch>("target", t2b::detail::target_names, s); }
 
 t2b::options options_of(std::string_view planner, std::string_view target, bool enable_buffer_ir, bool verify) {
   t2b::options o;
@@ -84,6 +94,8 @@ t2b::options options_of(std::string_view planner, std::string_view target, bool 
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "tile2buffer's compiled core; use the `tile2buffer` package, not this module";
+  m.attr("PLANNERS") = names_tuple(t2b::planner_names);
+  m.attr("TARGETS") = names_tuple(t2b::detail::target_names);
 
   py::class_<py_program>(m, "Program")
       .def("__str__",
@@ -185,11 +197,7 @@ PYBIND11_MODULE(_core, m) {
         o.generic = generic;
         o.kernel = kernel;
         o.target = target_of(target);
-        // As t2b-opt --emit=pto: kernels that stayed Tile are left out only beside a lowered one;
-        // a program with no Buffer kernel at all is the emitter's error, not an empty module.
-        o.skip_tile_kernels = kernel.empty() && std::any_of(p.ir.functions.begin(), p.ir.functions.end(), [](const t2b::function& f) {
-                                return f.is_device() && f.stage == t2b::ir_stage::buffer;
-                              });
+        o.skip_tile_kernels = kernel.empty() && t2b::any_buffer_kernel(p.ir);  // as t2b-opt --emit=pto
         py::gil_scoped_release release;
         auto r = t2b::emit_pto(p.ir, o);
         std::optional<std::string> text;

@@ -6,6 +6,9 @@ from typing import List, Optional, Tuple
 
 _Diag = Tuple[str, int, int, str, str, str, str]
 
+PLANNERS: Tuple[str, ...]
+TARGETS: Tuple[str, ...]
+
 class Program:
     @property
     def file(self) -> str: ...

@@ -824,6 +824,15 @@ constexpr std::vector<diagnostic> check_pto(const program& p, const function& f)
   return out;
 }
 
+/// Whether `p` has a Buffer-stage kernel. Hosts set `pto_options::skip_tile_kernels` from it for
+/// a whole program: the kernels that stayed Tile are left out beside a lowered one, while a program
+/// with none has nothing to emit and the emitter says why.
+constexpr bool any_buffer_kernel(const program& p) {
+  for (const function& f : p.functions)
+    if (f.is_device() && f.stage == ir_stage::buffer) return true;
+  return false;
+}
+
 /// Whether whole-program emission under `o` leaves Tile-stage kernel `f` out.
 constexpr bool skipped_tile_kernel(const pto_options& o, const function& f) {
   return o.skip_tile_kernels && o.kernel.empty() && f.is_device() && f.stage != ir_stage::buffer;

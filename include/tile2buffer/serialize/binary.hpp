@@ -863,7 +863,7 @@ result<program> deserialize(std::string_view bytes) {
 namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
 result<std::vector<std::uint8_t>> serialize(const program& p);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
 result<program> deserialize(std::span<const std::uint8_t> bytes);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
-result<program> deserialize(std::string_view bytes);
+result<program> deserialize(std::string_view bytes);                 // TILE2BUFFER_EXTERN_PIPELINE: run time only
 }  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::deserialize;
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::serialize;
