@@ -131,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool any_buffer = false;
   for (const function& f : out.functions) any_buffer = any_buffer || f.stage == ir_stage::buffer;
   if (any_buffer && !emit_pto(out)) violated("a lowered kernel fails the PTO preflight", tile, o);
-  // T2B_FUZZ_PTO_DIR (test pto-dialect-fuzz): every 8th lowered program's PTO-AS in both forms,
+  // T2B_FUZZ_PTO_DIR (test lower-fuzz-pipeline, where a dialect checker exists): every 8th lowered program's PTO-AS in both forms,
   // which tests/pto-dialect/check_pto_dialect.py then reads with the checker dialect.
   static const char* const pto_dir = std::getenv("T2B_FUZZ_PTO_DIR");
   static unsigned pto_count = 0;

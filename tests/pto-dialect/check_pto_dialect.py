@@ -273,8 +273,11 @@ def fuzz(args):
         dumped, corpus_dir = os.path.join(work, "pto"), os.path.join(work, "corpus")
         os.makedirs(dumped)
         os.makedirs(corpus_dir)
+        # A crashing input is kept beside the fuzzer, as tests/text/run_fuzz.py keeps it.
+        artifacts = args.fuzzer + "-artifacts"
+        os.makedirs(artifacts, exist_ok=True)
         cmd = [args.fuzzer, f"-max_total_time={args.seconds}", "-timeout=10", "-rss_limit_mb=2048", "-error_exitcode=1",
-               corpus_dir, args.seeds]
+               f"-artifact_prefix={artifacts}/", corpus_dir, args.seeds]
         proc = subprocess.run(cmd, env=dict(os.environ, T2B_FUZZ_PTO_DIR=dumped), capture_output=True, text=True, errors="replace")
         if proc.returncode != 0:
             check.fail(f"the fuzzer failed\n{proc.stderr[-3000:]}")

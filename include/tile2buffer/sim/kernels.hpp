@@ -9,10 +9,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "tile2buffer/ir/elementwise.hpp"
 #include "tile2buffer/ir/enums.hpp"
 #include "tile2buffer/ir/opcode.hpp"
+#include "tile2buffer/sim/memory.hpp"
 #include "tile2buffer/sim/numeric.hpp"
 
 namespace tile2buffer {
@@ -106,6 +109,33 @@ inline std::optional<dtype> accumulator_of(dtype operand) {
   if (operand == dtype::int8) return dtype::int32;
   return std::nullopt;
 }
+
+/// One matmul operand read through `read(r, c, meta)`, each element at most once and in the order
+/// first asked for. Why: a product asks for every lhs element n times and every rhs element m
+/// times, and those reads (address, layout and provenance bookkeeping) were most of the
+/// simulator's time on cube kernels. Reading is side-effect free but for the Buffer interpreter's
+/// first-seen alias-read list, whose order the first-ask order keeps.
+template <class Read>
+class read_once {
+ public:
+  read_once(std::int64_t rows, std::int64_t cols, Read read)
+      : cols_(cols), read_(std::move(read)), cells_(static_cast<std::size_t>(rows * cols)), seen_(cells_.size(), false) {}
+  element operator()(std::int64_t r, std::int64_t c, cell_meta& m) {
+    const auto i = static_cast<std::size_t>(r * cols_ + c);
+    if (!seen_[i]) {
+      cells_[i].first = read_(r, c, cells_[i].second);
+      seen_[i] = true;
+    }
+    m = cells_[i].second;
+    return cells_[i].first;
+  }
+
+ private:
+  std::int64_t cols_;
+  Read read_;
+  std::vector<std::pair<element, cell_meta>> cells_;
+  std::vector<bool> seen_;
+};
 
 /// Dot product of one product element: Σ_k a(k)·b(k) in FP32 (float operands are widened exactly)
 /// or wrapping INT32, in increasing k. `acc` (when accumulating) is added after the sum.

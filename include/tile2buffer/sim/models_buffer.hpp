@@ -282,19 +282,21 @@ inline bool product(state& s, op_id o, const operand& lhs_operand, const operand
   if (dst->valid_rows != m || dst->valid_cols != n)
     return s.fail(o, "destination valid " + rect(dst->valid_rows, dst->valid_cols) + " differs from the product " + rect(m, n));
   cells c;
+  read_once lhs_at(m, k, [&](std::int64_t r, std::int64_t col, cell_meta& x) { return s.rd(*lhs, r, col, x); });
+  read_once rhs_at(k, n, [&](std::int64_t r, std::int64_t col, cell_meta& x) { return s.rd(*rhs, r, col, x); });
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       cell_meta in;
       in.state = cell_state::value;
       const auto a = [&](std::int64_t kk) {
         cell_meta x;
-        const element e = s.rd(*lhs, i, kk, x);
+        const element e = lhs_at(i, kk, x);
         in = merge(in, x);
         return e;
       };
       const auto b = [&](std::int64_t kk) {
         cell_meta x;
-        const element e = s.rd(*rhs, kk, j, x);
+        const element e = rhs_at(kk, j, x);
         in = merge(in, x);
         return e;
       };

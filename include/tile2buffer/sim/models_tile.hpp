@@ -256,19 +256,21 @@ inline bool product(state& s, op_id o, const image* lhs, const image* rhs, const
       im.write(r, c, element{}, p);
     });
   }
+  read_once lhs_at(m, k, [&](std::int64_t r, std::int64_t c, cell_meta& x) { return image_value(*lhs, r, c, x); });
+  read_once rhs_at(k, n, [&](std::int64_t r, std::int64_t c, cell_meta& x) { return image_value(*rhs, r, c, x); });
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       cell_meta in;
       in.state = cell_state::value;
       const auto a = [&](std::int64_t kk) {
         cell_meta x;
-        const element e = image_value(*lhs, i, kk, x);
+        const element e = lhs_at(i, kk, x);
         in = merge(in, x);
         return e;
       };
       const auto b = [&](std::int64_t kk) {
         cell_meta x;
-        const element e = image_value(*rhs, kk, j, x);
+        const element e = rhs_at(kk, j, x);
         in = merge(in, x);
         return e;
       };
