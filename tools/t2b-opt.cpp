@@ -796,7 +796,7 @@ bool was_lowered(const program& tile_program, const program& lowered, const func
     return k.stage == ir_stage::buffer && before != nullptr && before->stage == ir_stage::tile;
   };
   if (f.is_device()) return one(f);
-  const auto kernels = t2b_opt_run::detail::kernels_of(lowered, f);
+  const auto kernels = sim::kernels_of(lowered, f);
   return tile_program.find(f.name_of()) != nullptr && std::any_of(kernels.begin(), kernels.end(), [&](const function* k) { return one(*k); });
 }
 

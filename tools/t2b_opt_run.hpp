@@ -44,8 +44,6 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -61,25 +59,17 @@
 #include "npy.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/function.hpp"
-#include "tile2buffer/sim/compare.hpp"
+#include "tile2buffer/sim/host_run.hpp"
 #include "tile2buffer/sim/options.hpp"
 #include "tile2buffer/text/lexer.hpp"
 #include "tool_error.hpp"
 
 namespace t2b_opt_run {
 
-// Why: the simulator's GM bytes are host-order (memcpy) and .npy data here is little-endian;
-// they are copied as bytes.
-static_assert(std::endian::native == std::endian::little, "t2b-opt --run copies little-endian .npy data as host bytes");
-
 using namespace tile2buffer;
 
-/// A `--scalar NAME=VALUE` as written. Its value is typed only against the parameter it binds
-/// (`bind_scalar`): "3" binds an INDEX parameter exactly and "3.5" does not bind one at all.
-struct scalar_arg {
-  std::string name;
-  std::string value;
-};
+using sim::scalar_arg;
+using sim::bind_scalars;
 
 /// What `--run`, `--input`, `--output-dir`, `--scalar`, `--grid` and `--subblocks` set (the last
 /// three are shared with --check-numerics). The flag handlers return an error view into `message`
@@ -176,286 +166,53 @@ struct request {
   }
 };
 
-/// The binding of `a` for scalar parameter `t` of `fn`, or in `error` why the value does not fit
-/// (see the file comment for the rules).
-inline bool bind_scalar(const scalar_arg& a, const function& fn, const type& t, sim::scalar_binding& out, std::string& error) {
-  const std::string_view dt = tile2buffer::name(t.dt);
-  // "an INT8", "an FP16", "an INDEX"; "a BOOL", "a UINT8", "a BF16".
-  const std::string what = "--scalar " + a.name + "=" + a.value + ": " + a.name + " is a" +
-                           (dt.front() == 'I' || dt.front() == 'F' ? "n " : " ") + std::string(dt) + " parameter of @" +
-                           std::string(fn.name_of());
-  const bool word = a.value == "true" || a.value == "false";
-  out = sim::scalar_binding{a.name, 0.0};
-  if (t.dt == dtype::bool_) {
-    const bool one = a.value == "true" || a.value == "1";
-    if (!one && a.value != "false" && a.value != "0") {
-      error = what + " and takes true, false, 1 or 0";
-      return false;
-    }
-    out.value = one ? 1.0 : 0.0;
-    out.integer = one ? 1 : 0;
-    return true;
-  }
-  if (is_float(t.dt)) {
-    if (word) {
-      error = what + " and takes a number";
-      return false;
-    }
-    out.value = std::strtod(a.value.c_str(), nullptr);
-    return true;
-  }
-  std::string_view digits = a.value;
-  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
-  std::int64_t whole = 0;
-  const auto [stop, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), whole);
-  const std::string too_big = what + "; " + a.value + " does not fit in " + std::string(dt);
-  if (ec == std::errc::result_out_of_range) {
-    error = too_big;
-    return false;
-  }
-  if (ec != std::errc{} || stop != digits.data() + digits.size()) {
-    error = what + " and takes an integer";
-    return false;
-  }
-  if (sim::wrap_integer(t.dt, whole) != whole) {
-    error = too_big;
-    return false;
-  }
-  out.value = static_cast<double>(whole);
-  out.integer = whole;
-  return true;
-}
-
-/// The bindings of `args` for the scalar parameters of `fn` that they name; `error` when one does
-/// not fit. Names that no scalar parameter of `fn` has are skipped (--check-numerics binds one
-/// command line to every kernel).
-inline bool bind_scalars(const std::vector<scalar_arg>& args, const function& fn, std::vector<sim::scalar_binding>& out, std::string& error) {
-  for (const auto& a : args)
-    for (const auto& prm : fn.params)
-      if (fn.name_of(prm.value) == a.name && fn.type_of(prm.value).is_scalar()) {
-        sim::scalar_binding b;
-        if (!bind_scalar(a, fn, fn.type_of(prm.value), b, error)) return false;
-        out.push_back(std::move(b));
-      }
-  return true;
-}
-
-/// The `.npy` descriptor of a tensor dtype, or "" when --run does not map it.
-inline std::string_view npy_descr(dtype d) {
-  switch (d) {
-    case dtype::fp16: return "<f2";
-    case dtype::bf16: return "<u2";
-    case dtype::fp32: return "<f4";
-    case dtype::int8: return "|i1";
-    case dtype::int32: return "<i4";
-    default: return {};
-  }
-}
-
 namespace detail {
 
 inline int fail(const std::string& message) { return t2b_tools::tool_error(message); }
-
-inline std::string shape_of(const type& t) { return "(" + std::to_string(t.shape[0]) + ", " + std::to_string(t.shape[1]) + ")"; }
-
-/// The device functions `f` runs: itself, or the callees of an orchestration's submits in order.
-inline std::vector<const function*> kernels_of(const program& p, const function& f) {
-  if (f.is_device()) return {&f};
-  std::vector<const function*> out;
-  for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
-    const op_id o{i};
-    if (f.op(o).code() != opcode::orch_submit || f.args(o).empty()) continue;
-    const function* callee = p.find(f.symbol(f.args(o)[0]));
-    if (callee != nullptr && std::find(out.begin(), out.end(), callee) == out.end()) out.push_back(callee);
-  }
-  return out;
-}
-
-/// "Tile IR", "Buffer IR", or for an orchestration "orchestration of @a Buffer IR, @b Tile IR".
-inline std::string stage_of(const program& p, const function& f) {
-  const auto label = [](const function& k) { return k.stage == ir_stage::buffer ? "Buffer IR" : "Tile IR"; };
-  if (f.is_device()) return label(f);
-  std::string s = "orchestration";
-  const char* sep = " of @";
-  for (const function* k : kernels_of(p, f)) {
-    s += sep + std::string(k->name_of()) + " " + label(*k);
-    sep = ", @";
-  }
-  return s;
-}
-
-/// Whether a kernel `f` runs asks for its block index.
-inline bool queries_block(const program& p, const function& f) {
-  for (const function* k : kernels_of(p, f))
-    for (const op_node& n : k->ops)
-      if (n.code() == opcode::tile_get_block_idx || n.code() == opcode::buffer_get_block_idx) return true;
-  return false;
-}
 
 }  // namespace detail
 
 /// Runs `req.kernel` of `to_run` (the program after the pipeline flags) on the `.npy` inputs and
 /// writes its output tensors; `written` is the program as parsed (parameter names). Returns the
-/// exit code.
+/// exit code. The checks and the run are sim/host_run.hpp's, shared with the Python package.
 inline int run(const request& req, const program& written, const program& to_run, std::string_view display) {
-  const std::string at = "@" + req.kernel;
-  const function* fn = to_run.find(req.kernel);
-  if (fn == nullptr) {
-    std::string names;
-    for (const auto& f : to_run.functions) names += (names.empty() ? "@" : ", @") + std::string(f.name_of());
-    return detail::fail("--run: no function " + at + " in " + std::string(display) + "; its functions: " +
-                        (names.empty() ? std::string("none") : names));
+  sim::run_request rr{req.kernel, {}, req.scalars, req.grid, req.subblocks};
+  for (const auto& in : req.inputs) rr.inputs.push_back(in.first);
+  sim::prepared_run prepared;
+  if (const std::string e = sim::prepare_run(rr, written, to_run, display, prepared); !e.empty()) return detail::fail(e);
+  const std::string& at = prepared.at;
+  for (const auto& prm : prepared.named->params) {
+    const std::string_view name = prepared.named->name_of(prm.value);
+    if (prepared.named->type_of(prm.value).is_tensor() && prm.dir != direction::in && !tile2buffer::detail::is_identifier(name))
+      return detail::fail("--run " + at + ": output parameter '" + std::string(name) + "' is not an identifier, so it names no file");
   }
-  const function* named = written.find(req.kernel);
-  if (named == nullptr) named = fn;
-  bool same = named->params.size() == fn->params.size();
-  for (std::size_t p = 0; same && p < fn->params.size(); ++p) {
-    const type& a = named->type_of(named->params[p].value);
-    const type& b = fn->type_of(fn->params[p].value);
-    same = a.kind == b.kind && a.dt == b.dt && a.shape == b.shape && named->params[p].dir == fn->params[p].dir;
-  }
-  if (!same) return detail::fail("--run: the pipeline changed the parameters of " + at);
-
-  // Names, then dtypes: everything that does not need a file is checked before any file is read.
-  const auto param_named = [&](std::string_view name) -> std::ptrdiff_t {
-    for (std::size_t p = 0; p < named->params.size(); ++p)
-      if (named->name_of(named->params[p].value) == name) return static_cast<std::ptrdiff_t>(p);
-    return -1;
-  };
-  std::string tensor_names;
-  for (const auto& prm : named->params)
-    if (named->type_of(prm.value).is_tensor())
-      tensor_names += (tensor_names.empty() ? "" : ", ") + std::string(named->name_of(prm.value));
-  std::vector<std::ptrdiff_t> input_of(named->params.size(), -1);  // param -> index into req.inputs
-  for (std::size_t k = 0; k < req.inputs.size(); ++k) {
-    const std::string& name = req.inputs[k].first;
-    const std::ptrdiff_t p = param_named(name);
-    if (p < 0)
-      return detail::fail("--input " + name + ": " + at + " has no parameter '" + name + "' (its tensor parameters: " +
-                          (tensor_names.empty() ? std::string("none") : tensor_names) + ")");
-    const auto& prm = named->params[static_cast<std::size_t>(p)];
-    if (!named->type_of(prm.value).is_tensor())
-      return detail::fail("--input " + name + ": '" + name + "' is a scalar parameter of " + at + "; bind it with --scalar " + name + "=VALUE");
-    if (prm.dir == direction::out)
-      return detail::fail("--input " + name + ": '" + name + "' is an out parameter of " + at + "; the kernel writes it and reads no input");
-    input_of[static_cast<std::size_t>(p)] = static_cast<std::ptrdiff_t>(k);
-  }
-  std::string missing;
-  for (std::size_t p = 0; p < named->params.size(); ++p) {
-    const auto& prm = named->params[p];
-    if (named->type_of(prm.value).is_tensor() && prm.dir != direction::out && input_of[p] < 0)
-      missing += (missing.empty() ? "" : ", ") + std::string(named->name_of(prm.value)) + " (" + std::string(tile2buffer::name(prm.dir)) + ")";
-  }
-  if (!missing.empty())
-    return detail::fail("--run " + at + ": no --input for tensor parameter" + (missing.find(',') != std::string::npos ? "s " : " ") +
-                        missing + "; every in/inout tensor needs --input NAME=FILE.npy");
-  for (const auto& a : req.scalars) {
-    const std::ptrdiff_t p = param_named(a.name);
-    if (p < 0 || !named->type_of(named->params[static_cast<std::size_t>(p)].value).is_scalar())
-      return detail::fail("--scalar " + a.name + ": " + at + " has no scalar parameter '" + a.name + "'");
-  }
-  std::vector<sim::scalar_binding> scalars;
-  if (std::string e; !bind_scalars(req.scalars, *named, scalars, e)) return detail::fail(e);
-  // Why no defaults: a guessed offset or loop count would run a kernel the user did not ask for.
-  std::string unbound;
-  for (const auto& prm : named->params) {
-    const type& t = named->type_of(prm.value);
-    const std::string_view name = named->name_of(prm.value);
-    if (!t.is_scalar() || std::any_of(scalars.begin(), scalars.end(), [&](const sim::scalar_binding& b) { return b.name == name; }))
-      continue;
-    unbound += (unbound.empty() ? "" : ", ") + std::string(name) + " (" + std::string(tile2buffer::name(t.dt)) + ")";
-  }
-  if (!unbound.empty())
-    return detail::fail("--run " + at + ": no --scalar for scalar parameter" + (unbound.find(',') != std::string::npos ? "s " : " ") +
-                        unbound + "; every scalar parameter needs --scalar NAME=VALUE");
-  for (const auto& prm : named->params) {
-    const type& t = named->type_of(prm.value);
-    if (!t.is_tensor()) continue;
-    const std::string name(named->name_of(prm.value));
-    if (npy_descr(t.dt).empty())
-      return detail::fail("--run " + at + ": tensor parameter " + name + " has dtype " + std::string(tile2buffer::name(t.dt)) +
-                          ", which has no .npy mapping (FP16 <f2, BF16 <u2 bit patterns, FP32 <f4, INT8 |i1, INT32 <i4)");
-    if (t.shape[0] < 0 || t.shape[1] < 0) return detail::fail("--run " + at + ": tensor parameter " + name + " has no static shape");
-    if (prm.dir != direction::in && !tile2buffer::detail::is_identifier(name))
-      return detail::fail("--run " + at + ": output parameter '" + name + "' is not an identifier, so it names no file");
-  }
-
-  sim::sim_options so;
-  so.scalars = scalars;
-  req.launch(so);
-  sim::sim_inputs in = sim::make_inputs(*named, so);
-  for (std::size_t p = 0; p < named->params.size(); ++p) {
-    if (input_of[p] < 0) continue;
-    const auto& [name, path] = req.inputs[static_cast<std::size_t>(input_of[p])];
-    const type& t = named->type_of(named->params[p].value);
+  for (std::size_t p = 0; p < prepared.input_of.size(); ++p) {
+    if (prepared.input_of[p] < 0) continue;
+    const auto& [name, path] = req.inputs[static_cast<std::size_t>(prepared.input_of[p])];
     std::string bytes;
     if (!t2b_tools::read_file(path, bytes)) return detail::fail("--input " + name + ": cannot read '" + path + "'");
     t2b_npy::array a;
     if (const std::string e = t2b_npy::parse(bytes, a); !e.empty()) return detail::fail("--input " + name + ": '" + path + "': " + e);
-    const std::string_view want = npy_descr(t.dt);
-    if (a.descr != want)
-      return detail::fail("--input " + name + ": dtype mismatch: '" + path + "' holds '" + a.descr + "', parameter " + name + " is " +
-                          std::string(tile2buffer::name(t.dt)) + " ('" + std::string(want) + "'" +
-                          (t.dt == dtype::bf16 ? ", BF16 bit patterns)" : ")"));
-    const std::vector<std::int64_t> shape{t.shape[0], t.shape[1]};
-    if (a.shape != shape)
-      return detail::fail("--input " + name + ": shape mismatch: '" + path + "' holds " + t2b_npy::shape_text(a.shape) +
-                          ", parameter " + name + " is " + detail::shape_of(t));
-    sim::gm_tensor& g = *in.tensors[p];
-    const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
-    // The interior starts `band` elements into the byte vector (sim/gm.hpp); the file holds
-    // exactly rows*cols elements of the same encoding.
-    std::copy(a.data.begin(), a.data.end(), g.bytes.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(g.band) * esize));
-    sim::cell_meta defined;
-    defined.state = sim::cell_state::value;
-    for (std::int64_t f = 0; f < g.size(); ++f) g.meta_at(f) = defined;
+    const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(a.data.data()), a.data.size());
+    if (const std::string e = sim::bind_input(prepared, p, name, a.descr, a.shape, data, "'" + path + "'"); !e.empty()) return detail::fail(e);
   }
 
-  const sim::run_result r = sim::run_function(to_run, *fn, in, so);
-  if (!r.ok()) {
-    return t2b_tools::tool_error("--run " + at + ": the simulation stopped:", display, r.errors);
-  }
+  const sim::finished_run r = sim::finish_run(prepared);
+  if (!r.result.ok()) return t2b_tools::tool_error("--run " + at + ": the simulation stopped:", display, r.result.errors);
+  if (!r.error.empty()) return detail::fail(r.error);
 
   std::error_code ec;
   std::filesystem::create_directories(req.output_dir, ec);
   if (ec || !std::filesystem::is_directory(req.output_dir, ec))
     return detail::fail("--output-dir: cannot create directory '" + req.output_dir + "'");
-  const std::string stage = detail::stage_of(to_run, *fn);
-  // A hint when a grid would write the rest: the kernel asks which block it is.
-  const bool one_block = req.grid == 1 && detail::queries_block(to_run, *fn);
-  for (std::size_t p = 0; p < named->params.size(); ++p) {
-    const auto& prm = named->params[p];
-    if (!named->type_of(prm.value).is_tensor() || prm.dir == direction::in) continue;
-    const std::string name(named->name_of(prm.value));
-    if (p >= r.tensors.size() || !r.tensors[p]) return detail::fail("--run " + at + ": the simulator returned no tensor for " + name);
-    const sim::gm_tensor& g = *r.tensors[p];
-    std::int64_t unwritten = 0, poison = 0, band_hits = 0;
-    for (std::int64_t f = -g.band; f < g.size() + g.band; ++f) {
-      const sim::cell_meta& m = g.meta_at(f);
-      if (!g.interior(f))
-        band_hits += m.writer != no_id ? 1 : 0;
-      else if (m.state == sim::cell_state::poison)
-        ++poison;
-      else if (m.writer == no_id && g.dir == direction::out)
-        ++unwritten;
-    }
-    if (unwritten > 0)
-      t2b_tools::tool_warning("--run " + at + ": " + std::to_string(unwritten) + " of " + std::to_string(g.size()) + " elements of " +
-                              name + " were never written; they hold -555" +
-                              (one_block ? " (only block 0 ran: --grid=N runs blocks 0..N-1)" : ""));
-    if (poison > 0)
-      t2b_tools::tool_warning("--run " + at + ": " + std::to_string(poison) + " elements of " + name +
-                              " derive from never-written storage (poison)");
-    if (band_hits > 0)
-      t2b_tools::tool_warning("--run " + at + ": " + std::to_string(band_hits) + " writes outside " + name + " (its sentinel band)");
-    const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
-    const std::string_view data(reinterpret_cast<const char*>(g.bytes.data()) + static_cast<std::size_t>(g.band) * esize,
-                                static_cast<std::size_t>(g.size()) * esize);
-    const std::string path = (std::filesystem::path(req.output_dir) / (name + ".npy")).string();
-    if (!t2b_tools::write_file(path, t2b_npy::serialize(npy_descr(g.dt), {g.rows, g.cols}, data)))
+  for (const std::string& w : r.warnings) t2b_tools::tool_warning(w);
+  for (const sim::run_output& o : r.outputs) {
+    const std::string_view data(reinterpret_cast<const char*>(o.bytes.data()), o.bytes.size());
+    const std::string path = (std::filesystem::path(req.output_dir) / (o.name + ".npy")).string();
+    if (!t2b_tools::write_file(path, t2b_npy::serialize(sim::host_descr(o.dt), {o.rows, o.cols}, data)))
       return detail::fail("--output-dir: cannot write '" + path + "'");
-    std::printf("%s (%s): wrote %s %s %s\n", at.c_str(), stage.c_str(), path.c_str(), std::string(tile2buffer::name(g.dt)).c_str(),
-                detail::shape_of(named->type_of(prm.value)).c_str());
+    std::printf("%s (%s): wrote %s %s %s\n", at.c_str(), r.stage.c_str(), path.c_str(), std::string(tile2buffer::name(o.dt)).c_str(),
+                sim::detail::shape_text(o.rows, o.cols).c_str());
   }
   std::fflush(stdout);
   return 0;

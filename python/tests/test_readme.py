@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""README.md's Python example, run as written from the repository root, prints Buffer IR and PTO-AS."""
+"""README.md's Python example and docs/python.md's tutorial, run as written from the repository root."""
 import contextlib
 import io
 import os
@@ -20,3 +20,17 @@ def test_readme_python_block_runs(monkeypatch):
     printed = out.getvalue()
     assert "buffer.add(" in printed
     assert "pto.tadd" in printed
+
+
+def test_python_md_ten_lines_run(monkeypatch):
+    # The tutorial builds, lowers and runs a kernel and asserts the result against NumPy itself.
+    with open(os.path.join(ROOT, "docs", "python.md"), encoding="utf-8") as f:
+        doc = f.read()
+    block = re.findall(r"## Ten lines\n\n```python\n(.*?)```", doc, re.S)
+    assert block, "docs/python.md has no ten-line block"
+    assert len([line for line in block[0].splitlines() if line.strip()]) <= 14
+    monkeypatch.chdir(ROOT)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block[0], "docs/python.md", "exec"), {})  # noqa: S102 - our own docs
+    assert "buffer.add(" in out.getvalue()

@@ -6,21 +6,26 @@
     lowered = t2b.lower(program, planner="ptoas")
     print(lowered)                      # the Buffer IR, canonical text
     print(t2b.emit_pto(lowered))        # PTO-AS
+    out = t2b.run(lowered, "add_mul", {"A": a, "B": b})   # NumPy arrays in, NumPy arrays out
 
-Errors raise `ParseError`, `VerifyError` or `LoweringError` (all `tile2buffer.Error`): the message
+Errors raise `ParseError`, `VerifyError`, `LoweringError`, `EmitError` or `RunError` (all
+`tile2buffer.Error`): the message
 is the located diagnostics as `t2b-opt` prints them, `.diagnostics` the list of `Diagnostic`.
 Programs are immutable: `lower` returns a new one and never changes its input.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from . import _core
+from .builder import Builder, KernelBuilder, Scalar, Tensor, Tile, Value
 
 __all__ = [
-    "Diagnostic", "Error", "ParseError", "VerifyError", "LoweringError", "EmitError",
-    "Function", "Program", "parse", "load_binary", "lower", "explain_selection", "emit_pto",
+    "Diagnostic", "Error", "ParseError", "VerifyError", "LoweringError", "EmitError", "RunError",
+    "SimulationWarning", "Function", "Program", "parse", "load_binary", "lower", "explain_selection",
+    "emit_pto", "run", "Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar",
     "PLANNERS", "TARGETS",
 ]
 
@@ -65,6 +70,16 @@ class LoweringError(Error):
 
 class EmitError(Error):
     """A program the PTO-AS emitter refuses (a Tile kernel named explicitly, the preflight)."""
+
+
+class RunError(Error):
+    """A simulation that stopped (an out-of-bounds access, a failed check): its located diagnostics."""
+
+
+class SimulationWarning(RuntimeWarning):
+    """A run that finished but whose outputs hold what the kernel did not compute: elements of an
+    `out` tensor it never wrote (they hold -555), values derived from never-written storage, or
+    writes outside a tensor."""
 
 
 def _diagnostics(raw) -> List[Diagnostic]:
@@ -176,3 +191,53 @@ def emit_pto(program: Program, generic: bool = False, kernel: Optional[str] = No
     kernels that stayed Tile are left out with a comment beside the lowered ones; naming one, or
     a program with no Buffer kernel at all, is an `EmitError` (as `t2b-opt --emit=pto`)."""
     return _check(_core.emit_pto(program._core, bool(generic), kernel or "", target), EmitError)
+
+
+def _scalar_text(name: str, value: Any) -> str:
+    # Why text: the library types each value against its parameter (sim/host_run.hpp), as
+    # `t2b-opt --scalar` does: 3 binds an INDEX parameter, 3.5 is refused rather than truncated.
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return "true" if value else "false"
+    if isinstance(value, int) or hasattr(value, "__index__"):
+        return str(int(value))
+    if isinstance(value, float) or type(value).__name__.startswith("float"):
+        return repr(float(value))
+    raise TypeError("scalars[%r] must be a bool, an int or a float, not %s" % (name, type(value).__name__))
+
+
+def run(program: Program, kernel: str, inputs: Mapping[str, Any], scalars: Optional[Mapping[str, Any]] = None,
+        grid: int = 1, subblocks: int = 1) -> Dict[str, Any]:
+    """Runs `kernel` (a device function, or an orchestration and the kernels it submits) in the
+    reference simulator, as the program stands: Tile IR as written, Buffer IR once lowered.
+
+    `inputs` maps every in/inout tensor parameter to a NumPy array of its static shape and dtype
+    (FP16 float16, FP32 float32, INT8 int8, INT32 int32, BF16 as uint16 bit patterns); `scalars`
+    every scalar parameter to a value that fits it. A device function runs as a launch of `grid`
+    blocks of `subblocks` subblocks each. Returns every out/inout tensor by parameter name.
+    A missing, unknown, mistyped or misshapen argument is a `ValueError` naming the parameter; a
+    simulation that stops is a `RunError`; outputs holding what the kernel did not compute give a
+    `SimulationWarning`.
+    """
+    import numpy as np  # only `run` needs NumPy
+
+    if not isinstance(kernel, str):
+        raise TypeError("kernel must be a function name (str), not %s" % type(kernel).__name__)
+    for what, n in (("grid", grid), ("subblocks", subblocks)):
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 65535:
+            raise ValueError("%s must be an int from 1 to 65535, not %r" % (what, n))
+    arrays = []
+    for name, value in dict(inputs).items():
+        if not isinstance(value, np.ndarray):
+            raise TypeError("inputs[%r] must be a numpy.ndarray, not %s" % (name, type(value).__name__))
+        a = np.ascontiguousarray(value)
+        arrays.append((str(name), a.dtype.str, list(a.shape), a.tobytes()))
+    bound = [(str(name), _scalar_text(name, value)) for name, value in dict(scalars or {}).items()]
+    outputs, notes, _stage, error, raw = _core.run(program._core, kernel.lstrip("@"), arrays, bound, grid, subblocks)
+    if raw:
+        raise RunError(_diagnostics(raw))
+    if error:
+        raise ValueError(error)
+    for note in notes:
+        warnings.warn(note, SimulationWarning, stacklevel=2)
+    return {name: np.frombuffer(bytearray(data), dtype=np.dtype(descr)).reshape(rows, cols)
+            for name, descr, rows, cols, data in outputs}

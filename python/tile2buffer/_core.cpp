@@ -22,6 +22,7 @@
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/serialize/binary.hpp"
+#include "tile2buffer/sim/host_run.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 
@@ -89,6 +90,26 @@ t2b::options options_of(std::string_view planner, std::string_view target, bool 
   o.verify = verify;
   return o;
 }
+
+/// How `tile2buffer.run`'s messages name what its caller passed (sim/host_run.hpp).
+constexpr t2b::sim::run_wording python_wording{
+    .run = "run(@{})",
+    .no_function = "run",
+    .input = "inputs['{}']",
+    .scalar = "scalars['{}']",
+    .scalar_value = "scalars['{}'] = {}",
+    .no_input = "no array in inputs for",
+    .no_scalar = "no value in scalars for",
+    .inputs_hint = "every in/inout tensor needs one",
+    .scalars_hint = "every scalar parameter needs one",
+    .bind_as_scalar = "pass it in scalars",
+    .grid_hint = " (only block 0 ran: grid=N runs blocks 0..N-1)",
+};
+
+/// An array as `__init__.py` hands it over: name, NumPy `dtype.str`, shape, C-order bytes.
+using array_in = std::tuple<std::string, std::string, std::vector<std::int64_t>, py::bytes>;
+/// name, `dtype.str`, rows, cols, bytes.
+using array_out = std::tuple<std::string, std::string, std::int64_t, std::int64_t, py::bytes>;
 
 }  // namespace
 
@@ -205,4 +226,75 @@ PYBIND11_MODULE(_core, m) {
         return std::make_pair(std::move(text), r.ok() ? std::vector<diag_tuple>{} : diagnostics(r.errors, file_of(p), p.source));
       },
       py::arg("program"), py::arg("generic"), py::arg("kernel"), py::arg("target"));
+
+  // The op records (ir/opcode.hpp), for the Python builder: (mnemonic, operands as the record
+  // writes them ("tensor:v offsets:p shape:p valid:p?"), keywords, result arity, regions,
+  // elementwise kind).
+  m.def("op_records", [] {
+    constexpr std::string_view arities[] = {"none", "one", "variadic"};
+    constexpr std::string_view ew_kinds[] = {"none", "binary", "unary", "scalar_form", "fill"};
+    std::vector<std::tuple<std::string, std::string, std::vector<std::string>, std::string, unsigned, std::string>> out;
+    for (std::size_t c = 0; c < t2b::opcode_count; ++c) {
+      const auto& r = t2b::info(static_cast<t2b::opcode>(c));
+      std::vector<std::string> keywords;
+      for (std::size_t k = 0; k < t2b::keyword_names.size(); ++k)
+        if ((r.keywords & t2b::kw_bit(static_cast<t2b::keyword>(k))) != 0) keywords.emplace_back(t2b::keyword_names[k]);
+      out.emplace_back(std::string(r.mnemonic), std::string(r.operands), std::move(keywords),
+                       std::string(arities[static_cast<std::size_t>(r.results)]), r.regions,
+                       std::string(ew_kinds[static_cast<std::size_t>(r.ew)]));
+    }
+    return out;
+  });
+
+  // (outputs, warnings, stage, error, diagnostics): `error` is a one-line reason the run could not
+  // start (ValueError), `diagnostics` the located errors of a simulation that stopped.
+  m.def(
+      "run",
+      [](const py_program& p, std::string kernel, std::vector<array_in> inputs, std::vector<std::pair<std::string, std::string>> scalars,
+         std::int64_t grid, std::int64_t subblocks) {
+        std::vector<std::string> data;
+        t2b::sim::run_request req;
+        req.kernel = std::move(kernel);
+        req.grid = grid;
+        req.subblocks = subblocks;
+        for (auto& [name, descr, shape, bytes] : inputs) {
+          req.inputs.push_back(name);
+          data.push_back(std::string(bytes));
+        }
+        for (auto& [name, value] : scalars) req.scalars.push_back({name, value});
+        std::vector<array_out> outputs;
+        std::vector<std::string> warnings;
+        std::string stage, error;
+        std::vector<diag_tuple> diags;
+        std::vector<std::tuple<std::string, std::string, std::int64_t, std::int64_t, std::string>> raw;
+        {
+          py::gil_scoped_release release;
+          t2b::sim::prepared_run prepared;
+          error = t2b::sim::prepare_run(req, p.ir, p.ir, "the program", prepared, python_wording);
+          for (std::size_t param = 0; error.empty() && param < prepared.input_of.size(); ++param) {
+            if (prepared.input_of[param] < 0) continue;
+            const auto k = static_cast<std::size_t>(prepared.input_of[param]);
+            const auto& [name, descr, shape, bytes] = inputs[k];
+            const std::span<const std::byte> b(reinterpret_cast<const std::byte*>(data[k].data()), data[k].size());
+            error = t2b::sim::bind_input(prepared, param, name, descr, shape, b, "the array", python_wording);
+          }
+          if (error.empty()) {
+            const t2b::sim::finished_run r = t2b::sim::finish_run(prepared, python_wording);
+            if (!r.result.ok()) {
+              diags = diagnostics(r.result.errors, file_of(p), p.source);
+            } else if (!r.error.empty()) {
+              error = r.error;
+            } else {
+              warnings = r.warnings;
+              stage = r.stage;
+              for (const t2b::sim::run_output& o : r.outputs)
+                raw.emplace_back(o.name, std::string(t2b::sim::host_descr(o.dt)), o.rows, o.cols,
+                                 std::string(reinterpret_cast<const char*>(o.bytes.data()), o.bytes.size()));
+            }
+          }
+        }
+        for (auto& [name, descr, rows, cols, bytes] : raw) outputs.emplace_back(name, descr, rows, cols, py::bytes(bytes));
+        return std::make_tuple(std::move(outputs), std::move(warnings), std::move(stage), std::move(error), std::move(diags));
+      },
+      py::arg("program"), py::arg("kernel"), py::arg("inputs"), py::arg("scalars"), py::arg("grid"), py::arg("subblocks"));
 }

@@ -1,0 +1,528 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Writing kernels from Python: operands by the names the op records give them.
+
+    b = t2b.Builder()
+    k = b.kernel("add", "aiv")
+    A = k.param("A", t2b.Tensor((16, 32), "FP32"))
+    Out = k.param("Out", t2b.Tensor((16, 32), "FP32"), direction="out")
+    x = k.load(A, offsets=(0, 0), shape=(16, 32))
+    y = k.adds(x, scalar=1.0)
+    k.ret(k.store(y, offsets=(0, 0), tensor=Out))
+    program = b.build()          # a Program, as if parsed from the text b.text() returns
+
+Every op of the catalogue is a method: Tile ops by their name without `tile.` (`k.load`,
+`k.matmul_acc`), the others through `k.op("scalar.max", a, b)`. Positional arguments fill the
+op's operands in record order (`t2b-opt --list-ops`, docs/ops.md), keyword arguments name them or
+the op's registered keywords (`init_cond=`, `addr=`); a missing, unknown or doubled operand is a
+TypeError before any text is written. The result type is inferred where the op fixes it (loads,
+elementwise ops, stores, matmuls, slices, reductions, block queries) and is otherwise `type=`.
+Scalar arithmetic is Python's: `k.named(block * 8, "column")`; `==` and `!=` are `k.eq`, `k.ne`.
+Regions are context managers: `with k.if_(flag) as br:` ... `br.yield_(...)`, `with br.else_():`;
+`with k.for_(0, n, 1, x=init) as loop:` ... `loop.yield_(...)`, `loop.results`; `k.while_`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+from . import _core
+
+__all__ = ["Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar"]
+
+
+@dataclass(frozen=True)
+class Scalar:
+    dtype: str
+
+    def text(self, header: bool = False) -> str:
+        return "Scalar[%s]" % self.dtype if header else self.dtype
+
+
+@dataclass(frozen=True)
+class Tensor:
+    shape: Tuple[int, int]
+    dtype: str
+
+    def text(self, header: bool = False) -> str:
+        return "Tensor[[%d, %d], %s]" % (self.shape[0], self.shape[1], self.dtype)
+
+
+@dataclass(frozen=True)
+class Tile:
+    shape: Tuple[int, int]
+    dtype: str
+    space: str = "Vec"
+    valid: Optional[Tuple[Any, Any]] = None  # literals or scalar Values
+
+    def text(self, header: bool = False) -> str:
+        fields = ""
+        if self.valid is not None:
+            fields = ", valid=[%s, %s]" % (_operand_text(self.valid[0]), _operand_text(self.valid[1]))
+        return "Tile[[%d, %d], %s, %s%s]" % (self.shape[0], self.shape[1], self.dtype, self.space, fields)
+
+
+Type = Union[Scalar, Tensor, Tile]
+
+
+class Value:
+    """A value of the kernel being built: a parameter, an op result, a loop or iteration value.
+    Scalar values take Python's arithmetic and comparison operators (one scalar op each)."""
+
+    __slots__ = ("name", "type", "_kernel")
+
+    def __init__(self, name: str, type_: Optional[Type], kernel: "KernelBuilder"):
+        self.name = name
+        self.type = type_
+        self._kernel = kernel
+
+    def __repr__(self) -> str:
+        return "<Value %s: %s>" % (self.name, self.type.text() if self.type else "allocation")
+
+    def _binary(self, op: str, other: Any, swap: bool = False) -> "Value":
+        lhs, rhs = (other, self) if swap else (self, other)
+        return self._kernel._scalar_statement("%s %s %s" % (_operand_text(lhs), op, _operand_text(rhs)),
+                                              Scalar("BOOL") if op in ("<", "<=", ">", ">=") else self.type)
+
+    def __add__(self, o): return self._binary("+", o)
+    def __radd__(self, o): return self._binary("+", o, True)
+    def __sub__(self, o): return self._binary("-", o)
+    def __rsub__(self, o): return self._binary("-", o, True)
+    def __mul__(self, o): return self._binary("*", o)
+    def __rmul__(self, o): return self._binary("*", o, True)
+    def __floordiv__(self, o): return self._binary("//", o)
+    def __mod__(self, o): return self._binary("%", o)
+    def __lt__(self, o): return self._binary("<", o)
+    def __le__(self, o): return self._binary("<=", o)
+    def __gt__(self, o): return self._binary(">", o)
+    def __ge__(self, o): return self._binary(">=", o)
+
+
+def _literal(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        text = repr(v)
+        if text in ("inf", "-inf", "nan"):
+            raise ValueError("a float literal must be finite, not %s" % text)
+        return text if ("." in text or "e" in text) else text + ".0"
+    raise TypeError("expected a Value, an int, a float or a bool, not %s" % type(v).__name__)
+
+
+def _operand_text(v: Any) -> str:
+    return v.name if isinstance(v, Value) else _literal(v)
+
+
+# The records as the library holds them (_core.op_records): mnemonic -> operands [(name, kind,
+# optional, variadic)], keywords, result arity, regions, elementwise kind.
+@dataclass(frozen=True)
+class _Record:
+    mnemonic: str
+    operands: Tuple[Tuple[str, str, bool, bool], ...]
+    keywords: Tuple[str, ...]
+    results: str
+    regions: int
+    ew: str
+
+
+def _records() -> Dict[str, _Record]:
+    out = {}
+    for mnemonic, operands, keywords, results, regions, ew in _core.op_records():
+        parsed = []
+        for item in operands.split():
+            name, kind = item.split(":")
+            parsed.append((name, kind.rstrip("?*"), kind.endswith("?"), kind.endswith("*")))
+        out[mnemonic] = _Record(mnemonic, tuple(parsed), tuple(keywords), results, regions, ew)
+    return out
+
+
+RECORDS = _records()
+_ACCUMULATOR = {"FP16": "FP32", "BF16": "FP32", "FP32": "FP32", "INT8": "INT32"}
+
+
+class _Region:
+    def __init__(self, kernel: "KernelBuilder"):
+        self.kernel = kernel
+        self.lines: List[Tuple[int, str]] = []
+
+
+class KernelBuilder:
+    """One function: parameters, then ops in order. Methods named for Tile ops emit them."""
+
+    def __init__(self, builder: "Builder", name: str, kind: str):
+        self._builder = builder
+        self.name = name
+        self.kind = kind
+        self._params: List[Tuple[Value, str]] = []
+        self._names: set = set()
+        self._body = _Region(self)
+        self._stack: List[_Region] = [self._body]
+        self._results: Optional[List[Value]] = None
+
+    # -- names and lines --------------------------------------------------------------------
+    def _fresh(self, name: Optional[str]) -> str:
+        """`name` if unused, else `name_1`, `name_2`, ...; unnamed values get v0, v1, ..."""
+        if name is None:
+            n = 0
+            while "v%d" % n in self._names:
+                n += 1
+            candidate = "v%d" % n
+        else:
+            candidate, n = name, 0
+            while candidate in self._names:
+                n += 1
+                candidate = "%s_%d" % (name, n)
+        self._names.add(candidate)
+        return candidate
+
+    def _line(self, text: str) -> None:
+        self._stack[-1].lines.append((len(self._stack) - 1, text))
+
+    def _scalar_statement(self, rhs: str, type_: Optional[Type], name: Optional[str] = None) -> Value:
+        v = Value(self._fresh(name), type_, self)
+        self._line("%s = %s" % (v.name, rhs))
+        return v
+
+    # -- the function -----------------------------------------------------------------------
+    def param(self, name: str, type_: Type, direction: str = "in") -> Value:
+        if direction not in ("in", "out", "inout"):
+            raise ValueError("direction must be 'in', 'out' or 'inout', not %r" % direction)
+        if self._body.lines:
+            raise TypeError("parameters come before the first op")
+        v = Value(self._fresh(name), type_, self)
+        self._params.append((v, direction))
+        return v
+
+    def ret(self, *values: Value) -> None:
+        """Ends the function body; its results are these values' types."""
+        if len(self._stack) != 1:
+            raise TypeError("return ends the function body, not a region")
+        self._results = list(values)
+        self._line("return" + (" " + ", ".join(v.name for v in values) if values else ""))
+
+    def submit(self, callee: str, *args: Any, deps: Sequence[Value] = (), name: Optional[str] = None) -> Value:
+        text = "submit @%s(%s)" % (callee.lstrip("@"), ", ".join(_operand_text(a) for a in args))
+        if deps:
+            text += " deps(%s)" % ", ".join(d.name for d in deps)
+        return self._scalar_statement(text, None, name or "t")
+
+    def eq(self, lhs: Any, rhs: Any, name: Optional[str] = None) -> Value:
+        return self._scalar_statement("%s == %s" % (_operand_text(lhs), _operand_text(rhs)), Scalar("BOOL"), name)
+
+    def ne(self, lhs: Any, rhs: Any, name: Optional[str] = None) -> Value:
+        return self._scalar_statement("%s != %s" % (_operand_text(lhs), _operand_text(rhs)), Scalar("BOOL"), name)
+
+    def named(self, value: Value, name: str) -> Value:
+        """Names the value the last statement defined: `column = k.named(block * 8, "column")`
+        (an operator has no place for a name)."""
+        depth, line = self._stack[-1].lines[-1]
+        if not line.startswith(value.name + " = "):
+            raise TypeError("%s is not the value the last statement defined" % value.name)
+        self._names.discard(value.name)
+        value.name = self._fresh(name)
+        self._stack[-1].lines[-1] = (depth, value.name + line[line.index(" = "):])
+        return value
+
+    # -- ops from the records ---------------------------------------------------------------
+    def op(self, mnemonic: str, *args: Any, type: Optional[Type] = None, name: Optional[str] = None,  # noqa: A002
+           storage: Optional[Value] = None, offset: int = 0, **named: Any) -> Optional[Value]:
+        rec = RECORDS.get(mnemonic)
+        if rec is None:
+            raise AttributeError("no op %r in the catalogue (t2b-opt --list-ops lists them)" % mnemonic)
+        if rec.regions:
+            raise TypeError("%s has regions: use if_, for_ or while_" % mnemonic)
+        slots: Dict[str, Any] = {}
+        if len(args) > len(rec.operands) and not (rec.operands and rec.operands[-1][3]):
+            raise TypeError("%s takes %d operands (%s), not %d" % (mnemonic, len(rec.operands),
+                                                                 ", ".join(o[0] for o in rec.operands), len(args)))
+        for i, a in enumerate(args):
+            if i >= len(rec.operands) - 1 and rec.operands and rec.operands[-1][3]:
+                slots.setdefault(rec.operands[-1][0], []).append(a)
+            else:
+                slots[rec.operands[i][0]] = a
+        keywords = {}
+        for key, a in named.items():
+            if any(o[0] == key for o in rec.operands):
+                if key in slots:
+                    raise TypeError("%s: operand %r given twice" % (mnemonic, key))
+                slots[key] = a
+            elif key in rec.keywords:
+                keywords[key] = a
+            else:
+                raise TypeError("%s has no operand or keyword %r (operands: %s; keywords: %s)" % (
+                    mnemonic, key, ", ".join(o[0] for o in rec.operands) or "none", ", ".join(rec.keywords) or "none"))
+        texts = []
+        for oname, kind, optional, variadic in rec.operands:
+            if oname not in slots:
+                if optional or variadic:
+                    continue
+                raise TypeError("%s needs operand %r" % (mnemonic, oname))
+            texts.append(_kinded(mnemonic, oname, kind, slots[oname], variadic))
+        texts += ["%s = %s" % (k, _operand_text(v)) for k, v in keywords.items()]
+        call = "%s(%s)" % (mnemonic, ", ".join(texts))
+        if rec.results == "none":
+            self._line(call)
+            return None
+        if mnemonic == "tile.alloc":
+            return self._scalar_statement(call, None, name)
+        result_type = type or _infer(rec, slots)
+        if result_type is None:
+            raise TypeError("%s: give the result type (type=...); it is not fixed by the operands" % mnemonic)
+        suffix = ""
+        if storage is not None:
+            suffix = " in %s%s" % (storage.name, "[%d]" % offset if offset else "")
+        return self._scalar_statement("%s : %s%s" % (call, result_type.text(), suffix), result_type, name)
+
+    def __getattr__(self, short: str):
+        if short.startswith("_") or ("tile." + short) not in RECORDS:
+            raise AttributeError("KernelBuilder has no op %r (Tile ops by their name without 'tile.'; "
+                                 "others through op(mnemonic, ...))" % short)
+        return lambda *args, **kw: self.op("tile." + short, *args, **kw)
+
+    # -- regions ----------------------------------------------------------------------------
+    def if_(self, cond: Any, types: Sequence[Type] = (), names: Sequence[str] = ()) -> "_If":
+        return _If(self, cond, list(types), list(names))
+
+    def for_(self, start: Any, stop: Any, step: Any = 1, index: str = "i", names: Sequence[str] = (),
+             types: Optional[Sequence[Type]] = None, **inits: Any) -> "_For":
+        return _For(self, start, stop, step, index, list(names), types, inits)
+
+    def while_(self, cond, names: Sequence[str] = (), types: Optional[Sequence[Type]] = None, **inits: Any) -> "_While":
+        return _While(self, cond, list(names), types, inits)
+
+    # -- text -------------------------------------------------------------------------------
+    def text(self) -> str:
+        if self._results is None:
+            raise TypeError("@%s has no return yet (k.ret(...))" % self.name)
+        params = ", ".join("%s: %s%s" % (v.name, "" if d == "in" else d + " ", v.type.text(header=True))
+                           for v, d in self._params)
+        head = "%s @%s(%s)" % (self.kind, self.name, params)
+        if self._results:
+            types = [v.type.text() for v in self._results]
+            head += " -> " + (types[0] if len(types) == 1 else "(%s)" % ", ".join(types))
+        lines = [head + " {"] + ["  " * (d + 1) + t for d, t in self._body.lines] + ["}"]
+        return "\n".join(lines) + "\n"
+
+
+def _kinded(mnemonic: str, name: str, kind: str, v: Any, variadic: bool) -> str:
+    where = "%s operand %r" % (mnemonic, name)
+    if variadic:
+        return ", ".join(_operand_text(x) for x in v)
+    if kind == "v":
+        if not isinstance(v, Value):
+            raise TypeError("%s takes a value, not %r" % (where, v))
+        return v.name
+    if kind == "s":
+        return _operand_text(v)
+    if kind in ("p", "t"):
+        if not isinstance(v, (tuple, list)) or (kind == "p" and len(v) != 2):
+            raise TypeError("%s takes %s, not %r" % (where, "a pair (a, b)" if kind == "p" else "a tuple", v))
+        return "(%s)" % ", ".join(_operand_text(x) for x in v)
+    if kind in ("m", "d", "f"):
+        if not isinstance(v, str):
+            raise TypeError("%s takes a name (str), not %r" % (where, v))
+        return v
+    raise TypeError("%s: unknown operand kind %r" % (where, kind))
+
+
+def _infer(rec: _Record, slots: Dict[str, Any]) -> Optional[Type]:
+    m = rec.mnemonic
+    t = lambda key: slots[key].type if isinstance(slots.get(key), Value) else None  # noqa: E731
+    if m == "tile.load":
+        valid = slots.get("valid")
+        return Tile(tuple(slots["shape"]), t("tensor").dtype, "Vec",
+                    tuple(valid) if valid is not None and tuple(valid) != tuple(slots["shape"]) else None)
+    if m == "tile.store":
+        return t("tensor")
+    if m == "tile.slice":
+        src, valid = t("source"), slots.get("valid")
+        return Tile(tuple(slots["shape"]), src.dtype, src.space, tuple(valid) if valid is not None else None)
+    if m == "tile.assemble":
+        return t("target")
+    if m == "tile.matmul":
+        lhs, rhs = t("lhs"), t("rhs")
+        return Tile((lhs.shape[0], rhs.shape[1]), _ACCUMULATOR.get(lhs.dtype, lhs.dtype), "Acc")
+    if m == "tile.matmul_acc":
+        return t("acc")
+    if m in ("tile.row_sum", "tile.row_max"):
+        src = t("source")
+        return Tile((src.shape[0], 1), src.dtype, src.space)
+    if m.endswith(("get_block_idx", "get_block_num", "get_subblock_idx")):
+        return Scalar("INDEX")
+    if rec.ew in ("binary", "unary", "scalar_form"):
+        return t(rec.operands[0][0])
+    return None
+
+
+class _If:
+    def __init__(self, kernel: KernelBuilder, cond: Any, types: List[Type], names: List[str]):
+        self.k, self.cond, self.types, self.names = kernel, cond, types, names
+        self.then, self.other = _Region(kernel), _Region(kernel)
+        self.results: List[Value] = []
+        self._open: Optional[_Region] = None
+        self._yields: Dict[int, List[Value]] = {}
+
+    def __enter__(self) -> "_If":
+        self._enter(self.then)
+        return self
+
+    def _enter(self, region: _Region) -> None:
+        self._open = region
+        self.k._stack.append(region)
+
+    def _leave(self) -> None:
+        self.k._stack.pop()
+        self._open = None
+
+    def yield_(self, *values: Any) -> None:
+        if self._open is None:
+            raise TypeError("yield_ belongs inside the if's then or else block")
+        self._yields[id(self._open)] = list(values)
+        self.k._line("yield " + ", ".join(_operand_text(v) for v in values))
+
+    def else_(self) -> "_Else":
+        return _Else(self)
+
+    def __exit__(self, *exc) -> None:
+        if self._open is self.then:
+            self._leave()
+        if exc[0] is not None:
+            return
+        then_yields = self._yields.get(id(self.then), [])
+        if not self.types:
+            self.types = [v.type if isinstance(v, Value) else Scalar("INDEX") for v in then_yields]
+        names = [self.k._fresh(self.names[i] if i < len(self.names) else None) for i in range(len(self.types))]
+        self.results = [Value(n, ty, self.k) for n, ty in zip(names, self.types)]
+        head = "if %s" % _operand_text(self.cond)
+        if self.types:
+            head = "%s = %s -> (%s)" % (", ".join(names), head, ", ".join(ty.text() for ty in self.types))
+        self._head = head
+        depth = len(self.k._stack) - 1
+        self.k._stack[-1].lines.append((depth, head + " {"))
+        self.k._stack[-1].lines.extend(self.then.lines)
+        self._tail_index = len(self.k._stack[-1].lines)
+        self.k._stack[-1].lines.append((depth, "}"))
+        self._depth = depth
+
+
+class _Else:
+    def __init__(self, owner: _If):
+        self.owner = owner
+
+    def __enter__(self) -> _If:
+        if not hasattr(self.owner, "_tail_index"):
+            raise TypeError("else_ follows the closed then block: `with br.else_():` after `with k.if_(...) as br:`")
+        self.owner._enter(self.owner.other)
+        return self.owner
+
+    def __exit__(self, *exc) -> None:
+        o = self.owner
+        o._leave()
+        if exc[0] is not None:
+            return
+        lines = o.k._stack[-1].lines
+        lines[o._tail_index] = (o._depth, "} else {")
+        lines[o._tail_index + 1:o._tail_index + 1] = o.other.lines + [(o._depth, "}")]
+
+
+class _Loop:
+    def __init__(self, kernel: KernelBuilder, names: List[str], types: Optional[Sequence[Type]], inits: Dict[str, Any]):
+        self.k = kernel
+        self.inits = inits
+        self.types = list(types) if types is not None else [
+            v.type if isinstance(v, Value) else Scalar("INDEX") for v in inits.values()]
+        if len(self.types) != len(inits):
+            raise TypeError("one type per iteration value: %d types for %d values" % (len(self.types), len(inits)))
+        self.names = names
+        self.args = [Value(kernel._fresh(n), ty, kernel) for n, ty in zip(inits, self.types)]
+        self.body = _Region(kernel)
+        self.results: List[Value] = []
+
+    def yield_(self, *values: Any) -> None:
+        self.k._line("yield " + ", ".join(_operand_text(v) for v in values))
+
+    def _iter_text(self) -> str:
+        if not self.inits:
+            return ""
+        return " iter(%s)" % ", ".join("%s = %s" % (a.name, _operand_text(v)) for a, v in zip(self.args, self.inits.values()))
+
+    def _close(self, head: str, regions: List[Tuple[str, _Region]]) -> None:
+        names = [self.k._fresh(self.names[i] if i < len(self.names) else a.name + "_out") for i, a in enumerate(self.args)]
+        self.results = [Value(n, ty, self.k) for n, ty in zip(names, self.types)]
+        if self.types:
+            head = "%s = %s -> (%s)" % (", ".join(names), head, ", ".join(ty.text() for ty in self.types))
+        depth = len(self.k._stack) - 1
+        lines = self.k._stack[-1].lines
+        first = True
+        for opener, region in regions:
+            lines.append((depth, (head + opener) if first else "}" + opener))
+            lines.extend(region.lines)
+            first = False
+        lines.append((depth, "}"))
+
+
+class _For(_Loop):
+    def __init__(self, kernel, start, stop, step, index, names, types, inits):
+        super().__init__(kernel, names, types, inits)
+        self.range = (start, stop, step)
+        kinds = [v.type for v in self.range if isinstance(v, Value)]
+        self.index = Value(kernel._fresh(index), kinds[0] if kinds else Scalar("INDEX"), kernel)
+
+    def __enter__(self) -> "_For":
+        self.k._stack.append(self.body)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.k._stack.pop()
+        if exc[0] is not None:
+            return
+        head = "for %s in range(%s)%s" % (self.index.name, ", ".join(_operand_text(v) for v in self.range), self._iter_text())
+        self._close(head, [(" {", self.body)])
+
+
+class _While(_Loop):
+    """`cond` is called with the iteration values and returns the BOOL value the loop tests."""
+
+    def __init__(self, kernel, cond, names, types, inits):
+        super().__init__(kernel, names, types, inits)
+        self.cond = cond
+        self.condition = _Region(kernel)
+
+    def __enter__(self) -> "_While":
+        self.k._stack.append(self.condition)
+        flag = self.cond(*self.args)
+        self.k._line("yield " + _operand_text(flag))
+        self.k._stack.pop()
+        self.k._stack.append(self.body)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.k._stack.pop()
+        if exc[0] is not None:
+            return
+        self._close("while" + self._iter_text(), [(" cond {", self.condition), (" do {", self.body)])
+
+
+class Builder:
+    """A program: kernels and orchestrations in order. `build()` returns the parsed `Program`."""
+
+    def __init__(self):
+        self._functions: List[KernelBuilder] = []
+
+    def kernel(self, name: str, kind: str = "aiv") -> KernelBuilder:
+        if kind not in ("aiv", "aic", "incore", "orchestration"):
+            raise ValueError("kind must be aiv, aic, incore or orchestration, not %r" % kind)
+        f = KernelBuilder(self, name.lstrip("@"), kind)
+        self._functions.append(f)
+        return f
+
+    def orchestration(self, name: str) -> KernelBuilder:
+        return self.kernel(name, "orchestration")
+
+    def text(self) -> str:
+        return "\n".join(f.text() for f in self._functions)
+
+    def build(self, filename: str = "<builder>"):
+        from . import parse
+        return parse(self.text(), filename)
