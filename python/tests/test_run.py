@@ -194,3 +194,29 @@ def test_partial_writes_warn():
     with pytest.warns(t2b.SimulationWarning, match=r"were never written; they hold -555 \(only block 0 ran: grid=N"):
         out = t2b.run(program, "per_block", {"X": f32((16, 256), 3)})
     assert (out["Out"][:, 8:] == UNWRITTEN).all()
+
+
+def test_two_threads_run_at_once_with_the_same_output():
+    # run releases the GIL while it simulates (as lower does); both threads must still see only
+    # their own arrays.
+    import threading
+    program = t2b.lower(t2b.parse(read(os.path.join(EXAMPLES, "06_cube.t2b")), "06_cube.t2b"), planner="dsa_rp")
+    inputs = [{"A": rng(20 + i).standard_normal((64, 64)).astype(np.float16),
+               "B": rng(30 + i).standard_normal((64, 64)).astype(np.float16)} for i in range(2)]
+    expected = [t2b.run(program, "matmul_twice", x)["Out"] for x in inputs]
+    results = [[], []]
+
+    def work(slot):
+        for _ in range(3):
+            results[slot].append(t2b.run(program, "matmul_twice", inputs[slot])["Out"])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for slot in range(2):
+        assert len(results[slot]) == 3
+        for got in results[slot]:
+            np.testing.assert_array_equal(got, expected[slot])
+    assert not np.array_equal(expected[0], expected[1])
