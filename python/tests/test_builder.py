@@ -205,3 +205,49 @@ def test_mistakes_name_the_op_and_operand():
         k.add(x, x, x)
     with pytest.raises(TypeError, match="has no return yet"):
         b.text()
+
+
+def test_scalar_ops_through_op_are_written_as_the_text_format_writes_them():
+    b = t2b.Builder()
+    k = b.kernel("flags")
+    A = k.param("A", t16x32())
+    Out = k.param("Out", t16x32(), direction="out")
+    n = k.param("n", Scalar("INDEX"))
+    p = k.param("p", Scalar("BOOL"))
+    big = k.op("scalar.gt", n, 4, name="big")
+    both = k.op("scalar.and", big, p, name="both")
+    neither = k.op("not", both, name="neither")
+    wide = k.op("max", n, 8, name="wide")
+    sixteen = k.op("scalar.const", 16, type=Scalar("INDEX"), name="sixteen")
+    x = k.load(A, (0, 0), (16, 32), name="x")
+    with k.if_(neither) as br:   # an if without results and without else
+        k.adds(x, scalar=1.0, name="unused")
+    r = k.store(x, (0, 0), Out, name="r")
+    k.ret(r)
+    text = b.text()
+    for line in ("big = n > 4", "both = big and p", "neither = not both", "wide = max(n, 8)",
+                 "sixteen = 16 : INDEX", "if neither {"):
+        assert line in text, line
+    assert "else" not in text
+    program = b.build()
+    assert [f.name for f in program.functions] == ["flags"]
+    assert both.type == Scalar("BOOL") and wide.type == Scalar("INDEX") and sixteen.type == Scalar("INDEX")
+    assert br.results == []
+
+
+def test_builder_refuses_what_would_build_the_wrong_kernel():
+    b = t2b.Builder()
+    k = b.kernel("oops")
+    n = k.param("n", Scalar("INDEX"))
+    with pytest.raises(TypeError, match="no truth value"):
+        if n < 4:  # a Python branch on a kernel value
+            pass
+    with pytest.raises(TypeError, match=r"the literal 0.5 has no one type; give types="):
+        k.for_(0, n, 1, acc=0.5)
+    with pytest.raises(TypeError, match=r"scalar.const: give the constant's type"):
+        k.op("scalar.const", 3)
+    with pytest.raises(TypeError, match="iteration value 'x' given twice"):
+        k.for_(0, n, 1, iter={"x": 0}, x=1)
+    loop = k.for_(0, n, 1, iter={"step": 0, "types": 1})   # names the method's own keywords use
+    assert [a.name for a in loop.args] == ["step", "types"]
+    assert [t.dtype for t in loop.types] == ["INDEX", "INDEX"]

@@ -15,6 +15,7 @@ Programs are immutable: `lower` returns a new one and never changes its input.
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
@@ -198,9 +199,9 @@ def _scalar_text(name: str, value: Any) -> str:
     # `t2b-opt --scalar` does: 3 binds an INDEX parameter, 3.5 is refused rather than truncated.
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return "true" if value else "false"
-    if isinstance(value, int) or hasattr(value, "__index__"):
+    if isinstance(value, numbers.Integral):  # int and NumPy's integer scalars; not 0-d arrays
         return str(int(value))
-    if isinstance(value, float) or type(value).__name__.startswith("float"):
+    if isinstance(value, numbers.Real):
         return repr(float(value))
     raise TypeError("scalars[%r] must be a bool, an int or a float, not %s" % (name, type(value).__name__))
 
@@ -214,8 +215,8 @@ def run(program: Program, kernel: str, inputs: Mapping[str, Any], scalars: Optio
     (FP16 float16, FP32 float32, INT8 int8, INT32 int32, BF16 as uint16 bit patterns); `scalars`
     every scalar parameter to a value that fits it. A device function runs as a launch of `grid`
     blocks of `subblocks` subblocks each. Returns every out/inout tensor by parameter name.
-    A missing, unknown, mistyped or misshapen argument is a `ValueError` naming the parameter; a
-    simulation that stops is a `RunError`; outputs holding what the kernel did not compute give a
+    A missing, unknown, mistyped or misshapen argument is a `ValueError` naming the parameter; an
+    invalid program a `VerifyError`; a simulation that stops is a `RunError`; outputs holding what the kernel did not compute give a
     `SimulationWarning`.
     """
     import numpy as np  # only `run` needs NumPy
@@ -232,7 +233,9 @@ def run(program: Program, kernel: str, inputs: Mapping[str, Any], scalars: Optio
         a = np.ascontiguousarray(value)
         arrays.append((str(name), a.dtype.str, list(a.shape), a.tobytes()))
     bound = [(str(name), _scalar_text(name, value)) for name, value in dict(scalars or {}).items()]
-    outputs, notes, _stage, error, raw = _core.run(program._core, kernel.lstrip("@"), arrays, bound, grid, subblocks)
+    program.verify()  # as t2b-opt does before a run: the simulator assumes valid IR
+    name = kernel[1:] if kernel.startswith("@") else kernel
+    outputs, notes, _stage, error, raw = _core.run(program._core, name, arrays, bound, grid, subblocks)
     if raw:
         raise RunError(_diagnostics(raw))
     if error:

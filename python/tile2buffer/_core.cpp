@@ -229,11 +229,13 @@ PYBIND11_MODULE(_core, m) {
 
   // The op records (ir/opcode.hpp), for the Python builder: (mnemonic, operands as the record
   // writes them ("tensor:v offsets:p shape:p valid:p?"), keywords, result arity, regions,
-  // elementwise kind).
+  // elementwise kind, scalar infix spelling).
   m.def("op_records", [] {
     constexpr std::string_view arities[] = {"none", "one", "variadic"};
     constexpr std::string_view ew_kinds[] = {"none", "binary", "unary", "scalar_form", "fill"};
-    std::vector<std::tuple<std::string, std::string, std::vector<std::string>, std::string, unsigned, std::string>> out;
+    static_assert(std::size(arities) == static_cast<std::size_t>(t2b::arity::variadic) + 1, "one name per arity");
+    static_assert(std::size(ew_kinds) == static_cast<std::size_t>(t2b::ew_kind::fill) + 1, "one name per ew_kind");
+    std::vector<std::tuple<std::string, std::string, std::vector<std::string>, std::string, unsigned, std::string, std::string>> out;
     for (std::size_t c = 0; c < t2b::opcode_count; ++c) {
       const auto& r = t2b::info(static_cast<t2b::opcode>(c));
       std::vector<std::string> keywords;
@@ -241,7 +243,7 @@ PYBIND11_MODULE(_core, m) {
         if ((r.keywords & t2b::kw_bit(static_cast<t2b::keyword>(k))) != 0) keywords.emplace_back(t2b::keyword_names[k]);
       out.emplace_back(std::string(r.mnemonic), std::string(r.operands), std::move(keywords),
                        std::string(arities[static_cast<std::size_t>(r.results)]), r.regions,
-                       std::string(ew_kinds[static_cast<std::size_t>(r.ew)]));
+                       std::string(ew_kinds[static_cast<std::size_t>(r.ew)]), std::string(r.infix));
     }
     return out;
   });
@@ -285,7 +287,7 @@ PYBIND11_MODULE(_core, m) {
             } else if (!r.error.empty()) {
               error = r.error;
             } else {
-              warnings = r.warnings;
+              for (const t2b::sim::run_output& o : r.outputs) warnings.insert(warnings.end(), o.warnings.begin(), o.warnings.end());
               stage = r.stage;
               for (const t2b::sim::run_output& o : r.outputs)
                 raw.emplace_back(o.name, std::string(t2b::sim::host_descr(o.dt)), o.rows, o.cols,

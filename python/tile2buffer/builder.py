@@ -11,7 +11,8 @@
     program = b.build()          # a Program, as if parsed from the text b.text() returns
 
 Every op of the catalogue is a method: Tile ops by their name without `tile.` (`k.load`,
-`k.matmul_acc`), the others through `k.op("scalar.max", a, b)`. Positional arguments fill the
+`k.matmul_acc`), the others through `k.op(mnemonic, ...)` (`k.op("max", a, b)`,
+`k.op("scalar.and", p, q)`, `k.op("scalar.const", 16, type=Scalar("INDEX"))`). Positional arguments fill the
 op's operands in record order (`t2b-opt --list-ops`, docs/ops.md), keyword arguments name them or
 the op's registered keywords (`init_cond=`, `addr=`); a missing, unknown or doubled operand is a
 TypeError before any text is written. The result type is inferred where the op fixes it (loads,
@@ -22,6 +23,7 @@ Regions are context managers: `with k.if_(flag) as br:` ... `br.yield_(...)`, `w
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -91,6 +93,10 @@ class Value:
     def __rmul__(self, o): return self._binary("*", o, True)
     def __floordiv__(self, o): return self._binary("//", o)
     def __mod__(self, o): return self._binary("%", o)
+    def __bool__(self):
+        raise TypeError("a Value has no truth value while the kernel is being built: %s < n writes a comparison; "
+                        "branch in the kernel with k.if_(...), not with Python's if" % self.name)
+
     def __lt__(self, o): return self._binary("<", o)
     def __le__(self, o): return self._binary("<=", o)
     def __gt__(self, o): return self._binary(">", o)
@@ -98,12 +104,12 @@ class Value:
 
 
 def _literal(v: Any) -> str:
-    if isinstance(v, bool):
+    if isinstance(v, bool) or type(v).__name__ == "bool_":
         return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        text = repr(v)
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        text = repr(float(v))
         if text in ("inf", "-inf", "nan"):
             raise ValueError("a float literal must be finite, not %s" % text)
         return text if ("." in text or "e" in text) else text + ".0"
@@ -112,6 +118,21 @@ def _literal(v: Any) -> str:
 
 def _operand_text(v: Any) -> str:
     return v.name if isinstance(v, Value) else _literal(v)
+
+
+def _type_of(v: Any, where: str) -> Type:
+    """The type a region result or iteration value takes from `v`: a value's own; BOOL for a bool,
+    INDEX for an integer literal (as the text format types `for` bounds); a float literal has no
+    one type, so it needs `types=`."""
+    if isinstance(v, Value):
+        if v.type is None:
+            raise TypeError("%s: %s is an allocation, not a value a region can carry" % (where, v.name))
+        return v.type
+    if isinstance(v, bool) or type(v).__name__ == "bool_":
+        return Scalar("BOOL")
+    if isinstance(v, numbers.Integral):
+        return Scalar("INDEX")
+    raise TypeError("%s: the literal %r has no one type; give types=[...]" % (where, v))
 
 
 # The records as the library holds them (_core.op_records): mnemonic -> operands [(name, kind,
@@ -124,16 +145,17 @@ class _Record:
     results: str
     regions: int
     ew: str
+    infix: str
 
 
 def _records() -> Dict[str, _Record]:
     out = {}
-    for mnemonic, operands, keywords, results, regions, ew in _core.op_records():
+    for mnemonic, operands, keywords, results, regions, ew, infix in _core.op_records():
         parsed = []
         for item in operands.split():
             name, kind = item.split(":")
             parsed.append((name, kind.rstrip("?*"), kind.endswith("?"), kind.endswith("*")))
-        out[mnemonic] = _Record(mnemonic, tuple(parsed), tuple(keywords), results, regions, ew)
+        out[mnemonic] = _Record(mnemonic, tuple(parsed), tuple(keywords), results, regions, ew, infix)
     return out
 
 
@@ -260,6 +282,8 @@ class KernelBuilder:
                 raise TypeError("%s needs operand %r" % (mnemonic, oname))
             texts.append(_kinded(mnemonic, oname, kind, slots[oname], variadic))
         texts += ["%s = %s" % (k, _operand_text(v)) for k, v in keywords.items()]
+        if mnemonic.startswith("scalar.") or mnemonic in ("min", "max", "not", "cast"):
+            return self._scalar_op(rec, texts, slots, type, name)
         call = "%s(%s)" % (mnemonic, ", ".join(texts))
         if rec.results == "none":
             self._line(call)
@@ -274,6 +298,34 @@ class KernelBuilder:
             suffix = " in %s%s" % (storage.name, "[%d]" % offset if offset else "")
         return self._scalar_statement("%s : %s%s" % (call, result_type.text(), suffix), result_type, name)
 
+    def _scalar_op(self, rec: _Record, texts: List[str], slots: Dict[str, Any], type_: Optional[Type],
+                   name: Optional[str]) -> Value:
+        # Scalar statements are written as the text format writes them (docs/text-format.md):
+        # `a + b`, `a and b`, `not a`, `min(a, b)`, `cast(a, INT32)`, `16 : INDEX`.
+        m = rec.mnemonic
+        if m == "scalar.const":
+            if type_ is None:
+                raise TypeError("scalar.const: give the constant's type (type=Scalar(...))")
+            rhs = texts[0]
+        elif rec.infix:
+            rhs = "%s %s %s" % (texts[0], rec.infix, texts[1])
+        elif m == "not":
+            rhs = "not " + texts[0]
+        else:
+            rhs = "%s(%s)" % (m, ", ".join(texts))
+        inferred: Optional[Type]
+        if rec.infix in ("<", "<=", "==", "!=", ">", ">=", "and", "or") or m == "not":
+            inferred = Scalar("BOOL")
+        elif m == "cast":
+            inferred = Scalar(slots["to"])
+        else:
+            inferred = next((v.type for v in slots.values() if isinstance(v, Value)), None)
+        if type_ is None and inferred is None:
+            raise TypeError("%s: no operand is a value, so give the result type (type=Scalar(...))" % m)
+        if type_ is not None:
+            rhs += " : " + type_.text()
+        return self._scalar_statement(rhs, type_ or inferred, name)
+
     def __getattr__(self, short: str):
         if short.startswith("_") or ("tile." + short) not in RECORDS:
             raise AttributeError("KernelBuilder has no op %r (Tile ops by their name without 'tile.'; "
@@ -284,12 +336,16 @@ class KernelBuilder:
     def if_(self, cond: Any, types: Sequence[Type] = (), names: Sequence[str] = ()) -> "_If":
         return _If(self, cond, list(types), list(names))
 
-    def for_(self, start: Any, stop: Any, step: Any = 1, index: str = "i", names: Sequence[str] = (),
-             types: Optional[Sequence[Type]] = None, **inits: Any) -> "_For":
-        return _For(self, start, stop, step, index, list(names), types, inits)
+    def for_(self, start: Any, stop: Any, step: Any = 1, /, *, index: str = "i", names: Sequence[str] = (),
+             types: Optional[Sequence[Type]] = None, iter: Optional[Dict[str, Any]] = None,  # noqa: A002
+             **inits: Any) -> "_For":
+        """Iteration values by keyword (`acc=zero`), or in `iter={...}` for the names `index`,
+        `names`, `types` and `iter`, which are this method's own."""
+        return _For(self, start, stop, step, index, list(names), types, _inits(iter, inits))
 
-    def while_(self, cond, names: Sequence[str] = (), types: Optional[Sequence[Type]] = None, **inits: Any) -> "_While":
-        return _While(self, cond, list(names), types, inits)
+    def while_(self, cond, /, *, names: Sequence[str] = (), types: Optional[Sequence[Type]] = None,
+               iter: Optional[Dict[str, Any]] = None, **inits: Any) -> "_While":  # noqa: A002
+        return _While(self, cond, list(names), types, _inits(iter, inits))
 
     # -- text -------------------------------------------------------------------------------
     def text(self) -> str:
@@ -303,6 +359,15 @@ class KernelBuilder:
             head += " -> " + (types[0] if len(types) == 1 else "(%s)" % ", ".join(types))
         lines = [head + " {"] + ["  " * (d + 1) + t for d, t in self._body.lines] + ["}"]
         return "\n".join(lines) + "\n"
+
+
+def _inits(given: Optional[Dict[str, Any]], named: Dict[str, Any]) -> Dict[str, Any]:
+    out = dict(given or {})
+    for k, v in named.items():
+        if k in out:
+            raise TypeError("iteration value %r given twice" % k)
+        out[k] = v
+    return out
 
 
 def _kinded(mnemonic: str, name: str, kind: str, v: Any, variadic: bool) -> str:
@@ -391,7 +456,7 @@ class _If:
             return
         then_yields = self._yields.get(id(self.then), [])
         if not self.types:
-            self.types = [v.type if isinstance(v, Value) else Scalar("INDEX") for v in then_yields]
+            self.types = [_type_of(v, "if result %d" % i) for i, v in enumerate(then_yields)]
         names = [self.k._fresh(self.names[i] if i < len(self.names) else None) for i in range(len(self.types))]
         self.results = [Value(n, ty, self.k) for n, ty in zip(names, self.types)]
         head = "if %s" % _operand_text(self.cond)
@@ -413,6 +478,9 @@ class _Else:
     def __enter__(self) -> _If:
         if not hasattr(self.owner, "_tail_index"):
             raise TypeError("else_ follows the closed then block: `with br.else_():` after `with k.if_(...) as br:`")
+        if getattr(self.owner, "_has_else", False):
+            raise TypeError("this if already has its else block")
+        self.owner._has_else = True
         self.owner._enter(self.owner.other)
         return self.owner
 
@@ -430,8 +498,7 @@ class _Loop:
     def __init__(self, kernel: KernelBuilder, names: List[str], types: Optional[Sequence[Type]], inits: Dict[str, Any]):
         self.k = kernel
         self.inits = inits
-        self.types = list(types) if types is not None else [
-            v.type if isinstance(v, Value) else Scalar("INDEX") for v in inits.values()]
+        self.types = list(types) if types is not None else [_type_of(v, "iteration value %r" % k) for k, v in inits.items()]
         if len(self.types) != len(inits):
             raise TypeError("one type per iteration value: %d types for %d values" % (len(self.types), len(inits)))
         self.names = names
@@ -440,6 +507,8 @@ class _Loop:
         self.results: List[Value] = []
 
     def yield_(self, *values: Any) -> None:
+        if self.k._stack[-1] is not self.body:
+            raise TypeError("yield_ belongs at the end of the loop's body")
         self.k._line("yield " + ", ".join(_operand_text(v) for v in values))
 
     def _iter_text(self) -> str:
@@ -491,9 +560,11 @@ class _While(_Loop):
 
     def __enter__(self) -> "_While":
         self.k._stack.append(self.condition)
-        flag = self.cond(*self.args)
-        self.k._line("yield " + _operand_text(flag))
-        self.k._stack.pop()
+        try:
+            flag = self.cond(*self.args)
+            self.k._line("yield " + _operand_text(flag))
+        finally:
+            self.k._stack.pop()
         self.k._stack.append(self.body)
         return self
 
@@ -524,5 +595,8 @@ class Builder:
         return "\n".join(f.text() for f in self._functions)
 
     def build(self, filename: str = "<builder>"):
+        """The program of `text()`, parsed and verified (ParseError, VerifyError)."""
         from . import parse
-        return parse(self.text(), filename)
+        program = parse(self.text(), filename)
+        program.verify()
+        return program

@@ -336,14 +336,21 @@ struct run_output {
   std::int64_t unwritten = 0;
   std::int64_t poison = 0;
   std::int64_t band_hits = 0;
+  std::vector<std::string> warnings;  ///< one line for each of the three counts that is not 0
 };
 
+/// Move-only: the outputs' byte spans point into `result`.
 struct finished_run {
   run_result result;                 ///< errors set when the simulation stopped
   std::vector<run_output> outputs;   ///< in parameter order
-  std::vector<std::string> warnings; ///< one line per tensor that holds what the kernel did not compute
   std::string stage;                 ///< "Tile IR", "Buffer IR", or an orchestration's list
   std::string error;                 ///< a run that finished without a tensor it should have written
+
+  finished_run() = default;
+  finished_run(finished_run&&) = default;
+  finished_run& operator=(finished_run&&) = default;
+  finished_run(const finished_run&) = delete;
+  finished_run& operator=(const finished_run&) = delete;
 };
 
 /// The device functions `f` runs: itself, or the callees of an orchestration's submits in order.
@@ -403,12 +410,12 @@ inline finished_run finish_run(const prepared_run& r, const run_wording& w = {})
         ++o.unwritten;
     }
     if (o.unwritten > 0)
-      out.warnings.push_back(run + ": " + std::to_string(o.unwritten) + " of " + std::to_string(g.size()) + " elements of " + o.name +
+      o.warnings.push_back(run + ": " + std::to_string(o.unwritten) + " of " + std::to_string(g.size()) + " elements of " + o.name +
                              " were never written; they hold -555" + (one_block ? std::string(w.grid_hint) : std::string()));
     if (o.poison > 0)
-      out.warnings.push_back(run + ": " + std::to_string(o.poison) + " elements of " + o.name + " derive from never-written storage (poison)");
+      o.warnings.push_back(run + ": " + std::to_string(o.poison) + " elements of " + o.name + " derive from never-written storage (poison)");
     if (o.band_hits > 0)
-      out.warnings.push_back(run + ": " + std::to_string(o.band_hits) + " writes outside " + o.name + " (its sentinel band)");
+      o.warnings.push_back(run + ": " + std::to_string(o.band_hits) + " writes outside " + o.name + " (its sentinel band)");
     const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
     o.dt = g.dt;
     o.rows = g.rows;
