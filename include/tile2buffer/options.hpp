@@ -24,6 +24,13 @@ inline constexpr std::string_view planner_names[] = {"pypto", "dsa_rp", "ptoas"}
 constexpr std::string_view name(planner_kind p) { return planner_names[static_cast<int>(p)]; }
 constexpr bool addressed(planner_kind p) { return p != planner_kind::ptoas; }
 
+/// Which recipes selection and lowering consult (extended-rollout spec §1.1): `standard` is the
+/// spec's default rollout, exactly; `extended` adds the recipes a set declares outside it
+/// (`default_rollout = false`). Spelled "default" and "extended" in text (`--rollout=`, the cache key).
+enum class rollout_kind : std::uint8_t { standard, extended };
+inline constexpr std::string_view rollout_names[] = {"default", "extended"};
+constexpr std::string_view name(rollout_kind r) { return rollout_names[static_cast<int>(r)]; }
+
 /// Plain aggregate of pass options. A new member must also be listed in the
 /// `BOOST_HANA_ADAPT_STRUCT` below (tile2buffer/self_check.hpp checks it), which puts it in `cache_key`.
 struct options {
@@ -36,6 +43,8 @@ struct options {
   /// Structural verification after every pass as well (MLIR's `-verify-each`): for debugging a
   /// pass; costs about as much as the passes themselves.
   bool verify_each = false;
+  /// The recipes selection and lowering may use; only matters with `enable_buffer_ir`.
+  rollout_kind rollout = rollout_kind::standard;
   friend constexpr bool operator==(const options&, const options&) = default;
 };
 
@@ -44,7 +53,7 @@ struct options {
 
 // Why adapt rather than BOOST_HANA_DEFINE_STRUCT: DEFINE_STRUCT declares the members itself and
 // leaves no room for default member initializers, which `options{}` and designated initializers need.
-BOOST_HANA_ADAPT_STRUCT(tile2buffer::options, enable_buffer_ir, planner, target, verify, verify_each);
+BOOST_HANA_ADAPT_STRUCT(tile2buffer::options, enable_buffer_ir, planner, target, verify, verify_each, rollout);
 
 namespace tile2buffer {
 inline namespace v0 {

@@ -132,7 +132,7 @@ def test_lowering_error_names_what_is_live():
     assert not isinstance(e.value, t2b.VerifyError)
 
 
-@pytest.mark.parametrize("kwargs", [{"planner": "nope"}, {"target": "a9"}, {"rollout": "extended"}, {"workers": -1}])
+@pytest.mark.parametrize("kwargs", [{"planner": "nope"}, {"target": "a9"}, {"rollout": "wide"}, {"workers": -1}])
 def test_bad_options_are_value_errors(kwargs):
     program = t2b.parse(read(os.path.join(EXAMPLES, "02_unplanned_add_mul.t2b")))
     with pytest.raises(ValueError):
@@ -175,3 +175,14 @@ def test_a_lowered_programs_errors_keep_the_source_excerpt():
     with pytest.raises(t2b.EmitError) as e:
         t2b.emit_pto(lowered, kernel="row_max")
     assert "\naiv @row_max(A: Tensor" in str(e.value)  # the excerpt of the function's line
+
+
+def test_the_rollouts_lower_the_default_set_alike():
+    # The default set declares no extended-tier recipe yet: both rollouts print the same program,
+    # and the old spelling "spec" is the default rollout.
+    assert t2b.ROLLOUTS == ("default", "extended")
+    for path in KERNELS:
+        program = t2b.parse(read(path), path)
+        outs = {r: str(t2b.lower(program, planner="dsa_rp", rollout=r)) for r in ("default", "extended", "spec")}
+        assert outs["default"] == outs["extended"] == outs["spec"], path
+        assert t2b.explain_selection(program, rollout="extended") == t2b.explain_selection(program)

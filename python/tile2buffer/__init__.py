@@ -27,11 +27,12 @@ __all__ = [
     "Diagnostic", "Error", "ParseError", "VerifyError", "LoweringError", "EmitError", "RunError",
     "SimulationWarning", "Function", "Program", "parse", "load_binary", "lower", "explain_selection",
     "emit_pto", "run", "Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar",
-    "PLANNERS", "TARGETS",
+    "PLANNERS", "TARGETS", "ROLLOUTS",
 ]
 
 PLANNERS = _core.PLANNERS  # the library's tables; an unknown name is a ValueError from _core
 TARGETS = _core.TARGETS
+ROLLOUTS = _core.ROLLOUTS
 
 
 @dataclass(frozen=True)
@@ -164,25 +165,30 @@ def load_binary(data: bytes, filename: str = "") -> Program:
     return Program(_check(_core.load_binary(bytes(data), filename), ParseError))
 
 
-def lower(program: Program, planner: str = "pypto", target: str = "a2a3", rollout: str = "spec",
-          enable_buffer_ir: bool = True, verify: bool = True, workers: int = 1) -> Program:
-    """Runs the whole pipeline (the spec's default rollout) and returns the lowered program.
+def _rollout(rollout: str) -> str:
+    return "default" if rollout == "spec" else rollout  # "spec": the name this package used first
 
-    Kernels the default rollout does not select stay Tile (`explain_selection` says why). Invalid
+
+def lower(program: Program, planner: str = "pypto", target: str = "a2a3", rollout: str = "default",
+          enable_buffer_ir: bool = True, verify: bool = True, workers: int = 1) -> Program:
+    """Runs the whole pipeline and returns the lowered program.
+
+    `rollout` is "default" (the spec's default rollout, exactly) or "extended" (also the recipes a
+    set declares outside it; the default set declares none yet, so both lower alike today).
+    Kernels the rollout does not select stay Tile (`explain_selection` says why). Invalid
     input raises `VerifyError`; a program the pipeline refuses raises `LoweringError`. `workers`
     threads lower the kernels (0: one per hardware thread); the output does not depend on it.
     """
-    if rollout != "spec":
-        raise ValueError("rollout must be 'spec' (the extended rollout is not built yet), not %r" % rollout)
     if workers < 0:
         raise ValueError("workers must be >= 0, not %d" % workers)
-    return Program(_check(_core.lower(program._core, planner, target, bool(enable_buffer_ir), bool(verify), int(workers)),
-                          LoweringError))
+    return Program(_check(_core.lower(program._core, planner, target, _rollout(rollout), bool(enable_buffer_ir), bool(verify),
+                                      int(workers)), LoweringError))
 
 
-def explain_selection(program: Program, planner: str = "pypto", target: str = "a2a3") -> Dict[str, str]:
+def explain_selection(program: Program, planner: str = "pypto", target: str = "a2a3",
+                      rollout: str = "default") -> Dict[str, str]:
     """Kernel name -> "selected", or the located reason it stays Tile ("15:3: tile.row_max: ...")."""
-    entries = _check(_core.explain_selection(program._core, planner, target), LoweringError)
+    entries = _check(_core.explain_selection(program._core, planner, target, _rollout(rollout)), LoweringError)
     return {name: "selected" if selected else "%d:%d: %s" % (line, col, reason)
             for name, selected, line, col, reason in entries}
 

@@ -82,10 +82,13 @@ py::tuple names_tuple(const Names& names) {
 t2b::planner_kind planner_of(std::string_view s) { return one_of<t2b::planner_kind>("planner", t2b::planner_names, s); }
 t2b::target_arch target_of(std::string_view s) { return one_of<t2b::target_arch>("target", t2b::detail::target_names, s); }
 
-t2b::options options_of(std::string_view planner, std::string_view target, bool enable_buffer_ir, bool verify) {
+t2b::rollout_kind rollout_of(std::string_view s) { return one_of<t2b::rollout_kind>("rollout", t2b::rollout_names, s); }
+
+t2b::options options_of(std::string_view planner, std::string_view target, std::string_view rollout, bool enable_buffer_ir, bool verify) {
   t2b::options o;
   o.planner = planner_of(planner);
   o.target = target_of(target);
+  o.rollout = rollout_of(rollout);
   o.enable_buffer_ir = enable_buffer_ir;
   o.verify = verify;
   return o;
@@ -117,6 +120,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "tile2buffer's compiled core; use the `tile2buffer` package, not this module";
   m.attr("PLANNERS") = names_tuple(t2b::planner_names);
   m.attr("TARGETS") = names_tuple(t2b::detail::target_names);
+  m.attr("ROLLOUTS") = names_tuple(t2b::rollout_names);
 
   py::class_<py_program>(m, "Program")
       .def("__str__",
@@ -184,8 +188,9 @@ PYBIND11_MODULE(_core, m) {
 
   m.def(
       "lower",
-      [](const py_program& p, std::string planner, std::string target, bool enable_buffer_ir, bool verify, unsigned workers) {
-        const t2b::options o = options_of(planner, target, enable_buffer_ir, verify);
+      [](const py_program& p, std::string planner, std::string target, std::string rollout, bool enable_buffer_ir, bool verify,
+         unsigned workers) {
+        const t2b::options o = options_of(planner, target, rollout, enable_buffer_ir, verify);
         py::gil_scoped_release release;
         auto r = outcome(t2b::lower(p.ir, o, t2b::parallelism{workers}), file_of(p), p.source);
         std::optional<py_program> out;
@@ -193,13 +198,13 @@ PYBIND11_MODULE(_core, m) {
         if (r.first) out = py_program{std::move(*r.first), p.source};
         return std::make_pair(std::move(out), std::move(r.second));
       },
-      py::arg("program"), py::arg("planner"), py::arg("target"), py::arg("enable_buffer_ir"), py::arg("verify"),
-      py::arg("workers"));
+      py::arg("program"), py::arg("planner"), py::arg("target"), py::arg("rollout"), py::arg("enable_buffer_ir"),
+      py::arg("verify"), py::arg("workers"));
 
   m.def(
       "explain_selection",
-      [](const py_program& p, std::string planner, std::string target) {
-        const t2b::options o = options_of(planner, target, true, true);
+      [](const py_program& p, std::string planner, std::string target, std::string rollout) {
+        const t2b::options o = options_of(planner, target, rollout, true, true);
         py::gil_scoped_release release;
         // As the pipeline's select pass sees the program: after init_storage.
         auto storage = t2b::run_pipeline(p.ir, o, t2b::pass_id::init_storage);
@@ -209,7 +214,7 @@ PYBIND11_MODULE(_core, m) {
           entries.emplace_back(std::string(e.function.view()), e.selected, e.loc.line, e.loc.col, std::string(e.reason.view()));
         return std::make_pair(entries, std::vector<diag_tuple>{});
       },
-      py::arg("program"), py::arg("planner"), py::arg("target"));
+      py::arg("program"), py::arg("planner"), py::arg("target"), py::arg("rollout"));
 
   m.def(
       "emit_pto",

@@ -20,4 +20,4 @@ constexpr tile2buffer::text key(const demo::opts& o) {
 static_assert(tile2buffer::detail::every_member_changes<demo::opts>(key), "member_left_out_of_the_key_must_be_caught");
 static_assert(key(demo::opts{.planner = tile2buffer::planner_kind::ptoas}) == ";fast=1;planner=ptoas;verify=1");
 static_assert(tile2buffer::cache_key(tile2buffer::options{.enable_buffer_ir = false}) ==
-              "t2b/buffer_semantics=1;enable_buffer_ir=0;planner=pypto;target=a2a3;verify=1;verify_each=0");
+              "t2b/buffer_semantics=1;enable_buffer_ir=0;planner=pypto;target=a2a3;verify=1;verify_each=0;rollout=default");

@@ -210,6 +210,72 @@ TEST_CASE("explicit lower with a host set reports the host's stays-Tile reason")
   CHECK(errors_of(r.errors).find("no conversion recipe for 'tile.mul' (the host keeps mul on Tile)") != std::string::npos);
 }
 
+namespace {
+// An extended-tier recipe (extended-rollout spec §1.1): tile.exp lowers only when the options ask
+// for the extended rollout. The default set's exp recipe is removed first, so the tier alone
+// decides.
+struct extended_exp : lower_elementwise<opcode::tile_exp> {
+  static constexpr std::string_view name = "extended-exp";
+  static constexpr bool default_rollout = false;
+};
+struct without_exp : with_recipes<default_recipes, stays_tile<tile::exp, "replaced below">> {};
+struct extended_set : with_recipes<without_exp, extended_exp> {};
+
+program exp_kernel() {
+  auto r = parse(R"(aiv @exp(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+  x = tile.load(X, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  y = tile.exp(x) : Tile[[16, 32], FP32, Vec]
+  r = tile.store(y, (0, 0), Out) : Tensor[[16, 32], FP32]
+  return r
+}
+)",
+                 "exp.t2b");
+  REQUIRE_MESSAGE(r.ok(), errors_of(r.errors));
+  return r.value;
+}
+}  // namespace
+
+TEST_CASE("extended-tier recipes are consulted only under the extended rollout") {
+  REQUIRE(registry<extended_set>::candidates(opcode::tile_exp).size() == 1);
+  const program p = exp_kernel();
+  const options standard{};
+  const options extended{.rollout = rollout_kind::extended};
+  CHECK(cache_key(standard) != cache_key(extended));
+  CHECK(cache_key(extended).view().find(";rollout=extended") != std::string_view::npos);
+
+  const auto kept = explain_selection<extended_set>(p, standard);
+  REQUIRE(kept.size() == 1);
+  CHECK_FALSE(kept[0].selected);
+  CHECK(kept[0].reason.view() == "tile.exp: not in the default rollout");
+  CHECK(explain_selection<extended_set>(p, extended)[0].selected);
+
+  const auto tile = lower<extended_set>(p, standard);
+  REQUIRE_MESSAGE(tile.ok(), errors_of(tile.errors));
+  CHECK(tile.value.functions[0].stage == ir_stage::tile);
+  const auto buffer = lower<extended_set>(p, extended);
+  REQUIRE_MESSAGE(buffer.ok(), errors_of(buffer.errors));
+  CHECK(buffer.value.functions[0].stage == ir_stage::buffer);
+  CHECK(count_ops(buffer.value.functions[0], opcode::buffer_exp) == 1);
+
+  // An explicit lowering under the default rollout does not reach for the extended recipe either.
+  program unrecorded = lower<extended_set>(p, options{.enable_buffer_ir = false}).value;
+  unrecorded.functions[0].buffer_ir_selected.reset();
+  const auto explicit_lower = lower_tile_to_buffer<extended_set>(unrecorded, standard);
+  REQUIRE_FALSE(explicit_lower.ok());
+  CHECK(errors_of(explicit_lower.errors).find("no conversion recipe for 'tile.exp' in the default rollout") != std::string::npos);
+}
+
+TEST_CASE("the default set lowers the same under either rollout: it declares no extended-tier recipe") {
+  for (const program& p : {single(add_mul_kernel()), exp_kernel()}) {
+    const auto a = lower(p, options{});
+    const auto b = lower(p, options{.rollout = rollout_kind::extended});
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    CHECK(structurally_equal(a.value, b.value));
+    CHECK(a.value.functions[0].stage == ir_stage::buffer);
+  }
+}
+
 TEST_CASE("the pipeline legalizes its own program in place, as the copying pass does") {
   // A recip reading and writing one allocation needs a new destination; add_mul needs nothing.
   const char* src = R"(aiv @recip_in_place(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {

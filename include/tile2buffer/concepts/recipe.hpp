@@ -7,7 +7,8 @@
 ///   - `using source = tile::<op>;` : the Tile op struct it rewrites (a `tile_op`).
 ///   - `static constexpr std::string_view name` : used in diagnostics (`lower-add`).
 ///   - `static constexpr int benefit` : higher is tried first among recipes of one source.
-///   - `static constexpr bool default_rollout` : whether whole-kernel selection may rely on it.
+///   - `static constexpr bool default_rollout` : its tier: true, the default rollout; false, the
+///     extended tier, which selection and lowering consult only under `options::rollout == extended`.
 ///   - `static constexpr match_result match(typed<source>, const match_context&)` : pure; says why
 ///     when it does not apply. `typed<tile::load>` has `tensor()`, `offsets()`, `valid()`, ...
 ///   - `static constexpr void rewrite(typed<source>, lowering&)` : emits Buffer IR through the

@@ -16,10 +16,12 @@ struct recipe_choice {
   const recipe_entry* first_failed = nullptr;  ///< the first candidate that did not match
   text reason;                                 ///< that candidate's reason
   const stays_tile_info* stays = nullptr;      ///< the set's stays-Tile entry for the op, if any
+  bool outside_rollout = false;                ///< a candidate was passed over: not in the default rollout
   [[nodiscard]] constexpr explicit operator bool() const noexcept { return chosen != nullptr; }
 };
 
-/// Tries the candidates of Tile op `o` (only default-rollout ones when `rollout_only`).
+/// Tries the candidates of Tile op `o` (only default-rollout ones when `rollout_only`; select and
+/// lower pass `opts.rollout == rollout_kind::standard`, so both consult the same recipes).
 template <recipe_set Set>
 constexpr recipe_choice try_recipes(const function& f, op_id o, const match_context& ctx, bool rollout_only) {
   recipe_choice out;
@@ -28,7 +30,10 @@ constexpr recipe_choice try_recipes(const function& f, op_id o, const match_cont
   const opcode c = f.op(o).code();
   out.stays = registry<Set>::stays_tile_reason(c);
   for (const recipe_entry& r : registry<Set>::candidates(c)) {
-    if (rollout_only && !r.default_rollout) continue;
+    if (rollout_only && !r.default_rollout) {
+      out.outside_rollout = true;
+      continue;
+    }
     match_result m = r.match(f, o, ctx);
     if (m) {
       out.chosen = &r;

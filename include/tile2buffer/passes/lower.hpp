@@ -100,10 +100,12 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
       return true;
     }
     if (!is_tile_op(c)) return false;  // scalar ops and return are cloned with remapped operands
+    // The recipes selection consulted: only the default rollout's unless the options extend it.
+    const bool rollout_only = ctx.opts.rollout == rollout_kind::standard;
     l.declare_deferred(o, [&](op_id alloc) {
-      if (const recipe_choice d = try_recipes<Recipes>(f, alloc, ctx, /*rollout_only=*/false)) d.chosen->rewrite(f, alloc, l);
+      if (const recipe_choice d = try_recipes<Recipes>(f, alloc, ctx, rollout_only)) d.chosen->rewrite(f, alloc, l);
     });
-    recipe_choice choice = try_recipes<Recipes>(f, o, ctx, /*rollout_only=*/false);
+    recipe_choice choice = try_recipes<Recipes>(f, o, ctx, rollout_only);
     if (choice) {
       prefix_valid_state(f, o, l);
       guarded(f, o, l, [&] { choice.chosen->rewrite(f, o, l); });
@@ -115,6 +117,7 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
     } else {
       why = text("no conversion recipe for '") << mnemonic(c) << "'";
       if (choice.stays) why << " (" << choice.stays->reason << ")";
+      else if (choice.outside_rollout) why << " in the default rollout (its recipes need --rollout=extended)";
     }
     l.fail(o, "lower", static_cast<text&&>(why));
     return true;

@@ -41,9 +41,10 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
     const opcode c = n.code();
     if (text why = op_contract_problem(fn, o, analyses); !why.empty()) return keep(n.loc, static_cast<text&&>(why));
     if (!is_tile_op(c)) return;
-    recipe_choice choice = try_recipes<Recipes>(fn, o, ctx, /*rollout_only=*/true);
+    recipe_choice choice = try_recipes<Recipes>(fn, o, ctx, opts.rollout == rollout_kind::standard);
     if (choice) return;
     if (choice.stays && choice.first_failed == nullptr) return keep(n.loc, text(mnemonic(c)) << ": " << choice.stays->reason);
+    if (choice.first_failed == nullptr && choice.outside_rollout) return keep(n.loc, text(mnemonic(c)) << ": not in the default rollout");
     if (choice.first_failed == nullptr) choice.reason = text("no conversion recipe for '") << mnemonic(c) << "'";
     keep(n.loc, text(mnemonic(c)) << ": " << choice.reason);
   });
