@@ -516,6 +516,11 @@ class _Loop:
             return ""
         return " iter(%s)" % ", ".join("%s = %s" % (a.name, _operand_text(v)) for a, v in zip(self.args, self.inits.values()))
 
+    def __exit__(self, *exc) -> None:
+        self.k._stack.pop()  # the body
+        if exc[0] is None:
+            self._close(*self._header())
+
     def _close(self, head: str, regions: List[Tuple[str, _Region]]) -> None:
         names = [self.k._fresh(self.names[i] if i < len(self.names) else a.name + "_out") for i, a in enumerate(self.args)]
         self.results = [Value(n, ty, self.k) for n, ty in zip(names, self.types)]
@@ -542,12 +547,9 @@ class _For(_Loop):
         self.k._stack.append(self.body)
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.k._stack.pop()
-        if exc[0] is not None:
-            return
+    def _header(self):
         head = "for %s in range(%s)%s" % (self.index.name, ", ".join(_operand_text(v) for v in self.range), self._iter_text())
-        self._close(head, [(" {", self.body)])
+        return head, [(" {", self.body)]
 
 
 class _While(_Loop):
@@ -568,11 +570,8 @@ class _While(_Loop):
         self.k._stack.append(self.body)
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.k._stack.pop()
-        if exc[0] is not None:
-            return
-        self._close("while" + self._iter_text(), [(" cond {", self.condition), (" do {", self.body)])
+    def _header(self):
+        return "while" + self._iter_text(), [(" cond {", self.condition), (" do {", self.body)]
 
 
 class Builder:
