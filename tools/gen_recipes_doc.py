@@ -19,10 +19,12 @@ where one spec table restricts them (its `dtypes` member is that table); "—" m
 has no such single table: its element-type rules, if any, depend on the memory space or the
 operands (GM transfers: FP16/BF16/FP32/INT32 through Vec, the matrix types through Mat and Acc)
 and are checked in its `match`, like memory spaces, layouts and storage. Why a kernel stays Tile
-is printed by `t2b-opt --explain-selection`.
+is printed by `t2b-opt --explain-selection`. *rollouts* says where selection and lowering consult
+the recipe: "default, extended" for the default rollout's recipes, "extended" for the extended
+tier (`--rollout=extended`, `options::rollout`).
 
-| Tile op | recipe | benefit | dtypes | notes |
-|---|---|---:|---|---|
+| Tile op | recipe | benefit | dtypes | rollouts | notes |
+|---|---|---:|---|---|---|
 """
 
 
@@ -31,17 +33,21 @@ def render(listing):
     for line in listing.splitlines():
         op, _, rest = line.partition(": ")
         if rest.startswith("stays Tile: "):
-            rows.append("| `%s` | — | — | — | stays Tile: %s |" % (op, rest[len("stays Tile: "):]))
+            rows.append("| `%s` | — | — | — | — | stays Tile: %s |" % (op, rest[len("stays Tile: "):]))
             continue
         parts = rest.split(", ")
         name, benefit = parts[0], parts[1].replace("benefit ", "")
-        dtypes, notes = "—", []
+        dtypes, rollouts, notes = "—", None, []
         for p in parts[2:]:
             if p.startswith("dtypes "):
                 dtypes = ", ".join(p[len("dtypes "):].split())
+            elif p in ("rollout default", "rollout extended"):
+                rollouts = "default, extended" if p == "rollout default" else "extended"
             else:
                 notes.append(p)
-        rows.append("| `%s` | `%s` | %s | %s | %s |" % (op, name, benefit, dtypes, "; ".join(notes)))
+        if rollouts is None:
+            sys.exit("gen_recipes_doc: no rollout tier for %s in: %s" % (name, line))
+        rows.append("| `%s` | `%s` | %s | %s | %s | %s |" % (op, name, benefit, dtypes, rollouts, "; ".join(notes)))
     return HEADER + "\n".join(rows) + "\n"
 
 

@@ -735,7 +735,9 @@ result<program> run_passes(session& s, const program& prog) {
   return r;
 }
 
-/// --list-recipes: the default recipe set, one line per recipe or stays-Tile entry, in op order.
+/// --list-recipes: the default recipe set, one line per recipe or stays-Tile entry, in op order;
+/// each recipe names its tier ("rollout default": every rollout; "rollout extended": only
+/// --rollout=extended consults it).
 int list_recipes() {
   using reg = registry<default_recipes>;
   text out;
@@ -748,7 +750,7 @@ int list_recipes() {
         out << ", dtypes";
         for (const dtype d : r.dtypes) out << ' ' << name(d);
       }
-      if (!r.default_rollout) out << ", not in the default rollout";
+      out << ", rollout " << (r.default_rollout ? "default" : "extended");
       out << '\n';
     }
     if (const stays_tile_info* why = reg::stays_tile_reason(op)) out << mnemonic(op) << ": stays Tile: " << why->reason << '\n';
