@@ -410,7 +410,7 @@ def _infer(rec: _Record, slots: Dict[str, Any]) -> Optional[Type]:
         return Tile((lhs.shape[0], rhs.shape[1]), _ACCUMULATOR.get(lhs.dtype, lhs.dtype), "Acc")
     if m == "tile.matmul_acc":
         return t("acc")
-    if m in ("tile.row_sum", "tile.row_max"):
+    if m in ("tile.row_sum", "tile.row_max", "tile.row_min"):
         src = t("source")
         return Tile((src.shape[0], 1), src.dtype, src.space)
     if m.endswith(("get_block_idx", "get_block_num", "get_subblock_idx")):

@@ -189,17 +189,19 @@ TEST_CASE("extract copies a window at element offsets (Vec and Mat -> Left)") {
     }
 }
 
-TEST_CASE("row_sum and row_max fold each valid row (Tile only)") {
+TEST_CASE("row_sum, row_max and row_min fold each valid row (Tile only)") {
   kernel a("rows");
-  const auto X = a.tensor("X", 16, 32), S = a.output("S", 16, 1), M = a.output("M", 16, 1);
+  const auto X = a.tensor("X", 16, 32), S = a.output("S", 16, 1), M = a.output("M", 16, 1), N = a.output("N", 16, 1);
   const auto cols = a.scalar("cols");
   const auto x = a.op(opcode::tile_load, {a.v(X), a.pair(0, 0), a.pair(16, 32), a.pair(a.i(16), a.v(cols))},
                       with_valid(vec(16, 32), extent::of(16), extent::of(cols)), "x");
   const auto s = a.op(opcode::tile_row_sum, {a.v(x)}, vec(16, 1), "s");
   const auto m = a.op(opcode::tile_row_max, {a.v(x)}, vec(16, 1), "m");
+  const auto n = a.op(opcode::tile_row_min, {a.v(x)}, vec(16, 1), "n");
   const auto r0 = a.op(opcode::tile_store, {a.v(s), a.pair(0, 0), a.v(S)}, tensor_type(16, 1, dtype::fp32), "r0");
   const auto r1 = a.op(opcode::tile_store, {a.v(m), a.pair(0, 0), a.v(M)}, tensor_type(16, 1, dtype::fp32), "r1");
-  a.ret({a.v(r0), a.v(r1)});
+  const auto r2 = a.op(opcode::tile_store, {a.v(n), a.pair(0, 0), a.v(N)}, tensor_type(16, 1, dtype::fp32), "r2");
+  a.ret({a.v(r0), a.v(r1), a.v(r2)});
   const program p = a.done();
   REQUIRE(verify(p).empty());
   const sim_options o = opts(6, {{"cols", 20}});
@@ -207,13 +209,16 @@ TEST_CASE("row_sum and row_max fold each valid row (Tile only)") {
   const run_result r = run_tile(p, p.functions[0], in, o);
   REQUIRE(r.ok());
   for (std::int64_t i = 0; i < 16; ++i) {
-    float sum = 0, mx = -1e30f;
+    float sum = 0, mx = -1e30f, mn = 1e30f;
     for (std::int64_t j = 0; j < 20; ++j) {
       sum += at(*in.tensors[0], i, j).f;
       mx = std::max(mx, at(*in.tensors[0], i, j).f);
+      mn = std::min(mn, at(*in.tensors[0], i, j).f);
     }
     CHECK(at(out_of(r, "S"), i, 0).f == sum);
     CHECK(at(out_of(r, "M"), i, 0).f == mx);
+    CHECK(at(out_of(r, "N"), i, 0).f == mn);
+    CHECK(mn < mx);
   }
   // A reduction over the runtime valid columns only: the kernel compares equal with itself.
   CHECK(check_numerics(p, p, "rows", o).ok);

@@ -433,7 +433,8 @@ consteval auto operands_type() {
   else if constexpr (C == opcode::tile_load) return create_type<o::tile_load>{};
   else if constexpr (C == opcode::tile_store) return create_type<o::tile_store>{};
   else if constexpr (C == opcode::tile_move || C == opcode::tile_reinterpret_view || C == opcode::tile_transpose_view ||
-                     C == opcode::tile_row_sum || C == opcode::tile_row_max || C == opcode::buffer_reshape)
+                     C == opcode::tile_row_sum || C == opcode::tile_row_max || C == opcode::tile_row_min ||
+                     C == opcode::buffer_reshape)
     return create_type<o::unary>{};
   else if constexpr (C == opcode::tile_reshape) return create_type<o::tile_reshape>{};
   else if constexpr (C == opcode::tile_slice) return create_type<o::tile_slice>{};

@@ -184,6 +184,7 @@ using minimums = op_t<opcode::tile_minimums>;
 using lrelu = op_t<opcode::tile_lrelu>;
 using row_sum = op_t<opcode::tile_row_sum>;
 using row_max = op_t<opcode::tile_row_max>;
+using row_min = op_t<opcode::tile_row_min>;
 using get_block_idx = op_t<opcode::tile_get_block_idx>;
 using get_block_num = op_t<opcode::tile_get_block_num>;
 using get_subblock_idx = op_t<opcode::tile_get_subblock_idx>;

@@ -30,7 +30,7 @@ enum class opcode : std::uint16_t {
   tile_add, tile_mul, tile_sub, tile_div, tile_maximum, tile_minimum,
   tile_abs, tile_exp, tile_sqrt, tile_neg, tile_relu, tile_log, tile_recip,
   tile_adds, tile_subs, tile_muls, tile_divs, tile_maximums, tile_minimums, tile_lrelu,
-  tile_row_sum, tile_row_max,
+  tile_row_sum, tile_row_max, tile_row_min,
   tile_get_block_idx, tile_get_block_num, tile_get_subblock_idx,
   // buffer
   buffer_alloc, buffer_set_validshape, buffer_load, buffer_store, buffer_copy, buffer_subview, buffer_reshape,
@@ -178,6 +178,8 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
      .summary = "each row's sum, as a column"},
     {.code = o::tile_row_max, .mnemonic = "tile.row_max", .dia = d::tile, .operands = "source:v",
      .summary = "each row's maximum, as a column"},
+    {.code = o::tile_row_min, .mnemonic = "tile.row_min", .dia = d::tile, .operands = "source:v",
+     .summary = "each row's minimum, as a column"},
     spmd(o::tile_get_block_idx, "tile.get_block_idx", d::tile, "this block's index in the launch"),
     spmd(o::tile_get_block_num, "tile.get_block_num", d::tile, "the launch's block count"),
     spmd(o::tile_get_subblock_idx, "tile.get_subblock_idx", d::tile, "this subblock's index in its block"),

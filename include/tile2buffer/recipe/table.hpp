@@ -38,7 +38,8 @@ struct default_recipes : recipe_list<
     lower_relabel<opcode::tile_reshape>, lower_relabel<opcode::tile_reinterpret_view>,
     lower_extract, lower_transpose_view, lower_matmul, lower_matmul_acc,
     stays_tile<tile::row_sum, "reductions remain Tile in the normal pipeline">,
-    stays_tile<tile::row_max, "reductions remain Tile in the normal pipeline">> {};
+    stays_tile<tile::row_max, "reductions remain Tile in the normal pipeline">,
+    stays_tile<tile::row_min, "reductions remain Tile in the normal pipeline">> {};
 // clang-format on
 
 // The set is checked where it is first used: select<>/lower<> require `registry<Set>::checked`,

@@ -350,7 +350,7 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   return s.set_result(o, std::move(im));
 }
 
-/// row_sum and row_max: each valid row folded in increasing column order.
+/// row_sum, row_max and row_min: each valid row folded in increasing column order.
 inline bool row_reduce(state& s, op_id o, const operand& source, opcode step_op) {
   const image* src = s.tile_arg(o, source);
   image im;
@@ -374,12 +374,13 @@ inline bool row_reduce(state& s, op_id o, const operand& source, opcode step_op)
 }
 inline bool row_sum(state& s, view<opcode::tile_row_sum> v) { return row_reduce(s, v.id(), v.source(), opcode::tile_add); }
 inline bool row_max(state& s, view<opcode::tile_row_max> v) { return row_reduce(s, v.id(), v.source(), opcode::tile_maximum); }
+inline bool row_min(state& s, view<opcode::tile_row_min> v) { return row_reduce(s, v.id(), v.source(), opcode::tile_minimum); }
 
 /// Any op without a Tile model: another stage's op.
 inline bool not_tile(state& s, op_id o) { return s.fail(o, "not a Tile-stage op; the Tile interpreter cannot run it"); }
 
 /// The rows of the models above but the elementwise family (see `tile_models`).
-inline constexpr std::array<model_row<state>, 16> ops{{
+inline constexpr std::array<model_row<state>, 17> ops{{
     typed_model<&alloc>,
     typed_model<&create>,
     typed_model<&load>,
@@ -396,6 +397,7 @@ inline constexpr std::array<model_row<state>, 16> ops{{
     typed_model<&matmul_acc>,
     typed_model<&row_sum>,
     typed_model<&row_max>,
+    typed_model<&row_min>,
 }};
 }  // namespace tile_model
 }  // namespace detail

@@ -40,7 +40,7 @@ struct op_rule<opcode::tile_matmul_acc, V> : model<opcode::tile_matmul_acc> {
   }
 };
 
-/// tile.row_sum and tile.row_max: one column holding each row's reduction.
+/// tile.row_sum, tile.row_max and tile.row_min: one column holding each row's reduction.
 template <class = void>
 struct tile_row_reduction_rule {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
@@ -54,6 +54,8 @@ template <class V>
 struct op_rule<opcode::tile_row_sum, V> : tile_row_reduction_rule<V> {};
 template <class V>
 struct op_rule<opcode::tile_row_max, V> : tile_row_reduction_rule<V> {};
+template <class V>
+struct op_rule<opcode::tile_row_min, V> : tile_row_reduction_rule<V> {};
 
 /// Elementwise Tile ops: every tile operand and the result agree on dtype and space. Physical
 /// shapes and valid extents may differ: such a kernel is valid Tile IR that does not qualify for
