@@ -222,13 +222,11 @@ constexpr flag flags[] = {
     {"--rollout", "R", "recipes selection may use: default (the spec's default rollout, the default) or extended "
      "(also the recipes a set declares outside it); implies --lower",
      [](cli_options& o, std::string_view v) -> std::string {
-       for (std::size_t i = 0; i < std::size(rollout_names); ++i)
-         if (rollout_names[i] == v) {
-           o.pass_options.rollout = static_cast<rollout_kind>(i);
-           o.pipeline = true;
-           return {};
-         }
-       return "--rollout must be default or extended";
+       const auto r = pick<rollout_kind>(rollout_names, v);
+       if (!r) return "--rollout must be default or extended";
+       o.pass_options.rollout = *r;
+       o.pipeline = true;
+       return {};
      }},
     {"--no-buffer-ir", {}, "enable_buffer_ir = false: every kernel keeps Tile IR; implies --lower",
      [](cli_options& o, std::string_view) -> std::string {

@@ -158,12 +158,8 @@ struct request {
     if (active && check_numerics) return "--run and --check-numerics cannot be combined";
     return {};
   }
-  /// The launch of every run: the whole grid, even of one block (sim/launch.hpp).
-  void launch(sim::sim_options& so) const {
-    so.block_num = grid;
-    so.subblock_num = subblocks;
-    so.whole_grid = true;
-  }
+  /// The launch of every run (sim/host_run.hpp's rule).
+  void launch(sim::sim_options& so) const { sim::launch_whole_grid(so, grid, subblocks); }
 };
 
 namespace detail {
@@ -212,7 +208,7 @@ inline int run(const request& req, const program& written, const program& to_run
     if (!t2b_tools::write_file(path, t2b_npy::serialize(sim::host_descr(o.dt), {o.rows, o.cols}, data)))
       return detail::fail("--output-dir: cannot write '" + path + "'");
     std::printf("%s (%s): wrote %s %s %s\n", at.c_str(), r.stage.c_str(), path.c_str(), std::string(tile2buffer::name(o.dt)).c_str(),
-                sim::detail::shape_text(o.rows, o.cols).c_str());
+                t2b_npy::shape_text({o.rows, o.cols}).c_str());
   }
   std::fflush(stdout);
   return 0;

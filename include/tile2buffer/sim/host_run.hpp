@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -92,8 +93,11 @@ inline std::string worded(std::string_view pattern, std::initializer_list<std::s
   return out;
 }
 
-inline std::string shape_text(std::int64_t rows, std::int64_t cols) {
-  return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
+/// A shape as NumPy prints it: `(16, 32)`, `(4096,)`.
+inline std::string shape_text(std::span<const std::int64_t> shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
 }
 
 /// "parameter" or "parameters", with the list.
@@ -174,6 +178,14 @@ inline bool bind_scalars(const std::vector<scalar_arg>& args, const function& fn
         out.push_back(std::move(b));
       }
   return true;
+}
+
+/// The launch every run makes (sim/launch.hpp): the whole grid of `grid` blocks of `subblocks`
+/// subblocks, even of one block. `--check-numerics` launches the same way.
+inline void launch_whole_grid(sim_options& so, std::int64_t grid, std::int64_t subblocks) {
+  so.block_num = grid;
+  so.subblock_num = subblocks;
+  so.whole_grid = true;
 }
 
 /// What a run binds: the function, the names of the tensors given (their arrays follow through
@@ -286,9 +298,7 @@ inline std::string prepare_run(const run_request& req, const program& written, c
     if (t.shape[0] < 0 || t.shape[1] < 0) return run + ": tensor parameter " + n + " has no static shape";
   }
   out.options.scalars = std::move(scalars);
-  out.options.block_num = req.grid;
-  out.options.subblock_num = req.subblocks;
-  out.options.whole_grid = true;
+  launch_whole_grid(out.options, req.grid, req.subblocks);
   out.inputs = make_inputs(*named, out.options);
   return {};
 }
@@ -305,13 +315,9 @@ inline std::string bind_input(prepared_run& r, std::size_t param, std::string_vi
   if (descr != want)
     return head + ": dtype mismatch: " + std::string(source) + " holds '" + std::string(descr) + "', parameter " + std::string(input) +
            " is " + std::string(name(t.dt)) + " ('" + std::string(want) + "'" + (t.dt == dtype::bf16 ? ", BF16 bit patterns)" : ")");
-  if (shape.size() != 2 || shape[0] != t.shape[0] || shape[1] != t.shape[1]) {
-    std::string held = "(";
-    for (std::size_t i = 0; i < shape.size(); ++i) held += (i ? ", " : "") + std::to_string(shape[i]);
-    held += shape.size() == 1 ? ",)" : ")";
-    return head + ": shape mismatch: " + std::string(source) + " holds " + held + ", parameter " + std::string(input) + " is " +
-           detail::shape_text(t.shape[0], t.shape[1]);
-  }
+  if (shape.size() != 2 || shape[0] != t.shape[0] || shape[1] != t.shape[1])
+    return head + ": shape mismatch: " + std::string(source) + " holds " + detail::shape_text(shape) + ", parameter " +
+           std::string(input) + " is " + detail::shape_text(t.shape);
   gm_tensor& g = *r.inputs.tensors[param];
   const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
   if (bytes.size() != static_cast<std::size_t>(g.size()) * esize) return head + ": " + std::string(source) + " holds the wrong number of bytes";
@@ -374,18 +380,17 @@ inline finished_run finish_run(const prepared_run& r, const run_wording& w = {})
   if (!out.result.ok()) return out;
   const auto label = [](const function& k) { return k.stage == ir_stage::buffer ? "Buffer IR" : "Tile IR"; };
   bool queries_block = false;
-  if (r.fn->is_device()) {
-    out.stage = label(*r.fn);
-  } else {
-    out.stage = "orchestration";
-    const char* sep = " of @";
-    for (const function* k : kernels_of(*r.to_run, *r.fn)) {
+  out.stage = r.fn->is_device() ? "" : "orchestration";
+  const char* sep = " of @";
+  for (const function* k : kernels_of(*r.to_run, *r.fn)) {
+    if (r.fn->is_device()) {
+      out.stage = label(*k);
+    } else {
       out.stage += sep + std::string(k->name_of()) + " " + label(*k);
       sep = ", @";
     }
-  }
-  for (const function* k : kernels_of(*r.to_run, *r.fn))
     for (const op_node& n : k->ops) queries_block = queries_block || n.code() == opcode::tile_get_block_idx || n.code() == opcode::buffer_get_block_idx;
+  }
   // A hint when a grid would write the rest: the kernel asks which block it is.
   const bool one_block = r.options.block_num == 1 && queries_block;
   const std::string run = detail::worded(w.run, {std::string_view(r.at).substr(1)});
