@@ -234,13 +234,14 @@ PYBIND11_MODULE(_core, m) {
 
   // The op records (ir/opcode.hpp), for the Python builder: (mnemonic, operands as the record
   // writes them ("tensor:v offsets:p shape:p valid:p?"), keywords, result arity, regions,
-  // elementwise kind, scalar infix spelling).
+  // elementwise kind, scalar infix spelling, whether it is a scalar op).
   m.def("op_records", [] {
     constexpr std::string_view arities[] = {"none", "one", "variadic"};
     constexpr std::string_view ew_kinds[] = {"none", "binary", "unary", "scalar_form", "fill"};
     static_assert(std::size(arities) == static_cast<std::size_t>(t2b::arity::variadic) + 1, "one name per arity");
     static_assert(std::size(ew_kinds) == static_cast<std::size_t>(t2b::ew_kind::fill) + 1, "one name per ew_kind");
-    std::vector<std::tuple<std::string, std::string, std::vector<std::string>, std::string, unsigned, std::string, std::string>> out;
+    std::vector<std::tuple<std::string, std::string, std::vector<std::string>, std::string, unsigned, std::string, std::string, bool>>
+        out;
     for (std::size_t c = 0; c < t2b::opcode_count; ++c) {
       const auto& r = t2b::info(static_cast<t2b::opcode>(c));
       std::vector<std::string> keywords;
@@ -248,7 +249,7 @@ PYBIND11_MODULE(_core, m) {
         if ((r.keywords & t2b::kw_bit(static_cast<t2b::keyword>(k))) != 0) keywords.emplace_back(t2b::keyword_names[k]);
       out.emplace_back(std::string(r.mnemonic), std::string(r.operands), std::move(keywords),
                        std::string(arities[static_cast<std::size_t>(r.results)]), r.regions,
-                       std::string(ew_kinds[static_cast<std::size_t>(r.ew)]), std::string(r.infix));
+                       std::string(ew_kinds[static_cast<std::size_t>(r.ew)]), std::string(r.infix), r.dia == t2b::dialect::scalar);
     }
     return out;
   });

@@ -80,10 +80,9 @@ class Value:
     def __repr__(self) -> str:
         return "<Value %s: %s>" % (self.name, self.type.text() if self.type else "allocation")
 
-    def _binary(self, op: str, other: Any, swap: bool = False) -> "Value":
+    def _binary(self, infix: str, other: Any, swap: bool = False) -> "Value":
         lhs, rhs = (other, self) if swap else (self, other)
-        return self._kernel._scalar_statement("%s %s %s" % (_operand_text(lhs), op, _operand_text(rhs)),
-                                              Scalar("BOOL") if op in ("<", "<=", ">", ">=") else self.type)
+        return self._kernel.op(_BY_INFIX[infix], lhs, rhs)
 
     def __add__(self, o): return self._binary("+", o)
     def __radd__(self, o): return self._binary("+", o, True)
@@ -146,20 +145,22 @@ class _Record:
     regions: int
     ew: str
     infix: str
+    scalar: bool  # a scalar op: written as the text format's scalar statements
 
 
 def _records() -> Dict[str, _Record]:
     out = {}
-    for mnemonic, operands, keywords, results, regions, ew, infix in _core.op_records():
+    for mnemonic, operands, keywords, results, regions, ew, infix, scalar in _core.op_records():
         parsed = []
         for item in operands.split():
             name, kind = item.split(":")
             parsed.append((name, kind.rstrip("?*"), kind.endswith("?"), kind.endswith("*")))
-        out[mnemonic] = _Record(mnemonic, tuple(parsed), tuple(keywords), results, regions, ew, infix)
+        out[mnemonic] = _Record(mnemonic, tuple(parsed), tuple(keywords), results, regions, ew, infix, scalar)
     return out
 
 
 RECORDS = _records()
+_BY_INFIX = {r.infix: r.mnemonic for r in RECORDS.values() if r.infix}
 _ACCUMULATOR = {"FP16": "FP32", "BF16": "FP32", "FP32": "FP32", "INT8": "INT32"}
 
 
@@ -230,10 +231,10 @@ class KernelBuilder:
         return self._scalar_statement(text, None, name or "t")
 
     def eq(self, lhs: Any, rhs: Any, name: Optional[str] = None) -> Value:
-        return self._scalar_statement("%s == %s" % (_operand_text(lhs), _operand_text(rhs)), Scalar("BOOL"), name)
+        return self.op(_BY_INFIX["=="], lhs, rhs, name=name)
 
     def ne(self, lhs: Any, rhs: Any, name: Optional[str] = None) -> Value:
-        return self._scalar_statement("%s != %s" % (_operand_text(lhs), _operand_text(rhs)), Scalar("BOOL"), name)
+        return self.op(_BY_INFIX["!="], lhs, rhs, name=name)
 
     def named(self, value: Value, name: str) -> Value:
         """Names the value the last statement defined: `column = k.named(block * 8, "column")`
@@ -282,7 +283,7 @@ class KernelBuilder:
                 raise TypeError("%s needs operand %r" % (mnemonic, oname))
             texts.append(_kinded(mnemonic, oname, kind, slots[oname], variadic))
         texts += ["%s = %s" % (k, _operand_text(v)) for k, v in keywords.items()]
-        if mnemonic.startswith("scalar.") or mnemonic in ("min", "max", "not", "cast"):
+        if rec.scalar:
             return self._scalar_op(rec, texts, slots, type, name)
         call = "%s(%s)" % (mnemonic, ", ".join(texts))
         if rec.results == "none":
