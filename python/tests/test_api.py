@@ -177,12 +177,14 @@ def test_a_lowered_programs_errors_keep_the_source_excerpt():
     assert "\naiv @row_max(A: Tensor" in str(e.value)  # the excerpt of the function's line
 
 
-def test_the_rollouts_lower_the_default_set_alike():
-    # The default set declares no extended-tier recipe yet: both rollouts print the same program,
-    # and the old spelling "spec" is the default rollout.
+def test_the_rollouts_differ_only_on_the_extended_ops():
+    # The extended rollout adds recipes for reductions (and the like) only: kernels without
+    # them print the same under both rollouts; the old spelling "spec" is the default rollout.
     assert t2b.ROLLOUTS == ("default", "extended")
     for path in KERNELS:
         program = t2b.parse(read(path), path)
         outs = {r: str(t2b.lower(program, planner="dsa_rp", rollout=r)) for r in ("default", "extended", "spec")}
-        assert outs["default"] == outs["extended"] == outs["spec"], path
-        assert t2b.explain_selection(program, rollout="extended") == t2b.explain_selection(program)
+        assert outs["default"] == outs["spec"], path
+        if "tile.row_" not in read(path):
+            assert outs["default"] == outs["extended"], path
+            assert t2b.explain_selection(program, rollout="extended") == t2b.explain_selection(program)

@@ -264,7 +264,7 @@ def test_scalars_are_typed_against_their_parameter(windows):
             t2b.run(windows, "windows", {"X": x, "C": c}, {"row": bad})
 
 
-def test_row_reductions_from_the_builder_stay_tile_and_run_as_numpy():
+def test_row_reductions_from_the_builder_lower_when_extended_and_run_as_numpy():
     b = t2b.Builder()
     k = b.kernel("rows")
     A = k.param("A", t2b.Tensor((16, 32), "FP32"))
@@ -272,8 +272,10 @@ def test_row_reductions_from_the_builder_stay_tile_and_run_as_numpy():
     x = k.load(A, (0, 0), (16, 32))
     k.ret(k.store(k.row_max(x), (0, 0), outs[0]), k.store(k.row_min(x), (0, 0), outs[1]))
     program = b.build()
-    assert t2b.explain_selection(program, rollout="extended")["rows"].endswith("reductions remain Tile in the normal pipeline")
+    assert t2b.explain_selection(program)["rows"].endswith("reductions remain Tile in the normal pipeline")
+    assert t2b.explain_selection(program, rollout="extended")["rows"] == "selected"
     a = f32((16, 32), 50)
-    got = t2b.run(t2b.lower(program), "rows", {"A": a})
-    np.testing.assert_array_equal(got["Max"], a.max(axis=1, keepdims=True))
-    np.testing.assert_array_equal(got["Min"], a.min(axis=1, keepdims=True))
+    for rollout in ("default", "extended"):
+        got = t2b.run(t2b.lower(program, rollout=rollout), "rows", {"A": a})
+        np.testing.assert_array_equal(got["Max"], a.max(axis=1, keepdims=True))
+        np.testing.assert_array_equal(got["Min"], a.min(axis=1, keepdims=True))

@@ -166,12 +166,13 @@ TEST_CASE("cache_key includes enable_buffer_ir and the Buffer semantics version"
 }
 
 namespace {
-// A host recipe set: tile.mul stays Tile for a host reason; tile.row_sum (a stays-Tile entry by
-// default) gets a recipe that only ever declines.
+// A host recipe set: tile.mul stays Tile for a host reason; tile.row_sum (a stays-Tile entry in
+// the default rollout, beside its extended-tier recipe of benefit 1) gets a default-tier recipe
+// that only ever declines, tried first.
 struct host_row_sum {
   using source = tile::row_sum;
   static constexpr std::string_view name = "host-row-sum";
-  static constexpr int benefit = 1;
+  static constexpr int benefit = 2;
   static constexpr bool default_rollout = true;
   static constexpr match_result match(typed<source>, const match_context&) { return match_result::no(text("the host declines")); }
   static constexpr void rewrite(typed<source>, lowering&) {}
@@ -183,7 +184,8 @@ TEST_CASE("a host set's stays-Tile entries and recipes are what select and lower
   static_assert(registry<host_set>::checked);
   CHECK(registry<host_set>::candidates(opcode::tile_mul).empty());
   CHECK(registry<host_set>::stays_tile_reason(opcode::tile_row_sum) == nullptr);
-  REQUIRE(registry<host_set>::candidates(opcode::tile_row_sum).size() == 1);
+  REQUIRE(registry<host_set>::candidates(opcode::tile_row_sum).size() == 2);
+  CHECK(registry<host_set>::candidates(opcode::tile_row_sum)[0].name == "host-row-sum");
   CHECK(registry<default_recipes>::stays_tile_reason(opcode::tile_mul) == nullptr);
 
   const program p = single(add_mul_kernel());

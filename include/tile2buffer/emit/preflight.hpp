@@ -149,6 +149,11 @@ class pto_preflight {
       if (!is_vec_buffer_dtype(t.dt))
         fail(loc, who() << what << " holds " << name(t.dt)
                         << " in Vec; PTO Vec tiles are FP16, BF16, FP32, INT32, INT16 or UINT8");
+      if (is_column_vector(t)) {
+        if (t.bytes() % 32 != 0)
+          fail(loc, who() << what << " is a column vector of " << t.bytes() << " bytes; PTO needs R * element bytes aligned to 32");
+        return;
+      }
       if (!is_dense_vec(t))
         fail(loc, who() << what << " is a Vec buffer that is not dense row-major (no boxes, pad or compaction)");
       return;

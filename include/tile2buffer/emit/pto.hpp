@@ -230,6 +230,15 @@ class pto_emitter {
     emit(pto_record(pto_op::subview, {one(whole), offsets, one(rows), one(cols)}, one(k_view), std::span<const pto_set>(&sizes, 1)));
     return k_view;
   }
+  /// Row reductions: `ins(%x, %tmp) outs(%dst)`, the scratch always passed.
+  constexpr void row_reduction(op_id o) {
+    const opcode c = f_.op(o).code();
+    const pto_op p = c == opcode::buffer_row_sum ? pto_op::trowsum : c == opcode::buffer_row_max ? pto_op::trowmax : pto_op::trowmin;
+    const ssa src = value(named_operand<"source">(f_, o).value());
+    const ssa tmp = value(named_operand<"tmp">(f_, o).value());
+    const ssa dst = value(named_operand<"dest">(f_, o).value());
+    emit(pto_record(p, {one(src), one(tmp), one(dst)}, {}));
+  }
   /// SPMD queries read the kernel ABI parameters the signature appended.
   constexpr void query(op_id o) {
     const opcode c = f_.op(o).code();
@@ -734,7 +743,7 @@ class pto_emitter {
 
 /// The rule of every Buffer op; `pto_rules_cover_buffer_ops` checks there is exactly one each.
 inline constexpr auto pto_rules = [] {
-  std::array<pto_rule, 13 + tile_elementwise_count> rules{{
+  std::array<pto_rule, 16 + tile_elementwise_count> rules{{
       {opcode::buffer_alloc, &pto_emitter::alloc},
       {opcode::buffer_set_validshape, &pto_emitter::set_validshape},
       {opcode::buffer_load, &pto_emitter::load},
@@ -748,9 +757,12 @@ inline constexpr auto pto_rules = [] {
       {opcode::buffer_get_block_idx, &pto_emitter::query},
       {opcode::buffer_get_block_num, &pto_emitter::query},
       {opcode::buffer_get_subblock_idx, &pto_emitter::query},
+      {opcode::buffer_row_sum, &pto_emitter::row_reduction},
+      {opcode::buffer_row_max, &pto_emitter::row_reduction},
+      {opcode::buffer_row_min, &pto_emitter::row_reduction},
   }};
   // The elementwise family shares one rule; its PTO ops are `pto_natives`.
-  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[13 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
+  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[16 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
   return rules;
 }();
 

@@ -28,8 +28,9 @@ enum class pto_op : std::uint8_t {
   texpands, tadd, tsub, tmul, tdiv, tmax, tmin,
   tabs, texp, tsqrt, tneg, trelu, tlog, trecip,
   tadds, tsubs, tmuls, tdivs, tmaxs, tmins, tlrelu,
+  trowsum, trowmax, trowmin,
 };
-inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::tlrelu) + 1;
+inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::trowmin) + 1;
 
 /// How many operands a declared group takes: exactly one, zero or one, or any number.
 enum class group_kind : std::uint8_t { one, optional, variadic };
@@ -121,6 +122,10 @@ inline constexpr std::array<pto_op_def, pto_op_count> table{{
     {pto_op::tmaxs, "pto.tmaxs", native_form::ins_outs, scalar_groups, 2},
     {pto_op::tmins, "pto.tmins", native_form::ins_outs, scalar_groups, 2},
     {pto_op::tlrelu, "pto.tlrelu", native_form::ins_outs, {one("src"), one("slope"), one("dst")}, 2},
+    // Row reductions (0.58+: tmp optional; we always pass it, extended rollout §3.1).
+    {pto_op::trowsum, "pto.trowsum", native_form::ins_outs, {one("src"), opt("tmp"), one("dst")}, 2},
+    {pto_op::trowmax, "pto.trowmax", native_form::ins_outs, {one("src"), opt("tmp"), one("dst")}, 2},
+    {pto_op::trowmin, "pto.trowmin", native_form::ins_outs, {one("src"), opt("tmp"), one("dst")}, 2},
 }};
 }  // namespace pto_facts
 

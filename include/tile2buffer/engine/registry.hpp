@@ -8,7 +8,8 @@
 ///   struct host_recipes : with_recipes<default_recipes, my_recipe, stays_tile<tile::exp, "why">> {};
 ///
 /// `with_recipes` appends entries: a recipe replaces any stays-Tile entry of its source, a
-/// stays-Tile entry removes every recipe of its source. Deriving a named struct (as above) keeps
+/// stays-Tile entry removes every recipe of its source. A stays-Tile entry beside extended-tier
+/// recipes of its op (the reductions) says why the op stays Tile in the default rollout. Deriving a named struct (as above) keeps
 /// the set's name short in diagnostics.
 #pragma once
 
@@ -244,11 +245,13 @@ struct registry {
           return {i, j, true};
     return {};
   }
-  /// First recipe and stays-Tile entry (positions in `recipes`, `stays`) naming one op.
+  /// First default-tier recipe and stays-Tile entry (positions in `recipes`, `stays`) naming one
+  /// op. An extended-tier recipe may share its op with a stays-Tile entry: the entry is then the
+  /// op's reason under the default rollout (`reductions remain Tile in the normal pipeline`).
   static constexpr pair first_conflict() {
     for (std::size_t i = 0; i < size; ++i)
       for (std::size_t j = 0; j < stays_entries.size(); ++j)
-        if (recipe_entries[i].source == stays_entries[j].op) return {i, j, true};
+        if (recipe_entries[i].default_rollout && recipe_entries[i].source == stays_entries[j].op) return {i, j, true};
     return {};
   }
   /// First Tile op with neither a recipe nor a stays-Tile entry (opcode::count_ when none).

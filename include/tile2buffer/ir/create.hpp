@@ -297,6 +297,7 @@ struct optional_operand {
 };
 using optional_scalar = optional_operand<scalar_operand>;
 using optional_pair = optional_operand<pair_operand>;
+using optional_value = optional_operand<value_operand>;
 
 /// `*`: the variadic rest (`for`'s inits, `yield`'s values): scalars, may be left out.
 struct rest_operands {
@@ -371,6 +372,10 @@ struct tile_extract { value_operand source; scalar_operand row, col; };
 struct tile_binary { value_operand lhs, rhs; };  // Tile binary elementwise, tile.matmul
 struct tile_matmul_acc { value_operand acc, lhs, rhs; };
 struct tile_scalar { value_operand source; scalar_operand scalar; };
+struct tile_row_reduction {
+  value_operand source;
+  optional_value tmp = {};
+};
 struct buffer_alloc {
   tuple_operand init_valid;
   optional_scalar address = {};
@@ -388,6 +393,7 @@ struct buffer_extract { value_operand source; scalar_operand row, col; value_ope
 struct buffer_binary { value_operand lhs, rhs, dest; };  // Buffer binary elementwise, buffer.matmul(_acc)
 struct buffer_fill { scalar_operand value; value_operand dest; };
 struct buffer_scalar { value_operand source; scalar_operand scalar; value_operand dest; };
+struct buffer_row_reduction { value_operand source, tmp, dest; };
 }  // namespace operands
 
 //===--- keyword structs: one per set of registered keywords ---===//
@@ -433,9 +439,12 @@ consteval auto operands_type() {
   else if constexpr (C == opcode::tile_load) return create_type<o::tile_load>{};
   else if constexpr (C == opcode::tile_store) return create_type<o::tile_store>{};
   else if constexpr (C == opcode::tile_move || C == opcode::tile_reinterpret_view || C == opcode::tile_transpose_view ||
-                     C == opcode::tile_row_sum || C == opcode::tile_row_max || C == opcode::tile_row_min ||
                      C == opcode::buffer_reshape)
     return create_type<o::unary>{};
+  else if constexpr (C == opcode::tile_row_sum || C == opcode::tile_row_max || C == opcode::tile_row_min)
+    return create_type<o::tile_row_reduction>{};
+  else if constexpr (C == opcode::buffer_row_sum || C == opcode::buffer_row_max || C == opcode::buffer_row_min)
+    return create_type<o::buffer_row_reduction>{};
   else if constexpr (C == opcode::tile_reshape) return create_type<o::tile_reshape>{};
   else if constexpr (C == opcode::tile_slice) return create_type<o::tile_slice>{};
   else if constexpr (C == opcode::tile_assemble) return create_type<o::tile_assemble>{};

@@ -52,6 +52,7 @@ BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_extract, source, row, col);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_binary, lhs, rhs);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_matmul_acc, acc, lhs, rhs);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_scalar, source, scalar);
+BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_row_reduction, source, tmp);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_alloc, init_valid, address);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_set_validshape, buffer, valid);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_load, tensor, offsets, valid, dest);
@@ -62,6 +63,7 @@ BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_extract, source, row, col,
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_binary, lhs, rhs, dest);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_fill, value, dest);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_scalar, source, scalar, dest);
+BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_row_reduction, source, tmp, dest);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::keywords::none);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::keywords::tile_alloc, addr);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::keywords::tile_load, cache);

@@ -76,6 +76,9 @@ struct op_record {
   std::string_view writes = {};         ///< the operand whose storage the op writes
   std::string_view disjoint_from = {};  ///< operands the written storage must not partially overlap
   std::string_view extent_of = {};      ///< `moves_valid_data`: the operand whose extents are moved (empty: the result's)
+  /// A scratch operand the op clobbers (a native reduction's `tmp`): its storage must be disjoint
+  /// from every other tile operand and from the result, and its contents are unspecified after.
+  std::string_view scratch = {};
   std::string_view infix = {};          ///< scalar operators: their text spelling
   std::string_view summary = {};        ///< one-line semantics (docs/ops.md)
   [[nodiscard]] constexpr bool has(trait t) const { return any(traits, t); }
@@ -144,7 +147,7 @@ constexpr void check_record(const op_record& r, std::size_t position) {
   if (ops.overflow) op_record_has_more_operands_than_operand_list_holds();
   for (std::size_t i = 0; i < ops.size; ++i)
     if (ops.kinds[i].empty()) op_record_operand_has_no_kind();
-  for (const std::string_view named : {r.in_place_of, r.writes, r.extent_of})
+  for (const std::string_view named : {r.in_place_of, r.writes, r.extent_of, r.scratch})
     if (!named.empty() && ops.position(named) < 0) op_record_trait_names_a_missing_operand();
   const operand_list disjoint = split_operands(r.disjoint_from);
   if (disjoint.size > 2) op_record_lists_more_than_two_disjoint_operands();

@@ -38,6 +38,7 @@ enum class opcode : std::uint16_t {
   buffer_add, buffer_mul, buffer_sub, buffer_div, buffer_maximum, buffer_minimum,
   buffer_abs, buffer_exp, buffer_sqrt, buffer_neg, buffer_relu, buffer_log, buffer_recip,
   buffer_adds, buffer_subs, buffer_muls, buffer_divs, buffer_maximums, buffer_minimums, buffer_lrelu,
+  buffer_row_sum, buffer_row_max, buffer_row_min,
   buffer_get_block_idx, buffer_get_block_num, buffer_get_subblock_idx,
   count_
 };
@@ -76,6 +77,17 @@ constexpr r buffer_ew(opcode c, std::string_view m, ew_kind ew, std::string_view
   return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = operands, .keywords = kws, .results = arity::none, .ew = ew,
           .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = ew == ew_kind::binary ? "lhs rhs" : "source",
           .summary = summary};
+}
+/// Row reductions (extended rollout): the source's valid [r, c] folded per row into an [R, 1]
+/// column vector; `tmp` is the native instruction's scratch (optional on Tile, where the
+/// MaterializeNativeScratch pass supplies it). The result never shares storage with either.
+constexpr r tile_row_reduction(opcode c, std::string_view m, std::string_view summary) {
+  return {.code = c, .mnemonic = m, .dia = d::tile, .operands = "source:v tmp:v?", .traits = trait::moves_valid_data,
+          .disjoint_from = "source tmp", .extent_of = "source", .scratch = "tmp", .summary = summary};
+}
+constexpr r buffer_row_reduction(opcode c, std::string_view m, std::string_view summary) {
+  return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = "source:v tmp:v dest:v", .results = arity::none,
+          .writes = "dest", .disjoint_from = "source tmp", .scratch = "tmp", .summary = summary};
 }
 constexpr r spmd(opcode c, std::string_view m, dialect dia, std::string_view summary) {
   return {.code = c, .mnemonic = m, .dia = dia, .operands = "", .traits = trait::spmd_query, .summary = summary};
@@ -174,12 +186,9 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
     tile_ew(o::tile_maximums, "tile.maximums", k::scalar_form, "max(source, scalar)"),
     tile_ew(o::tile_minimums, "tile.minimums", k::scalar_form, "min(source, scalar)"),
     tile_ew(o::tile_lrelu, "tile.lrelu", k::scalar_form, "source, times scalar where negative"),
-    {.code = o::tile_row_sum, .mnemonic = "tile.row_sum", .dia = d::tile, .operands = "source:v",
-     .summary = "each row's sum, as a column"},
-    {.code = o::tile_row_max, .mnemonic = "tile.row_max", .dia = d::tile, .operands = "source:v",
-     .summary = "each row's maximum, as a column"},
-    {.code = o::tile_row_min, .mnemonic = "tile.row_min", .dia = d::tile, .operands = "source:v",
-     .summary = "each row's minimum, as a column"},
+    tile_row_reduction(o::tile_row_sum, "tile.row_sum", "each row's sum over its valid columns, as a column vector"),
+    tile_row_reduction(o::tile_row_max, "tile.row_max", "each row's maximum over its valid columns, as a column vector"),
+    tile_row_reduction(o::tile_row_min, "tile.row_min", "each row's minimum over its valid columns, as a column vector"),
     spmd(o::tile_get_block_idx, "tile.get_block_idx", d::tile, "this block's index in the launch"),
     spmd(o::tile_get_block_num, "tile.get_block_num", d::tile, "the launch's block count"),
     spmd(o::tile_get_subblock_idx, "tile.get_subblock_idx", d::tile, "this subblock's index in its block"),
@@ -232,6 +241,9 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
     buffer_ew(o::buffer_maximums, "buffer.maximums", k::scalar_form, "dest = max(source, scalar)"),
     buffer_ew(o::buffer_minimums, "buffer.minimums", k::scalar_form, "dest = min(source, scalar)"),
     buffer_ew(o::buffer_lrelu, "buffer.lrelu", k::scalar_form, "dest = source, times scalar where negative"),
+    buffer_row_reduction(o::buffer_row_sum, "buffer.row_sum", "dest[i, 0] = the sum of source's row i; clobbers tmp"),
+    buffer_row_reduction(o::buffer_row_max, "buffer.row_max", "dest[i, 0] = the maximum of source's row i; clobbers tmp"),
+    buffer_row_reduction(o::buffer_row_min, "buffer.row_min", "dest[i, 0] = the minimum of source's row i; clobbers tmp"),
     spmd(o::buffer_get_block_idx, "buffer.get_block_idx", d::buffer, "this block's index in the launch"),
     spmd(o::buffer_get_block_num, "buffer.get_block_num", d::buffer, "the launch's block count"),
     spmd(o::buffer_get_subblock_idx, "buffer.get_subblock_idx", d::buffer, "this subblock's index in its block"),

@@ -176,6 +176,7 @@ class view : public op_ref<C> {
   T2B_OPERAND_ACCESSOR(init_valid)
   T2B_OPERAND_ACCESSOR(address)
   T2B_OPERAND_ACCESSOR(buffer)
+  T2B_OPERAND_ACCESSOR(tmp)
   /// matmul_acc's `init_cond` keyword (absent: accumulate).
   [[nodiscard]] constexpr std::optional<operand> init_cond() const requires(C == opcode::tile_matmul_acc) {
     return this->kwarg_of(keyword::init_cond);
@@ -218,6 +219,7 @@ struct trait_positions {
   std::int8_t in_place_of = -1;
   std::int8_t writes = -1;
   std::int8_t extent_of = -1;
+  std::int8_t scratch = -1;
   std::array<std::int8_t, 2> disjoint_from{-1, -1};
 };
 inline constexpr auto trait_position_table = [] {
@@ -229,6 +231,7 @@ inline constexpr auto trait_position_table = [] {
     out[i].in_place_of = at(r.in_place_of);
     out[i].writes = at(r.writes);
     out[i].extent_of = at(r.extent_of);
+    out[i].scratch = at(r.scratch);
     const operand_list disjoint = split_operands(r.disjoint_from);
     for (std::size_t n = 0; n < disjoint.size && n < 2; ++n) out[i].disjoint_from[n] = at(disjoint.names[n]);
   }
@@ -264,6 +267,11 @@ constexpr std::array<operand, 2> disjoint_operands(const function& f, op_id o) {
 /// `operand{}` when that is the op's result.
 constexpr operand extent_operand(const function& f, op_id o) {
   return detail::operand_at(f, o, detail::trait_positions_of(f, o).extent_of);
+}
+
+/// The scratch operand op `o` clobbers (its record's `scratch`); `operand{}` when none or absent.
+constexpr operand scratch_operand(const function& f, op_id o) {
+  return detail::operand_at(f, o, detail::trait_positions_of(f, o).scratch);
 }
 
 /// `typed<tile::load>`: the view type of an op struct.

@@ -157,6 +157,12 @@ constexpr bool is_dense_vec(const type& t) {
   return t.space == memory_space::vec && t.blayout == box_layout::row_major && t.slayout == box_layout::none_box &&
          t.fractal == 512 && t.pad == pad_value::null && t.compact == compact_mode::null;
 }
+/// A Vec column vector `[R, 1]` (extended rollout): column-major, unboxed, one element per row
+/// contiguous, so `R * esize` bytes must be a multiple of 32 (checked where it is used).
+constexpr bool is_column_vector(const type& t) {
+  return t.space == memory_space::vec && t.shape[1] == 1 && t.blayout == box_layout::col_major &&
+         t.slayout == box_layout::none_box && t.fractal == 512 && t.pad == pad_value::null && t.compact == compact_mode::null;
+}
 
 }  // namespace v0
 }  // namespace tile2buffer

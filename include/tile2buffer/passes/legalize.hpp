@@ -185,15 +185,18 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
           snapshot.resize(f.ops.size());
           snapshot[o.index] = 1;
         }
-        // A result that must not share its source's storage (recip) gets its own allocation.
+        // A result that must not share an input's storage (recip, row reductions) gets its own allocation.
         const opcode c = f.op(o).code();
         if (!is_tile_op(c) || !has_disjoint_operands(c) || has_trait(c, trait::may_alias_exactly)) return;
-        const operand source = disjoint_operands(f, o)[0];
-        if (!source.is_value()) return;
-        const type& src = f.type_of(source.value());
         const type& dst = f.type_of(f.result(o));
-        if (!src.has_storage() || !dst.has_storage()) return;
-        if (storage.overlaps(src, dst)) recips.push_back(o);
+        if (!dst.has_storage()) return;
+        for (const operand& source : disjoint_operands(f, o)) {
+          if (!source.is_value() || !f.type_of(source.value()).has_storage()) continue;
+          if (storage.overlaps(f.type_of(source.value()), dst)) {
+            recips.push_back(o);
+            return;
+          }
+        }
       });
       regions = detail::plan_region_storage(f, *k);
     }

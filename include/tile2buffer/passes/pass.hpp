@@ -15,7 +15,8 @@
 ///  - a checking pass: `static constexpr std::vector<diagnostic> check(const program&, const
 ///    options&, analysis_cache&)`; the pipeline runs it without copying the program.
 /// *Optional.* `static constexpr bool buffer_ir_only = true` (skipped when
-/// `options::enable_buffer_ir` is false); `run_in_place<Recipes>(program&, const options&,
+/// `options::enable_buffer_ir` is false); `static constexpr bool extended_rollout_only = true`
+/// (skipped under the default rollout); `run_in_place<Recipes>(program&, const options&,
 /// analysis_cache&, std::vector<diagnostic>&)`, used instead of `run` on a program the run already
 /// owns (the pass only annotates or rewrites a few functions); `using verified_by = C;` (its
 /// output already passed checking pass `C`, so `C` right after it is skipped);
@@ -106,6 +107,7 @@ struct pass_entry {
   std::string_view name;
   bool buffer_ir_only = false;
   bool verifies_program = false;
+  bool extended_rollout_only = false;  ///< skipped under `rollout_kind::standard` (MaterializeNativeScratch)
   /// The pass alone on `p` (a checking pass returns a copy of `p` when it passes).
   result<program> (*run)(const program& p, const options& opts, analysis_cache& cache) = nullptr;
   /// The pass inside a run: updates the state; returns its diagnostics.
@@ -202,6 +204,13 @@ constexpr bool flag_buffer_ir_only() {
     return false;
 }
 template <class P>
+constexpr bool flag_extended_rollout_only() {
+  if constexpr (requires { bool{P::extended_rollout_only}; })
+    return P::extended_rollout_only;
+  else
+    return false;
+}
+template <class P>
 constexpr bool flag_verifies_program() {
   if constexpr (requires { bool{P::verifies_program}; })
     return P::verifies_program;
@@ -223,7 +232,7 @@ template <class Recipes>
 struct make_pass_entries {
   template <class... P>
   constexpr std::array<pass_entry, sizeof...(P)> operator()(boost::hana::basic_type<P>...) const {
-    return {pass_entry{P::name, flag_buffer_ir_only<P>(), flag_verifies_program<P>(), &run_alone<P, Recipes>, &step<P, Recipes>}...};
+    return {pass_entry{P::name, flag_buffer_ir_only<P>(), flag_verifies_program<P>(), flag_extended_rollout_only<P>(), &run_alone<P, Recipes>, &step<P, Recipes>}...};
   }
 };
 }  // namespace detail

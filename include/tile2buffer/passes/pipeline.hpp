@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file passes/pipeline.hpp
-/// The pipeline: the passes of a pass set (passes/table.hpp; by default init_storage -> select
+/// The pipeline: the passes of a pass set (passes/table.hpp; by default [materialize_native_scratch,
+/// extended rollout only] -> init_storage -> select
 /// -> legalize -> verify_tile_storage -> plan -> lower -> verify_buffer) in order, or a sequence
 /// of them chosen by name at run time (`run_pass_pipeline`). Each pass takes `const program&` and
 /// returns a new program or diagnostics. With `opts.verify` the structural verifier checks the
@@ -60,6 +61,7 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
   for (std::size_t i = 0; i < order.size(); ++i) {
     const pass_entry& e = Table::entries[order[i]];
     if (!opts.enable_buffer_ir && e.buffer_ir_only) continue;
+    if (opts.rollout == rollout_kind::standard && e.extended_rollout_only) continue;
     last = i;
     if (observer != nullptr && observer->before != nullptr) observer->before(observer->context, e.name);
     if (std::vector<diagnostic> errors = e.step(s); !errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));

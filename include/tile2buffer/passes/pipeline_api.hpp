@@ -20,9 +20,12 @@ inline namespace v0 {
 
 /// The default pass set's passes (`default_passes`, passes/table.hpp, checks that these follow
 /// it), for the pipeline's callers that stop after or run one of them.
-enum class pass_id : std::uint8_t { init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer };
-inline constexpr std::array<std::string_view, 7> pass_names{"init_storage", "select",   "legalize",     "verify_tile_storage",
-                                                            "plan",         "lower",    "verify_buffer"};
+enum class pass_id : std::uint8_t {
+  materialize_native_scratch, init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer
+};
+inline constexpr std::array<std::string_view, 8> pass_names{"materialize_native_scratch", "init_storage", "select",
+                                                            "legalize", "verify_tile_storage", "plan", "lower",
+                                                            "verify_buffer"};
 constexpr std::string_view name(pass_id p) { return pass_names[static_cast<std::size_t>(p)]; }
 constexpr std::optional<pass_id> parse_pass(std::string_view s) {
   for (std::size_t i = 0; i < pass_names.size(); ++i)

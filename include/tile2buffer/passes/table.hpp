@@ -10,6 +10,7 @@
 #include "tile2buffer/passes/init_storage.hpp"
 #include "tile2buffer/passes/legalize.hpp"
 #include "tile2buffer/passes/lower.hpp"
+#include "tile2buffer/passes/materialize_scratch.hpp"
 #include "tile2buffer/passes/pass.hpp"
 #include "tile2buffer/passes/pipeline_api.hpp"
 #include "tile2buffer/passes/plan.hpp"
@@ -20,7 +21,7 @@
 namespace tile2buffer {
 inline namespace v0 {
 
-struct default_passes : pass_list<init_storage_pass, select_pass, legalize_pass, verify_tile_storage_pass, plan_pass, lower_pass,
+struct default_passes : pass_list<materialize_scratch_pass, init_storage_pass, select_pass, legalize_pass, verify_tile_storage_pass, plan_pass, lower_pass,
                                   verify_buffer_pass> {};
 
 namespace detail {

@@ -129,15 +129,24 @@ class buffer_checker {
     if (inputs[0].kind != operand_kind::none) prove(o, value_of(inputs[0]), dst, exact_allowed);
     if (inputs[1].kind != operand_kind::none && value_of(inputs[1]) != value_of(inputs[0]))
       prove(o, value_of(inputs[1]), dst, exact_allowed);
+    // A clobbered scratch operand must not overlap the inputs either (the destination is above).
+    if (const operand tmp = scratch_operand(f_, o); tmp.is_value())
+      for (const operand& x : inputs)
+        if (x.is_value() && x.value() != tmp.value()) prove(o, value_of(x), value_of(tmp), false);
   }
 
   constexpr void check_descriptor(op_id o, const type& t) {
     if (!t.is_buffer()) return;
     if (t.space == memory_space::vec) {
-      if (!is_dense_vec(t)) fail(o, text("Vec buffer descriptors must be dense row-major"));
+      // A column vector (extended rollout) stores its R elements contiguously: R * esize is what
+      // must be 32-byte aligned, as a row's bytes are for a row-major tile.
+      const bool column = is_column_vector(t);
+      if (!is_dense_vec(t) && !column) fail(o, text("Vec buffer descriptors must be dense row-major or [R, 1] column vectors"));
       if (t.dt != dtype::uint8 && t.dt != dtype::int16 && !is_vec_transfer_dtype(t.dt))
         fail(o, text("Vec buffer descriptor dtype ") << name(t.dt) << " is not FP16/BF16/FP32/INT16/INT32/UINT8");
-      if (t.row_bytes() % 32 != 0) fail(o, text("Buffer descriptor needs physical rows aligned to 32 bytes"));
+      if (column ? t.bytes() % 32 != 0 : t.row_bytes() % 32 != 0)
+        fail(o, text(column ? "a column-vector Buffer descriptor needs R * element bytes aligned to 32 bytes"
+                            : "Buffer descriptor needs physical rows aligned to 32 bytes"));
     } else if (text why = matrix_descriptor_problem(t); !why.empty()) {
       fail(o, text("a matrix Buffer descriptor ") << why);
     }

@@ -196,19 +196,28 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
     const op_node& n = f.op(o);
     if (is_region_op(n.code())) detail::check_region_storage(f, o, storage, fail);
     if (!is_tile_op(n.code()) || !has_disjoint_operands(n.code())) return;
-    const operand source = disjoint_operands(f, o)[0];  // a Tile op's result is what it writes
-    if (source.kind == operand_kind::none) return;
-    const auto [src, dst] = source_and_result(source, o);
-    if (src == nullptr || !storage.overlaps(*src, *dst)) return;
     const std::string_view m = mnemonic(n.code());
-    if (has_trait(n.code(), trait::may_alias_exactly)) {
-      if (!storage.same(*src, *dst))
-        fail(n.loc, text(m) << " source and destination windows overlap without being identical" << storage.where(*src, *dst));
-    } else {
-      fail(n.loc, (storage.same(*src, *dst) ? text(m) << " " << detail::disjoint_phrase << ": its result is its source's window"
-                                            : text(m) << " " << detail::partial_phrase << ": it " << detail::disjoint_phrase)
-                      << storage.where(*src, *dst));
+    for (const operand& source : disjoint_operands(f, o)) {  // a Tile op's result is what it writes
+      if (source.kind == operand_kind::none) continue;
+      const auto [src, dst] = source_and_result(source, o);
+      if (src == nullptr || !storage.overlaps(*src, *dst)) continue;
+      if (has_trait(n.code(), trait::may_alias_exactly)) {
+        if (!storage.same(*src, *dst))
+          fail(n.loc, text(m) << " source and destination windows overlap without being identical" << storage.where(*src, *dst));
+      } else {
+        fail(n.loc, (storage.same(*src, *dst) ? text(m) << " " << detail::disjoint_phrase << ": its result is its source's window"
+                                              : text(m) << " " << detail::partial_phrase << ": it " << detail::disjoint_phrase)
+                        << storage.where(*src, *dst));
+      }
     }
+    // A clobbered scratch must not overlap the op's other inputs (the result is checked above).
+    const operand tmp = scratch_operand(f, o);
+    const operand source = disjoint_operands(f, o)[0];
+    if (!tmp.is_value() || !source.is_value() || tmp.value() == source.value()) return;
+    const type& a = f.type_of(source.value());
+    const type& b = f.type_of(tmp.value());
+    if (a.has_storage() && b.has_storage() && storage.overlaps(a, b))
+      fail(n.loc, text(m) << " scratch tmp must not overlap its source" << storage.where(a, b));
   });
   return out;
 }

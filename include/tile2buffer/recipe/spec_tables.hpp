@@ -48,6 +48,15 @@ inline constexpr std::array<elementwise_row, 21> elementwise_table{{
 static_assert(covers_tile_elementwise(elementwise_table, [](const elementwise_row& r) { return r.op; }),
               "tile2buffer: elementwise_table must have one row per elementwise op of the op catalogue");
 
+/// The extended rollout's arithmetic element types (extended-rollout.md §2.2): FP32 only, for every
+/// op of its catalogue; the ISA's FP16 forms stay Tile until device tests cover their precision.
+inline constexpr std::array<dtype, 1> extended_arithmetic_dtypes{dtype::fp32};
+constexpr bool extended_allows(dtype d) {
+  for (dtype x : extended_arithmetic_dtypes)
+    if (x == d) return true;
+  return false;
+}
+
 /// Ordinary packed ND GM load/store element types (BF16 transfer does not imply BF16 arithmetic).
 inline constexpr std::array<dtype, 4> gm_transfer_dtypes{dtype::fp16, dtype::bf16, dtype::fp32, dtype::int32};
 

@@ -8,6 +8,7 @@
 #include "tile2buffer/recipe/alloc.hpp"
 #include "tile2buffer/recipe/cube.hpp"
 #include "tile2buffer/recipe/elementwise.hpp"
+#include "tile2buffer/recipe/reduction.hpp"
 #include "tile2buffer/recipe/spmd.hpp"
 #include "tile2buffer/recipe/transfer.hpp"
 #include "tile2buffer/recipe/valid.hpp"
@@ -16,10 +17,11 @@
 namespace tile2buffer {
 inline namespace v0 {
 
-// Reductions stay Tile by the spec.
+// Reductions stay Tile by the spec in the default rollout (the stays-Tile entries give its
+// reason); the extended rollout lowers them (extended-tier recipes, recipe/reduction.hpp).
 // clang-format off
 struct default_recipes : recipe_list<
-    lower_alloc, lower_create, lower_load, lower_store, lower_move,
+    lower_alloc, lower_create, lower_load, lower_store, lower_column_store, lower_move,
     lower_elementwise<opcode::tile_full>,
     lower_elementwise<opcode::tile_add>, lower_elementwise<opcode::tile_mul>,
     lower_elementwise<opcode::tile_sub>, lower_elementwise<opcode::tile_div>,
@@ -39,7 +41,9 @@ struct default_recipes : recipe_list<
     lower_extract, lower_transpose_view, lower_matmul, lower_matmul_acc,
     stays_tile<tile::row_sum, "reductions remain Tile in the normal pipeline">,
     stays_tile<tile::row_max, "reductions remain Tile in the normal pipeline">,
-    stays_tile<tile::row_min, "reductions remain Tile in the normal pipeline">> {};
+    stays_tile<tile::row_min, "reductions remain Tile in the normal pipeline">,
+    lower_row_reduction<opcode::tile_row_sum>, lower_row_reduction<opcode::tile_row_max>,
+    lower_row_reduction<opcode::tile_row_min>> {};
 // clang-format on
 
 // The set is checked where it is first used: select<>/lower<> require `registry<Set>::checked`,

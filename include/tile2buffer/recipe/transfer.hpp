@@ -132,6 +132,28 @@ struct lower_store {
   }
 };
 
+/// Extended rollout §2.5: a column vector `[R, 1]` stored into its single-column GM window, the
+/// one layout mismatch TSTORE tolerates. Tried after `lower_store` (benefit 0), so an ordinary
+/// store that fails keeps `lower_store`'s reason.
+struct lower_column_store {
+  using source = tile::store;
+  static constexpr std::string_view name = "lower-column-store";
+  static constexpr int benefit = 0;
+  static constexpr bool default_rollout = false;
+  static constexpr match_result match(typed<tile::store> st, const match_context&) {
+    const type* src = st.tile_type(st.tile());
+    if (src == nullptr || !is_column_vector(*src)) return match_result::no(text("tile.store: not a column-vector store"));
+    if (src->bytes() % 32 != 0) return match_result::no(text("a column vector needs R * element bytes aligned to 32"));
+    if (!src->static_valid()) return match_result::no(text("a column vector with runtime valid rows stays Tile"));
+    if (st.kwargs().size() != 0) return match_result::no(text("column-vector stores take no store keywords"));
+    const type* gm = st.type_of(st.tensor());
+    if (gm == nullptr || !detail::gm_problem(*gm).empty() || gm->dt != src->dt || !gm_transfer_allows(src->dt))
+      return match_result::no(text("a column-vector store needs an ND GM tensor of its FP16/BF16/FP32/INT32 element type"));
+    return match_result::yes();
+  }
+  static constexpr void rewrite(typed<tile::store> st, lowering& l) { lower_store::rewrite(st, l); }
+};
+
 struct lower_move {
   using source = tile::move;
   static constexpr std::string_view name = "lower-move";

@@ -102,6 +102,34 @@ inline element ew_apply(const ew_semantics& op, dtype d, element a, element b) {
   return r;
 }
 
+/// One row reduction (row_sum, row_max, row_min): `read(j, meta)` for j < `cols` folded left to
+/// right with `step` (tile.add, tile.maximum, tile.minimum), each step rounded to `d` (extended
+/// rollout §2.7: the simulator's fixed order). `meta` gathers the inputs' provenance. Both
+/// interpreters call this, so the Tile and the Buffer run agree bit for bit.
+template <class Read>
+element fold_row(const ew_semantics& step, dtype d, std::int64_t cols, Read&& read, cell_meta& meta) {
+  meta.state = cell_state::value;
+  element acc{};
+  for (std::int64_t j = 0; j < cols; ++j) {
+    cell_meta x;
+    const element e = read(j, x);
+    meta = merge(meta, x);
+    acc = j == 0 ? e : ew_apply(step, d, acc, e);
+  }
+  return acc;
+}
+
+/// The elementwise op each row reduction folds with.
+constexpr opcode row_fold_step(opcode reduction) {
+  switch (reduction) {
+    case opcode::tile_row_sum:
+    case opcode::buffer_row_sum: return opcode::tile_add;
+    case opcode::tile_row_max:
+    case opcode::buffer_row_max: return opcode::tile_maximum;
+    default: return opcode::tile_minimum;
+  }
+}
+
 /// Accumulator element type of a matmul over operands of type `operand` (§2.6): FP32 for float
 /// operands, INT32 for INT8; nullopt for unsupported operand types.
 inline std::optional<dtype> accumulator_of(dtype operand) {

@@ -369,11 +369,45 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   return true;
 }
 
+/// row_sum, row_max and row_min: each of the source's valid rows folded (fold_row, as the Tile
+/// run does) into the column-vector destination; the scratch `tmp` is clobbered (poisoned over
+/// its valid rectangle: its contents are unspecified after the op, extended rollout §2.3).
+inline bool row_reduction(state& s, op_id o, const operand& source, const operand& tmp, const operand& dest) {
+  const handle* src = s.handle_arg(o, source);
+  const handle* scratch = s.handle_arg(o, tmp);
+  const handle* dst = s.handle_arg(o, dest);
+  if (!src || !scratch || !dst) return false;
+  const dtype d = src->desc.dt;
+  if (dst->desc.dt != d || scratch->desc.dt != d || dst->desc.shape[0] != src->desc.shape[0] || dst->desc.shape[1] != 1)
+    return s.fail(o, "destination must be [rows, 1] of the source type, tmp of the source type");
+  if (!is_float(d)) return s.fail(o, std::string("row reductions are not defined on ") + std::string(name(d)));
+  if (src->valid_rows == 0 || src->valid_cols == 0 || dst->valid_rows == 0) return s.empty_rectangle(o);
+  if (dst->valid_rows != src->valid_rows || dst->valid_cols != 1)
+    return s.fail(o, "destination valid " + rect(dst->valid_rows, dst->valid_cols) + " is not the source's rows by 1");
+  const ew_semantics& step = *ew_op_of(row_fold_step(s.fn().op(o).code()));
+  cells c;
+  for (std::int64_t i = 0; i < dst->valid_rows; ++i) {
+    cell_meta m;
+    const element acc = fold_row(step, d, src->valid_cols, [&](std::int64_t j, cell_meta& x) { return s.rd(*src, i, j, x); }, m);
+    c.emplace_back(encode(d, acc), computed(m, o.index, false));
+  }
+  cell_meta clobbered;
+  clobbered.state = cell_state::poison;
+  clobbered.producer = clobbered.writer = o.index;
+  for (std::int64_t i = 0; i < scratch->valid_rows; ++i)
+    for (std::int64_t j = 0; j < scratch->valid_cols; ++j) s.wr(*scratch, i, j, element_bits{}, clobbered);
+  s.scatter(*dst, dst->valid_rows, 1, c);
+  return true;
+}
+inline bool row_sum(state& s, view<opcode::buffer_row_sum> v) { return row_reduction(s, v.id(), v.source(), v.tmp(), v.dest()); }
+inline bool row_max(state& s, view<opcode::buffer_row_max> v) { return row_reduction(s, v.id(), v.source(), v.tmp(), v.dest()); }
+inline bool row_min(state& s, view<opcode::buffer_row_min> v) { return row_reduction(s, v.id(), v.source(), v.tmp(), v.dest()); }
+
 /// Any op without a Buffer model: another stage's op.
 inline bool not_buffer(state& s, op_id o) { return s.fail(o, "not a Buffer-stage op; the Buffer interpreter cannot run it"); }
 
 /// The rows of the models above but the elementwise family (see `buffer_models`).
-inline constexpr std::array<model_row<state>, 10> ops{{
+inline constexpr std::array<model_row<state>, 13> ops{{
     typed_model<&alloc>,
     typed_model<&set_validshape>,
     typed_model<&load>,
@@ -384,6 +418,9 @@ inline constexpr std::array<model_row<state>, 10> ops{{
     typed_model<&extract>,
     typed_model<&matmul>,
     typed_model<&matmul_acc>,
+    typed_model<&row_sum>,
+    typed_model<&row_max>,
+    typed_model<&row_min>,
 }};
 }  // namespace buffer_model
 }  // namespace detail

@@ -350,31 +350,34 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   return s.set_result(o, std::move(im));
 }
 
-/// row_sum, row_max and row_min: each valid row folded in increasing column order.
-inline bool row_reduce(state& s, op_id o, const operand& source, opcode step_op) {
+/// row_sum, row_max and row_min: each valid row folded in increasing column order (fold_row).
+/// The scratch operand is the native instruction's; a Tile run neither reads nor needs it. An
+/// empty source (no valid rows or columns) skips the op: the result is unspecified, so poison.
+inline bool row_reduce(state& s, op_id o, const operand& source) {
   const image* src = s.tile_arg(o, source);
   image im;
   if (!src || !s.fresh_result(o, im)) return false;
   const dtype d = src->desc.dt;
   if (im.desc.dt != d || im.desc.shape[0] != src->desc.shape[0]) return s.fail(o, "result must be [rows, 1] of the source type");
-  if (src->valid_cols == 0) return s.fail(o, "reduces an empty row");
-  const ew_semantics& step = *ew_op_of(step_op);
+  if (!is_float(d)) return s.fail(o, std::string("row reductions are not defined on ") + std::string(name(d)));
+  const bool empty = src->valid_rows == 0 || src->valid_cols == 0;
+  const ew_semantics& step = *ew_op_of(row_fold_step(s.fn().op(o).code()));
   for (std::int64_t i = 0; i < im.valid_rows && i < src->desc.shape[0]; ++i) {
     cell_meta m;
-    element acc = image_value(*src, i, 0, m);
-    for (std::int64_t j = 1; j < src->valid_cols; ++j) {
-      cell_meta x;
-      const element e = image_value(*src, i, j, x);
-      m = merge(m, x);
-      acc = ew_apply(step, d, acc, e);
+    element acc{};
+    if (empty) {
+      m.state = cell_state::poison;
+      m.producer = o.index;
+    } else {
+      acc = fold_row(step, d, src->valid_cols, [&](std::int64_t j, cell_meta& x) { return image_value(*src, i, j, x); }, m);
     }
     for (std::int64_t j = 0; j < im.valid_cols; ++j) im.write(i, j, acc, computed(m, o.index, false));
   }
   return s.set_result(o, std::move(im));
 }
-inline bool row_sum(state& s, view<opcode::tile_row_sum> v) { return row_reduce(s, v.id(), v.source(), opcode::tile_add); }
-inline bool row_max(state& s, view<opcode::tile_row_max> v) { return row_reduce(s, v.id(), v.source(), opcode::tile_maximum); }
-inline bool row_min(state& s, view<opcode::tile_row_min> v) { return row_reduce(s, v.id(), v.source(), opcode::tile_minimum); }
+inline bool row_sum(state& s, view<opcode::tile_row_sum> v) { return row_reduce(s, v.id(), v.source()); }
+inline bool row_max(state& s, view<opcode::tile_row_max> v) { return row_reduce(s, v.id(), v.source()); }
+inline bool row_min(state& s, view<opcode::tile_row_min> v) { return row_reduce(s, v.id(), v.source()); }
 
 /// Any op without a Tile model: another stage's op.
 inline bool not_tile(state& s, op_id o) { return s.fail(o, "not a Tile-stage op; the Tile interpreter cannot run it"); }

@@ -199,6 +199,28 @@ struct op_rule<opcode::buffer_matmul, V> : buffer_matmul_rule<V> {};
 template <class V>
 struct op_rule<opcode::buffer_matmul_acc, V> : buffer_matmul_rule<V> {};
 
+/// buffer.row_sum, buffer.row_max and buffer.row_min: Vec source, scratch and destination of one
+/// dtype; the destination is the [R, 1] column of the source's rows.
+template <class = void>
+struct buffer_row_reduction_rule {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::buffer, family_label<"source">(v));
+    const type* tmp = s.expect(v, family_operand<"tmp">(v), type_kind::buffer, family_label<"tmp">(v));
+    const type* dst = s.expect(v, family_operand<"dest">(v), type_kind::buffer, family_label<"dest">(v));
+    if (src == nullptr || tmp == nullptr || dst == nullptr) return;
+    if (src->space != memory_space::vec || tmp->space != memory_space::vec || dst->space != memory_space::vec)
+      s.fail(v.loc, v.mn, " operands must be Vec buffers");
+    if (src->dt != dst->dt || tmp->dt != src->dt) s.fail(v.loc, v.mn, " source, tmp and destination must share one dtype");
+    if (dst->shape[0] != src->shape[0] || dst->shape[1] != 1) s.fail(v.loc, v.mn, " destination must be [R, 1] with the source's rows");
+  }
+};
+template <class V>
+struct op_rule<opcode::buffer_row_sum, V> : buffer_row_reduction_rule<V> {};
+template <class V>
+struct op_rule<opcode::buffer_row_max, V> : buffer_row_reduction_rule<V> {};
+template <class V>
+struct op_rule<opcode::buffer_row_min, V> : buffer_row_reduction_rule<V> {};
+
 /// Elementwise Buffer ops (and buffer.full): inputs..., destination; every buffer input is the
 /// destination's descriptor.
 template <class = void>

@@ -40,14 +40,23 @@ struct op_rule<opcode::tile_matmul_acc, V> : model<opcode::tile_matmul_acc> {
   }
 };
 
-/// tile.row_sum, tile.row_max and tile.row_min: one column holding each row's reduction.
+/// tile.row_sum, tile.row_max and tile.row_min: one column holding each row's reduction; the
+/// optional scratch `tmp` is a tile of the source's dtype other than the source.
 template <class = void>
 struct tile_row_reduction_rule {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
-    const type* src = s.expect(v, family_operand<"source">(v), type_kind::tile, family_label<"source">(v));
+    const operand source = family_operand<"source">(v);
+    const type* src = s.expect(v, source, type_kind::tile, family_label<"source">(v));
     const type* r = s.expect_result(v, type_kind::tile);
     if (src != nullptr && r != nullptr && (r->shape[0] != src->shape[0] || r->shape[1] != 1 || r->dt != src->dt))
       s.fail(v.loc, v.mn, " result must be [R, 1] with the source's rows and dtype");
+    const operand tmp = family_operand<"tmp">(v);
+    if (!present(tmp)) return;
+    const type* t = s.expect(v, tmp, type_kind::tile, family_label<"tmp">(v));
+    if (t == nullptr || src == nullptr) return;
+    if (t->dt != src->dt) s.fail(v.loc, v.mn, " scratch tmp must have the source's dtype");
+    if (tmp.is_value() && source.is_value() && tmp.value() == source.value())
+      s.fail(v.loc, v.mn, " scratch tmp must not be the source");
   }
 };
 template <class V>
