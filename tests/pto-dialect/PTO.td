@@ -240,4 +240,14 @@ def PTO_TDivsOp : PTO_ScalarOp<"tdivs", PTO_Scalar,
     (ins DefaultValuedAttr<PTO_DivPrecisionAttr, "::pto_check::DivPrecision::Default">:$precisionType)>;
 def PTO_TLReluOp : PTO_ScalarOp<"tlrelu", F32>;
 
+// Row reductions (pto-dialect.md §5): `tmp` optional since 0.58, no properties, no segments.
+class PTO_RowReduceOp<string mnemonic> : PTO_Op<mnemonic> {
+  let arguments = (ins PTO_TileBuf:$src, Optional<PTO_TileBuf>:$tmp, PTO_TileBuf:$dst);
+  let assemblyFormat = [{ `ins` `(` $src (`,` $tmp^)? `:` qualified(type($src)) (`,` qualified(type($tmp))^)? `)`
+                          `outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict }];
+}
+def PTO_TRowSumOp : PTO_RowReduceOp<"trowsum">;
+def PTO_TRowMaxOp : PTO_RowReduceOp<"trowmax">;
+def PTO_TRowMinOp : PTO_RowReduceOp<"trowmin">;
+
 #endif  // T2B_PTO_CHECK_TD

@@ -106,11 +106,16 @@ def collect_cases(sample_dir, examples_dir, golden_dir):
     cases = []
 
     def lowered(path, label, pre_planned):
+        # A file that exercises the extended rollout (its RUN lines ask for it) is emitted under
+        # both rollouts: the default one must stay as the spec says, the extended one adds ops.
+        with open(path, encoding="utf-8") as fh:
+            rollouts = [[], ["--rollout=extended"]] if "--rollout=extended" in fh.read() else [[]]
         for planner in PLANNERS:
             for target in TARGETS:
-                cases.append((f"{label} --planner={planner} --target={target}",
-                              [path, f"--planner={planner}", f"--target={target}"],
-                              None if pre_planned else "level2" if planner == "ptoas" else "level3"))
+                for extra in rollouts:
+                    cases.append((" ".join([label, f"--planner={planner}", f"--target={target}"] + extra),
+                                  [path, f"--planner={planner}", f"--target={target}"] + extra,
+                                  None if pre_planned else "level2" if planner == "ptoas" else "level3"))
 
     def buffer_kernels(path):
         with open(path, encoding="utf-8") as fh:

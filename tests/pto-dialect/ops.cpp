@@ -349,3 +349,32 @@ T2B_SCALAR(TMinsOp, (std::initializer_list<StringRef>{"i8", "bf16"}))
 T2B_SCALAR(TDivsOp, (std::initializer_list<StringRef>{"i8"}))
 #undef T2B_SCALAR
 LogicalResult TLReluOp::verify() { return verifyElementwise(*this, {getSrc(), getDst()}, false, {"f16", "f32"}, {}); }
+
+// Row reductions (pto-dialect.md §5): a row-major unboxed vec source, an unboxed vec destination
+// (column-major only as one column) of the same element, valid rows equal, one valid column,
+// a nonzero source valid shape; on a2/a3 a vec scratch of the element of at least 32 bytes.
+static LogicalResult verifyRowReduce(Operation* op, Value srcV, Value tmpV, Value dstV) {
+  TileBufType x = tileOf(srcV), d = tileOf(dstV);
+  if (x.getMemLoc() != "vec" || d.getMemLoc() != "vec") return op->emitOpError("operates on vec tiles");
+  if (!layoutIs(x, "row_major", "none_box")) return op->emitOpError("source must be row_major, none_box");
+  if (d.getSlayout() != "none_box") return op->emitOpError("destination must be none_box");
+  if (d.getBlayout() == "col_major" && d.getCols() != 1) return op->emitOpError("a col_major destination must have one column");
+  if (x.getElementType() != d.getElementType()) return op->emitOpError("source and destination must share one element type");
+  if (!elementIn(x.getElementType(), {"i16", "i32", "f16", "f32"})) return op->emitOpError("element type not supported");
+  if ((known(x.getValidRow()) && x.getValidRow() == 0) || (known(x.getValidCol()) && x.getValidCol() == 0))
+    return op->emitOpError("source valid shape must be non-zero");
+  if (known(x.getValidRow()) && known(d.getValidRow()) && x.getValidRow() != d.getValidRow())
+    return op->emitOpError("valid rows of source and destination must be equal");
+  if (known(d.getValidCol()) && d.getValidCol() != 1) return op->emitOpError("destination must have one valid column");
+  if (!isA5(op)) {
+    if (!tmpV) return success();
+    TileBufType t = tileOf(tmpV);
+    const int64_t esize = (x.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+    if (t.getMemLoc() != "vec" || t.getElementType() != x.getElementType() || t.getRows() * t.getCols() * esize < 32)
+      return op->emitOpError("a2/a3 scratch must be a vec tile of the element type of at least 32 bytes");
+  }
+  return success();
+}
+LogicalResult TRowSumOp::verify() { return verifyRowReduce(*this, getSrc(), getTmp(), getDst()); }
+LogicalResult TRowMaxOp::verify() { return verifyRowReduce(*this, getSrc(), getTmp(), getDst()); }
+LogicalResult TRowMinOp::verify() { return verifyRowReduce(*this, getSrc(), getTmp(), getDst()); }
