@@ -250,4 +250,17 @@ def PTO_TRowSumOp : PTO_RowReduceOp<"trowsum">;
 def PTO_TRowMaxOp : PTO_RowReduceOp<"trowmax">;
 def PTO_TRowMinOp : PTO_RowReduceOp<"trowmin">;
 
+def PTO_TRowExpandOp : PTO_UnaryOp<"trowexpand">;
+// Row-broadcast arithmetic (pto-dialect.md §5): generic (%x, %v, %tmp?, %d); only trowexpanddiv
+// has a property.
+class PTO_RowExpandBinOp<string mnemonic, dag extra = (ins)> : PTO_Op<mnemonic> {
+  let arguments = !con((ins PTO_TileBuf:$src0, PTO_TileBuf:$src1, Optional<PTO_TileBuf>:$tmp, PTO_TileBuf:$dst), extra);
+  let assemblyFormat = [{ `ins` `(` $src0 `,` $src1 (`,` $tmp^)? `:` qualified(type($src0)) `,` qualified(type($src1))
+                          (`,` qualified(type($tmp))^)? `)` `outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict }];
+}
+def PTO_TRowExpandSubOp : PTO_RowExpandBinOp<"trowexpandsub">;
+def PTO_TRowExpandMulOp : PTO_RowExpandBinOp<"trowexpandmul">;
+def PTO_TRowExpandDivOp : PTO_RowExpandBinOp<"trowexpanddiv",
+    (ins DefaultValuedAttr<PTO_DivPrecisionAttr, "::pto_check::DivPrecision::Default">:$precisionType)>;
+
 #endif  // T2B_PTO_CHECK_TD

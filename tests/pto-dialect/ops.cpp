@@ -378,3 +378,41 @@ static LogicalResult verifyRowReduce(Operation* op, Value srcV, Value tmpV, Valu
 LogicalResult TRowSumOp::verify() { return verifyRowReduce(*this, getSrc(), getTmp(), getDst()); }
 LogicalResult TRowMaxOp::verify() { return verifyRowReduce(*this, getSrc(), getTmp(), getDst()); }
 LogicalResult TRowMinOp::verify() { return verifyRowReduce(*this, getSrc(), getTmp(), getDst()); }
+
+// trowexpand (pto-dialect.md §5): v vec none_box (either blayout), d ND vec, one element, valid
+// rows equal, no zero valid dims.
+LogicalResult TRowExpandOp::verify() {
+  TileBufType v = tileOf(getSrc()), d = tileOf(getDst());
+  if (v.getMemLoc() != "vec" || d.getMemLoc() != "vec") return emitOpError("operates on vec tiles");
+  if (v.getSlayout() != "none_box" || !layoutIs(d, "row_major", "none_box"))
+    return emitOpError("source must be none_box and the destination row_major, none_box");
+  if (v.getElementType() != d.getElementType()) return emitOpError("source and destination must share one element type");
+  if (!elementIn(d.getElementType(), {"i8", "i16", "i32", "f16", "bf16", "f32"})) return emitOpError("element type not supported");
+  if (known(v.getValidRow()) && known(d.getValidRow()) && v.getValidRow() != d.getValidRow())
+    return emitOpError("valid rows of source and destination must be equal");
+  for (int64_t e : {v.getValidRow(), v.getValidCol(), d.getValidRow(), d.getValidCol()})
+    if (known(e) && e == 0) return emitOpError("valid dims must be non-zero");
+  return success();
+}
+
+// trowexpand{sub,mul,div} (pto-dialect.md §5): x row_major with x/d valid equal; the per-row
+// operand has d's valid rows and, row_major, 32/esize valid columns (mode 2) or, col_major, one.
+static LogicalResult verifyRowExpandBin(Operation* op, Value xV, Value vV, Value dV) {
+  TileBufType x = tileOf(xV), v = tileOf(vV), d = tileOf(dV);
+  if (x.getMemLoc() != "vec" || v.getMemLoc() != "vec" || d.getMemLoc() != "vec") return op->emitOpError("operates on vec tiles");
+  if (!rowMajor(x) || !rowMajor(d)) return op->emitOpError("source and destination must be row_major");
+  if (x.getElementType() != d.getElementType() || v.getElementType() != d.getElementType())
+    return op->emitOpError("tiles must share one element type");
+  if (!elementIn(d.getElementType(), {"i16", "i32", "f16", "f32"})) return op->emitOpError("element type not supported");
+  if (failed(sameValid(op, x, d, "source and destination"))) return failure();
+  if (known(v.getValidRow()) && known(d.getValidRow()) && v.getValidRow() != d.getValidRow())
+    return op->emitOpError("the per-row operand must have the destination's valid rows");
+  const int64_t esize = (d.getElementType().getIntOrFloatBitWidth() + 7) / 8;
+  const int64_t want = rowMajor(v) ? 32 / esize : 1;
+  if (known(v.getValidCol()) && v.getValidCol() != want)
+    return op->emitOpError("the per-row operand must have ") << want << " valid columns";
+  return success();
+}
+LogicalResult TRowExpandSubOp::verify() { return verifyRowExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
+LogicalResult TRowExpandMulOp::verify() { return verifyRowExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
+LogicalResult TRowExpandDivOp::verify() { return verifyRowExpandBin(*this, getSrc0(), getSrc1(), getDst()); }

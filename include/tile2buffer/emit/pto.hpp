@@ -239,6 +239,23 @@ class pto_emitter {
     const ssa dst = value(named_operand<"dest">(f_, o).value());
     emit(pto_record(p, {one(src), one(tmp), one(dst)}, {}));
   }
+  /// Row broadcast: `trowexpand ins(%v) outs(%dst)`.
+  constexpr void row_expand(op_id o) {
+    const ssa src = value(named_operand<"source">(f_, o).value());
+    const ssa dst = value(named_operand<"dest">(f_, o).value());
+    emit(pto_record(pto_op::trowexpand, {one(src), one(dst)}, {}));
+  }
+  /// Row-broadcast arithmetic, mode 2: `ins(%x, %blk) outs(%dst)`, no tmp.
+  constexpr void row_expand_arith(op_id o) {
+    const opcode c = f_.op(o).code();
+    const pto_op p = c == opcode::buffer_row_expand_sub   ? pto_op::trowexpandsub
+                     : c == opcode::buffer_row_expand_div ? pto_op::trowexpanddiv
+                                                          : pto_op::trowexpandmul;
+    const ssa x = value(named_operand<"source">(f_, o).value());
+    const ssa blk = value(named_operand<"blk">(f_, o).value());
+    const ssa dst = value(named_operand<"dest">(f_, o).value());
+    emit(pto_record(p, {one(x), one(blk), {}, one(dst)}, {}));
+  }
   /// SPMD queries read the kernel ABI parameters the signature appended.
   constexpr void query(op_id o) {
     const opcode c = f_.op(o).code();
@@ -743,7 +760,7 @@ class pto_emitter {
 
 /// The rule of every Buffer op; `pto_rules_cover_buffer_ops` checks there is exactly one each.
 inline constexpr auto pto_rules = [] {
-  std::array<pto_rule, 16 + tile_elementwise_count> rules{{
+  std::array<pto_rule, 20 + tile_elementwise_count> rules{{
       {opcode::buffer_alloc, &pto_emitter::alloc},
       {opcode::buffer_set_validshape, &pto_emitter::set_validshape},
       {opcode::buffer_load, &pto_emitter::load},
@@ -760,9 +777,13 @@ inline constexpr auto pto_rules = [] {
       {opcode::buffer_row_sum, &pto_emitter::row_reduction},
       {opcode::buffer_row_max, &pto_emitter::row_reduction},
       {opcode::buffer_row_min, &pto_emitter::row_reduction},
+      {opcode::buffer_row_expand, &pto_emitter::row_expand},
+      {opcode::buffer_row_expand_sub, &pto_emitter::row_expand_arith},
+      {opcode::buffer_row_expand_div, &pto_emitter::row_expand_arith},
+      {opcode::buffer_row_expand_mul, &pto_emitter::row_expand_arith},
   }};
   // The elementwise family shares one rule; its PTO ops are `pto_natives`.
-  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[16 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
+  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[20 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
   return rules;
 }();
 

@@ -28,9 +28,9 @@ enum class pto_op : std::uint8_t {
   texpands, tadd, tsub, tmul, tdiv, tmax, tmin,
   tabs, texp, tsqrt, tneg, trelu, tlog, trecip,
   tadds, tsubs, tmuls, tdivs, tmaxs, tmins, tlrelu,
-  trowsum, trowmax, trowmin,
+  trowsum, trowmax, trowmin, trowexpand, trowexpandsub, trowexpanddiv, trowexpandmul,
 };
-inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::trowmin) + 1;
+inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::trowexpandmul) + 1;
 
 /// How many operands a declared group takes: exactly one, zero or one, or any number.
 enum class group_kind : std::uint8_t { one, optional, variadic };
@@ -126,6 +126,12 @@ inline constexpr std::array<pto_op_def, pto_op_count> table{{
     {pto_op::trowsum, "pto.trowsum", native_form::ins_outs, {one("src"), opt("tmp"), one("dst")}, 2},
     {pto_op::trowmax, "pto.trowmax", native_form::ins_outs, {one("src"), opt("tmp"), one("dst")}, 2},
     {pto_op::trowmin, "pto.trowmin", native_form::ins_outs, {one("src"), opt("tmp"), one("dst")}, 2},
+    {pto_op::trowexpand, "pto.trowexpand", native_form::ins_outs, unary_groups, 1},
+    // Row-broadcast arithmetic: generic (%x, %v, %tmp?, %d); we pass the mode-2 block as %v, no tmp.
+    {pto_op::trowexpandsub, "pto.trowexpandsub", native_form::ins_outs, {one("src0"), one("src1"), opt("tmp"), one("dst")}, 3},
+    {pto_op::trowexpanddiv, "pto.trowexpanddiv", native_form::ins_outs, {one("src0"), one("src1"), opt("tmp"), one("dst")}, 3,
+     {precision("div_precision")}},
+    {pto_op::trowexpandmul, "pto.trowexpandmul", native_form::ins_outs, {one("src0"), one("src1"), opt("tmp"), one("dst")}, 3},
 }};
 }  // namespace pto_facts
 

@@ -376,6 +376,10 @@ struct tile_row_reduction {
   value_operand source;
   optional_value tmp = {};
 };
+struct tile_row_expand_arith {
+  value_operand source, vector;
+  optional_value blk = {};
+};
 struct buffer_alloc {
   tuple_operand init_valid;
   optional_scalar address = {};
@@ -394,6 +398,7 @@ struct buffer_binary { value_operand lhs, rhs, dest; };  // Buffer binary elemen
 struct buffer_fill { scalar_operand value; value_operand dest; };
 struct buffer_scalar { value_operand source; scalar_operand scalar; value_operand dest; };
 struct buffer_row_reduction { value_operand source, tmp, dest; };
+struct buffer_row_expand_arith { value_operand source, blk, dest; };
 }  // namespace operands
 
 //===--- keyword structs: one per set of registered keywords ---===//
@@ -445,6 +450,12 @@ consteval auto operands_type() {
     return create_type<o::tile_row_reduction>{};
   else if constexpr (C == opcode::buffer_row_sum || C == opcode::buffer_row_max || C == opcode::buffer_row_min)
     return create_type<o::buffer_row_reduction>{};
+  else if constexpr (C == opcode::tile_row_expand) return create_type<o::unary>{};
+  else if constexpr (C == opcode::buffer_row_expand) return create_type<o::buffer_unary>{};
+  else if constexpr (C == opcode::tile_row_expand_sub || C == opcode::tile_row_expand_div || C == opcode::tile_row_expand_mul)
+    return create_type<o::tile_row_expand_arith>{};
+  else if constexpr (C == opcode::buffer_row_expand_sub || C == opcode::buffer_row_expand_div || C == opcode::buffer_row_expand_mul)
+    return create_type<o::buffer_row_expand_arith>{};
   else if constexpr (C == opcode::tile_reshape) return create_type<o::tile_reshape>{};
   else if constexpr (C == opcode::tile_slice) return create_type<o::tile_slice>{};
   else if constexpr (C == opcode::tile_assemble) return create_type<o::tile_assemble>{};

@@ -31,6 +31,7 @@ enum class opcode : std::uint16_t {
   tile_abs, tile_exp, tile_sqrt, tile_neg, tile_relu, tile_log, tile_recip,
   tile_adds, tile_subs, tile_muls, tile_divs, tile_maximums, tile_minimums, tile_lrelu,
   tile_row_sum, tile_row_max, tile_row_min,
+  tile_row_expand, tile_row_expand_sub, tile_row_expand_div, tile_row_expand_mul,
   tile_get_block_idx, tile_get_block_num, tile_get_subblock_idx,
   // buffer
   buffer_alloc, buffer_set_validshape, buffer_load, buffer_store, buffer_copy, buffer_subview, buffer_reshape,
@@ -39,6 +40,7 @@ enum class opcode : std::uint16_t {
   buffer_abs, buffer_exp, buffer_sqrt, buffer_neg, buffer_relu, buffer_log, buffer_recip,
   buffer_adds, buffer_subs, buffer_muls, buffer_divs, buffer_maximums, buffer_minimums, buffer_lrelu,
   buffer_row_sum, buffer_row_max, buffer_row_min,
+  buffer_row_expand, buffer_row_expand_sub, buffer_row_expand_div, buffer_row_expand_mul,
   buffer_get_block_idx, buffer_get_block_num, buffer_get_subblock_idx,
   count_
 };
@@ -88,6 +90,18 @@ constexpr r tile_row_reduction(opcode c, std::string_view m, std::string_view su
 constexpr r buffer_row_reduction(opcode c, std::string_view m, std::string_view summary) {
   return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = "source:v tmp:v dest:v", .results = arity::none,
           .writes = "dest", .disjoint_from = "source tmp", .scratch = "tmp", .summary = summary};
+}
+/// Row-broadcast arithmetic (extended rollout §3.4): `source[i, j] op vector[i]` for an [R, 1]
+/// column `vector`; `blk` is the [R, 32 / esize] block the native mode-2 instruction reads the
+/// per-row value from (optional on Tile, where MaterializeNativeScratch supplies it).
+constexpr r tile_row_expand_arith(opcode c, std::string_view m, std::string_view summary, std::uint16_t kws = 0) {
+  return {.code = c, .mnemonic = m, .dia = d::tile, .operands = "source:v vector:v blk:v?", .keywords = kws,
+          .traits = trait::moves_valid_data | trait::may_alias_exactly, .disjoint_from = "source vector", .scratch = "blk",
+          .summary = summary};
+}
+constexpr r buffer_row_expand_arith(opcode c, std::string_view m, std::string_view summary, std::uint16_t kws = 0) {
+  return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = "source:v blk:v dest:v", .keywords = kws, .results = arity::none,
+          .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = "source", .scratch = "blk", .summary = summary};
 }
 constexpr r spmd(opcode c, std::string_view m, dialect dia, std::string_view summary) {
   return {.code = c, .mnemonic = m, .dia = dia, .operands = "", .traits = trait::spmd_query, .summary = summary};
@@ -189,6 +203,12 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
     tile_row_reduction(o::tile_row_sum, "tile.row_sum", "each row's sum over its valid columns, as a column vector"),
     tile_row_reduction(o::tile_row_max, "tile.row_max", "each row's maximum over its valid columns, as a column vector"),
     tile_row_reduction(o::tile_row_min, "tile.row_min", "each row's minimum over its valid columns, as a column vector"),
+    {.code = o::tile_row_expand, .mnemonic = "tile.row_expand", .dia = d::tile, .operands = "source:v",
+     .traits = trait::moves_valid_data, .disjoint_from = "source",
+     .summary = "the [R, 1] column `source` broadcast along each row of the result type"},
+    tile_row_expand_arith(o::tile_row_expand_sub, "tile.row_expand_sub", "source[i, j] - vector[i]"),
+    tile_row_expand_arith(o::tile_row_expand_div, "tile.row_expand_div", "source[i, j] / vector[i]"),
+    tile_row_expand_arith(o::tile_row_expand_mul, "tile.row_expand_mul", "source[i, j] * vector[i]"),
     spmd(o::tile_get_block_idx, "tile.get_block_idx", d::tile, "this block's index in the launch"),
     spmd(o::tile_get_block_num, "tile.get_block_num", d::tile, "the launch's block count"),
     spmd(o::tile_get_subblock_idx, "tile.get_subblock_idx", d::tile, "this subblock's index in its block"),
@@ -244,6 +264,12 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
     buffer_row_reduction(o::buffer_row_sum, "buffer.row_sum", "dest[i, 0] = the sum of source's row i; clobbers tmp"),
     buffer_row_reduction(o::buffer_row_max, "buffer.row_max", "dest[i, 0] = the maximum of source's row i; clobbers tmp"),
     buffer_row_reduction(o::buffer_row_min, "buffer.row_min", "dest[i, 0] = the minimum of source's row i; clobbers tmp"),
+    {.code = o::buffer_row_expand, .mnemonic = "buffer.row_expand", .dia = d::buffer, .operands = "source:v dest:v",
+     .results = arity::none, .writes = "dest", .disjoint_from = "source",
+     .summary = "dest[i, j] = source[i, 0] over dest's valid extents (an [R, 1] column broadcast along rows)"},
+    buffer_row_expand_arith(o::buffer_row_expand_sub, "buffer.row_expand_sub", "dest[i, j] = source[i, j] - blk[i, 0]"),
+    buffer_row_expand_arith(o::buffer_row_expand_div, "buffer.row_expand_div", "dest[i, j] = source[i, j] / blk[i, 0]"),
+    buffer_row_expand_arith(o::buffer_row_expand_mul, "buffer.row_expand_mul", "dest[i, j] = source[i, j] * blk[i, 0]"),
     spmd(o::buffer_get_block_idx, "buffer.get_block_idx", d::buffer, "this block's index in the launch"),
     spmd(o::buffer_get_block_num, "buffer.get_block_num", d::buffer, "the launch's block count"),
     spmd(o::buffer_get_subblock_idx, "buffer.get_subblock_idx", d::buffer, "this subblock's index in its block"),

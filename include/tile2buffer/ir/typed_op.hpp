@@ -177,6 +177,8 @@ class view : public op_ref<C> {
   T2B_OPERAND_ACCESSOR(address)
   T2B_OPERAND_ACCESSOR(buffer)
   T2B_OPERAND_ACCESSOR(tmp)
+  T2B_OPERAND_ACCESSOR(vector)
+  T2B_OPERAND_ACCESSOR(blk)
   /// matmul_acc's `init_cond` keyword (absent: accumulate).
   [[nodiscard]] constexpr std::optional<operand> init_cond() const requires(C == opcode::tile_matmul_acc) {
     return this->kwarg_of(keyword::init_cond);

@@ -185,12 +185,16 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
           snapshot.resize(f.ops.size());
           snapshot[o.index] = 1;
         }
-        // A result that must not share an input's storage (recip, row reductions) gets its own allocation.
+        // A result that must not share an input's storage (recip, row reductions) or a scratch's
+        // (row-broadcast arithmetic may write its source in place, never its block) gets its own
+        // allocation.
         const opcode c = f.op(o).code();
-        if (!is_tile_op(c) || !has_disjoint_operands(c) || has_trait(c, trait::may_alias_exactly)) return;
+        if (!is_tile_op(c) || !has_disjoint_operands(c) || f.op(o).results.count != 1) return;
         const type& dst = f.type_of(f.result(o));
         if (!dst.has_storage()) return;
-        for (const operand& source : disjoint_operands(f, o)) {
+        const bool exact_ok = has_trait(c, trait::may_alias_exactly);
+        const auto inputs = disjoint_operands(f, o);
+        for (const operand& source : {exact_ok ? operand{} : inputs[0], exact_ok ? operand{} : inputs[1], scratch_operand(f, o)}) {
           if (!source.is_value() || !f.type_of(source.value()).has_storage()) continue;
           if (storage.overlaps(f.type_of(source.value()), dst)) {
             recips.push_back(o);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file passes/materialize_scratch.hpp
-/// MaterializeNativeScratch (extended rollout §2.3): the native row reductions take a scratch
-/// tile as an explicit operand, and conversion adds no storage, so the scratch is made explicit
-/// at Tile level before storage initialization: each reduction without its `tmp` operand gets
-/// `tmp = tile.create() : <the source's physical type, full valid>` immediately before it. The
+/// MaterializeNativeScratch (extended rollout §2.3): the native row reductions and row-broadcast
+/// arithmetic take a scratch tile as an explicit operand, and conversion adds no storage, so the
+/// scratch is made explicit at Tile level before storage initialization: each such op without
+/// its scratch operand gets `tmp = tile.create() : <native_scratch_type>` immediately before it. The
 /// scratch is then an ordinary tile for planning (its lifetime is the one op), legalization and
 /// verification. Runs only under `options::rollout == extended`; the default rollout never
 /// schedules it, so its output is the spec's, byte for byte.
@@ -26,16 +26,27 @@ namespace detail {
 constexpr bool needs_native_scratch(const function& f, op_id o) {
   if (info(f.op(o).code()).scratch.empty() || !is_tile_op(f.op(o).code())) return false;
   const operand source = disjoint_operands(f, o)[0];
+  const operand vector = named_operand<"vector">(f, o);
+  if (vector.kind != operand_kind::none && !(vector.is_value() && f.type_of(vector.value()).is_tile())) return false;
   return source.is_value() && f.type_of(source.value()).is_tile() && !scratch_operand(f, o).is_value();
 }
 
-/// The scratch of a row reduction over `source`: its physical shape and layout, full valid, no
-/// storage yet (init_storage gives it its own).
-constexpr type native_scratch_type(const type& source) {
+/// The scratch op `o` needs (§2.3 table): a row reduction's `tmp` has the source's physical shape
+/// and layout, full valid; a row-broadcast op's `blk` is [R, 32 / esize] row-major, one 32-byte
+/// block per row, valid rows following the column vector's. No storage yet (init_storage gives
+/// it its own).
+constexpr type native_scratch_type(const function& f, op_id o) {
+  const type& source = f.type_of(disjoint_operands(f, o)[0].value());
   type t = source;
-  t.valid = {extent::of(source.shape[0]), extent::of(source.shape[1])};
   t.mem = value_id{};
   t.mem_offset = 0;
+  t.valid = {extent::of(source.shape[0]), extent::of(source.shape[1])};
+  if (const operand v = named_operand<"vector">(f, o); v.is_value()) {
+    const std::int64_t lanes = 32 / element_bytes(source.dt);
+    t.shape = {source.shape[0], lanes};
+    t.blayout = box_layout::row_major;
+    t.valid = {f.type_of(v.value()).valid[0], extent::of(lanes)};
+  }
   return t;
 }
 
@@ -54,11 +65,10 @@ constexpr void materialize_native_scratch_in_place(program& p, const options& op
     rewriter rw(f);
     rw.clone_ops(f.body, [&](op_id o) {
       if (!detail::needs_native_scratch(f, o)) return false;
-      const operand source = disjoint_operands(f, o)[0];
       const op_node& n = f.op(o);
-      const text name = text(f.name_of(f.result(o))) << "_tmp";
-      const value_id tmp = rw.builder().create<tile::create>({}, detail::native_scratch_type(f.type_of(source.value())),
-                                                             name.view(), n.loc);
+      const text name = text(f.name_of(f.result(o))) << '_' << info(n.code()).scratch;
+      // Mapped: a runtime valid row count names a value of the function being built.
+      const value_id tmp = rw.builder().create<tile::create>({}, rw.map(detail::native_scratch_type(f, o)), name.view(), n.loc);
       std::vector<operand> args = rw.map(f.args(o));
       args.push_back(operand::of(tmp));
       rw.emit_like(o, args);

@@ -130,9 +130,12 @@ class buffer_checker {
     if (inputs[1].kind != operand_kind::none && value_of(inputs[1]) != value_of(inputs[0]))
       prove(o, value_of(inputs[1]), dst, exact_allowed);
     // A clobbered scratch operand must not overlap the inputs either (the destination is above).
-    if (const operand tmp = scratch_operand(f_, o); tmp.is_value())
+    if (const operand tmp = scratch_operand(f_, o); tmp.is_value()) {
       for (const operand& x : inputs)
         if (x.is_value() && x.value() != tmp.value()) prove(o, value_of(x), value_of(tmp), false);
+      // The destination against the scratch, unless `disjoint_from` named the scratch (above).
+      if (value_of(inputs[0]) != tmp.value() && value_of(inputs[1]) != tmp.value()) prove(o, tmp.value(), dst, false);
+    }
   }
 
   constexpr void check_descriptor(op_id o, const type& t) {

@@ -210,14 +210,20 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
                         << storage.where(*src, *dst));
       }
     }
-    // A clobbered scratch must not overlap the op's other inputs (the result is checked above).
+    // A scratch (clobbered, or holding a broadcast block) must not overlap any other tile the op
+    // reads or its result.
     const operand tmp = scratch_operand(f, o);
-    const operand source = disjoint_operands(f, o)[0];
-    if (!tmp.is_value() || !source.is_value() || tmp.value() == source.value()) return;
-    const type& a = f.type_of(source.value());
+    if (!tmp.is_value() || !f.type_of(tmp.value()).has_storage()) return;
     const type& b = f.type_of(tmp.value());
-    if (a.has_storage() && b.has_storage() && storage.overlaps(a, b))
-      fail(n.loc, text(m) << " scratch tmp must not overlap its source" << storage.where(a, b));
+    const std::string_view what = info(n.code()).scratch;
+    for (const operand& x : f.args(o)) {
+      if (!x.is_value() || x.value() == tmp.value()) continue;
+      const type& a = f.type_of(x.value());
+      if (a.is_tile() && a.has_storage() && storage.overlaps(a, b))
+        fail(n.loc, text(m) << " scratch " << what << " must not overlap '" << f.name_of(x.value()) << "'" << storage.where(a, b));
+    }
+    if (n.results.count == 1 && f.type_of(f.result(o)).has_storage() && storage.overlaps(f.type_of(f.result(o)), b))
+      fail(n.loc, text(m) << " scratch " << what << " must not overlap the result" << storage.where(f.type_of(f.result(o)), b));
   });
   return out;
 }

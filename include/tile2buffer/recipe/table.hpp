@@ -6,6 +6,7 @@
 
 #include "tile2buffer/engine/registry.hpp"
 #include "tile2buffer/recipe/alloc.hpp"
+#include "tile2buffer/recipe/broadcast.hpp"
 #include "tile2buffer/recipe/cube.hpp"
 #include "tile2buffer/recipe/elementwise.hpp"
 #include "tile2buffer/recipe/reduction.hpp"
@@ -43,7 +44,13 @@ struct default_recipes : recipe_list<
     stays_tile<tile::row_max, "reductions remain Tile in the normal pipeline">,
     stays_tile<tile::row_min, "reductions remain Tile in the normal pipeline">,
     lower_row_reduction<opcode::tile_row_sum>, lower_row_reduction<opcode::tile_row_max>,
-    lower_row_reduction<opcode::tile_row_min>> {};
+    lower_row_reduction<opcode::tile_row_min>,
+    stays_tile<tile::row_expand, "axis broadcasts remain Tile in the normal pipeline">,
+    stays_tile<tile::row_expand_sub, "axis broadcasts remain Tile in the normal pipeline">,
+    stays_tile<tile::row_expand_div, "axis broadcasts remain Tile in the normal pipeline">,
+    stays_tile<tile::row_expand_mul, "axis broadcasts remain Tile in the normal pipeline">,
+    lower_row_expand, lower_row_expand_arith<opcode::tile_row_expand_sub>,
+    lower_row_expand_arith<opcode::tile_row_expand_div>, lower_row_expand_arith<opcode::tile_row_expand_mul>> {};
 // clang-format on
 
 // The set is checked where it is first used: select<>/lower<> require `registry<Set>::checked`,

@@ -130,6 +130,18 @@ constexpr opcode row_fold_step(opcode reduction) {
   }
 }
 
+/// The elementwise op a row-broadcast arithmetic op applies between each element and its row's
+/// value (both stages share the row of ew_table, so both runs round alike).
+constexpr opcode row_expand_step(opcode c) {
+  switch (c) {
+    case opcode::tile_row_expand_sub:
+    case opcode::buffer_row_expand_sub: return opcode::tile_sub;
+    case opcode::tile_row_expand_div:
+    case opcode::buffer_row_expand_div: return opcode::tile_div;
+    default: return opcode::tile_mul;
+  }
+}
+
 /// Accumulator element type of a matmul over operands of type `operand` (§2.6): FP32 for float
 /// operands, INT32 for INT8; nullopt for unsupported operand types.
 inline std::optional<dtype> accumulator_of(dtype operand) {

@@ -403,11 +403,63 @@ inline bool row_sum(state& s, view<opcode::buffer_row_sum> v) { return row_reduc
 inline bool row_max(state& s, view<opcode::buffer_row_max> v) { return row_reduction(s, v.id(), v.source(), v.tmp(), v.dest()); }
 inline bool row_min(state& s, view<opcode::buffer_row_min> v) { return row_reduction(s, v.id(), v.source(), v.tmp(), v.dest()); }
 
+/// row_expand: `dest[i, j] = source[i, 0]` over dest's valid extents (the source's valid rows).
+inline bool row_expand(state& s, view<opcode::buffer_row_expand> v) {
+  const op_id o = v.id();
+  const handle* src = s.handle_arg(o, v.source());
+  const handle* dst = s.handle_arg(o, v.dest());
+  if (!src || !dst) return false;
+  if (src->desc.dt != dst->desc.dt || src->desc.shape[1] != 1 || src->desc.shape[0] != dst->desc.shape[0])
+    return s.fail(o, "source must be an [R, 1] column of the destination's rows and type");
+  if (dst->valid_rows == 0 || dst->valid_cols == 0 || src->valid_rows == 0) return s.empty_rectangle(o);
+  if (src->valid_rows != dst->valid_rows)
+    return s.fail(o, "source valid rows " + std::to_string(src->valid_rows) + " differ from the destination's " + std::to_string(dst->valid_rows));
+  cells c;
+  for (std::int64_t i = 0; i < dst->valid_rows; ++i) {
+    cell_meta m;
+    const element_bits e = s.rd_bits(*src, i, 0, m);
+    for (std::int64_t j = 0; j < dst->valid_cols; ++j) c.emplace_back(e, moved(m, o.index));
+  }
+  s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
+  return true;
+}
+
+/// row_expand_sub/div/mul (mode 2): `dest[i, j] = source[i, j] op blk[i, 0]`, blk one block per
+/// row filled by buffer.row_expand.
+inline bool row_expand_arith(state& s, op_id o, const operand& source, const operand& blk_operand, const operand& dest) {
+  const handle* x = s.handle_arg(o, source);
+  const handle* blk = s.handle_arg(o, blk_operand);
+  const handle* dst = s.handle_arg(o, dest);
+  if (!x || !blk || !dst) return false;
+  const dtype d = dst->desc.dt;
+  if (x->desc.shape != dst->desc.shape || x->desc.dt != d || blk->desc.dt != d || !is_float(d))
+    return s.fail(o, "source and destination must share one float descriptor, blk its type");
+  if (!s.same_valid(o, *x, *dst)) return false;
+  if (dst->valid_rows == 0 || dst->valid_cols == 0) return s.empty_rectangle(o);
+  if (blk->valid_rows != dst->valid_rows) return s.fail(o, "blk valid rows differ from the destination's");
+  const ew_semantics& op = *ew_op_of(row_expand_step(s.fn().op(o).code()));
+  cells c;
+  for (std::int64_t i = 0; i < dst->valid_rows; ++i) {
+    cell_meta mv;
+    const element y = s.rd(*blk, i, 0, mv);
+    for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
+      cell_meta m;
+      const element e = s.rd(*x, i, j, m);
+      c.emplace_back(encode(d, ew_apply(op, d, e, y)), computed(merge(m, mv), o.index, ew_inexact(op)));
+    }
+  }
+  s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
+  return true;
+}
+inline bool row_expand_sub(state& s, view<opcode::buffer_row_expand_sub> v) { return row_expand_arith(s, v.id(), v.source(), v.blk(), v.dest()); }
+inline bool row_expand_div(state& s, view<opcode::buffer_row_expand_div> v) { return row_expand_arith(s, v.id(), v.source(), v.blk(), v.dest()); }
+inline bool row_expand_mul(state& s, view<opcode::buffer_row_expand_mul> v) { return row_expand_arith(s, v.id(), v.source(), v.blk(), v.dest()); }
+
 /// Any op without a Buffer model: another stage's op.
 inline bool not_buffer(state& s, op_id o) { return s.fail(o, "not a Buffer-stage op; the Buffer interpreter cannot run it"); }
 
 /// The rows of the models above but the elementwise family (see `buffer_models`).
-inline constexpr std::array<model_row<state>, 13> ops{{
+inline constexpr std::array<model_row<state>, 17> ops{{
     typed_model<&alloc>,
     typed_model<&set_validshape>,
     typed_model<&load>,
@@ -421,6 +473,10 @@ inline constexpr std::array<model_row<state>, 13> ops{{
     typed_model<&row_sum>,
     typed_model<&row_max>,
     typed_model<&row_min>,
+    typed_model<&row_expand>,
+    typed_model<&row_expand_sub>,
+    typed_model<&row_expand_div>,
+    typed_model<&row_expand_mul>,
 }};
 }  // namespace buffer_model
 }  // namespace detail

@@ -379,11 +379,51 @@ inline bool row_sum(state& s, view<opcode::tile_row_sum> v) { return row_reduce(
 inline bool row_max(state& s, view<opcode::tile_row_max> v) { return row_reduce(s, v.id(), v.source()); }
 inline bool row_min(state& s, view<opcode::tile_row_min> v) { return row_reduce(s, v.id(), v.source()); }
 
+/// row_expand: the [R, 1] column broadcast over the result's valid extents.
+inline bool row_expand(state& s, view<opcode::tile_row_expand> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.source());
+  image im;
+  if (!src || !s.fresh_result(o, im)) return false;
+  if (src->desc.dt != im.desc.dt || src->desc.shape[1] != 1) return s.fail(o, "source must be an [R, 1] column of the result type");
+  for (std::int64_t i = 0; i < im.valid_rows; ++i) {
+    cell_meta m;
+    const element e = image_value(*src, i, 0, m);
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) im.write(i, j, e, moved(m, o.index));
+  }
+  return s.set_result(o, std::move(im));
+}
+
+/// row_expand_sub/div/mul: each valid element with its row's value of `vector`; the scratch block
+/// is the native instruction's and a Tile run does not need it.
+inline bool row_expand_arith(state& s, op_id o, const operand& source, const operand& vector) {
+  const image* x = s.tile_arg(o, source);
+  const image* col = s.tile_arg(o, vector);
+  image im;
+  if (!x || !col || !s.fresh_result(o, im)) return false;
+  const dtype d = im.desc.dt;
+  if (x->desc.dt != d || col->desc.dt != d || !is_float(d)) return s.fail(o, "source, vector and result must share one float type");
+  const ew_semantics& op = *ew_op_of(row_expand_step(s.fn().op(o).code()));
+  for (std::int64_t i = 0; i < im.valid_rows; ++i) {
+    cell_meta mv;
+    const element y = image_value(*col, i, 0, mv);
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) {
+      cell_meta m;
+      const element e = image_value(*x, i, j, m);
+      im.write(i, j, ew_apply(op, d, e, y), computed(merge(m, mv), o.index, ew_inexact(op)));
+    }
+  }
+  return s.set_result(o, std::move(im));
+}
+inline bool row_expand_sub(state& s, view<opcode::tile_row_expand_sub> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
+inline bool row_expand_div(state& s, view<opcode::tile_row_expand_div> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
+inline bool row_expand_mul(state& s, view<opcode::tile_row_expand_mul> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
+
 /// Any op without a Tile model: another stage's op.
 inline bool not_tile(state& s, op_id o) { return s.fail(o, "not a Tile-stage op; the Tile interpreter cannot run it"); }
 
 /// The rows of the models above but the elementwise family (see `tile_models`).
-inline constexpr std::array<model_row<state>, 17> ops{{
+inline constexpr std::array<model_row<state>, 21> ops{{
     typed_model<&alloc>,
     typed_model<&create>,
     typed_model<&load>,
@@ -401,6 +441,10 @@ inline constexpr std::array<model_row<state>, 17> ops{{
     typed_model<&row_sum>,
     typed_model<&row_max>,
     typed_model<&row_min>,
+    typed_model<&row_expand>,
+    typed_model<&row_expand_sub>,
+    typed_model<&row_expand_div>,
+    typed_model<&row_expand_mul>,
 }};
 }  // namespace tile_model
 }  // namespace detail

@@ -221,6 +221,40 @@ struct op_rule<opcode::buffer_row_max, V> : buffer_row_reduction_rule<V> {};
 template <class V>
 struct op_rule<opcode::buffer_row_min, V> : buffer_row_reduction_rule<V> {};
 
+/// buffer.row_expand: Vec column `source` [R, 1] broadcast into Vec `dest` of its rows and dtype.
+template <class V>
+struct op_rule<opcode::buffer_row_expand, V> : model<opcode::buffer_row_expand> {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::buffer, family_label<"source">(v));
+    const type* dst = s.expect(v, family_operand<"dest">(v), type_kind::buffer, family_label<"dest">(v));
+    if (src == nullptr || dst == nullptr) return;
+    if (src->space != memory_space::vec || dst->space != memory_space::vec) s.fail(v.loc, v.mn, " operands must be Vec buffers");
+    if (src->shape[1] != 1 || src->shape[0] != dst->shape[0] || src->dt != dst->dt)
+      s.fail(v.loc, v.mn, " source must be an [R, 1] column with the destination's rows and dtype");
+  }
+};
+
+/// buffer.row_expand_sub/div/mul: source and destination share one descriptor; `blk` is a Vec
+/// block of the source's rows and dtype (its first column is each row's value).
+template <class = void>
+struct buffer_row_expand_arith_rule {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::buffer, family_label<"source">(v));
+    const type* blk = s.expect(v, family_operand<"blk">(v), type_kind::buffer, family_label<"blk">(v));
+    const type* dst = s.expect(v, family_operand<"dest">(v), type_kind::buffer, family_label<"dest">(v));
+    if (src == nullptr || blk == nullptr || dst == nullptr) return;
+    if (!(*src == *dst)) s.fail(v.loc, v.mn, " operands must have descriptors identical to the destination");
+    if (blk->space != memory_space::vec || blk->shape[0] != dst->shape[0] || blk->dt != dst->dt)
+      s.fail(v.loc, v.mn, " blk must be a Vec block with the destination's rows and dtype");
+  }
+};
+template <class V>
+struct op_rule<opcode::buffer_row_expand_sub, V> : buffer_row_expand_arith_rule<V> {};
+template <class V>
+struct op_rule<opcode::buffer_row_expand_div, V> : buffer_row_expand_arith_rule<V> {};
+template <class V>
+struct op_rule<opcode::buffer_row_expand_mul, V> : buffer_row_expand_arith_rule<V> {};
+
 /// Elementwise Buffer ops (and buffer.full): inputs..., destination; every buffer input is the
 /// destination's descriptor.
 template <class = void>

@@ -50,7 +50,7 @@ struct model {
 /// The operand names that models shared by a family of ops read (no single opcode to take a
 /// typed view of), and where each op's record has them (-1: nowhere), found in one pass over the
 /// records. Why one table: a table per name (`named_operand`) costs compile time in every TU.
-inline constexpr std::array<std::string_view, 7> family_names{"lhs", "rhs", "source", "scalar", "dest", "value", "tmp"};
+inline constexpr std::array<std::string_view, 9> family_names{"lhs", "rhs", "source", "scalar", "dest", "value", "tmp", "vector", "blk"};
 inline constexpr auto family_positions = [] {
   std::array<std::array<std::int8_t, family_names.size()>, opcode_count> out{};
   for (std::size_t i = 0; i < opcode_count; ++i) {

@@ -66,6 +66,45 @@ struct op_rule<opcode::tile_row_max, V> : tile_row_reduction_rule<V> {};
 template <class V>
 struct op_rule<opcode::tile_row_min, V> : tile_row_reduction_rule<V> {};
 
+/// tile.row_expand: an [R, 1] column broadcast along the rows of the result (its type is written
+/// on the op), which has the column's rows, dtype and space.
+template <class V>
+struct op_rule<opcode::tile_row_expand, V> : model<opcode::tile_row_expand> {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::tile, family_label<"source">(v));
+    const type* r = s.expect_result(v, type_kind::tile);
+    if (src == nullptr || r == nullptr) return;
+    if (src->shape[1] != 1 || r->shape[0] != src->shape[0] || r->dt != src->dt || r->space != src->space)
+      s.fail(v.loc, v.mn, " source must be an [R, 1] column with the result's rows, dtype and space");
+  }
+};
+
+/// tile.row_expand_sub/div/mul: the result is the source's type; `vector` is an [R, 1] column of
+/// the source's rows and dtype; the optional `blk` a tile of the source's dtype.
+template <class = void>
+struct tile_row_expand_arith_rule {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::tile, family_label<"source">(v));
+    const type* vec = s.expect(v, family_operand<"vector">(v), type_kind::tile, family_label<"vector">(v));
+    const type* r = s.expect_result(v, type_kind::tile);
+    if (src == nullptr || vec == nullptr || r == nullptr) return;
+    if (r->dt != src->dt || r->space != src->space || r->shape != src->shape)
+      s.fail(v.loc, v.mn, " result must have the source's shape, dtype and space");
+    if (vec->shape[1] != 1 || vec->shape[0] != src->shape[0] || vec->dt != src->dt)
+      s.fail(v.loc, v.mn, " vector must be an [R, 1] column with the source's rows and dtype");
+    const operand blk = family_operand<"blk">(v);
+    if (!present(blk)) return;
+    const type* b = s.expect(v, blk, type_kind::tile, family_label<"blk">(v));
+    if (b != nullptr && b->dt != src->dt) s.fail(v.loc, v.mn, " scratch blk must have the source's dtype");
+  }
+};
+template <class V>
+struct op_rule<opcode::tile_row_expand_sub, V> : tile_row_expand_arith_rule<V> {};
+template <class V>
+struct op_rule<opcode::tile_row_expand_div, V> : tile_row_expand_arith_rule<V> {};
+template <class V>
+struct op_rule<opcode::tile_row_expand_mul, V> : tile_row_expand_arith_rule<V> {};
+
 /// Elementwise Tile ops: every tile operand and the result agree on dtype and space. Physical
 /// shapes and valid extents may differ: such a kernel is valid Tile IR that does not qualify for
 /// lowering ("matching valid extents alone do not qualify"), so selection keeps it Tile with a reason.

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file recipe/broadcast.hpp
+/// Extended-tier recipes for the row broadcasts (extended-rollout.md §3.3, §3.4): `tile.row_expand`
+/// to `buffer.row_expand(v, dst)`, and `tile.row_expand_sub/div/mul(x, v, blk)` to the block fill
+/// `buffer.row_expand(v, blk)` followed by the mode-2 native op `buffer.row_expand_<op>(x, blk,
+/// dst)`. Mode 1 (the column vector as the per-row operand) would use the a2a3 library's implicit
+/// UB window, so it is never emitted.
+#pragma once
+
+#include <string_view>
+
+#include "tile2buffer/recipe/reduction.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+/// Why `v` is not the column vector a broadcast reads for `rows` valid rows, or empty: an [R, 1]
+/// col_major FP32 column, R * esize a multiple of 32, static valid [r, 1] with r equal to `rows`.
+constexpr text broadcast_column_problem(const type& v, std::int64_t physical_rows, const extent& rows) {
+  if (!is_column_vector(v) || v.shape[0] != physical_rows)
+    return text("the broadcast operand must be a [") << physical_rows << ", 1] column vector (col_major, no boxes)";
+  if (v.bytes() % 32 != 0)
+    return text("a column vector needs R * element bytes aligned to 32 (") << v.shape[0] << " x " << name(v.dt) << " is " << v.bytes()
+                                                                            << " bytes)";
+  if (!v.static_valid() || v.valid[1].number != 1) return text("a column vector with runtime valid rows stays Tile");
+  if (!(v.valid[0] == rows)) return text("the column vector's valid rows must equal the broadcast's");
+  return {};
+}
+
+}  // namespace detail
+
+struct lower_row_expand {
+  using source = tile::row_expand;
+  static constexpr std::string_view name = "lower-row_expand";
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = false;
+  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
+
+  static constexpr match_result match(typed<source> op, const match_context& ctx) {
+    const type& dst = op.result_type();
+    if (!extended_allows(dst.dt))
+      return match_result::no(text("tile.row_expand on ") << tile2buffer::name(dst.dt) << " is not in the extended rollout");
+    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    const type* v = op.tile_type(op.source());
+    if (v == nullptr) return match_result::no(text("tile.row_expand source must be a tile"));
+    if (auto why = detail::broadcast_column_problem(*v, dst.shape[0], dst.valid[0]); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+
+  static constexpr void rewrite(typed<source> op, lowering& l) {
+    const value_id v = l.typed_handle(op.source().value(), op.loc());
+    const value_id dst = l.typed_handle(op.result(), op.loc());
+    l.builder().create<buffer::row_expand>({.source = v, .dest = dst}, op.loc());
+  }
+};
+
+template <opcode C>
+struct lower_row_expand_arith {
+  using source = op_t<C>;
+  static constexpr std::string_view name = detail::recipe_name<C>::value;
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = false;
+  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
+  static constexpr opcode target = *buffer_counterpart(C);
+
+  static constexpr match_result match(typed<source> op, const match_context& ctx) {
+    const type& dst = op.result_type();
+    if (!extended_allows(dst.dt))
+      return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt) << " is not in the extended rollout");
+    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    const type* x = op.tile_type(op.source());
+    if (x == nullptr || !detail::same_descriptor(*x, dst))
+      return match_result::no(text(mnemonic(C)) << " source and destination must have matching physical shapes, dtypes and valid extents");
+    const type* v = op.tile_type(op.vector());
+    if (v == nullptr) return match_result::no(text(mnemonic(C)) << " vector must be a tile");
+    if (auto why = detail::broadcast_column_problem(*v, dst.shape[0], dst.valid[0]); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (const operand blk = op.blk(); blk.is_value()) {
+      const type& b = op.fn().type_of(blk.value());
+      const std::int64_t lanes = 32 / element_bytes(dst.dt);
+      if (!b.is_tile() || !is_dense_vec(b) || b.dt != dst.dt || b.shape[0] != dst.shape[0] || b.shape[1] != lanes ||
+          !(b.valid[0] == v->valid[0]) || !(b.valid[1] == extent::of(lanes)))
+        return match_result::no(text("scratch tile smaller than the native rule (blk must be a dense row-major [") << dst.shape[0] << ", "
+                                                                                                            << lanes << "] block with the vector's valid rows)");
+    }
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+
+  static constexpr void rewrite(typed<source> op, lowering& l) {
+    if (!op.blk().is_value()) {
+      l.fail(op.loc(), name, text("needs its scratch blk: run materialize_native_scratch before init_storage"));
+      return;
+    }
+    const value_id x = l.typed_handle(op.source().value(), op.loc());
+    const value_id v = l.typed_handle(op.vector().value(), op.loc());
+    const value_id blk = l.typed_handle(op.blk().value(), op.loc());
+    const value_id dst = l.typed_handle(op.result(), op.loc());
+    l.builder().create<buffer::row_expand>({.source = v, .dest = blk}, op.loc());
+    l.builder().create<op_t<target>>({.source = x, .blk = blk, .dest = dst}, op.loc());
+  }
+};
+
+}  // namespace v0
+}  // namespace tile2buffer
