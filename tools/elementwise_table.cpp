@@ -33,6 +33,7 @@ int main() {
     put(mnemonic(row.op).substr(tile_prefix.size()));
     put(" ");
     put(kind_name(info(row.op).ew));
+    put(row.default_tier ? " default" : " extended");
     for (std::size_t i = 0; i < row.count; ++i) {
       put(" ");
       put(name(row.dtypes[i]));

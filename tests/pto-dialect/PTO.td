@@ -67,6 +67,8 @@ def PTO_RecipPrecision : PTO_PrecisionEnum<"RecipPrecision">;
 def PTO_RecipPrecisionAttr : PTO_EnumAttr<PTO_RecipPrecision, "recip_precision">;
 def PTO_SqrtPrecision : PTO_PrecisionEnum<"SqrtPrecision">;
 def PTO_SqrtPrecisionAttr : PTO_EnumAttr<PTO_SqrtPrecision, "sqrt_precision">;
+def PTO_RsqrtPrecision : PTO_PrecisionEnum<"RsqrtPrecision">;
+def PTO_RsqrtPrecisionAttr : PTO_EnumAttr<PTO_RsqrtPrecision, "rsqrt_precision">;
 
 def PTO_AccPhase : PTO_Enum<"AccPhase", [I32EnumAttrCase<"Unspecified", 0, "unspecified">,
     I32EnumAttrCase<"Partial", 1, "partial">, I32EnumAttrCase<"Final", 2, "final">]>;
@@ -249,6 +251,14 @@ class PTO_RowReduceOp<string mnemonic> : PTO_Op<mnemonic> {
 def PTO_TRowSumOp : PTO_RowReduceOp<"trowsum">;
 def PTO_TRowMaxOp : PTO_RowReduceOp<"trowmax">;
 def PTO_TRowMinOp : PTO_RowReduceOp<"trowmin">;
+
+// trsqrt: generic operand order (%x, %d, %tmp?), the native form lists tmp in `ins`.
+def PTO_TRsqrtOp : PTO_Op<"trsqrt"> {
+  let arguments = (ins PTO_TileBuf:$src, PTO_TileBuf:$dst, Optional<PTO_TileBuf>:$tmp,
+                       DefaultValuedAttr<PTO_RsqrtPrecisionAttr, "::pto_check::RsqrtPrecision::Default">:$precisionType);
+  let assemblyFormat = [{ `ins` `(` $src (`,` $tmp^)? `:` qualified(type($src)) (`,` qualified(type($tmp))^)? `)`
+                          `outs` `(` $dst `:` qualified(type($dst)) `)` attr-dict }];
+}
 
 def PTO_TRowExpandOp : PTO_UnaryOp<"trowexpand">;
 // Row-broadcast arithmetic (pto-dialect.md §5): generic (%x, %v, %tmp?, %d); only trowexpanddiv

@@ -416,3 +416,9 @@ static LogicalResult verifyRowExpandBin(Operation* op, Value xV, Value vV, Value
 LogicalResult TRowExpandSubOp::verify() { return verifyRowExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
 LogicalResult TRowExpandMulOp::verify() { return verifyRowExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
 LogicalResult TRowExpandDivOp::verify() { return verifyRowExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
+
+// trsqrt (pto-dialect.md §5): vec row_major, f16|f32, valid equal; high_precision needs tmp.
+LogicalResult TRsqrtOp::verify() {
+  if (getPrecisionType() == RsqrtPrecision::HighPrecision && !getTmp()) return emitOpError("high_precision requires tmp");
+  return verifyElementwise(*this, {getSrc(), getDst()}, true, {"f16", "f32"}, {});
+}

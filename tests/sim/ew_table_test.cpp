@@ -316,6 +316,17 @@ inline constexpr ew_case cases[] = {
     {o::tile_recip, F32, fmax, 0, 0x00200000, ULP},        // ~2^-128: subnormal result
     {o::tile_recip, F32, qnan, 0, qnan, NaN},
 
+    //--- rsqrt = 1/sqrt(x) (extended rollout; results for x <= 0 are target-defined) ---
+    {o::tile_rsqrt, F32, four, 0, half},
+    {o::tile_rsqrt, F32, one, 0, one},
+    {o::tile_rsqrt, F32, two, 0, 0x3F3504F3, ULP},         // 0.707106769
+    {o::tile_rsqrt, F32, dmin, 0, 0x64B504F3, ULP},        // 2^74.5: a subnormal input
+    {o::tile_rsqrt, F32, inf, 0, p0},
+    {o::tile_rsqrt, F32, p0, 0, inf, BITS, U},             // [U] 1/sqrt(+0): simulator gives +inf
+    {o::tile_rsqrt, F32, n0, 0, minf, BITS, U},            // [U] 1/sqrt(-0) = 1/-0: simulator gives -inf
+    {o::tile_rsqrt, F32, m1, 0, qnan, NaN},                // [U] negative input
+    {o::tile_rsqrt, F32, qnan, 0, qnan, NaN},
+
     //--- adds: x + s ---
     {o::tile_adds, F32, one, two, three},
     {o::tile_adds, F32, m5, three, m2},

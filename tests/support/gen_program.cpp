@@ -343,7 +343,7 @@ class planner {
     // The spec table's ops on this element type, in table order (the order fixes each seed's program).
     std::vector<opcode> table_ops;
     for (const auto& row : elementwise_table)
-      if (elementwise_allows(row.op, k.dt)) table_ops.push_back(row.op);
+      if (elementwise_allows(row.op, k.dt) && (row.default_tier || opt_.extended)) table_ops.push_back(row.op);
     if (table_ops.empty()) return false;
     for (int attempt = 0; attempt < 8; ++attempt) {
       const opcode op = table_ops[below(table_ops.size())];
@@ -902,7 +902,7 @@ class planner {
     if (k.dt != dtype::bf16) {
       std::vector<opcode> table_ops;
       for (const auto& row : elementwise_table)
-        if (elementwise_allows(row.op, k.dt)) table_ops.push_back(row.op);
+        if (elementwise_allows(row.op, k.dt) && (row.default_tier || opt_.extended)) table_ops.push_back(row.op);
       for (int attempt = 0; attempt < 6 && !table_ops.empty(); ++attempt) {
         const opcode op = table_ops[below(table_ops.size())];
         const literal s = scalar_for(op);

@@ -157,6 +157,7 @@ namespace testing {
 
 struct gen_options {
   std::int64_t rows = 16;             ///< tile rows
+  bool extended = false;              ///< draw the extended rollout's ops too (lower with --rollout=extended)
   bool fp16 = true;                   ///< FP16 tiles (add/mul)
   bool bf16 = true;                   ///< BF16 tiles (load/store only)
   bool int32 = true;                  ///< INT32 tiles (add/mul)

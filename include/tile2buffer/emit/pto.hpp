@@ -73,6 +73,7 @@ inline constexpr std::array<pto_native, tile_elementwise_count> pto_natives{{
     {opcode::buffer_relu, pto_op::trelu},
     {opcode::buffer_log, pto_op::tlog},
     {opcode::buffer_recip, pto_op::trecip},
+    {opcode::buffer_rsqrt, pto_op::trsqrt},
     {opcode::buffer_adds, pto_op::tadds},
     {opcode::buffer_subs, pto_op::tsubs},
     {opcode::buffer_muls, pto_op::tmuls},

@@ -28,9 +28,9 @@ enum class pto_op : std::uint8_t {
   texpands, tadd, tsub, tmul, tdiv, tmax, tmin,
   tabs, texp, tsqrt, tneg, trelu, tlog, trecip,
   tadds, tsubs, tmuls, tdivs, tmaxs, tmins, tlrelu,
-  trowsum, trowmax, trowmin, trowexpand, trowexpandsub, trowexpanddiv, trowexpandmul,
+  trowsum, trowmax, trowmin, trowexpand, trowexpandsub, trowexpanddiv, trowexpandmul, trsqrt,
 };
-inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::trowexpandmul) + 1;
+inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::trsqrt) + 1;
 
 /// How many operands a declared group takes: exactly one, zero or one, or any number.
 enum class group_kind : std::uint8_t { one, optional, variadic };
@@ -132,6 +132,8 @@ inline constexpr std::array<pto_op_def, pto_op_count> table{{
     {pto_op::trowexpanddiv, "pto.trowexpanddiv", native_form::ins_outs, {one("src0"), one("src1"), opt("tmp"), one("dst")}, 3,
      {precision("div_precision")}},
     {pto_op::trowexpandmul, "pto.trowexpandmul", native_form::ins_outs, {one("src0"), one("src1"), opt("tmp"), one("dst")}, 3},
+    // Generic operand order (%x, %d, %tmp?): the optional tmp is declared after dst; never passed.
+    {pto_op::trsqrt, "pto.trsqrt", native_form::ins_outs, {one("src"), one("dst"), opt("tmp")}, 1, {precision("rsqrt_precision")}},
 }};
 }  // namespace pto_facts
 

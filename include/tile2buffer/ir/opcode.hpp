@@ -28,7 +28,7 @@ enum class opcode : std::uint16_t {
   tile_alloc, tile_create, tile_full, tile_load, tile_store, tile_move, tile_reshape, tile_reinterpret_view,
   tile_transpose_view, tile_slice, tile_assemble, tile_set_validshape, tile_extract, tile_matmul, tile_matmul_acc,
   tile_add, tile_mul, tile_sub, tile_div, tile_maximum, tile_minimum,
-  tile_abs, tile_exp, tile_sqrt, tile_neg, tile_relu, tile_log, tile_recip,
+  tile_abs, tile_exp, tile_sqrt, tile_neg, tile_relu, tile_log, tile_recip, tile_rsqrt,
   tile_adds, tile_subs, tile_muls, tile_divs, tile_maximums, tile_minimums, tile_lrelu,
   tile_row_sum, tile_row_max, tile_row_min,
   tile_row_expand, tile_row_expand_sub, tile_row_expand_div, tile_row_expand_mul,
@@ -37,7 +37,7 @@ enum class opcode : std::uint16_t {
   buffer_alloc, buffer_set_validshape, buffer_load, buffer_store, buffer_copy, buffer_subview, buffer_reshape,
   buffer_extract, buffer_matmul, buffer_matmul_acc, buffer_full,
   buffer_add, buffer_mul, buffer_sub, buffer_div, buffer_maximum, buffer_minimum,
-  buffer_abs, buffer_exp, buffer_sqrt, buffer_neg, buffer_relu, buffer_log, buffer_recip,
+  buffer_abs, buffer_exp, buffer_sqrt, buffer_neg, buffer_relu, buffer_log, buffer_recip, buffer_rsqrt,
   buffer_adds, buffer_subs, buffer_muls, buffer_divs, buffer_maximums, buffer_minimums, buffer_lrelu,
   buffer_row_sum, buffer_row_max, buffer_row_min,
   buffer_row_expand, buffer_row_expand_sub, buffer_row_expand_div, buffer_row_expand_mul,
@@ -193,6 +193,7 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
       rec.disjoint_from = "source";
       return rec;
     }(),
+    tile_ew(o::tile_rsqrt, "tile.rsqrt", k::unary, "1 / sqrt(source) (extended rollout)"),
     tile_ew(o::tile_adds, "tile.adds", k::scalar_form, "source + scalar"),
     tile_ew(o::tile_subs, "tile.subs", k::scalar_form, "source - scalar"),
     tile_ew(o::tile_muls, "tile.muls", k::scalar_form, "source * scalar"),
@@ -254,6 +255,7 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
       rec.traits = trait::none;  // never in place
       return rec;
     }(),
+    buffer_ew(o::buffer_rsqrt, "buffer.rsqrt", k::unary, "dest = 1 / sqrt(source)"),
     buffer_ew(o::buffer_adds, "buffer.adds", k::scalar_form, "dest = source + scalar"),
     buffer_ew(o::buffer_subs, "buffer.subs", k::scalar_form, "dest = source - scalar"),
     buffer_ew(o::buffer_muls, "buffer.muls", k::scalar_form, "dest = source * scalar"),

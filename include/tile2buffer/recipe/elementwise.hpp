@@ -21,7 +21,7 @@ struct lower_elementwise {
   using source = op_t<C>;
   static constexpr std::string_view name = detail::recipe_name<C>::value;
   static constexpr int benefit = 1;
-  static constexpr bool default_rollout = true;
+  static constexpr bool default_rollout = elementwise_row_of(C)->default_tier;
   static constexpr std::span<const dtype> dtypes = elementwise_dtypes(C);
   static constexpr ew_kind kind = info(C).ew;
   // Why a constant: looking the counterpart up compares mnemonics over the whole op table, which
@@ -33,7 +33,8 @@ struct lower_elementwise {
     const type& dst = op.result_type();
     if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (!elementwise_allows(C, dst.dt))
-      return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt) << " is not in the default rollout");
+      return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt)
+                              << (default_rollout ? " is not in the default rollout" : " is not in the extended rollout"));
     if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = precision_flag_problem(op.fn(), op.id()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const auto matches_dst = [&](const operand& x) {

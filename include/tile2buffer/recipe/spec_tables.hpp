@@ -19,10 +19,12 @@ struct elementwise_row {
   opcode op;
   std::array<dtype, 3> dtypes;
   std::size_t count;
+  bool default_tier = true;  ///< false: an extended-rollout op (extended-rollout.md §3.6)
 };
 
-/// Spec "Default whole-kernel selection" table (add/mul FP16, FP32, INT32; the rest FP32 only).
-inline constexpr std::array<elementwise_row, 21> elementwise_table{{
+/// Spec "Default whole-kernel selection" table (add/mul FP16, FP32, INT32; the rest FP32 only),
+/// and the extended rollout's elementwise rows (rsqrt), marked as its tier.
+inline constexpr std::array<elementwise_row, 22> elementwise_table{{
     {opcode::tile_add, {dtype::fp16, dtype::fp32, dtype::int32}, 3},
     {opcode::tile_mul, {dtype::fp16, dtype::fp32, dtype::int32}, 3},
     {opcode::tile_sub, {dtype::fp32}, 1},
@@ -36,6 +38,7 @@ inline constexpr std::array<elementwise_row, 21> elementwise_table{{
     {opcode::tile_relu, {dtype::fp32}, 1},
     {opcode::tile_log, {dtype::fp32}, 1},
     {opcode::tile_recip, {dtype::fp32}, 1},
+    {opcode::tile_rsqrt, {dtype::fp32}, 1, false},
     {opcode::tile_adds, {dtype::fp32}, 1},
     {opcode::tile_subs, {dtype::fp32}, 1},
     {opcode::tile_muls, {dtype::fp32}, 1},

@@ -30,7 +30,7 @@ struct default_recipes : recipe_list<
     lower_elementwise<opcode::tile_abs>, lower_elementwise<opcode::tile_exp>,
     lower_elementwise<opcode::tile_sqrt>, lower_elementwise<opcode::tile_neg>,
     lower_elementwise<opcode::tile_relu>, lower_elementwise<opcode::tile_log>,
-    lower_elementwise<opcode::tile_recip>,
+    lower_elementwise<opcode::tile_recip>, lower_elementwise<opcode::tile_rsqrt>,
     lower_elementwise<opcode::tile_adds>, lower_elementwise<opcode::tile_subs>,
     lower_elementwise<opcode::tile_muls>, lower_elementwise<opcode::tile_divs>,
     lower_elementwise<opcode::tile_maximums>, lower_elementwise<opcode::tile_minimums>,

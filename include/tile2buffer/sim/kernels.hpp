@@ -53,6 +53,7 @@ inline constexpr std::array<ew_semantics, tile_elementwise_count> ew_table{{
     {opcode::tile_relu, [](float x, float) { return x > 0.0f ? x : 0.0f; }, [](dtype, i64 x, i64) { return x > 0 ? x : i64{0}; }, false},
     {opcode::tile_log, [](float x, float) { return std::log(x); }, nullptr, true},
     {opcode::tile_recip, [](float x, float) { return 1.0f / x; }, nullptr, true},
+    {opcode::tile_rsqrt, [](float x, float) { return 1.0f / std::sqrt(x); }, nullptr, true},
     {opcode::tile_adds, [](float x, float y) { return x + y; }, [](dtype d, i64 x, i64 y) { return wrapping_add(d, x, y); }, false},
     {opcode::tile_subs, [](float x, float y) { return x - y; }, [](dtype d, i64 x, i64 y) { return wrapping_sub(d, x, y); }, false},
     {opcode::tile_muls, [](float x, float y) { return x * y; }, [](dtype d, i64 x, i64 y) { return wrapping_mul(d, x, y); }, false},
