@@ -273,4 +273,14 @@ def PTO_TRowExpandMulOp : PTO_RowExpandBinOp<"trowexpandmul">;
 def PTO_TRowExpandDivOp : PTO_RowExpandBinOp<"trowexpanddiv",
     (ins DefaultValuedAttr<PTO_DivPrecisionAttr, "::pto_check::DivPrecision::Default">:$precisionType)>;
 
+// Column broadcasts (extended-rollout.md §3.5, §3.5b): no properties.
+def PTO_TColExpandOp : PTO_UnaryOp<"tcolexpand">;
+def PTO_TColExpandAddOp : PTO_BinaryOp<"tcolexpandadd">;
+def PTO_TColExpandSubOp : PTO_BinaryOp<"tcolexpandsub">;
+def PTO_TColExpandMulOp : PTO_BinaryOp<"tcolexpandmul">;
+def PTO_TColExpandDivOp : PTO_BinaryOp<"tcolexpanddiv">;
+def PTO_TColExpandMaxOp : PTO_BinaryOp<"tcolexpandmax">;
+def PTO_TColExpandMinOp : PTO_BinaryOp<"tcolexpandmin">;
+def PTO_TColExpandExpdifOp : PTO_BinaryOp<"tcolexpandexpdif">;
+
 #endif  // T2B_PTO_CHECK_TD

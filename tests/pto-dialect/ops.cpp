@@ -422,3 +422,36 @@ LogicalResult TRsqrtOp::verify() {
   if (getPrecisionType() == RsqrtPrecision::HighPrecision && !getTmp()) return emitOpError("high_precision requires tmp");
   return verifyElementwise(*this, {getSrc(), getDst()}, true, {"f16", "f32"}, {});
 }
+
+// tcolexpand (pto-dialect.md §5): ND vec both, one element, valid columns equal.
+LogicalResult TColExpandOp::verify() {
+  TileBufType w = tileOf(getSrc()), d = tileOf(getDst());
+  if (w.getMemLoc() != "vec" || d.getMemLoc() != "vec") return emitOpError("operates on vec tiles");
+  if (!layoutIs(w, "row_major", "none_box") || !layoutIs(d, "row_major", "none_box")) return emitOpError("tiles must be ND (row_major, none_box)");
+  if (w.getElementType() != d.getElementType()) return emitOpError("source and destination must share one element type");
+  if (known(w.getValidCol()) && known(d.getValidCol()) && w.getValidCol() != d.getValidCol())
+    return emitOpError("valid columns of source and destination must be equal");
+  return success();
+}
+
+// tcolexpand<op> (extended-rollout.md §3.5b): ND vec, x and d valid equal, the row w one value per
+// valid column, f16|f32.
+static LogicalResult verifyColExpandBin(Operation* op, Value xV, Value wV, Value dV) {
+  TileBufType x = tileOf(xV), w = tileOf(wV), d = tileOf(dV);
+  if (x.getMemLoc() != "vec" || w.getMemLoc() != "vec" || d.getMemLoc() != "vec") return op->emitOpError("operates on vec tiles");
+  if (!rowMajor(x) || !rowMajor(w) || !rowMajor(d)) return op->emitOpError("tiles must be row_major");
+  if (x.getElementType() != d.getElementType() || w.getElementType() != d.getElementType())
+    return op->emitOpError("tiles must share one element type");
+  if (!elementIn(d.getElementType(), {"f16", "f32"})) return op->emitOpError("element type not supported");
+  if (failed(sameValid(op, x, d, "source and destination"))) return failure();
+  if (known(w.getValidCol()) && known(d.getValidCol()) && w.getValidCol() != d.getValidCol())
+    return op->emitOpError("the row must have the destination's valid columns");
+  return success();
+}
+LogicalResult TColExpandAddOp::verify() { return verifyColExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
+LogicalResult TColExpandSubOp::verify() { return verifyColExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
+LogicalResult TColExpandMulOp::verify() { return verifyColExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
+LogicalResult TColExpandDivOp::verify() { return verifyColExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
+LogicalResult TColExpandMaxOp::verify() { return verifyColExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
+LogicalResult TColExpandMinOp::verify() { return verifyColExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
+LogicalResult TColExpandExpdifOp::verify() { return verifyColExpandBin(*this, getSrc0(), getSrc1(), getDst()); }

@@ -257,6 +257,25 @@ class pto_emitter {
     const ssa dst = value(named_operand<"dest">(f_, o).value());
     emit(pto_record(p, {one(x), one(blk), {}, one(dst)}, {}));
   }
+  /// Column broadcast: `tcolexpand ins(%w) outs(%dst)`.
+  constexpr void col_expand(op_id o) {
+    const ssa src = value(named_operand<"source">(f_, o).value());
+    const ssa dst = value(named_operand<"dest">(f_, o).value());
+    emit(pto_record(pto_op::tcolexpand, {one(src), one(dst)}, {}));
+  }
+  /// Column-broadcast arithmetic: `tcolexpand<op> ins(%x, %w) outs(%dst)`.
+  constexpr void col_expand_arith(op_id o) {
+    const auto native = [](opcode c) {
+      switch (c) {
+        case opcode::buffer_col_expand_add: return pto_op::tcolexpandadd; case opcode::buffer_col_expand_sub: return pto_op::tcolexpandsub; case opcode::buffer_col_expand_mul: return pto_op::tcolexpandmul; case opcode::buffer_col_expand_div: return pto_op::tcolexpanddiv; case opcode::buffer_col_expand_max: return pto_op::tcolexpandmax; case opcode::buffer_col_expand_min: return pto_op::tcolexpandmin; case opcode::buffer_col_expand_expdif: return pto_op::tcolexpandexpdif;
+        default: return pto_op::tcolexpandexpdif;
+      }
+    };
+    const ssa x = value(named_operand<"source">(f_, o).value());
+    const ssa w = value(named_operand<"vector">(f_, o).value());
+    const ssa dst = value(named_operand<"dest">(f_, o).value());
+    emit(pto_record(native(f_.op(o).code()), {one(x), one(w), one(dst)}, {}));
+  }
   /// SPMD queries read the kernel ABI parameters the signature appended.
   constexpr void query(op_id o) {
     const opcode c = f_.op(o).code();
@@ -761,7 +780,7 @@ class pto_emitter {
 
 /// The rule of every Buffer op; `pto_rules_cover_buffer_ops` checks there is exactly one each.
 inline constexpr auto pto_rules = [] {
-  std::array<pto_rule, 20 + tile_elementwise_count> rules{{
+  std::array<pto_rule, 28 + tile_elementwise_count> rules{{
       {opcode::buffer_alloc, &pto_emitter::alloc},
       {opcode::buffer_set_validshape, &pto_emitter::set_validshape},
       {opcode::buffer_load, &pto_emitter::load},
@@ -782,9 +801,17 @@ inline constexpr auto pto_rules = [] {
       {opcode::buffer_row_expand_sub, &pto_emitter::row_expand_arith},
       {opcode::buffer_row_expand_div, &pto_emitter::row_expand_arith},
       {opcode::buffer_row_expand_mul, &pto_emitter::row_expand_arith},
+      {opcode::buffer_col_expand, &pto_emitter::col_expand},
+      {opcode::buffer_col_expand_add, &pto_emitter::col_expand_arith},
+      {opcode::buffer_col_expand_sub, &pto_emitter::col_expand_arith},
+      {opcode::buffer_col_expand_mul, &pto_emitter::col_expand_arith},
+      {opcode::buffer_col_expand_div, &pto_emitter::col_expand_arith},
+      {opcode::buffer_col_expand_max, &pto_emitter::col_expand_arith},
+      {opcode::buffer_col_expand_min, &pto_emitter::col_expand_arith},
+      {opcode::buffer_col_expand_expdif, &pto_emitter::col_expand_arith},
   }};
   // The elementwise family shares one rule; its PTO ops are `pto_natives`.
-  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[20 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
+  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[28 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
   return rules;
 }();
 

@@ -29,8 +29,9 @@ enum class pto_op : std::uint8_t {
   tabs, texp, tsqrt, tneg, trelu, tlog, trecip,
   tadds, tsubs, tmuls, tdivs, tmaxs, tmins, tlrelu,
   trowsum, trowmax, trowmin, trowexpand, trowexpandsub, trowexpanddiv, trowexpandmul, trsqrt,
+  tcolexpand, tcolexpandadd, tcolexpandsub, tcolexpandmul, tcolexpanddiv, tcolexpandmax, tcolexpandmin, tcolexpandexpdif,
 };
-inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::trsqrt) + 1;
+inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::tcolexpandexpdif) + 1;
 
 /// How many operands a declared group takes: exactly one, zero or one, or any number.
 enum class group_kind : std::uint8_t { one, optional, variadic };
@@ -134,6 +135,15 @@ inline constexpr std::array<pto_op_def, pto_op_count> table{{
     {pto_op::trowexpandmul, "pto.trowexpandmul", native_form::ins_outs, {one("src0"), one("src1"), opt("tmp"), one("dst")}, 3},
     // Generic operand order (%x, %d, %tmp?): the optional tmp is declared after dst; never passed.
     {pto_op::trsqrt, "pto.trsqrt", native_form::ins_outs, {one("src"), one("dst"), opt("tmp")}, 1, {precision("rsqrt_precision")}},
+    // Column broadcasts (extended rollout §3.5, §3.5b): no scratch, no properties documented.
+    {pto_op::tcolexpand, "pto.tcolexpand", native_form::ins_outs, unary_groups, 1},
+    {pto_op::tcolexpandadd, "pto.tcolexpandadd", native_form::ins_outs, binary_groups, 2},
+    {pto_op::tcolexpandsub, "pto.tcolexpandsub", native_form::ins_outs, binary_groups, 2},
+    {pto_op::tcolexpandmul, "pto.tcolexpandmul", native_form::ins_outs, binary_groups, 2},
+    {pto_op::tcolexpanddiv, "pto.tcolexpanddiv", native_form::ins_outs, binary_groups, 2},
+    {pto_op::tcolexpandmax, "pto.tcolexpandmax", native_form::ins_outs, binary_groups, 2},
+    {pto_op::tcolexpandmin, "pto.tcolexpandmin", native_form::ins_outs, binary_groups, 2},
+    {pto_op::tcolexpandexpdif, "pto.tcolexpandexpdif", native_form::ins_outs, binary_groups, 2},
 }};
 }  // namespace pto_facts
 

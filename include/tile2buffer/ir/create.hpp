@@ -376,6 +376,7 @@ struct tile_row_reduction {
   value_operand source;
   optional_value tmp = {};
 };
+struct tile_col_expand_arith { value_operand source, vector; };
 struct tile_row_expand_arith {
   value_operand source, vector;
   optional_value blk = {};
@@ -399,6 +400,7 @@ struct buffer_fill { scalar_operand value; value_operand dest; };
 struct buffer_scalar { value_operand source; scalar_operand scalar; value_operand dest; };
 struct buffer_row_reduction { value_operand source, tmp, dest; };
 struct buffer_row_expand_arith { value_operand source, blk, dest; };
+struct buffer_col_expand_arith { value_operand source, vector, dest; };
 }  // namespace operands
 
 //===--- keyword structs: one per set of registered keywords ---===//
@@ -450,7 +452,12 @@ consteval auto operands_type() {
     return create_type<o::tile_row_reduction>{};
   else if constexpr (C == opcode::buffer_row_sum || C == opcode::buffer_row_max || C == opcode::buffer_row_min)
     return create_type<o::buffer_row_reduction>{};
-  else if constexpr (C == opcode::tile_row_expand) return create_type<o::unary>{};
+  else if constexpr (C == opcode::tile_row_expand || C == opcode::tile_col_expand) return create_type<o::unary>{};
+  else if constexpr (C == opcode::buffer_col_expand) return create_type<o::buffer_unary>{};
+  else if constexpr (C == opcode::tile_col_expand_add || C == opcode::tile_col_expand_sub || C == opcode::tile_col_expand_mul || C == opcode::tile_col_expand_div || C == opcode::tile_col_expand_max || C == opcode::tile_col_expand_min || C == opcode::tile_col_expand_expdif)
+    return create_type<o::tile_col_expand_arith>{};
+  else if constexpr (C == opcode::buffer_col_expand_add || C == opcode::buffer_col_expand_sub || C == opcode::buffer_col_expand_mul || C == opcode::buffer_col_expand_div || C == opcode::buffer_col_expand_max || C == opcode::buffer_col_expand_min || C == opcode::buffer_col_expand_expdif)
+    return create_type<o::buffer_col_expand_arith>{};
   else if constexpr (C == opcode::buffer_row_expand) return create_type<o::buffer_unary>{};
   else if constexpr (C == opcode::tile_row_expand_sub || C == opcode::tile_row_expand_div || C == opcode::tile_row_expand_mul)
     return create_type<o::tile_row_expand_arith>{};

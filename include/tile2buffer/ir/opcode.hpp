@@ -32,6 +32,7 @@ enum class opcode : std::uint16_t {
   tile_adds, tile_subs, tile_muls, tile_divs, tile_maximums, tile_minimums, tile_lrelu,
   tile_row_sum, tile_row_max, tile_row_min,
   tile_row_expand, tile_row_expand_sub, tile_row_expand_div, tile_row_expand_mul,
+  tile_col_expand, tile_col_expand_add, tile_col_expand_sub, tile_col_expand_mul, tile_col_expand_div, tile_col_expand_max, tile_col_expand_min, tile_col_expand_expdif,
   tile_get_block_idx, tile_get_block_num, tile_get_subblock_idx,
   // buffer
   buffer_alloc, buffer_set_validshape, buffer_load, buffer_store, buffer_copy, buffer_subview, buffer_reshape,
@@ -41,6 +42,7 @@ enum class opcode : std::uint16_t {
   buffer_adds, buffer_subs, buffer_muls, buffer_divs, buffer_maximums, buffer_minimums, buffer_lrelu,
   buffer_row_sum, buffer_row_max, buffer_row_min,
   buffer_row_expand, buffer_row_expand_sub, buffer_row_expand_div, buffer_row_expand_mul,
+  buffer_col_expand, buffer_col_expand_add, buffer_col_expand_sub, buffer_col_expand_mul, buffer_col_expand_div, buffer_col_expand_max, buffer_col_expand_min, buffer_col_expand_expdif,
   buffer_get_block_idx, buffer_get_block_num, buffer_get_subblock_idx,
   count_
 };
@@ -102,6 +104,16 @@ constexpr r tile_row_expand_arith(opcode c, std::string_view m, std::string_view
 constexpr r buffer_row_expand_arith(opcode c, std::string_view m, std::string_view summary, std::uint16_t kws = 0) {
   return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = "source:v blk:v dest:v", .keywords = kws, .results = arity::none,
           .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = "source", .scratch = "blk", .summary = summary};
+}
+/// Column-broadcast arithmetic (extended rollout §3.5b): `source[i, j] op vector[0, j]` for a
+/// [1, C] row `vector`; no scratch. The result may be its source's storage, never the vector's.
+constexpr r tile_col_expand_arith(opcode c, std::string_view m, std::string_view summary) {
+  return {.code = c, .mnemonic = m, .dia = d::tile, .operands = "source:v vector:v",
+          .traits = trait::moves_valid_data | trait::may_alias_exactly, .disjoint_from = "source vector", .summary = summary};
+}
+constexpr r buffer_col_expand_arith(opcode c, std::string_view m, std::string_view summary) {
+  return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = "source:v vector:v dest:v", .results = arity::none,
+          .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = "source vector", .summary = summary};
 }
 constexpr r spmd(opcode c, std::string_view m, dialect dia, std::string_view summary) {
   return {.code = c, .mnemonic = m, .dia = dia, .operands = "", .traits = trait::spmd_query, .summary = summary};
@@ -210,6 +222,16 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
     tile_row_expand_arith(o::tile_row_expand_sub, "tile.row_expand_sub", "source[i, j] - vector[i]"),
     tile_row_expand_arith(o::tile_row_expand_div, "tile.row_expand_div", "source[i, j] / vector[i]"),
     tile_row_expand_arith(o::tile_row_expand_mul, "tile.row_expand_mul", "source[i, j] * vector[i]"),
+    {.code = o::tile_col_expand, .mnemonic = "tile.col_expand", .dia = d::tile, .operands = "source:v",
+     .traits = trait::moves_valid_data, .disjoint_from = "source",
+     .summary = "the [1, C] row `source` broadcast down each column of the result type"},
+    tile_col_expand_arith(o::tile_col_expand_add, "tile.col_expand_add", "source[i, j] + vector[0, j]"),
+    tile_col_expand_arith(o::tile_col_expand_sub, "tile.col_expand_sub", "source[i, j] - vector[0, j]"),
+    tile_col_expand_arith(o::tile_col_expand_mul, "tile.col_expand_mul", "source[i, j] * vector[0, j]"),
+    tile_col_expand_arith(o::tile_col_expand_div, "tile.col_expand_div", "source[i, j] / vector[0, j]"),
+    tile_col_expand_arith(o::tile_col_expand_max, "tile.col_expand_max", "max(source[i, j], vector[0, j])"),
+    tile_col_expand_arith(o::tile_col_expand_min, "tile.col_expand_min", "min(source[i, j], vector[0, j])"),
+    tile_col_expand_arith(o::tile_col_expand_expdif, "tile.col_expand_expdif", "exp(source[i, j] - vector[0, j])"),
     spmd(o::tile_get_block_idx, "tile.get_block_idx", d::tile, "this block's index in the launch"),
     spmd(o::tile_get_block_num, "tile.get_block_num", d::tile, "the launch's block count"),
     spmd(o::tile_get_subblock_idx, "tile.get_subblock_idx", d::tile, "this subblock's index in its block"),
@@ -272,6 +294,16 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
     buffer_row_expand_arith(o::buffer_row_expand_sub, "buffer.row_expand_sub", "dest[i, j] = source[i, j] - blk[i, 0]"),
     buffer_row_expand_arith(o::buffer_row_expand_div, "buffer.row_expand_div", "dest[i, j] = source[i, j] / blk[i, 0]"),
     buffer_row_expand_arith(o::buffer_row_expand_mul, "buffer.row_expand_mul", "dest[i, j] = source[i, j] * blk[i, 0]"),
+    {.code = o::buffer_col_expand, .mnemonic = "buffer.col_expand", .dia = d::buffer, .operands = "source:v dest:v",
+     .results = arity::none, .writes = "dest", .disjoint_from = "source",
+     .summary = "dest[i, j] = source[0, j] over dest's valid extents (a [1, C] row broadcast down columns)"},
+    buffer_col_expand_arith(o::buffer_col_expand_add, "buffer.col_expand_add", "dest[i, j] = source[i, j] + vector[0, j]"),
+    buffer_col_expand_arith(o::buffer_col_expand_sub, "buffer.col_expand_sub", "dest[i, j] = source[i, j] - vector[0, j]"),
+    buffer_col_expand_arith(o::buffer_col_expand_mul, "buffer.col_expand_mul", "dest[i, j] = source[i, j] * vector[0, j]"),
+    buffer_col_expand_arith(o::buffer_col_expand_div, "buffer.col_expand_div", "dest[i, j] = source[i, j] / vector[0, j]"),
+    buffer_col_expand_arith(o::buffer_col_expand_max, "buffer.col_expand_max", "dest[i, j] = max(source[i, j], vector[0, j])"),
+    buffer_col_expand_arith(o::buffer_col_expand_min, "buffer.col_expand_min", "dest[i, j] = min(source[i, j], vector[0, j])"),
+    buffer_col_expand_arith(o::buffer_col_expand_expdif, "buffer.col_expand_expdif", "dest[i, j] = exp(source[i, j] - vector[0, j])"),
     spmd(o::buffer_get_block_idx, "buffer.get_block_idx", d::buffer, "this block's index in the launch"),
     spmd(o::buffer_get_block_num, "buffer.get_block_num", d::buffer, "the launch's block count"),
     spmd(o::buffer_get_subblock_idx, "buffer.get_subblock_idx", d::buffer, "this subblock's index in its block"),
@@ -353,6 +385,11 @@ constexpr bool is_loop_op(opcode c) { return has_trait(c, trait::loop); }
 /// A region op that runs one of its regions once (`if`).
 constexpr bool is_branch_op(opcode c) { return is_region_op(c) && !is_loop_op(c); }
 constexpr bool is_relabel_op(opcode c) { return has_trait(c, trait::relabel); }
+/// The fused column-broadcast arithmetic ops of either stage (extended rollout §3.5b).
+constexpr bool is_col_expand_arith(opcode c) {
+  return (c >= opcode::tile_col_expand_add && c <= opcode::tile_col_expand_expdif) ||
+         (c >= opcode::buffer_col_expand_add && c <= opcode::buffer_col_expand_expdif);
+}
 
 /// Looks an op up by its text mnemonic (scalar infix operators are looked up by `infix`).
 constexpr std::optional<opcode> find_mnemonic(std::string_view m) {

@@ -102,5 +102,73 @@ struct lower_row_expand_arith {
   }
 };
 
+namespace detail {
+/// Why `w` is not the row a column broadcast reads for `dst`, or empty: a dense row-major [1, C]
+/// row of dst's columns and dtype, one valid row, valid columns structurally equal to dst's.
+constexpr text broadcast_row_problem(const type& w, const type& dst) {
+  if (!is_dense_vec(w) || w.shape[0] != 1 || w.shape[1] != dst.shape[1] || w.dt != dst.dt)
+    return text("the broadcast operand must be a dense row-major [1, ") << dst.shape[1] << "] row of the result's dtype";
+  if (!(w.valid[0] == extent::of(1)) || !(w.valid[1] == dst.valid[1]))
+    return text("the row's valid columns must equal the broadcast's");
+  return {};
+}
+}  // namespace detail
+
+struct lower_col_expand {
+  using source = tile::col_expand;
+  static constexpr std::string_view name = "lower-col_expand";
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = false;
+  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
+
+  static constexpr match_result match(typed<source> op, const match_context& ctx) {
+    const type& dst = op.result_type();
+    if (!extended_allows(dst.dt))
+      return match_result::no(text("tile.col_expand on ") << tile2buffer::name(dst.dt) << " is not in the extended rollout");
+    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    const type* w = op.tile_type(op.source());
+    if (w == nullptr) return match_result::no(text("tile.col_expand source must be a tile"));
+    if (auto why = detail::broadcast_row_problem(*w, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+  static constexpr void rewrite(typed<source> op, lowering& l) {
+    const value_id w = l.typed_handle(op.source().value(), op.loc());
+    const value_id dst = l.typed_handle(op.result(), op.loc());
+    l.builder().create<buffer::col_expand>({.source = w, .dest = dst}, op.loc());
+  }
+};
+
+template <opcode C>
+struct lower_col_expand_arith {
+  using source = op_t<C>;
+  static constexpr std::string_view name = detail::recipe_name<C>::value;
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = false;
+  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
+  static constexpr opcode target = *buffer_counterpart(C);
+
+  static constexpr match_result match(typed<source> op, const match_context& ctx) {
+    const type& dst = op.result_type();
+    if (!extended_allows(dst.dt))
+      return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt) << " is not in the extended rollout");
+    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    const type* x = op.tile_type(op.source());
+    if (x == nullptr || !detail::same_descriptor(*x, dst))
+      return match_result::no(text(mnemonic(C)) << " source and destination must have matching physical shapes, dtypes and valid extents");
+    const type* w = op.tile_type(op.vector());
+    if (w == nullptr) return match_result::no(text(mnemonic(C)) << " vector must be a tile");
+    if (auto why = detail::broadcast_row_problem(*w, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+  static constexpr void rewrite(typed<source> op, lowering& l) {
+    const value_id x = l.typed_handle(op.source().value(), op.loc());
+    const value_id w = l.typed_handle(op.vector().value(), op.loc());
+    const value_id dst = l.typed_handle(op.result(), op.loc());
+    l.builder().create<op_t<target>>({.source = x, .vector = w, .dest = dst}, op.loc());
+  }
+};
+
 }  // namespace v0
 }  // namespace tile2buffer

@@ -105,6 +105,25 @@ constexpr text dynamic_storage_problem(const function& f, const kernel_analyses&
   return {};
 }
 
+/// Why elementwise op `c` on column vector `dst` does not lower (extended rollout §2.5), or
+/// empty: FP32 only, `R * esize` a multiple of 32, static valid `[r, 1]`.
+constexpr text column_elementwise_problem(opcode c, const type& dst) {
+  if (dst.dt != dtype::fp32) return text(mnemonic(c)) << " on " << name(dst.dt) << " column vectors is not in the extended rollout";
+  if (dst.bytes() % 32 != 0)
+    return text("a column vector needs R * element bytes aligned to 32 (") << dst.shape[0] << " x " << name(dst.dt) << " is "
+                                                                            << dst.bytes() << " bytes)";
+  if (!dst.static_valid() || dst.valid[1].number != 1) return text("dynamic-valid column vectors stay Tile for elementwise use");
+  return {};
+}
+
+/// The [1, R] row-major relabel of column-vector descriptor `t` (valid [r, 1] -> [1, r]).
+constexpr type row_relabel(type t) {
+  t.shape = {1, t.shape[0]};
+  t.valid = {extent::of(1), t.valid[0]};
+  t.blayout = box_layout::row_major;
+  return t;
+}
+
 }  // namespace detail
 }  // namespace v0
 }  // namespace tile2buffer

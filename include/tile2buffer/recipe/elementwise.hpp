@@ -31,7 +31,13 @@ struct lower_elementwise {
 
   static constexpr match_result match(typed<source> op, const match_context& ctx) {
     const type& dst = op.result_type();
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    // Extended rollout §2.5: the same table on [R, 1] column vectors, lowered on [1, R] relabels.
+    const bool column = ctx.opts.rollout == rollout_kind::extended && is_column_vector(dst);
+    if (column) {
+      if (auto why = detail::column_elementwise_problem(C, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    } else if (auto why = dense_vec_problem(dst); !why.empty()) {
+      return match_result::no(static_cast<text&&>(why));
+    }
     if (!elementwise_allows(C, dst.dt))
       return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt)
                               << (default_rollout ? " is not in the default rollout" : " is not in the extended rollout"));
@@ -56,7 +62,21 @@ struct lower_elementwise {
   static constexpr void rewrite(typed<source> op, lowering& l) {
     const value_id result = op.result();
     const dtype dt = op.result_type().dt;
-    const auto handle_of = [&](const operand& x) { return operand::of(l.typed_handle(x.value(), op.loc())); };
+    // Column vectors: the native op runs on each distinct handle's [1, R] relabel (one per value).
+    const bool column = is_column_vector(op.result_type());
+    std::array<std::pair<value_id, value_id>, 3> relabels{};
+    std::size_t relabelled = 0;
+    const auto handle_of = [&](const operand& x) {
+      const value_id h = l.typed_handle(x.value(), op.loc());
+      if (!column) return operand::of(h);
+      for (std::size_t i = 0; i < relabelled; ++i)
+        if (relabels[i].first == h) return operand::of(relabels[i].second);
+      const text name = text(op.fn().name_of(x.value())) << "_row";
+      const type row_type = detail::row_relabel(l.builder().fn().type_of(h));
+      const value_id row = l.builder().create<buffer::reshape>({.source = h}, row_type, name.view(), op.loc());
+      relabels[relabelled++] = {h, row};
+      return operand::of(row);
+    };
     const auto element = [&](const operand& x) { return detail::element_scalar(l, x, dt, op.loc(), name); };
     // Why a fixed array: elementwise ops have at most two inputs, and a heap list per op was a
     // visible share of the lower pass. Operands in the Buffer op's order (operand_names).
@@ -73,7 +93,7 @@ struct lower_elementwise {
     } else {
       args[count++] = element(op.value());
     }
-    args[count++] = operand::of(l.typed_handle(result, op.loc()));
+    args[count++] = handle_of(operand::of(result));
     std::vector<kwarg> kws;
     if constexpr (kind != ew_kind::fill)  // fill's shape and dtype already live in the destination descriptor
       for (const kwarg& k : op.kwargs()) kws.push_back(kwarg{k.key, l.rw().map(k.value)});

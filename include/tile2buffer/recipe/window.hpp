@@ -147,8 +147,13 @@ struct lower_relabel {
     const type& dst = op.result_type();
     const type* src = op.tile_type(op.source());
     if (src == nullptr) return match_result::no(text(mnemonic(C)) << " needs a Tile source");
-    if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    // Extended rollout §2.5: a column vector [R, 1] and the row [1, R] are byte-identical.
+    const auto vec_problem = [&](const type& t) {
+      if (ctx.opts.rollout == rollout_kind::extended && is_column_vector(t) && t.bytes() % 32 == 0) return text{};
+      return dense_vec_problem(t);
+    };
+    if (auto why = vec_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const kernel_analyses& k = ctx.kernel();
     const window_facts::window* w = k.windows.find(op.result());
     for (const type* t : {&dst, src})

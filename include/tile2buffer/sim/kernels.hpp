@@ -143,6 +143,32 @@ constexpr opcode row_expand_step(opcode c) {
   }
 }
 
+/// One element of a column-broadcast arithmetic op: `x op w` with the ew_table row of the op
+/// (`expdif` is the unfused pair: the difference rounded, then exp rounded), so both runs agree.
+inline element col_expand_apply(opcode c, dtype d, element x, element w) {
+  const auto row = [](opcode t) -> const ew_semantics& { return *ew_op_of(t); };
+  switch (c) {
+    case opcode::tile_col_expand_add:
+    case opcode::buffer_col_expand_add: return ew_apply(row(opcode::tile_add), d, x, w);
+    case opcode::tile_col_expand_sub:
+    case opcode::buffer_col_expand_sub: return ew_apply(row(opcode::tile_sub), d, x, w);
+    case opcode::tile_col_expand_mul:
+    case opcode::buffer_col_expand_mul: return ew_apply(row(opcode::tile_mul), d, x, w);
+    case opcode::tile_col_expand_div:
+    case opcode::buffer_col_expand_div: return ew_apply(row(opcode::tile_div), d, x, w);
+    case opcode::tile_col_expand_max:
+    case opcode::buffer_col_expand_max: return ew_apply(row(opcode::tile_maximum), d, x, w);
+    case opcode::tile_col_expand_min:
+    case opcode::buffer_col_expand_min: return ew_apply(row(opcode::tile_minimum), d, x, w);
+    default: return ew_apply(row(opcode::tile_exp), d, ew_apply(row(opcode::tile_sub), d, x, w), element{});
+  }
+}
+/// Whether a column-broadcast arithmetic op is compared with a tolerance (div, expdif).
+constexpr bool col_expand_inexact(opcode c) {
+  return c == opcode::tile_col_expand_div || c == opcode::buffer_col_expand_div || c == opcode::tile_col_expand_expdif ||
+         c == opcode::buffer_col_expand_expdif;
+}
+
 /// Accumulator element type of a matmul over operands of type `operand` (§2.6): FP32 for float
 /// operands, INT32 for INT8; nullopt for unsupported operand types.
 inline std::optional<dtype> accumulator_of(dtype operand) {

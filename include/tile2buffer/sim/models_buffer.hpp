@@ -145,10 +145,14 @@ inline bool reshape(state& s, view<opcode::buffer_reshape> v) {
   h.valid_rows = rt.valid[0].number;
   h.valid_cols = rt.valid[1].number;
   if (rt.space == memory_space::vec) {
-    if (!src->dense() || src->desc.blayout != box_layout::row_major || src->pitch != src->desc.row_bytes() ||
-        rt.slayout != box_layout::none_box || rt.blayout != box_layout::row_major)
+    // A column vector [R, 1] (extended rollout §2.5) holds its R elements contiguously, as a
+    // dense row [1, R] does: either relabels the other.
+    const std::int64_t es = element_bytes(rt.dt);
+    const bool column_src = is_column_vector(src->desc) && src->pitch == src->desc.shape[0] * es;
+    const bool row_src = src->dense() && src->desc.blayout == box_layout::row_major && src->pitch == src->desc.row_bytes();
+    if (!(column_src || row_src) || rt.slayout != box_layout::none_box || !(rt.blayout == box_layout::row_major || is_column_vector(rt)))
       return s.fail(o, "a Vec reshape needs a dense row-major source with dense row pitch");
-    h.pitch = rt.row_bytes();
+    h.pitch = is_column_vector(rt) ? rt.shape[0] * es : rt.row_bytes();
     if (!s.aligned_window(o, h, "of `" + s.name_of(*src) + "`")) return false;
   } else {
     if (rt.slayout != box_layout::none_box && !whole_boxes(rt)) return s.fail(o, "boxed descriptor needs whole-box extents");
@@ -455,11 +459,59 @@ inline bool row_expand_sub(state& s, view<opcode::buffer_row_expand_sub> v) { re
 inline bool row_expand_div(state& s, view<opcode::buffer_row_expand_div> v) { return row_expand_arith(s, v.id(), v.source(), v.blk(), v.dest()); }
 inline bool row_expand_mul(state& s, view<opcode::buffer_row_expand_mul> v) { return row_expand_arith(s, v.id(), v.source(), v.blk(), v.dest()); }
 
+/// col_expand: `dest[i, j] = source[0, j]` over dest's valid extents (the source's valid columns).
+inline bool col_expand(state& s, view<opcode::buffer_col_expand> v) {
+  const op_id o = v.id();
+  const handle* src = s.handle_arg(o, v.source());
+  const handle* dst = s.handle_arg(o, v.dest());
+  if (!src || !dst) return false;
+  if (src->desc.dt != dst->desc.dt || src->desc.shape[0] != 1 || src->desc.shape[1] != dst->desc.shape[1])
+    return s.fail(o, "source must be a [1, C] row of the destination's columns and type");
+  if (dst->valid_rows == 0 || dst->valid_cols == 0 || src->valid_cols == 0) return s.empty_rectangle(o);
+  if (src->valid_cols != dst->valid_cols)
+    return s.fail(o, "source valid columns " + std::to_string(src->valid_cols) + " differ from the destination's " + std::to_string(dst->valid_cols));
+  cells c;
+  for (std::int64_t i = 0; i < dst->valid_rows; ++i)
+    for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
+      cell_meta m;
+      const element_bits e = s.rd_bits(*src, 0, j, m);
+      c.emplace_back(e, moved(m, o.index));
+    }
+  s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
+  return true;
+}
+
+/// col_expand_<op>: `dest[i, j] = source[i, j] op vector[0, j]`.
+template <opcode C>
+bool col_expand_arith(state& s, view<C> v) {
+  const op_id o = v.id();
+  const handle* x = s.handle_arg(o, v.source());
+  const handle* row = s.handle_arg(o, v.vector());
+  const handle* dst = s.handle_arg(o, v.dest());
+  if (!x || !row || !dst) return false;
+  const dtype d = dst->desc.dt;
+  if (x->desc.shape != dst->desc.shape || x->desc.dt != d || row->desc.dt != d || !is_float(d))
+    return s.fail(o, "source and destination must share one float descriptor, vector its type");
+  if (!s.same_valid(o, *x, *dst)) return false;
+  if (dst->valid_rows == 0 || dst->valid_cols == 0) return s.empty_rectangle(o);
+  if (row->valid_cols != dst->valid_cols) return s.fail(o, "vector valid columns differ from the destination's");
+  cells c;
+  for (std::int64_t i = 0; i < dst->valid_rows; ++i)
+    for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
+      cell_meta m, mw;
+      const element e = s.rd(*x, i, j, m);
+      const element w = s.rd(*row, 0, j, mw);
+      c.emplace_back(encode(d, col_expand_apply(C, d, e, w)), computed(merge(m, mw), o.index, col_expand_inexact(C)));
+    }
+  s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
+  return true;
+}
+
 /// Any op without a Buffer model: another stage's op.
 inline bool not_buffer(state& s, op_id o) { return s.fail(o, "not a Buffer-stage op; the Buffer interpreter cannot run it"); }
 
 /// The rows of the models above but the elementwise family (see `buffer_models`).
-inline constexpr std::array<model_row<state>, 17> ops{{
+inline constexpr std::array<model_row<state>, 25> ops{{
     typed_model<&alloc>,
     typed_model<&set_validshape>,
     typed_model<&load>,
@@ -477,6 +529,14 @@ inline constexpr std::array<model_row<state>, 17> ops{{
     typed_model<&row_expand_sub>,
     typed_model<&row_expand_div>,
     typed_model<&row_expand_mul>,
+    typed_model<&col_expand>,
+    typed_model<&col_expand_arith<opcode::buffer_col_expand_add>>,
+    typed_model<&col_expand_arith<opcode::buffer_col_expand_sub>>,
+    typed_model<&col_expand_arith<opcode::buffer_col_expand_mul>>,
+    typed_model<&col_expand_arith<opcode::buffer_col_expand_div>>,
+    typed_model<&col_expand_arith<opcode::buffer_col_expand_max>>,
+    typed_model<&col_expand_arith<opcode::buffer_col_expand_min>>,
+    typed_model<&col_expand_arith<opcode::buffer_col_expand_expdif>>,
 }};
 }  // namespace buffer_model
 }  // namespace detail

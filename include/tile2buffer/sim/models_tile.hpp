@@ -419,11 +419,47 @@ inline bool row_expand_sub(state& s, view<opcode::tile_row_expand_sub> v) { retu
 inline bool row_expand_div(state& s, view<opcode::tile_row_expand_div> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
 inline bool row_expand_mul(state& s, view<opcode::tile_row_expand_mul> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
 
+/// col_expand: the [1, C] row broadcast over the result's valid extents.
+inline bool col_expand(state& s, view<opcode::tile_col_expand> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.source());
+  image im;
+  if (!src || !s.fresh_result(o, im)) return false;
+  if (src->desc.dt != im.desc.dt || src->desc.shape[0] != 1) return s.fail(o, "source must be a [1, C] row of the result type");
+  for (std::int64_t i = 0; i < im.valid_rows; ++i)
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) {
+      cell_meta m;
+      const element e = image_value(*src, 0, j, m);
+      im.write(i, j, e, moved(m, o.index));
+    }
+  return s.set_result(o, std::move(im));
+}
+
+/// col_expand_<op>: each valid element with its column's value of the [1, C] row `vector`.
+template <opcode C>
+bool col_expand_arith(state& s, view<C> v) {
+  const op_id o = v.id();
+  const image* x = s.tile_arg(o, v.source());
+  const image* row = s.tile_arg(o, v.vector());
+  image im;
+  if (!x || !row || !s.fresh_result(o, im)) return false;
+  const dtype d = im.desc.dt;
+  if (x->desc.dt != d || row->desc.dt != d || !is_float(d)) return s.fail(o, "source, vector and result must share one float type");
+  for (std::int64_t i = 0; i < im.valid_rows; ++i)
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) {
+      cell_meta m, mw;
+      const element e = image_value(*x, i, j, m);
+      const element w = image_value(*row, 0, j, mw);
+      im.write(i, j, col_expand_apply(C, d, e, w), computed(merge(m, mw), o.index, col_expand_inexact(C)));
+    }
+  return s.set_result(o, std::move(im));
+}
+
 /// Any op without a Tile model: another stage's op.
 inline bool not_tile(state& s, op_id o) { return s.fail(o, "not a Tile-stage op; the Tile interpreter cannot run it"); }
 
 /// The rows of the models above but the elementwise family (see `tile_models`).
-inline constexpr std::array<model_row<state>, 21> ops{{
+inline constexpr std::array<model_row<state>, 29> ops{{
     typed_model<&alloc>,
     typed_model<&create>,
     typed_model<&load>,
@@ -445,6 +481,14 @@ inline constexpr std::array<model_row<state>, 21> ops{{
     typed_model<&row_expand_sub>,
     typed_model<&row_expand_div>,
     typed_model<&row_expand_mul>,
+    typed_model<&col_expand>,
+    typed_model<&col_expand_arith<opcode::tile_col_expand_add>>,
+    typed_model<&col_expand_arith<opcode::tile_col_expand_sub>>,
+    typed_model<&col_expand_arith<opcode::tile_col_expand_mul>>,
+    typed_model<&col_expand_arith<opcode::tile_col_expand_div>>,
+    typed_model<&col_expand_arith<opcode::tile_col_expand_max>>,
+    typed_model<&col_expand_arith<opcode::tile_col_expand_min>>,
+    typed_model<&col_expand_arith<opcode::tile_col_expand_expdif>>,
 }};
 }  // namespace tile_model
 }  // namespace detail

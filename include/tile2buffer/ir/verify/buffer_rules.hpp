@@ -234,6 +234,34 @@ struct op_rule<opcode::buffer_row_expand, V> : model<opcode::buffer_row_expand> 
   }
 };
 
+/// buffer.col_expand: Vec row `source` [1, C] broadcast into Vec `dest` of its columns and dtype.
+template <class V>
+struct op_rule<opcode::buffer_col_expand, V> : model<opcode::buffer_col_expand> {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::buffer, family_label<"source">(v));
+    const type* dst = s.expect(v, family_operand<"dest">(v), type_kind::buffer, family_label<"dest">(v));
+    if (src == nullptr || dst == nullptr) return;
+    if (src->space != memory_space::vec || dst->space != memory_space::vec) s.fail(v.loc, v.mn, " operands must be Vec buffers");
+    if (src->shape[0] != 1 || src->shape[1] != dst->shape[1] || src->dt != dst->dt)
+      s.fail(v.loc, v.mn, " source must be a [1, C] row with the destination's columns and dtype");
+  }
+};
+
+/// buffer.col_expand_<op>: source and destination share one descriptor; `vector` a Vec [1, C] row.
+template <opcode C, class V>
+  requires(is_buffer_op(C) && is_col_expand_arith(C))
+struct op_rule<C, V> : model<C> {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::buffer, family_label<"source">(v));
+    const type* vec = s.expect(v, family_operand<"vector">(v), type_kind::buffer, family_label<"vector">(v));
+    const type* dst = s.expect(v, family_operand<"dest">(v), type_kind::buffer, family_label<"dest">(v));
+    if (src == nullptr || vec == nullptr || dst == nullptr) return;
+    if (!(*src == *dst)) s.fail(v.loc, v.mn, " operands must have descriptors identical to the destination");
+    if (vec->space != memory_space::vec || vec->shape[0] != 1 || vec->shape[1] != dst->shape[1] || vec->dt != dst->dt)
+      s.fail(v.loc, v.mn, " vector must be a Vec [1, C] row with the destination's columns and dtype");
+  }
+};
+
 /// buffer.row_expand_sub/div/mul: source and destination share one descriptor; `blk` is a Vec
 /// block of the source's rows and dtype (its first column is each row's value).
 template <class = void>

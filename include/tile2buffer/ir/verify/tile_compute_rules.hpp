@@ -79,6 +79,35 @@ struct op_rule<opcode::tile_row_expand, V> : model<opcode::tile_row_expand> {
   }
 };
 
+/// tile.col_expand: a [1, C] row broadcast down the columns of the result (its type is written on
+/// the op), which has the row's columns, dtype and space.
+template <class V>
+struct op_rule<opcode::tile_col_expand, V> : model<opcode::tile_col_expand> {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::tile, family_label<"source">(v));
+    const type* r = s.expect_result(v, type_kind::tile);
+    if (src == nullptr || r == nullptr) return;
+    if (src->shape[0] != 1 || r->shape[1] != src->shape[1] || r->dt != src->dt || r->space != src->space)
+      s.fail(v.loc, v.mn, " source must be a [1, C] row with the result's columns, dtype and space");
+  }
+};
+
+/// tile.col_expand_<op>: the result is the source's type; `vector` a [1, C] row of its columns.
+template <opcode C, class V>
+  requires(is_tile_op(C) && is_col_expand_arith(C))
+struct op_rule<C, V> : model<C> {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::tile, family_label<"source">(v));
+    const type* vec = s.expect(v, family_operand<"vector">(v), type_kind::tile, family_label<"vector">(v));
+    const type* r = s.expect_result(v, type_kind::tile);
+    if (src == nullptr || vec == nullptr || r == nullptr) return;
+    if (r->dt != src->dt || r->space != src->space || r->shape != src->shape)
+      s.fail(v.loc, v.mn, " result must have the source's shape, dtype and space");
+    if (vec->shape[0] != 1 || vec->shape[1] != src->shape[1] || vec->dt != src->dt)
+      s.fail(v.loc, v.mn, " vector must be a [1, C] row with the source's columns and dtype");
+  }
+};
+
 /// tile.row_expand_sub/div/mul: the result is the source's type; `vector` is an [R, 1] column of
 /// the source's rows and dtype; the optional `blk` a tile of the source's dtype.
 template <class = void>
