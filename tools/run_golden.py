@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Runs the `# RUN:` lines of one golden `.t2b` file, lit style.
 
-Substitutions: %s (the file), %t2b-opt, %FileCheck, %not (expects a non-zero exit that is not a
-signal), %t (a temporary file path). Every RUN line runs under bash with pipefail; the test
+Substitutions: %s (the file), %S (its directory), %t2b-opt, %FileCheck, %not (expects a non-zero
+exit that is not a signal), %t (a temporary file path). Every RUN line runs under bash with pipefail; the test
 passes when every line exits 0.
 """
 import os
@@ -27,7 +27,8 @@ def main() -> int:
         tmpfile = os.path.join(tmp, "out")
         for cmd in lines:
             cmd = (cmd.replace("%t2b-opt", t2b_opt).replace("%FileCheck", filecheck)
-                   .replace("%not", not_tool).replace("%s", path).replace("%t", tmpfile))
+                   .replace("%not", not_tool).replace("%s", path).replace("%S", os.path.dirname(os.path.abspath(path)))
+                   .replace("%t", tmpfile))
             print(f"RUN: {cmd}")
             proc = subprocess.run(["bash", "-o", "pipefail", "-c", cmd])
             if proc.returncode != 0:

@@ -105,11 +105,12 @@ def collect_cases(sample_dir, examples_dir, golden_dir):
     written, one module each, for both targets."""
     cases = []
 
-    def lowered(path, label, pre_planned):
-        # A file that exercises the extended rollout (its RUN lines ask for it) is emitted under
-        # both rollouts: the default one must stay as the spec says, the extended one adds ops.
+    def lowered(path, label, pre_planned, extended=False):
+        # A file that exercises the extended rollout (its RUN lines ask for it, or a zoo kernel) is
+        # emitted under both rollouts: the default one must stay as the spec says.
         with open(path, encoding="utf-8") as fh:
-            rollouts = [[], ["--rollout=extended"]] if "--rollout=extended" in fh.read() else [[]]
+            extended = extended or "--rollout=extended" in fh.read()
+        rollouts = [[], ["--rollout=extended"]] if extended else [[]]
         for planner in PLANNERS:
             for target in TARGETS:
                 for extra in rollouts:
@@ -123,6 +124,8 @@ def collect_cases(sample_dir, examples_dir, golden_dir):
 
     for path in sorted(glob.glob(os.path.join(examples_dir, "*.t2b"))):
         lowered(path, os.path.basename(path), bool(buffer_kernels(path)))
+    for path in sorted(glob.glob(os.path.join(examples_dir, "zoo", "*.t2b"))):
+        lowered(path, "zoo/" + os.path.basename(path), False, extended=True)
     for path in sorted(glob.glob(os.path.join(golden_dir, "**", "*.t2b"), recursive=True)):
         if path.endswith("-invalid.t2b"):
             continue

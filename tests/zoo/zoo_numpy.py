@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The kernel zoo (examples/kernels/zoo) against NumPy: each kernel runs in the reference simulator
+as written (Tile IR) and lowered with --rollout=extended under the pypto, dsa_rp and ptoas
+planners (`t2b-opt --run` on .npy inputs), and every output is compared with a NumPy formula
+written here (float64 on the rounded inputs), independently of the simulator. Tolerances follow
+extended-rollout.md §2.7: kernels with exp or rsqrt |got - ref| <= 1e-5 + 1e-4 |ref|; the GEMM on
+inputs that are multiples of 1/8 exactly. Elements a kernel must not write keep the tool's
+never-written marker (-555).
+
+usage: zoo_numpy.py T2B_OPT SOURCE_ROOT [--perturb]
+  --perturb  nudge every expected output past its tolerance; every comparison must then fail
+             (meson test zoo-numpy-detects-a-difference).
+Exits 77 (skipped) without a Python that has NumPy (Debian: python3-numpy).
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
+        if subprocess.run(["/usr/bin/python3", "-c", "import numpy"], capture_output=True).returncode == 0:
+            sys.exit(subprocess.run(["/usr/bin/python3", __file__] + sys.argv[1:]).returncode)
+    print("SKIP: no Python with the numpy module (apt-get install -y python3-numpy)")
+    sys.exit(77)
+
+T2B = os.path.abspath(sys.argv[1])
+ZOO = os.path.join(sys.argv[2], "examples", "kernels", "zoo")
+PERTURB = "--perturb" in sys.argv[3:]
+UNWRITTEN = -555.0
+RUNS = [("tile", []), ("pypto", ["--rollout=extended", "--planner=pypto"]),
+        ("dsa_rp", ["--rollout=extended", "--planner=dsa_rp"]), ("ptoas", ["--rollout=extended", "--planner=ptoas"])]
+rng = np.random.default_rng(20261203)
+checks, failures = 0, []
+
+
+def run(kernel_file, function, inputs, scalars=(), flags=(), grid=1):
+    """The out tensors of one --run, as {name: array}; the stage it ran in."""
+    with tempfile.TemporaryDirectory() as d:
+        cmd = [T2B, os.path.join(ZOO, kernel_file), "--run", function, "--output-dir", d, f"--grid={grid}"] + list(flags)
+        for name, array in inputs.items():
+            path = os.path.join(d, f"in_{name}.npy")
+            np.save(path, array)
+            cmd += ["--input", f"{name}={path}"]
+        for name, value in scalars:
+            cmd += ["--scalar", f"{name}={value}"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)}\n{p.stdout}{p.stderr}")
+        stage = "Buffer" if "Buffer IR" in p.stdout and "Tile IR" not in p.stdout else "Tile"
+        outs = {f[:-4]: np.load(os.path.join(d, f)) for f in os.listdir(d) if f.endswith(".npy") and not f.startswith("in_")}
+        return outs, stage
+
+
+def compare(what, got, ref, atol, rtol, unwritten=None):
+    """got within atol + rtol |ref| of ref where ref is finite; exactly the marker where `unwritten`."""
+    global checks
+    checks += 1
+    ref = np.asarray(ref, np.float64)
+    want_marker = np.zeros(ref.shape, bool) if unwritten is None else unwritten
+    if PERTURB:  # every element, the untouched ones too, now wants something it does not hold
+        ref = ref + 2 * (atol + rtol * np.abs(ref)) + 1e-3
+        want_marker = np.zeros(ref.shape, bool)
+    bad = (np.abs(got.astype(np.float64) - ref) > atol + rtol * np.abs(ref)) & ~want_marker
+    bad |= want_marker & (got != UNWRITTEN)
+    if PERTURB:
+        bad = np.ones(1, bool) if not bad.any() else np.zeros(1, bool)  # the nudge must be caught
+        if bad.any():
+            failures.append(what)
+            print(f"FAIL {what}: a difference past the tolerance went unnoticed")
+        return
+    if bad.any():
+        i = tuple(np.argwhere(bad)[0])
+        failures.append(what)
+        print(f"FAIL {what}: {int(bad.sum())} elements differ, first at {i}: got {got[i]!r}, want {ref[i]!r}")
+
+
+def each_run(kernel_file, function, inputs, scalars=(), grid=1):
+    """(label, outputs) per run; a lowered run must have run every kernel in Buffer IR."""
+    for label, flags in RUNS:
+        outs, stage = run(kernel_file, function, inputs, scalars, flags, grid)
+        want = "Tile" if label == "tile" else "Buffer"
+        if stage != want:
+            failures.append(f"{kernel_file} {label}")
+            print(f"FAIL {kernel_file} {label}: ran in {stage} IR, expected {want}")
+        yield label, outs
+
+
+def softmax():
+    x = (rng.standard_normal((64, 64)) * 2).astype(np.float32)
+    for cols in (0, 1, 17, 64):
+        v = x[:, :cols].astype(np.float64)
+        ref = np.full((64, 64), UNWRITTEN)
+        if cols:
+            e = np.exp(v - v.max(1, keepdims=True))
+            ref[:, :cols] = e / e.sum(1, keepdims=True)
+        marker = np.zeros((64, 64), bool)
+        marker[:, cols:] = True
+        for label, outs in each_run("softmax.t2b", "softmax", {"X": x}, [("cols", cols)], grid=4):
+            compare(f"softmax cols={cols} {label}", outs["Y"], ref, 1e-5, 1e-4, marker)
+
+
+def layernorm():
+    x = (rng.standard_normal((16, 64)) * 3 + 1).astype(np.float32)
+    g = rng.uniform(0.5, 1.5, (1, 64)).astype(np.float32)
+    b = rng.uniform(-1, 1, (1, 64)).astype(np.float32)
+    X, G, B = (a.astype(np.float64) for a in (x, g, b))
+    mu = X.mean(1, keepdims=True)
+    var = ((X - mu) ** 2).mean(1, keepdims=True)
+    ref = (X - mu) / np.sqrt(var + 1e-5) * G + B
+    for label, outs in each_run("layernorm.t2b", "layernorm", {"X": x, "G": g, "B": b}):
+        compare(f"layernorm {label}", outs["Y"], ref, 1e-5, 1e-4)
+
+
+def rmsnorm():
+    x = (rng.standard_normal((16, 128)) * 2).astype(np.float32)
+    g = rng.uniform(0.5, 1.5, (1, 128)).astype(np.float32)
+    X, G = x.astype(np.float64), g.astype(np.float64)
+    ref = X / np.sqrt((X ** 2).mean(1, keepdims=True) + 1e-6) * G
+    for label, outs in each_run("rmsnorm.t2b", "rmsnorm", {"X": x, "G": g}):
+        compare(f"rmsnorm {label}", outs["Y"], ref, 1e-5, 1e-4)
+
+
+def gemm_bias_relu():
+    # Multiples of 1/8 in [-1, 1]: every product and partial sum is exact in FP32.
+    a = (rng.integers(-8, 9, (64, 128)) / 8).astype(np.float16)
+    b = (rng.integers(-8, 9, (128, 64)) / 8).astype(np.float16)
+    bias = (rng.integers(-8, 9, (1, 64)) / 8).astype(np.float32)
+    ref = np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias, 0)
+    for label, outs in each_run("gemm_bias_relu.t2b", "main", {"A": a, "B": b, "Bias": bias}):
+        compare(f"gemm_bias_relu {label}", outs["Out"], ref, 0, 0)
+
+
+for case in (softmax, layernorm, rmsnorm, gemm_bias_relu):
+    try:
+        case()
+    except RuntimeError as e:
+        failures.append(case.__name__)
+        print(f"FAIL {case.__name__}: {e}")
+
+print(f"{checks} comparisons, {len(failures)} failed" + (" (perturbed: each must fail)" if PERTURB else ""))
+sys.exit(1 if failures or checks == 0 else 0)
