@@ -43,10 +43,13 @@ struct lower_create {
   static constexpr std::string_view name = "lower-create";
   static constexpr int benefit = 1;
   static constexpr bool default_rollout = true;
-  static constexpr match_result match(typed<tile::create> op, const match_context&) {
+  static constexpr match_result match(typed<tile::create> op, const match_context& ctx) {
     const type& t = op.result_type();
     if (is_matrix_space(t.space)) {
       if (auto why = matrix_tile_problem(t); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    } else if (ctx.opts.rollout == rollout_kind::extended && is_column_vector(t)) {
+      // Extended rollout §2.1: an [R, 1] column vector, R * esize a multiple of 32.
+      if (t.bytes() % 32 != 0) return match_result::no(text("a column vector needs R * element bytes aligned to 32"));
     } else if (auto why = dense_vec_problem(t); !why.empty()) {
       return match_result::no(static_cast<text&&>(why));
     }
