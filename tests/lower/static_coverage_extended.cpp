@@ -20,7 +20,7 @@ using namespace tile2buffer;
 using namespace t2b_test;
 
 /// How a row's op is fed: the shapes of its operands and result.
-enum class form { row_reduce, row_expand, row_expand_arith, col_expand, col_expand_arith, unary };
+enum class form { row_reduce, col_reduce, row_expand, row_expand_arith, col_expand, col_expand_arith, unary };
 
 struct ext_row {
   std::string_view tile_op;
@@ -33,11 +33,14 @@ constexpr std::string_view reductions = "reductions remain Tile in the normal pi
 constexpr std::string_view broadcasts = "axis broadcasts remain Tile in the normal pipeline";
 constexpr std::string_view not_default = "not in the default rollout";
 
-// extended-rollout.md §3: the catalogue (column reductions and cast are not built yet).
+// extended-rollout.md §3: the catalogue (cast is not built yet).
 constexpr ext_row rows[] = {
     {"tile.row_sum", "buffer.row_sum", form::row_reduce, reductions},
     {"tile.row_max", "buffer.row_max", form::row_reduce, reductions},
     {"tile.row_min", "buffer.row_min", form::row_reduce, reductions},
+    {"tile.col_sum", "buffer.col_sum", form::col_reduce, reductions},
+    {"tile.col_max", "buffer.col_max", form::col_reduce, reductions},
+    {"tile.col_min", "buffer.col_min", form::col_reduce, reductions},
     {"tile.row_expand", "buffer.row_expand", form::row_expand, broadcasts},
     {"tile.row_expand_sub", "buffer.row_expand_sub", form::row_expand_arith, broadcasts},
     {"tile.row_expand_div", "buffer.row_expand_div", form::row_expand_arith, broadcasts},
@@ -71,6 +74,7 @@ constexpr function kernel(opcode op, form shape, dtype d) {
   value_id y;
   switch (shape) {
     case form::row_reduce: y = b.emit1(op, {operand::of(x)}, tile_type(16, 1, d), "y"); break;
+    case form::col_reduce: y = b.emit1(op, {operand::of(x)}, tile_type(1, 64, d), "y"); break;
     case form::unary: y = b.emit1(op, {operand::of(x)}, tt, "y"); break;
     case form::row_expand:
     case form::row_expand_arith: {
@@ -128,7 +132,7 @@ constexpr bool cell_holds(const ext_row& row, probe p) {
       // built here by tile.create is itself a column vector, which the default rollout rejects
       // first, so the reason is checked on the set's entry for the op.
       const opcode op = opcode_of(row.tile_op);
-      const bool fed_by_create = row.shape != form::row_reduce && row.shape != form::unary;
+      const bool fed_by_create = row.shape != form::row_reduce && row.shape != form::col_reduce && row.shape != form::unary;
       const stays_tile_info* entry = registry<default_recipes>::stays_tile_reason(op);
       const bool reason_ok = row.default_reason == not_default ? entry == nullptr && !registry<default_recipes>::candidates(op).empty()
                                                                : entry != nullptr && entry->reason == row.default_reason;

@@ -273,6 +273,16 @@ def PTO_TRowExpandMulOp : PTO_RowExpandBinOp<"trowexpandmul">;
 def PTO_TRowExpandDivOp : PTO_RowExpandBinOp<"trowexpanddiv",
     (ins DefaultValuedAttr<PTO_DivPrecisionAttr, "::pto_check::DivPrecision::Default">:$precisionType)>;
 
+// Column reductions (pto-dialect.md §5): tcolsum's attributes sit inside `ins`, before the colon;
+// isBinary only when written.
+def PTO_TColSumOp : PTO_Op<"tcolsum"> {
+  let arguments = (ins PTO_TileBuf:$src, Optional<PTO_TileBuf>:$tmp, PTO_TileBuf:$dst, OptionalAttr<BoolAttr>:$isBinary);
+  let assemblyFormat = [{ `ins` `(` $src (`,` $tmp^)? attr-dict `:` qualified(type($src)) (`,` qualified(type($tmp))^)? `)`
+                          `outs` `(` $dst `:` qualified(type($dst)) `)` }];
+}
+def PTO_TColMaxOp : PTO_UnaryOp<"tcolmax">;
+def PTO_TColMinOp : PTO_UnaryOp<"tcolmin">;
+
 // Column broadcasts (extended-rollout.md §3.5, §3.5b): no properties.
 def PTO_TColExpandOp : PTO_UnaryOp<"tcolexpand">;
 def PTO_TColExpandAddOp : PTO_BinaryOp<"tcolexpandadd">;

@@ -455,3 +455,32 @@ LogicalResult TColExpandDivOp::verify() { return verifyColExpandBin(*this, getSr
 LogicalResult TColExpandMaxOp::verify() { return verifyColExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
 LogicalResult TColExpandMinOp::verify() { return verifyColExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
 LogicalResult TColExpandExpdifOp::verify() { return verifyColExpandBin(*this, getSrc0(), getSrc1(), getDst()); }
+
+// tcolsum / tcolmax / tcolmin (pto-dialect.md §5): ND vec tiles of one element, valid columns
+// equal; tcolsum with tmp needs isBinary written; isBinary = true bounds the scratch.
+static LogicalResult verifyColReduce(Operation* op, Value srcV, Value tmpV, Value dstV) {
+  TileBufType x = tileOf(srcV), d = tileOf(dstV);
+  for (TileBufType t : {x, d}) {
+    if (t.getMemLoc() != "vec" || !layoutIs(t, "row_major", "none_box")) return op->emitOpError("tiles must be ND vec (row_major, none_box)");
+  }
+  if (x.getElementType() != d.getElementType()) return op->emitOpError("source and destination must share one element type");
+  if (!elementIn(x.getElementType(), {"i16", "i32", "f16", "f32"})) return op->emitOpError("element type not supported");
+  if (known(x.getValidCol()) && known(d.getValidCol()) && x.getValidCol() != d.getValidCol())
+    return op->emitOpError("valid columns of source and destination must be equal");
+  if (tmpV) {
+    TileBufType t = tileOf(tmpV);
+    if (t.getMemLoc() != "vec" || !layoutIs(t, "row_major", "none_box") || t.getElementType() != x.getElementType())
+      return op->emitOpError("tmp must be an ND vec tile of the element type");
+  }
+  return success();
+}
+LogicalResult TColSumOp::verify() {
+  if (getTmp() && !getIsBinaryAttr()) return emitOpError("with tmp, isBinary must be present");
+  if (getTmp() && getIsBinary() && *getIsBinary()) {
+    TileBufType x = tileOf(getSrc()), t = tileOf(getTmp());
+    if (known(x.getValidCol()) && t.getCols() < x.getValidCol()) return emitOpError("isBinary needs tmp cols >= source valid cols");
+  }
+  return verifyColReduce(*this, getSrc(), getTmp(), getDst());
+}
+LogicalResult TColMaxOp::verify() { return verifyColReduce(*this, getSrc(), {}, getDst()); }
+LogicalResult TColMinOp::verify() { return verifyColReduce(*this, getSrc(), {}, getDst()); }

@@ -45,6 +45,7 @@ enum class native_form : std::uint8_t {
   implicit,        ///< a terminator only the generic form writes (a region the IR left open)
   ret,             ///< `return`
   ins_outs,        ///< `op ins(%a : Ta) outs(%d : Td) [{attrs}]`
+  ins_attrs_outs,  ///< `op ins(%a, %b {attrs} : Ta, Tb) outs(%d : Td)` (tcolsum: attributes inside `ins`)
   alloc_tile,      ///< `%t = pto.alloc_tile [addr = %a] [valid_row = %r] [valid_col = %c] : T`
   make_tensor_view,
   partition_view,
@@ -279,11 +280,15 @@ class mlir_printer {
       }
       case native_form::implicit: return {};
       case native_form::ret: return text("return");
-      case native_form::ins_outs: {
+      case native_form::ins_outs:
+      case native_form::ins_attrs_outs: {
         const std::span<const ssa> all(x);
+        const bool inside = o.form == native_form::ins_attrs_outs;
         text s(o.name);
         s << " ins(";
         operand_list(s, all.first(o.ins));
+        if (inside)
+          if (const text a = set_attrs(o); !a.empty()) s << " {" << a << '}';
         s << " : ";
         type_list(s, all.first(o.ins));
         s << ") outs(";
@@ -291,7 +296,8 @@ class mlir_printer {
         s << " : ";
         type_list(s, all.subspan(o.ins));
         s << ')';
-        if (const text a = set_attrs(o); !a.empty()) s << " {" << a << '}';
+        if (!inside)
+          if (const text a = set_attrs(o); !a.empty()) s << " {" << a << '}';
         return s;
       }
       case native_form::alloc_tile: {

@@ -240,6 +240,20 @@ class pto_emitter {
     const ssa dst = value(named_operand<"dest">(f_, o).value());
     emit(pto_record(p, {one(src), one(tmp), one(dst)}, {}));
   }
+  /// Column reductions: `tcolsum ins(%x, %tmp {isBinary = false} : ...) outs(%dst)` (the sequential
+  /// form, §3.2), `tcolmax`/`tcolmin ins(%x) outs(%dst)`.
+  constexpr void col_reduction(op_id o) {
+    const opcode c = f_.op(o).code();
+    const ssa src = value(named_operand<"source">(f_, o).value());
+    const ssa dst = value(named_operand<"dest">(f_, o).value());
+    if (c == opcode::buffer_col_sum) {
+      const ssa tmp = value(named_operand<"tmp">(f_, o).value());
+      const pto_set sequential{"isBinary", text("false")};
+      emit(pto_record(pto_op::tcolsum, {one(src), one(tmp), one(dst)}, {}, std::span<const pto_set>(&sequential, 1)));
+      return;
+    }
+    emit(pto_record(c == opcode::buffer_col_max ? pto_op::tcolmax : pto_op::tcolmin, {one(src), one(dst)}, {}));
+  }
   /// Row broadcast: `trowexpand ins(%v) outs(%dst)`.
   constexpr void row_expand(op_id o) {
     const ssa src = value(named_operand<"source">(f_, o).value());
@@ -780,7 +794,7 @@ class pto_emitter {
 
 /// The rule of every Buffer op; `pto_rules_cover_buffer_ops` checks there is exactly one each.
 inline constexpr auto pto_rules = [] {
-  std::array<pto_rule, 28 + tile_elementwise_count> rules{{
+  std::array<pto_rule, 31 + tile_elementwise_count> rules{{
       {opcode::buffer_alloc, &pto_emitter::alloc},
       {opcode::buffer_set_validshape, &pto_emitter::set_validshape},
       {opcode::buffer_load, &pto_emitter::load},
@@ -797,6 +811,9 @@ inline constexpr auto pto_rules = [] {
       {opcode::buffer_row_sum, &pto_emitter::row_reduction},
       {opcode::buffer_row_max, &pto_emitter::row_reduction},
       {opcode::buffer_row_min, &pto_emitter::row_reduction},
+      {opcode::buffer_col_sum, &pto_emitter::col_reduction},
+      {opcode::buffer_col_max, &pto_emitter::col_reduction},
+      {opcode::buffer_col_min, &pto_emitter::col_reduction},
       {opcode::buffer_row_expand, &pto_emitter::row_expand},
       {opcode::buffer_row_expand_sub, &pto_emitter::row_expand_arith},
       {opcode::buffer_row_expand_div, &pto_emitter::row_expand_arith},
@@ -811,7 +828,7 @@ inline constexpr auto pto_rules = [] {
       {opcode::buffer_col_expand_expdif, &pto_emitter::col_expand_arith},
   }};
   // The elementwise family shares one rule; its PTO ops are `pto_natives`.
-  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[28 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
+  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[31 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
   return rules;
 }();
 

@@ -29,7 +29,7 @@ enum class pto_op : std::uint8_t {
   tabs, texp, tsqrt, tneg, trelu, tlog, trecip,
   tadds, tsubs, tmuls, tdivs, tmaxs, tmins, tlrelu,
   trowsum, trowmax, trowmin, trowexpand, trowexpandsub, trowexpanddiv, trowexpandmul, trsqrt,
-  tcolexpand, tcolexpandadd, tcolexpandsub, tcolexpandmul, tcolexpanddiv, tcolexpandmax, tcolexpandmin, tcolexpandexpdif,
+  tcolsum, tcolmax, tcolmin, tcolexpand, tcolexpandadd, tcolexpandsub, tcolexpandmul, tcolexpanddiv, tcolexpandmax, tcolexpandmin, tcolexpandexpdif,
 };
 inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::tcolexpandexpdif) + 1;
 
@@ -135,6 +135,11 @@ inline constexpr std::array<pto_op_def, pto_op_count> table{{
     {pto_op::trowexpandmul, "pto.trowexpandmul", native_form::ins_outs, {one("src0"), one("src1"), opt("tmp"), one("dst")}, 3},
     // Generic operand order (%x, %d, %tmp?): the optional tmp is declared after dst; never passed.
     {pto_op::trsqrt, "pto.trsqrt", native_form::ins_outs, {one("src"), one("dst"), opt("tmp")}, 1, {precision("rsqrt_precision")}},
+    // Column reductions (§3.2): tcolsum always with tmp and the sequential isBinary = false.
+    {pto_op::tcolsum, "pto.tcolsum", native_form::ins_attrs_outs, {one("src"), opt("tmp"), one("dst")}, 2,
+     {property_def{"isBinary"}}},
+    {pto_op::tcolmax, "pto.tcolmax", native_form::ins_outs, unary_groups, 1},
+    {pto_op::tcolmin, "pto.tcolmin", native_form::ins_outs, unary_groups, 1},
     // Column broadcasts (extended rollout §3.5, §3.5b): no scratch, no properties documented.
     {pto_op::tcolexpand, "pto.tcolexpand", native_form::ins_outs, unary_groups, 1},
     {pto_op::tcolexpandadd, "pto.tcolexpandadd", native_form::ins_outs, binary_groups, 2},
@@ -152,7 +157,7 @@ constexpr bool pto_table_is_well_formed() {
   for (std::size_t i = 0; i < pto_op_count; ++i) {
     const pto_op_def& d = pto_facts::table[i];
     if (static_cast<std::size_t>(d.op) != i || d.group_count() == 0) return false;
-    if (d.form == native_form::ins_outs &&
+    if ((d.form == native_form::ins_outs || d.form == native_form::ins_attrs_outs) &&
         (d.outs == 0 || d.outs >= d.group_count() || d.groups[d.outs].kind != group_kind::one))
       return false;
   }
@@ -188,7 +193,7 @@ constexpr mlir_op pto_record(pto_op op, std::initializer_list<std::span<const ss
   r.segmented = d.segmented();
   std::size_t g = 0;
   for (const std::span<const ssa> group : groups) {
-    if (g == d.outs && d.form == native_form::ins_outs) r.ins = r.operands.size();
+    if (g == d.outs && (d.form == native_form::ins_outs || d.form == native_form::ins_attrs_outs)) r.ins = r.operands.size();
     r.operands.insert(r.operands.end(), group.begin(), group.end());
     r.segments.push_back(static_cast<std::int32_t>(group.size()));
     ++g;

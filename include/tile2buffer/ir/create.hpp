@@ -448,9 +448,11 @@ consteval auto operands_type() {
   else if constexpr (C == opcode::tile_move || C == opcode::tile_reinterpret_view || C == opcode::tile_transpose_view ||
                      C == opcode::buffer_reshape)
     return create_type<o::unary>{};
-  else if constexpr (C == opcode::tile_row_sum || C == opcode::tile_row_max || C == opcode::tile_row_min)
+  else if constexpr (C == opcode::tile_row_sum || C == opcode::tile_row_max || C == opcode::tile_row_min || C == opcode::tile_col_sum)
     return create_type<o::tile_row_reduction>{};
-  else if constexpr (C == opcode::buffer_row_sum || C == opcode::buffer_row_max || C == opcode::buffer_row_min)
+  else if constexpr (C == opcode::tile_col_max || C == opcode::tile_col_min) return create_type<o::unary>{};
+  else if constexpr (C == opcode::buffer_col_max || C == opcode::buffer_col_min) return create_type<o::buffer_unary>{};
+  else if constexpr (C == opcode::buffer_row_sum || C == opcode::buffer_row_max || C == opcode::buffer_row_min || C == opcode::buffer_col_sum)
     return create_type<o::buffer_row_reduction>{};
   else if constexpr (C == opcode::tile_row_expand || C == opcode::tile_col_expand) return create_type<o::unary>{};
   else if constexpr (C == opcode::buffer_col_expand) return create_type<o::buffer_unary>{};

@@ -30,7 +30,7 @@ enum class opcode : std::uint16_t {
   tile_add, tile_mul, tile_sub, tile_div, tile_maximum, tile_minimum,
   tile_abs, tile_exp, tile_sqrt, tile_neg, tile_relu, tile_log, tile_recip, tile_rsqrt,
   tile_adds, tile_subs, tile_muls, tile_divs, tile_maximums, tile_minimums, tile_lrelu,
-  tile_row_sum, tile_row_max, tile_row_min,
+  tile_row_sum, tile_row_max, tile_row_min, tile_col_sum, tile_col_max, tile_col_min,
   tile_row_expand, tile_row_expand_sub, tile_row_expand_div, tile_row_expand_mul,
   tile_col_expand, tile_col_expand_add, tile_col_expand_sub, tile_col_expand_mul, tile_col_expand_div, tile_col_expand_max, tile_col_expand_min, tile_col_expand_expdif,
   tile_get_block_idx, tile_get_block_num, tile_get_subblock_idx,
@@ -40,7 +40,7 @@ enum class opcode : std::uint16_t {
   buffer_add, buffer_mul, buffer_sub, buffer_div, buffer_maximum, buffer_minimum,
   buffer_abs, buffer_exp, buffer_sqrt, buffer_neg, buffer_relu, buffer_log, buffer_recip, buffer_rsqrt,
   buffer_adds, buffer_subs, buffer_muls, buffer_divs, buffer_maximums, buffer_minimums, buffer_lrelu,
-  buffer_row_sum, buffer_row_max, buffer_row_min,
+  buffer_row_sum, buffer_row_max, buffer_row_min, buffer_col_sum, buffer_col_max, buffer_col_min,
   buffer_row_expand, buffer_row_expand_sub, buffer_row_expand_div, buffer_row_expand_mul,
   buffer_col_expand, buffer_col_expand_add, buffer_col_expand_sub, buffer_col_expand_mul, buffer_col_expand_div, buffer_col_expand_max, buffer_col_expand_min, buffer_col_expand_expdif,
   buffer_get_block_idx, buffer_get_block_num, buffer_get_subblock_idx,
@@ -114,6 +114,18 @@ constexpr r tile_col_expand_arith(opcode c, std::string_view m, std::string_view
 constexpr r buffer_col_expand_arith(opcode c, std::string_view m, std::string_view summary) {
   return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = "source:v vector:v dest:v", .results = arity::none,
           .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = "source vector", .summary = summary};
+}
+/// Column reductions (extended rollout §3.2): the source's valid [r, c] folded per column into a
+/// [1, C] row; only col_sum's native form takes a scratch `tmp`.
+constexpr r tile_col_reduction(opcode c, std::string_view m, std::string_view summary, bool scratch) {
+  return {.code = c, .mnemonic = m, .dia = d::tile, .operands = scratch ? "source:v tmp:v?" : "source:v",
+          .traits = trait::moves_valid_data, .disjoint_from = scratch ? "source tmp" : "source", .extent_of = "source",
+          .scratch = scratch ? "tmp" : "", .summary = summary};
+}
+constexpr r buffer_col_reduction(opcode c, std::string_view m, std::string_view summary, bool scratch) {
+  return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = scratch ? "source:v tmp:v dest:v" : "source:v dest:v",
+          .results = arity::none, .writes = "dest", .disjoint_from = scratch ? "source tmp" : "source",
+          .scratch = scratch ? "tmp" : "", .summary = summary};
 }
 constexpr r spmd(opcode c, std::string_view m, dialect dia, std::string_view summary) {
   return {.code = c, .mnemonic = m, .dia = dia, .operands = "", .traits = trait::spmd_query, .summary = summary};
@@ -216,6 +228,9 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
     tile_row_reduction(o::tile_row_sum, "tile.row_sum", "each row's sum over its valid columns, as a column vector"),
     tile_row_reduction(o::tile_row_max, "tile.row_max", "each row's maximum over its valid columns, as a column vector"),
     tile_row_reduction(o::tile_row_min, "tile.row_min", "each row's minimum over its valid columns, as a column vector"),
+    tile_col_reduction(o::tile_col_sum, "tile.col_sum", "each column's sum over its valid rows, top to bottom, as a row", true),
+    tile_col_reduction(o::tile_col_max, "tile.col_max", "each column's maximum over its valid rows, as a row", false),
+    tile_col_reduction(o::tile_col_min, "tile.col_min", "each column's minimum over its valid rows, as a row", false),
     {.code = o::tile_row_expand, .mnemonic = "tile.row_expand", .dia = d::tile, .operands = "source:v",
      .traits = trait::moves_valid_data, .disjoint_from = "source",
      .summary = "the [R, 1] column `source` broadcast along each row of the result type"},
@@ -288,6 +303,9 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
     buffer_row_reduction(o::buffer_row_sum, "buffer.row_sum", "dest[i, 0] = the sum of source's row i; clobbers tmp"),
     buffer_row_reduction(o::buffer_row_max, "buffer.row_max", "dest[i, 0] = the maximum of source's row i; clobbers tmp"),
     buffer_row_reduction(o::buffer_row_min, "buffer.row_min", "dest[i, 0] = the minimum of source's row i; clobbers tmp"),
+    buffer_col_reduction(o::buffer_col_sum, "buffer.col_sum", "dest[0, j] = the sum of source's column j, row by row; clobbers tmp", true),
+    buffer_col_reduction(o::buffer_col_max, "buffer.col_max", "dest[0, j] = the maximum of source's column j", false),
+    buffer_col_reduction(o::buffer_col_min, "buffer.col_min", "dest[0, j] = the minimum of source's column j", false),
     {.code = o::buffer_row_expand, .mnemonic = "buffer.row_expand", .dia = d::buffer, .operands = "source:v dest:v",
      .results = arity::none, .writes = "dest", .disjoint_from = "source",
      .summary = "dest[i, j] = source[i, 0] over dest's valid extents (an [R, 1] column broadcast along rows)"},

@@ -76,5 +76,52 @@ struct lower_row_reduction {
   }
 };
 
+/// Column reductions (§3.2): `tile.col_sum(x, tmp)` to `buffer.col_sum(x, tmp, dst)` (emitted
+/// with the sequential `isBinary = false` form), `tile.col_max/col_min(x)` to `buffer.col_*(x, dst)`.
+template <opcode C>
+struct lower_col_reduction {
+  using source = op_t<C>;
+  static constexpr std::string_view name = detail::recipe_name<C>::value;
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = false;
+  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
+  static constexpr opcode target = *buffer_counterpart(C);
+  static constexpr bool has_scratch = !info(C).scratch.empty();
+
+  static constexpr match_result match(typed<source> op, const match_context& ctx) {
+    const type* src = op.tile_type(op.source());
+    if (src == nullptr) return match_result::no(text(mnemonic(C)) << " source must be a tile");
+    if (!extended_allows(src->dt))
+      return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(src->dt) << " is not in the extended rollout");
+    if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(text("source: ") << why);
+    const type& r = op.result_type();
+    if (auto why = dense_vec_problem(r); !why.empty()) return match_result::no(text("result: ") << why);
+    if (r.shape[0] != 1 || r.shape[1] != src->shape[1])
+      return match_result::no(text("the result must be a [1, ") << src->shape[1] << "] row");
+    if (!(r.valid[0] == extent::of(1)) || !(r.valid[1] == src->valid[1]))
+      return match_result::no(text("the result's valid columns must equal the source's"));
+    if constexpr (has_scratch)
+      if (auto why = detail::scratch_problem(op.fn(), op.tmp(), op.source(), *src); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+
+  static constexpr void rewrite(typed<source> op, lowering& l) {
+    const value_id x = l.typed_handle(op.source().value(), op.loc());
+    if constexpr (has_scratch) {
+      if (!op.tmp().is_value()) {
+        l.fail(op.loc(), name, text("needs its scratch tmp: run materialize_native_scratch before init_storage"));
+        return;
+      }
+      const value_id tmp = l.typed_handle(op.tmp().value(), op.loc());
+      const value_id dst = l.typed_handle(op.result(), op.loc());
+      l.builder().create<op_t<target>>({.source = x, .tmp = tmp, .dest = dst}, op.loc());
+    } else {
+      const value_id dst = l.typed_handle(op.result(), op.loc());
+      l.builder().create<op_t<target>>({.source = x, .dest = dst}, op.loc());
+    }
+  }
+};
+
 }  // namespace v0
 }  // namespace tile2buffer

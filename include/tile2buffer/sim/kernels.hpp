@@ -103,9 +103,10 @@ inline element ew_apply(const ew_semantics& op, dtype d, element a, element b) {
   return r;
 }
 
-/// One row reduction (row_sum, row_max, row_min): `read(j, meta)` for j < `cols` folded left to
-/// right with `step` (tile.add, tile.maximum, tile.minimum), each step rounded to `d` (extended
-/// rollout §2.7: the simulator's fixed order). `meta` gathers the inputs' provenance. Both
+/// One row or column reduction: `read(j, meta)` for j < `cols` (a row's columns left to right, or
+/// a column's rows top to bottom) folded with `step` (tile.add, tile.maximum, tile.minimum), each
+/// step rounded to `d` (extended rollout §2.7: the simulator's fixed orders; col_sum's is the
+/// native sequential one). `meta` gathers the inputs' provenance. Both
 /// interpreters call this, so the Tile and the Buffer run agree bit for bit.
 template <class Read>
 element fold_row(const ew_semantics& step, dtype d, std::int64_t cols, Read&& read, cell_meta& meta) {
@@ -120,13 +121,17 @@ element fold_row(const ew_semantics& step, dtype d, std::int64_t cols, Read&& re
   return acc;
 }
 
-/// The elementwise op each row reduction folds with.
+/// The elementwise op each row or column reduction folds with.
 constexpr opcode row_fold_step(opcode reduction) {
   switch (reduction) {
     case opcode::tile_row_sum:
-    case opcode::buffer_row_sum: return opcode::tile_add;
+    case opcode::buffer_row_sum:
+    case opcode::tile_col_sum:
+    case opcode::buffer_col_sum: return opcode::tile_add;
     case opcode::tile_row_max:
-    case opcode::buffer_row_max: return opcode::tile_maximum;
+    case opcode::buffer_row_max:
+    case opcode::tile_col_max:
+    case opcode::buffer_col_max: return opcode::tile_maximum;
     default: return opcode::tile_minimum;
   }
 }

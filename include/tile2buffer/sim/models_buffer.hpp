@@ -407,6 +407,41 @@ inline bool row_sum(state& s, view<opcode::buffer_row_sum> v) { return row_reduc
 inline bool row_max(state& s, view<opcode::buffer_row_max> v) { return row_reduction(s, v.id(), v.source(), v.tmp(), v.dest()); }
 inline bool row_min(state& s, view<opcode::buffer_row_min> v) { return row_reduction(s, v.id(), v.source(), v.tmp(), v.dest()); }
 
+/// col_sum, col_max and col_min: each of the source's valid columns folded top to bottom (as the
+/// Tile run does) into the [1, C] destination; col_sum's scratch is clobbered (poisoned).
+template <opcode C>
+bool col_reduction(state& s, view<C> v) {
+  const op_id o = v.id();
+  const handle* src = s.handle_arg(o, v.source());
+  const handle* dst = s.handle_arg(o, v.dest());
+  const handle* scratch = nullptr;
+  if constexpr (C == opcode::buffer_col_sum) scratch = s.handle_arg(o, v.tmp());
+  if (!src || !dst || (C == opcode::buffer_col_sum && !scratch)) return false;
+  const dtype d = src->desc.dt;
+  if (dst->desc.dt != d || (scratch && scratch->desc.dt != d) || dst->desc.shape[1] != src->desc.shape[1] || dst->desc.shape[0] != 1)
+    return s.fail(o, "destination must be [1, columns] of the source type, tmp of the source type");
+  if (!is_float(d)) return s.fail(o, std::string("column reductions are not defined on ") + std::string(name(d)));
+  if (src->valid_rows == 0 || src->valid_cols == 0 || dst->valid_cols == 0) return s.empty_rectangle(o);
+  if (dst->valid_cols != src->valid_cols || dst->valid_rows != 1)
+    return s.fail(o, "destination valid " + rect(dst->valid_rows, dst->valid_cols) + " is not 1 by the source's columns");
+  const ew_semantics& step = *ew_op_of(row_fold_step(C));
+  cells c;
+  for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
+    cell_meta m;
+    const element acc = fold_row(step, d, src->valid_rows, [&](std::int64_t i, cell_meta& x) { return s.rd(*src, i, j, x); }, m);
+    c.emplace_back(encode(d, acc), computed(m, o.index, false));
+  }
+  if (scratch) {
+    cell_meta clobbered;
+    clobbered.state = cell_state::poison;
+    clobbered.producer = clobbered.writer = o.index;
+    for (std::int64_t i = 0; i < scratch->valid_rows; ++i)
+      for (std::int64_t j = 0; j < scratch->valid_cols; ++j) s.wr(*scratch, i, j, element_bits{}, clobbered);
+  }
+  s.scatter(*dst, 1, dst->valid_cols, c);
+  return true;
+}
+
 /// row_expand: `dest[i, j] = source[i, 0]` over dest's valid extents (the source's valid rows).
 inline bool row_expand(state& s, view<opcode::buffer_row_expand> v) {
   const op_id o = v.id();
@@ -511,7 +546,7 @@ bool col_expand_arith(state& s, view<C> v) {
 inline bool not_buffer(state& s, op_id o) { return s.fail(o, "not a Buffer-stage op; the Buffer interpreter cannot run it"); }
 
 /// The rows of the models above but the elementwise family (see `buffer_models`).
-inline constexpr std::array<model_row<state>, 25> ops{{
+inline constexpr std::array<model_row<state>, 28> ops{{
     typed_model<&alloc>,
     typed_model<&set_validshape>,
     typed_model<&load>,
@@ -525,6 +560,9 @@ inline constexpr std::array<model_row<state>, 25> ops{{
     typed_model<&row_sum>,
     typed_model<&row_max>,
     typed_model<&row_min>,
+    typed_model<&col_reduction<opcode::buffer_col_sum>>,
+    typed_model<&col_reduction<opcode::buffer_col_max>>,
+    typed_model<&col_reduction<opcode::buffer_col_min>>,
     typed_model<&row_expand>,
     typed_model<&row_expand_sub>,
     typed_model<&row_expand_div>,

@@ -379,6 +379,33 @@ inline bool row_sum(state& s, view<opcode::tile_row_sum> v) { return row_reduce(
 inline bool row_max(state& s, view<opcode::tile_row_max> v) { return row_reduce(s, v.id(), v.source()); }
 inline bool row_min(state& s, view<opcode::tile_row_min> v) { return row_reduce(s, v.id(), v.source()); }
 
+/// col_sum, col_max and col_min: each valid column folded top to bottom (fold_row); an empty
+/// source skips the op, so the result is unspecified (poison).
+template <opcode C>
+bool col_reduce(state& s, view<C> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.source());
+  image im;
+  if (!src || !s.fresh_result(o, im)) return false;
+  const dtype d = src->desc.dt;
+  if (im.desc.dt != d || im.desc.shape[1] != src->desc.shape[1]) return s.fail(o, "result must be [1, columns] of the source type");
+  if (!is_float(d)) return s.fail(o, std::string("column reductions are not defined on ") + std::string(name(d)));
+  const bool empty = src->valid_rows == 0 || src->valid_cols == 0;
+  const ew_semantics& step = *ew_op_of(row_fold_step(C));
+  for (std::int64_t j = 0; j < im.valid_cols && j < src->desc.shape[1]; ++j) {
+    cell_meta m;
+    element acc{};
+    if (empty) {
+      m.state = cell_state::poison;
+      m.producer = o.index;
+    } else {
+      acc = fold_row(step, d, src->valid_rows, [&](std::int64_t i, cell_meta& x) { return image_value(*src, i, j, x); }, m);
+    }
+    for (std::int64_t i = 0; i < im.valid_rows; ++i) im.write(i, j, acc, computed(m, o.index, false));
+  }
+  return s.set_result(o, std::move(im));
+}
+
 /// row_expand: the [R, 1] column broadcast over the result's valid extents.
 inline bool row_expand(state& s, view<opcode::tile_row_expand> v) {
   const op_id o = v.id();
@@ -459,7 +486,7 @@ bool col_expand_arith(state& s, view<C> v) {
 inline bool not_tile(state& s, op_id o) { return s.fail(o, "not a Tile-stage op; the Tile interpreter cannot run it"); }
 
 /// The rows of the models above but the elementwise family (see `tile_models`).
-inline constexpr std::array<model_row<state>, 29> ops{{
+inline constexpr std::array<model_row<state>, 32> ops{{
     typed_model<&alloc>,
     typed_model<&create>,
     typed_model<&load>,
@@ -477,6 +504,9 @@ inline constexpr std::array<model_row<state>, 29> ops{{
     typed_model<&row_sum>,
     typed_model<&row_max>,
     typed_model<&row_min>,
+    typed_model<&col_reduce<opcode::tile_col_sum>>,
+    typed_model<&col_reduce<opcode::tile_col_max>>,
+    typed_model<&col_reduce<opcode::tile_col_min>>,
     typed_model<&row_expand>,
     typed_model<&row_expand_sub>,
     typed_model<&row_expand_div>,

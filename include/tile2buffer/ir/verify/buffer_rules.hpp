@@ -221,6 +221,29 @@ struct op_rule<opcode::buffer_row_max, V> : buffer_row_reduction_rule<V> {};
 template <class V>
 struct op_rule<opcode::buffer_row_min, V> : buffer_row_reduction_rule<V> {};
 
+/// buffer.col_sum, buffer.col_max and buffer.col_min: Vec source (and col_sum's scratch) and
+/// destination of one dtype; the destination is the [1, C] row of the source's columns.
+template <class = void>
+struct buffer_col_reduction_rule {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::buffer, family_label<"source">(v));
+    const type* dst = s.expect(v, family_operand<"dest">(v), type_kind::buffer, family_label<"dest">(v));
+    const operand tmp_operand = family_operand<"tmp">(v);
+    const type* tmp = present(tmp_operand) ? s.expect(v, tmp_operand, type_kind::buffer, family_label<"tmp">(v)) : src;
+    if (src == nullptr || tmp == nullptr || dst == nullptr) return;
+    if (src->space != memory_space::vec || tmp->space != memory_space::vec || dst->space != memory_space::vec)
+      s.fail(v.loc, v.mn, " operands must be Vec buffers");
+    if (src->dt != dst->dt || tmp->dt != src->dt) s.fail(v.loc, v.mn, " source, tmp and destination must share one dtype");
+    if (dst->shape[1] != src->shape[1] || dst->shape[0] != 1) s.fail(v.loc, v.mn, " destination must be [1, C] with the source's columns");
+  }
+};
+template <class V>
+struct op_rule<opcode::buffer_col_sum, V> : buffer_col_reduction_rule<V> {};
+template <class V>
+struct op_rule<opcode::buffer_col_max, V> : buffer_col_reduction_rule<V> {};
+template <class V>
+struct op_rule<opcode::buffer_col_min, V> : buffer_col_reduction_rule<V> {};
+
 /// buffer.row_expand: Vec column `source` [R, 1] broadcast into Vec `dest` of its rows and dtype.
 template <class V>
 struct op_rule<opcode::buffer_row_expand, V> : model<opcode::buffer_row_expand> {

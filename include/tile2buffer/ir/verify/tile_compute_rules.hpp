@@ -66,6 +66,31 @@ struct op_rule<opcode::tile_row_max, V> : tile_row_reduction_rule<V> {};
 template <class V>
 struct op_rule<opcode::tile_row_min, V> : tile_row_reduction_rule<V> {};
 
+/// tile.col_sum, tile.col_max and tile.col_min: one row holding each column's reduction; col_sum's
+/// optional scratch `tmp` is a tile of the source's dtype other than the source.
+template <class = void>
+struct tile_col_reduction_rule {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const operand source = family_operand<"source">(v);
+    const type* src = s.expect(v, source, type_kind::tile, family_label<"source">(v));
+    const type* r = s.expect_result(v, type_kind::tile);
+    if (src != nullptr && r != nullptr && (r->shape[1] != src->shape[1] || r->shape[0] != 1 || r->dt != src->dt))
+      s.fail(v.loc, v.mn, " result must be [1, C] with the source's columns and dtype");
+    const operand tmp = family_operand<"tmp">(v);
+    if (!present(tmp)) return;
+    const type* t = s.expect(v, tmp, type_kind::tile, family_label<"tmp">(v));
+    if (t == nullptr || src == nullptr) return;
+    if (t->dt != src->dt) s.fail(v.loc, v.mn, " scratch tmp must have the source's dtype");
+    if (tmp.is_value() && source.is_value() && tmp.value() == source.value()) s.fail(v.loc, v.mn, " scratch tmp must not be the source");
+  }
+};
+template <class V>
+struct op_rule<opcode::tile_col_sum, V> : tile_col_reduction_rule<V> {};
+template <class V>
+struct op_rule<opcode::tile_col_max, V> : tile_col_reduction_rule<V> {};
+template <class V>
+struct op_rule<opcode::tile_col_min, V> : tile_col_reduction_rule<V> {};
+
 /// tile.row_expand: an [R, 1] column broadcast along the rows of the result (its type is written
 /// on the op), which has the column's rows, dtype and space.
 template <class V>
