@@ -76,6 +76,13 @@ def PTO_AccPhaseAttr : PTO_EnumAttr<PTO_AccPhase, "acc_phase">;
 def PTO_StPhase : PTO_Enum<"StPhase", [I32EnumAttrCase<"Unspecified", 0, "unspecified">,
     I32EnumAttrCase<"Partial", 1, "partial">, I32EnumAttrCase<"Final", 2, "final">]>;
 def PTO_StPhaseAttr : PTO_EnumAttr<PTO_StPhase, "st_phase">;
+// round_mode and saturation_mode (pto-dialect.md §2): upper-case spellings, values 0-7 and 0-1.
+def PTO_RoundMode : PTO_Enum<"RoundMode", [I32EnumAttrCase<"None", 0, "NONE">, I32EnumAttrCase<"Rint", 1, "RINT">,
+    I32EnumAttrCase<"Round", 2, "ROUND">, I32EnumAttrCase<"Floor", 3, "FLOOR">, I32EnumAttrCase<"Ceil", 4, "CEIL">,
+    I32EnumAttrCase<"Trunc", 5, "TRUNC">, I32EnumAttrCase<"Odd", 6, "ODD">, I32EnumAttrCase<"CastRint", 7, "CAST_RINT">]>;
+def PTO_RoundModeAttr : PTO_EnumAttr<PTO_RoundMode, "round_mode">;
+def PTO_SaturationMode : PTO_Enum<"SaturationMode", [I32EnumAttrCase<"On", 0, "ON">, I32EnumAttrCase<"Off", 1, "OFF">]>;
+def PTO_SaturationModeAttr : PTO_EnumAttr<PTO_SaturationMode, "saturation_mode">;
 def PTO_AtomicType : PTO_Enum<"AtomicType", [I32EnumAttrCase<"AtomicNone", 0, "atomic_none">,
     I32EnumAttrCase<"AtomicAdd", 1, "atomic_add">]>;
 def PTO_AtomicTypeAttr : PTO_EnumAttr<PTO_AtomicType, "atomic_type">;
@@ -272,6 +279,15 @@ def PTO_TRowExpandSubOp : PTO_RowExpandBinOp<"trowexpandsub">;
 def PTO_TRowExpandMulOp : PTO_RowExpandBinOp<"trowexpandmul">;
 def PTO_TRowExpandDivOp : PTO_RowExpandBinOp<"trowexpanddiv",
     (ins DefaultValuedAttr<PTO_DivPrecisionAttr, "::pto_check::DivPrecision::Default">:$precisionType)>;
+
+// tcvt (pto-dialect.md §5): attributes inside `ins`; rmode defaults to CAST_RINT, sat_mode to OFF.
+def PTO_TCvtOp : PTO_Op<"tcvt"> {
+  let arguments = (ins PTO_TileBuf:$src, Optional<PTO_TileBuf>:$tmp, PTO_TileBuf:$dst,
+                       DefaultValuedAttr<PTO_RoundModeAttr, "::pto_check::RoundMode::CastRint">:$rmode,
+                       DefaultValuedAttr<PTO_SaturationModeAttr, "::pto_check::SaturationMode::Off">:$sat_mode);
+  let assemblyFormat = [{ `ins` `(` $src (`,` $tmp^)? attr-dict `:` qualified(type($src)) (`,` qualified(type($tmp))^)? `)`
+                          `outs` `(` $dst `:` qualified(type($dst)) `)` }];
+}
 
 // Column reductions (pto-dialect.md §5): tcolsum's attributes sit inside `ins`, before the colon;
 // isBinary only when written.

@@ -484,3 +484,11 @@ LogicalResult TColSumOp::verify() {
 }
 LogicalResult TColMaxOp::verify() { return verifyColReduce(*this, getSrc(), {}, getDst()); }
 LogicalResult TColMinOp::verify() { return verifyColReduce(*this, getSrc(), {}, getDst()); }
+
+// tcvt (pto-dialect.md §5): vec tiles of one physical shape and one valid shape.
+LogicalResult TCvtOp::verify() {
+  TileBufType x = tileOf(getSrc()), d = tileOf(getDst());
+  if (x.getMemLoc() != "vec" || d.getMemLoc() != "vec") return emitOpError("operates on vec tiles");
+  if (x.getRows() != d.getRows() || x.getCols() != d.getCols()) return emitOpError("source and destination must have one physical shape");
+  return sameValid(*this, x, d, "source and destination");
+}

@@ -528,3 +528,37 @@ TEST_CASE("the Mat -> Left/Right relayout is bit-exact for signalling NaNs") {
     }
   }
 }
+
+TEST_CASE("tile.cast rounding modes: FP32 -> FP16 and BF16 by the ISA's enumeration (hand values)") {
+  // 1 + 2^-11 lies exactly halfway between the FP16 neighbours 1 and 1 + 2^-10.
+  const float tie = 1.0f + std::ldexp(1.0f, -11), up = 1.0f + std::ldexp(1.0f, -10);
+  struct row {
+    float x;
+    int mode;
+    float want;
+  };
+  const row rows[] = {
+      {tie, 1, 1.0f}, {tie, 2, up}, {tie, 3, 1.0f}, {tie, 4, up}, {tie, 5, 1.0f}, {tie, 6, up},
+      {-tie, 1, -1.0f}, {-tie, 2, -up}, {-tie, 3, -up}, {-tie, 4, -1.0f}, {-tie, 5, -1.0f},
+      // Past the largest FP16 (65504): nearest and CEIL overflow, FLOOR and TRUNC stop at the largest.
+      {70000.0f, 1, INFINITY}, {70000.0f, 4, INFINITY}, {70000.0f, 3, 65504.0f}, {70000.0f, 5, 65504.0f},
+      {-70000.0f, 3, -INFINITY}, {-70000.0f, 5, -65504.0f},
+      // Exact values keep their value in every mode; the smallest subnormal's neighbours straddle 0.
+      {0.5f, 3, 0.5f}, {0.5f, 4, 0.5f}, {std::ldexp(1.0f, -26), 4, std::ldexp(1.0f, -24)}, {std::ldexp(1.0f, -26), 3, 0.0f},
+      {-std::ldexp(1.0f, -26), 3, -std::ldexp(1.0f, -24)},
+  };
+  for (const row& r : rows) {
+    CAPTURE(r.x);
+    CAPTURE(r.mode);
+    CHECK(round_to_mode(dtype::fp16, r.x, r.mode) == r.want);
+  }
+  // BF16 keeps 8 significant bits: 1 + 2^-8 is halfway between 1 and 1 + 2^-7.
+  const float btie = 1.0f + std::ldexp(1.0f, -8), bup = 1.0f + std::ldexp(1.0f, -7);
+  CHECK(round_to_mode(dtype::bf16, btie, 1) == 1.0f);
+  CHECK(round_to_mode(dtype::bf16, btie, 2) == bup);
+  CHECK(round_to_mode(dtype::bf16, btie, 4) == bup);
+  CHECK(round_to_mode(dtype::bf16, -btie, 3) == -bup);
+  CHECK(std::isnan(round_to_mode(dtype::fp16, NAN, 3)));
+  // Widening is exact whatever the mode.
+  CHECK(cast_element(dtype::fp16, dtype::fp32, element{.f = 0.1f}, 3).f == 0.1f);
+}

@@ -124,6 +124,17 @@ def rmsnorm():
         compare(f"rmsnorm {label}", outs["Y"], ref, 1e-5, 1e-4)
 
 
+def rmsnorm_fp16():
+    # FP16 in and out through tile.cast; the FP32 computation's error is far below FP16's step,
+    # so the result is the float64 formula rounded once to FP16, within one FP16 step.
+    x = (rng.standard_normal((16, 128)) * 2).astype(np.float16)
+    g = rng.uniform(0.5, 1.5, (1, 128)).astype(np.float32)
+    X, G = x.astype(np.float64), g.astype(np.float64)
+    ref = X / np.sqrt((X ** 2).mean(1, keepdims=True) + 1e-6) * G
+    for label, outs in each_run("rmsnorm_fp16.t2b", "rmsnorm_fp16", {"X": x, "G": g}):
+        compare(f"rmsnorm_fp16 {label}", outs["Y"].astype(np.float64), ref, 1e-5, 2.0 ** -10)
+
+
 def gemm_bias_relu():
     # Multiples of 1/8 in [-1, 1]: every product and partial sum is exact in FP32.
     a = (rng.integers(-8, 9, (64, 128)) / 8).astype(np.float16)
@@ -134,7 +145,7 @@ def gemm_bias_relu():
         compare(f"gemm_bias_relu {label}", outs["Out"], ref, 0, 0)
 
 
-for case in (softmax, layernorm, rmsnorm, gemm_bias_relu):
+for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu):
     try:
         case()
     except RuntimeError as e:

@@ -254,6 +254,17 @@ class pto_emitter {
     }
     emit(pto_record(c == opcode::buffer_col_max ? pto_op::tcolmax : pto_op::tcolmin, {one(src), one(dst)}, {}));
   }
+  /// Cast: `tcvt ins(%x {rmode = #pto<round_mode M>} : Tx) outs(%dst : Td)`, M the ISA name of the
+  /// op's mode (RINT when absent); no tmp (the accepted pairs need none).
+  constexpr void cast(op_id o) {
+    constexpr std::string_view modes[] = {"NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"};
+    const auto m = f_.kwarg_of(o, keyword::mode);
+    const std::int64_t mode = m && m->kind == operand_kind::int_lit && m->num >= 0 && m->num <= 6 ? m->num : 1;
+    const ssa src = value(named_operand<"source">(f_, o).value());
+    const ssa dst = value(named_operand<"dest">(f_, o).value());
+    const pto_set rmode{"rmode", text(modes[mode])};
+    emit(pto_record(pto_op::tcvt, {one(src), {}, one(dst)}, {}, std::span<const pto_set>(&rmode, 1)));
+  }
   /// Row broadcast: `trowexpand ins(%v) outs(%dst)`.
   constexpr void row_expand(op_id o) {
     const ssa src = value(named_operand<"source">(f_, o).value());
@@ -794,7 +805,7 @@ class pto_emitter {
 
 /// The rule of every Buffer op; `pto_rules_cover_buffer_ops` checks there is exactly one each.
 inline constexpr auto pto_rules = [] {
-  std::array<pto_rule, 31 + tile_elementwise_count> rules{{
+  std::array<pto_rule, 32 + tile_elementwise_count> rules{{
       {opcode::buffer_alloc, &pto_emitter::alloc},
       {opcode::buffer_set_validshape, &pto_emitter::set_validshape},
       {opcode::buffer_load, &pto_emitter::load},
@@ -811,6 +822,7 @@ inline constexpr auto pto_rules = [] {
       {opcode::buffer_row_sum, &pto_emitter::row_reduction},
       {opcode::buffer_row_max, &pto_emitter::row_reduction},
       {opcode::buffer_row_min, &pto_emitter::row_reduction},
+      {opcode::buffer_cast, &pto_emitter::cast},
       {opcode::buffer_col_sum, &pto_emitter::col_reduction},
       {opcode::buffer_col_max, &pto_emitter::col_reduction},
       {opcode::buffer_col_min, &pto_emitter::col_reduction},
@@ -828,7 +840,7 @@ inline constexpr auto pto_rules = [] {
       {opcode::buffer_col_expand_expdif, &pto_emitter::col_expand_arith},
   }};
   // The elementwise family shares one rule; its PTO ops are `pto_natives`.
-  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[31 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
+  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[32 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
   return rules;
 }();
 

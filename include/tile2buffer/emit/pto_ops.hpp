@@ -29,7 +29,7 @@ enum class pto_op : std::uint8_t {
   tabs, texp, tsqrt, tneg, trelu, tlog, trecip,
   tadds, tsubs, tmuls, tdivs, tmaxs, tmins, tlrelu,
   trowsum, trowmax, trowmin, trowexpand, trowexpandsub, trowexpanddiv, trowexpandmul, trsqrt,
-  tcolsum, tcolmax, tcolmin, tcolexpand, tcolexpandadd, tcolexpandsub, tcolexpandmul, tcolexpanddiv, tcolexpandmax, tcolexpandmin, tcolexpandexpdif,
+  tcvt, tcolsum, tcolmax, tcolmin, tcolexpand, tcolexpandadd, tcolexpandsub, tcolexpandmul, tcolexpanddiv, tcolexpandmax, tcolexpandmin, tcolexpandexpdif,
 };
 inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::tcolexpandexpdif) + 1;
 
@@ -135,6 +135,9 @@ inline constexpr std::array<pto_op_def, pto_op_count> table{{
     {pto_op::trowexpandmul, "pto.trowexpandmul", native_form::ins_outs, {one("src0"), one("src1"), opt("tmp"), one("dst")}, 3},
     // Generic operand order (%x, %d, %tmp?): the optional tmp is declared after dst; never passed.
     {pto_op::trsqrt, "pto.trsqrt", native_form::ins_outs, {one("src"), one("dst"), opt("tmp")}, 1, {precision("rsqrt_precision")}},
+    // tcvt (§3.7): attributes inside `ins`; generic (%x, %tmp?, %d) with materialised rmode and sat_mode.
+    {pto_op::tcvt, "pto.tcvt", native_form::ins_attrs_outs, {one("src"), opt("tmp"), one("dst")}, 2,
+     {property_def{"rmode", "round_mode", "CAST_RINT"}, property_def{"sat_mode", "saturation_mode", "OFF"}}},
     // Column reductions (§3.2): tcolsum always with tmp and the sequential isBinary = false.
     {pto_op::tcolsum, "pto.tcolsum", native_form::ins_attrs_outs, {one("src"), opt("tmp"), one("dst")}, 2,
      {property_def{"isBinary"}}},

@@ -377,6 +377,10 @@ struct tile_row_reduction {
   optional_value tmp = {};
 };
 struct tile_col_expand_arith { value_operand source, vector; };
+struct tile_cast {
+  value_operand source;
+  dtype_operand to;
+};
 struct tile_row_expand_arith {
   value_operand source, vector;
   optional_value blk = {};
@@ -413,6 +417,7 @@ struct tile_store {
 };
 struct matmul_acc { optional_scalar init_cond = {}; };
 struct precision { optional_scalar high_precision = {}; };
+struct rounding { optional_scalar mode = {}; };
 }  // namespace keywords
 
 }  // namespace v0
@@ -455,6 +460,8 @@ consteval auto operands_type() {
   else if constexpr (C == opcode::buffer_row_sum || C == opcode::buffer_row_max || C == opcode::buffer_row_min || C == opcode::buffer_col_sum)
     return create_type<o::buffer_row_reduction>{};
   else if constexpr (C == opcode::tile_row_expand || C == opcode::tile_col_expand) return create_type<o::unary>{};
+  else if constexpr (C == opcode::tile_cast) return create_type<o::tile_cast>{};
+  else if constexpr (C == opcode::buffer_cast) return create_type<o::buffer_unary>{};
   else if constexpr (C == opcode::buffer_col_expand) return create_type<o::buffer_unary>{};
   else if constexpr (C == opcode::tile_col_expand_add || C == opcode::tile_col_expand_sub || C == opcode::tile_col_expand_mul || C == opcode::tile_col_expand_div || C == opcode::tile_col_expand_max || C == opcode::tile_col_expand_min || C == opcode::tile_col_expand_expdif)
     return create_type<o::tile_col_expand_arith>{};
@@ -491,6 +498,7 @@ consteval auto keywords_type() {
   else if constexpr (Mask == store_kws) return create_type<k::tile_store>{};
   else if constexpr (Mask == kw_bit(keyword::init_cond)) return create_type<k::matmul_acc>{};
   else if constexpr (Mask == hp) return create_type<k::precision>{};
+  else if constexpr (Mask == kw_bit(keyword::mode)) return create_type<k::rounding>{};
   else return create_type<k::none>{};
 }
 }  // namespace detail

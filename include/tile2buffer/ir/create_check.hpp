@@ -55,6 +55,7 @@ BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_scalar, source, scalar);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_row_reduction, source, tmp);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_row_expand_arith, source, vector, blk);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_col_expand_arith, source, vector);
+BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_cast, source, to);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_alloc, init_valid, address);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_set_validshape, buffer, valid);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_load, tensor, offsets, valid, dest);
@@ -74,6 +75,7 @@ BOOST_HANA_ADAPT_STRUCT(tile2buffer::keywords::tile_load, cache);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::keywords::tile_store, atomic, st_phase, pre_quant, pre_relu);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::keywords::matmul_acc, init_cond);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::keywords::precision, high_precision);
+BOOST_HANA_ADAPT_STRUCT(tile2buffer::keywords::rounding, mode);
 
 namespace tile2buffer {
 inline namespace v0 {

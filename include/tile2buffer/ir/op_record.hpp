@@ -21,9 +21,9 @@ enum class opcode : std::uint16_t;
 enum class dialect : std::uint8_t { scalar, control, orchestration, tile, buffer };
 
 /// Keyword arguments an op may carry (reference §3.2: registered kwargs only).
-enum class keyword : std::uint8_t { addr, high_precision, init_cond, cache, atomic, st_phase, pre_quant, pre_relu, count_ };
-inline constexpr std::array<std::string_view, 8> keyword_names{"addr",   "high_precision", "init_cond", "cache",
-                                                               "atomic", "st_phase",       "pre_quant", "pre_relu"};
+enum class keyword : std::uint8_t { addr, high_precision, init_cond, cache, atomic, st_phase, pre_quant, pre_relu, mode, count_ };
+inline constexpr std::array<std::string_view, 9> keyword_names{"addr",   "high_precision", "init_cond", "cache", "atomic",
+                                                               "st_phase", "pre_quant",    "pre_relu",  "mode"};
 constexpr std::uint16_t kw_bit(keyword k) { return static_cast<std::uint16_t>(1u << static_cast<unsigned>(k)); }
 
 /// How many results an op defines.

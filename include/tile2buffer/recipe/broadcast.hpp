@@ -114,6 +114,45 @@ constexpr text broadcast_row_problem(const type& w, const type& dst) {
 }
 }  // namespace detail
 
+/// tile.cast (§3.7): FP16/BF16 -> FP32 (exact, any mode) and FP32 -> FP16/BF16 with modes 1-5
+/// (RINT, ROUND, FLOOR, CEIL, TRUNC), both rows 32-byte aligned; other pairs stay Tile.
+struct lower_cast {
+  using source = tile::cast;
+  static constexpr std::string_view name = "lower-cast";
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = false;
+  static constexpr std::span<const dtype> dtypes = {};
+
+  static constexpr match_result match(typed<source> op, const match_context& ctx) {
+    const type& dst = op.result_type();
+    const type* src = op.tile_type(op.source());
+    if (src == nullptr) return match_result::no(text("tile.cast source must be a tile"));
+    if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(text("source: ") << why);
+    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(text("result: ") << why);
+    const auto m = op.kwarg_of(keyword::mode);
+    const std::int64_t mode = m && m->kind == operand_kind::int_lit ? m->num : 1;
+    const bool widen = (src->dt == dtype::fp16 || src->dt == dtype::bf16) && dst.dt == dtype::fp32;
+    const bool narrow = src->dt == dtype::fp32 && (dst.dt == dtype::fp16 || dst.dt == dtype::bf16);
+    if (!widen && !narrow)
+      return match_result::no(text("tile.cast from ") << tile2buffer::name(src->dt) << " to " << tile2buffer::name(dst.dt)
+                                                      << " is not in the extended rollout");
+    if (narrow && (mode < 1 || mode > 5))
+      return match_result::no(text("tile.cast to ") << tile2buffer::name(dst.dt) << " takes rounding modes 1 to 5 in the extended rollout, got "
+                                                    << mode);
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+  static constexpr void rewrite(typed<source> op, lowering& l) {
+    const value_id x = l.typed_handle(op.source().value(), op.loc());
+    const value_id dst = l.typed_handle(op.result(), op.loc());
+    std::array<kwarg, 1> kws{};
+    std::size_t n = 0;
+    if (const auto m = op.kwarg_of(keyword::mode)) kws[n++] = kwarg{keyword::mode, *m};
+    const operand args[] = {operand::of(x), operand::of(dst)};
+    l.builder().emit(opcode::buffer_cast, args, std::span<const kwarg>(kws.data(), n), {}, {}, op.loc());
+  }
+};
+
 struct lower_col_expand {
   using source = tile::col_expand;
   static constexpr std::string_view name = "lower-col_expand";

@@ -50,6 +50,7 @@ struct default_recipes : recipe_list<
     stays_tile<tile::col_min, "reductions remain Tile in the normal pipeline">,
     lower_col_reduction<opcode::tile_col_sum>, lower_col_reduction<opcode::tile_col_max>,
     lower_col_reduction<opcode::tile_col_min>,
+    lower_cast,
     stays_tile<tile::row_expand, "axis broadcasts remain Tile in the normal pipeline">,
     stays_tile<tile::row_expand_sub, "axis broadcasts remain Tile in the normal pipeline">,
     stays_tile<tile::row_expand_div, "axis broadcasts remain Tile in the normal pipeline">,

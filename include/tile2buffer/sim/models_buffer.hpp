@@ -442,6 +442,28 @@ bool col_reduction(state& s, view<C> v) {
   return true;
 }
 
+/// cast: each valid element of `source` converted to dest's dtype by the `mode` keyword (the Tile
+/// run's cast_element).
+inline bool cast(state& s, view<opcode::buffer_cast> v) {
+  const op_id o = v.id();
+  const handle* src = s.handle_arg(o, v.source());
+  const handle* dst = s.handle_arg(o, v.dest());
+  if (!src || !dst) return false;
+  if (src->desc.shape != dst->desc.shape) return s.fail(o, "source and destination differ in shape");
+  if (!s.same_valid(o, *src, *dst)) return false;
+  if (dst->valid_rows == 0 || dst->valid_cols == 0) return s.empty_rectangle(o);
+  const int mode = cast_mode(s.fn(), o);
+  cells c;
+  for (std::int64_t i = 0; i < dst->valid_rows; ++i)
+    for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
+      cell_meta m;
+      const element e = s.rd(*src, i, j, m);
+      c.emplace_back(encode(dst->desc.dt, cast_element(src->desc.dt, dst->desc.dt, e, mode)), computed(m, o.index, false));
+    }
+  s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
+  return true;
+}
+
 /// row_expand: `dest[i, j] = source[i, 0]` over dest's valid extents (the source's valid rows).
 inline bool row_expand(state& s, view<opcode::buffer_row_expand> v) {
   const op_id o = v.id();
@@ -546,7 +568,7 @@ bool col_expand_arith(state& s, view<C> v) {
 inline bool not_buffer(state& s, op_id o) { return s.fail(o, "not a Buffer-stage op; the Buffer interpreter cannot run it"); }
 
 /// The rows of the models above but the elementwise family (see `buffer_models`).
-inline constexpr std::array<model_row<state>, 28> ops{{
+inline constexpr std::array<model_row<state>, 29> ops{{
     typed_model<&alloc>,
     typed_model<&set_validshape>,
     typed_model<&load>,
@@ -563,6 +585,7 @@ inline constexpr std::array<model_row<state>, 28> ops{{
     typed_model<&col_reduction<opcode::buffer_col_sum>>,
     typed_model<&col_reduction<opcode::buffer_col_max>>,
     typed_model<&col_reduction<opcode::buffer_col_min>>,
+    typed_model<&cast>,
     typed_model<&row_expand>,
     typed_model<&row_expand_sub>,
     typed_model<&row_expand_div>,

@@ -406,6 +406,22 @@ bool col_reduce(state& s, view<C> v) {
   return s.set_result(o, std::move(im));
 }
 
+/// cast: each valid element converted to the result's dtype.
+inline bool cast(state& s, view<opcode::tile_cast> v) {
+  const op_id o = v.id();
+  const image* src = s.tile_arg(o, v.source());
+  image im;
+  if (!src || !s.fresh_result(o, im)) return false;
+  const int mode = cast_mode(s.fn(), o);
+  for (std::int64_t i = 0; i < im.valid_rows; ++i)
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) {
+      cell_meta m;
+      const element e = image_value(*src, i, j, m);
+      im.write(i, j, cast_element(src->desc.dt, im.desc.dt, e, mode), computed(m, o.index, false));
+    }
+  return s.set_result(o, std::move(im));
+}
+
 /// row_expand: the [R, 1] column broadcast over the result's valid extents.
 inline bool row_expand(state& s, view<opcode::tile_row_expand> v) {
   const op_id o = v.id();
@@ -486,7 +502,7 @@ bool col_expand_arith(state& s, view<C> v) {
 inline bool not_tile(state& s, op_id o) { return s.fail(o, "not a Tile-stage op; the Tile interpreter cannot run it"); }
 
 /// The rows of the models above but the elementwise family (see `tile_models`).
-inline constexpr std::array<model_row<state>, 32> ops{{
+inline constexpr std::array<model_row<state>, 33> ops{{
     typed_model<&alloc>,
     typed_model<&create>,
     typed_model<&load>,
@@ -507,6 +523,7 @@ inline constexpr std::array<model_row<state>, 32> ops{{
     typed_model<&col_reduce<opcode::tile_col_sum>>,
     typed_model<&col_reduce<opcode::tile_col_max>>,
     typed_model<&col_reduce<opcode::tile_col_min>>,
+    typed_model<&cast>,
     typed_model<&row_expand>,
     typed_model<&row_expand_sub>,
     typed_model<&row_expand_div>,

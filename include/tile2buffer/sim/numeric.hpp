@@ -146,6 +146,36 @@ inline float round_to(dtype d, float v) {
   }
 }
 
+/// Rounds `v` to FP16 or BF16 (`d`) by the ISA's rounding mode (tile.cast's `mode`: 1 RINT nearest
+/// even, 2 ROUND nearest away from zero, 3 FLOOR, 4 CEIL, 5 TRUNC, 6 ODD; 0 is taken as RINT).
+/// FP32 is returned as is. Overflow of a directed mode stops at the largest finite value, as
+/// IEEE's directed roundings do.
+inline float round_to_mode(dtype d, float v, int mode) {
+  const float nearest = round_to(d, v);
+  if ((d != dtype::fp16 && d != dtype::bf16) || mode <= 1 || nearest == v || std::isnan(v)) return nearest;
+  const auto bits = [&](float x) { return d == dtype::fp16 ? float_to_fp16(x) : float_to_bf16(x); };
+  const auto value = [&](std::uint16_t b) { return d == dtype::fp16 ? fp16_to_float(b) : bf16_to_float(b); };
+  // The representable neighbour of `nearest` on the other side of v: one pattern step toward v.
+  std::uint16_t b = bits(nearest);
+  const bool negative = (b & 0x8000u) != 0;
+  const bool up = v > nearest;
+  if ((b & 0x7FFFu) == 0) b = up ? 0x0001u : 0x8001u;
+  else b = static_cast<std::uint16_t>((up != negative) ? b + 1 : b - 1);
+  const float other = value(b);
+  const float lo = up ? nearest : other, hi = up ? other : nearest;
+  switch (mode) {
+    case 2: {  // nearest, ties away from zero
+      const double dl = static_cast<double>(v) - static_cast<double>(lo), dh = static_cast<double>(hi) - static_cast<double>(v);
+      if (dl != dh) return dl < dh ? lo : hi;
+      return v > 0 ? hi : lo;
+    }
+    case 3: return lo;
+    case 4: return hi;
+    case 5: return v > 0 ? lo : hi;
+    default: return (bits(lo) & 1u) != 0 ? lo : hi;  // 6: round to odd
+  }
+}
+
 /// Converts an element between element types: float->int truncates toward zero (saturating at the
 /// int64 range), int->float rounds to nearest, int->int wraps.
 inline element convert(dtype from, dtype to, element v) {

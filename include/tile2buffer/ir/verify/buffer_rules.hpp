@@ -244,6 +244,20 @@ struct op_rule<opcode::buffer_col_max, V> : buffer_col_reduction_rule<V> {};
 template <class V>
 struct op_rule<opcode::buffer_col_min, V> : buffer_col_reduction_rule<V> {};
 
+/// buffer.cast: Vec source and destination of one physical shape and valid shape.
+template <class V>
+struct op_rule<opcode::buffer_cast, V> : model<opcode::buffer_cast> {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::buffer, family_label<"source">(v));
+    const type* dst = s.expect(v, family_operand<"dest">(v), type_kind::buffer, family_label<"dest">(v));
+    check_rounding_mode(s, v);
+    if (src == nullptr || dst == nullptr) return;
+    if (src->space != memory_space::vec || dst->space != memory_space::vec) s.fail(v.loc, v.mn, " operands must be Vec buffers");
+    if (src->shape != dst->shape || !(src->valid[0] == dst->valid[0]) || !(src->valid[1] == dst->valid[1]))
+      s.fail(v.loc, v.mn, " source and destination must have one physical shape and valid shape");
+  }
+};
+
 /// buffer.row_expand: Vec column `source` [R, 1] broadcast into Vec `dest` of its rows and dtype.
 template <class V>
 struct op_rule<opcode::buffer_row_expand, V> : model<opcode::buffer_row_expand> {

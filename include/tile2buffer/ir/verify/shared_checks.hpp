@@ -69,6 +69,15 @@ constexpr bool fixpipe_converts(std::span<const kwarg> kws) {
   return false;
 }
 
+/// A cast's `mode` keyword: an integer literal of the ISA's rounding enumeration (0 none, 1 RINT,
+/// 2 ROUND, 3 FLOOR, 4 CEIL, 5 TRUNC, 6 ODD).
+template <class = void>
+constexpr void check_rounding_mode(verify_state& s, const op_view& v) {
+  for (const auto& kw : v.kws)
+    if (kw.key == keyword::mode && !(kw.value.kind == operand_kind::int_lit && kw.value.num >= 0 && kw.value.num <= 6))
+      s.fail(v.loc, v.mn, " mode must be an integer literal from 0 to 6 (the ISA's rounding modes)");
+}
+
 }  // namespace detail
 }  // namespace v0
 }  // namespace tile2buffer

@@ -91,6 +91,21 @@ struct op_rule<opcode::tile_col_max, V> : tile_col_reduction_rule<V> {};
 template <class V>
 struct op_rule<opcode::tile_col_min, V> : tile_col_reduction_rule<V> {};
 
+/// tile.cast: the result is the source's shape, space and valid extents in dtype `to`.
+template <class V>
+struct op_rule<opcode::tile_cast, V> : model<opcode::tile_cast> {
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
+    const type* src = s.expect(v, family_operand<"source">(v), type_kind::tile, family_label<"source">(v));
+    const type* r = s.expect_result(v, type_kind::tile);
+    check_rounding_mode(s, v);
+    if (src == nullptr || r == nullptr) return;
+    const operand to = op(s.f, v.id).to();
+    if (to.kind != operand_kind::dtype || static_cast<dtype>(to.num) != r->dt) s.fail(v.loc, v.mn, " result dtype must be `to`");
+    if (r->shape != src->shape || r->space != src->space || !(r->valid[0] == src->valid[0]) || !(r->valid[1] == src->valid[1]))
+      s.fail(v.loc, v.mn, " result must have the source's shape, space and valid extents");
+  }
+};
+
 /// tile.row_expand: an [R, 1] column broadcast along the rows of the result (its type is written
 /// on the op), which has the column's rows, dtype and space.
 template <class V>

@@ -243,7 +243,7 @@ class function_verifier {
   constexpr void check_kwargs(const op_view& v, const op_info& row) {
     std::uint16_t seen = 0;
     for (const auto& kw : v.kws) {
-      if (!enum_ok(kw.key, keyword::pre_relu)) {
+      if (!enum_ok(kw.key, static_cast<keyword>(keyword_names.size() - 1))) {
         s_.fail(v.loc, v.mn, " has an unknown keyword");
         continue;
       }
