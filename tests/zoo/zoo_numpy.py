@@ -145,7 +145,31 @@ def gemm_bias_relu():
         compare(f"gemm_bias_relu {label}", outs["Out"], ref, 0, 0)
 
 
-for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu):
+def flash_attention():
+    # |x| <= 1 keeps S and the FP16 probabilities in range (§4.4).
+    q = rng.uniform(-1, 1, (16, 64)).astype(np.float16)
+    k = rng.uniform(-1, 1, (256, 64)).astype(np.float16)
+    v = rng.uniform(-1, 1, (256, 64)).astype(np.float16)
+    sr = (q.astype(np.float64) @ k.astype(np.float64).T) * 0.125
+    e = np.exp(sr - sr.max(1, keepdims=True))
+    ref_o = (e / e.sum(1, keepdims=True)) @ v.astype(np.float64)
+    # The online recurrences replayed in float64 on the S blocks: alpha_j and the final row sum.
+    m, l, alphas = np.full(16, -1.0e30), np.zeros(16), []
+    for j in range(4):
+        blk = sr[:, 64 * j:64 * (j + 1)]
+        mn = np.maximum(m, blk.max(1))
+        a = np.exp(m - mn)
+        l = l * a + np.exp(blk - mn[:, None]).sum(1)
+        m = mn
+        alphas.append(a)
+    for label, outs in each_run("flash_attention.t2b", "main", {"Q": q, "K": k, "V": v}):
+        compare(f"flash_attention O {label}", outs["O"], ref_o, 3e-3, 3e-3)
+        compare(f"flash_attention Alpha {label}", outs["Alpha"], np.array(alphas), 1e-5, 1e-4)
+        compare(f"flash_attention L {label}", outs["L"], l[None, :], 1e-5, 1e-4)
+        compare(f"flash_attention Alpha[0] {label}", outs["Alpha"][0], np.zeros(16), 0, 0)
+
+
+for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, flash_attention):
     try:
         case()
     except RuntimeError as e:

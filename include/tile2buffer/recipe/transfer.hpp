@@ -177,7 +177,12 @@ struct lower_move {
       if (src->space == dst.space) return match_result::no(why << " has no Buffer copy: same-space matrix transfers cannot execute (no Acc -> Acc move)");
       return match_result::no(why << " needs a Buffer transfer recipe (Vec -> Vec and Mat -> Left/Right only)");
     }
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    // Extended rollout §2.5: a static-valid column vector moves as its [1, R] row relabel.
+    if (ctx.opts.rollout == rollout_kind::extended && is_column_vector(dst)) {
+      if (auto why = detail::column_elementwise_problem(opcode::tile_move, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    } else if (auto why = dense_vec_problem(dst); !why.empty()) {
+      return match_result::no(static_cast<text&&>(why));
+    }
     if (auto why = detail::dynamic_storage_problem(mv.fn(), ctx.kernel(), mv.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (!detail::same_descriptor(*src, dst))
       return match_result::no(text("tile.move Vec -> Vec requires identical descriptors"));
@@ -185,8 +190,17 @@ struct lower_move {
   }
   static constexpr void rewrite(typed<tile::move> mv, lowering& l) {
     if (l.handle(mv.source().value()) == l.handle(mv.result())) return;  // an exact self-copy disappears
-    const value_id from = l.typed_handle(mv.source().value(), mv.loc());
-    const value_id to = l.typed_handle(mv.result(), mv.loc());
+    value_id from = l.typed_handle(mv.source().value(), mv.loc());
+    value_id to = l.typed_handle(mv.result(), mv.loc());
+    if (is_column_vector(mv.result_type())) {
+      const auto row = [&](value_id h, std::string_view suffix) {
+        const type t = detail::row_relabel(l.builder().fn().type_of(h));
+        const text name = text(l.builder().fn().name_of(h)) << suffix;
+        return l.builder().create<buffer::reshape>({.source = h}, t, name.view(), mv.loc());
+      };
+      from = row(from, "_row");
+      to = row(to, "_row");
+    }
     l.builder().create<buffer::copy>({.source = from, .dest = to}, mv.loc());
   }
 };
