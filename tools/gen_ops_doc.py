@@ -33,6 +33,47 @@ whose valid extents a data movement covers (the result's when not given).
 """
 
 
+# The extended rollout's open questions (../shared/spec/extended-rollout.md §6), each answered by
+# what the native a2a3 instruction does; kept here, beside the tables it explains.
+EXTENDED = """
+## Extended rollout: choices where the ISA sources leave one open
+
+Ops marked *extended* lower only under `options::rollout = extended` (`t2b-opt
+--rollout=extended`); the default rollout keeps them on Tile with the spec's reasons. Arithmetic is
+FP32 only (the ISA's FP16 forms stay Tile: "`<op>` on FP16 is not in the extended rollout").
+
+1. Row-broadcast arithmetic is emitted as `pto.trowexpandsub/div/mul` (the PTOAS op names), not
+   the `pto.tcolexpand*` the ISA pages print.
+2. The per-row operand is element *i* of a contiguous vector: mode 2 reads it from the first lane
+   of row *i* of the `[R, 32/esize]` block that `buffer.row_expand(v, blk)` fills.
+3. Mode 2 (a row-major `[R, 32/esize]` block) is always used; mode 1 (a column-vector operand)
+   would use the a2a3 library's implicit UB window, so planners keep the whole 192 KiB.
+4. `pto.tcolsum` always passes `tmp` and `{isBinary = false}` (the sequential order the a2a3
+   library implements); the tmp-less form is never emitted.
+5. `pto.tcvt` carries `rmode` inside `ins(...)` with the ISA name of the op's `mode` (RINT for the
+   default 1, not CAST_RINT); `sat_mode` keeps its default (OFF). Overflow of FP32 -> FP16 is what
+   nearest-even gives (infinity); the directed modes stop at the largest finite value.
+6. Zero extents: every new op runs only when all valid extents are positive (the default spec's
+   guard); a skipped reduction leaves its result unspecified and the simulator poisons it.
+7. Precision: `row_sum` and `col_sum` fold in a fixed order in the simulator (left to right, top
+   to bottom, each FP32 add rounded); `rsqrt`, `exp`, `div` and `col_expand_expdif` compare with
+   the inexact-op tolerance; FP16 accumulation stays Tile.
+8. Scratch tiles have the source's physical shape (`tmp`) or one 32-byte block per row (`blk`);
+   the smaller shapes the a2a3 code would accept are not used.
+9. The deprecated ND `[R, C]`-with-one-valid-column row result is never emitted: row results are
+   `[R, 1]` column vectors (`blayout=col_major`, `R * esize` a multiple of 32).
+10. The instruction pages win over the tutorials: row reductions always take `tmp`.
+11. `tile.col_expand_add` is the addition (the TCOLEXPANDADD page's title is a copy error).
+12. Column vectors are stored only into a window of a GM tensor with more than one column (PTO
+    views need `cols > 1`); kernels relabel statistics to `[1, R]` rows to store them.
+13. Target a5 keeps every kernel on Tile in both rollouts.
+
+Scratch operands (`tmp`, `blk`) are added before storage initialization by the
+`materialize_native_scratch` pass (extended rollout only) and planned like any other tile;
+their storage never overlaps the op's other operands or its result.
+"""
+
+
 def operands(spec):
     if spec == "-":
         return "—"
@@ -55,9 +96,11 @@ def lowering(listing):
     for line in listing.splitlines():
         op, _, rest = line.partition(": ")
         if rest.startswith("stays Tile: "):
-            how.setdefault(op, []).append("stays Tile: " + rest[len("stays Tile: "):])
+            how.setdefault(op, []).append("default rollout: stays Tile: " + rest[len("stays Tile: "):])
         else:
-            how.setdefault(op, []).append("`%s`" % rest.split(", ")[0])
+            fields = rest.split(", ")
+            tier = " (extended)" if "rollout extended" in fields else ""
+            how.setdefault(op, []).append("`%s`%s" % (fields[0], tier))
     return {op: "; ".join(v) for op, v in how.items()}
 
 
@@ -91,6 +134,7 @@ def render(ops_listing, recipes_listing):
             head += " lowered by |"
             rule += "---|"
         out.append("\n## %s\n\n%s\n%s\n%s\n" % (title, head, rule, "\n".join(rows[dia])))
+    out.append(EXTENDED)
     return "".join(out)
 
 
