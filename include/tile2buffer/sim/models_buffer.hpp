@@ -373,6 +373,16 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   return true;
 }
 
+/// A native scratch after its op: its contents are unspecified (extended rollout §2.3), so every
+/// valid element becomes poison written by `o`.
+inline void clobber(state& s, op_id o, const handle& scratch) {
+  cell_meta clobbered;
+  clobbered.state = cell_state::poison;
+  clobbered.producer = clobbered.writer = o.index;
+  for (std::int64_t i = 0; i < scratch.valid_rows; ++i)
+    for (std::int64_t j = 0; j < scratch.valid_cols; ++j) s.wr(scratch, i, j, element_bits{}, clobbered);
+}
+
 /// row_sum, row_max and row_min: each of the source's valid rows folded (fold_row, as the Tile
 /// run does) into the column-vector destination; the scratch `tmp` is clobbered (poisoned over
 /// its valid rectangle: its contents are unspecified after the op, extended rollout §2.3).
@@ -395,11 +405,7 @@ inline bool row_reduction(state& s, op_id o, const operand& source, const operan
     const element acc = fold_row(step, d, src->valid_cols, [&](std::int64_t j, cell_meta& x) { return s.rd(*src, i, j, x); }, m);
     c.emplace_back(encode(d, acc), computed(m, o.index, false));
   }
-  cell_meta clobbered;
-  clobbered.state = cell_state::poison;
-  clobbered.producer = clobbered.writer = o.index;
-  for (std::int64_t i = 0; i < scratch->valid_rows; ++i)
-    for (std::int64_t j = 0; j < scratch->valid_cols; ++j) s.wr(*scratch, i, j, element_bits{}, clobbered);
+  clobber(s, o, *scratch);
   s.scatter(*dst, dst->valid_rows, 1, c);
   return true;
 }
@@ -431,13 +437,7 @@ bool col_reduction(state& s, view<C> v) {
     const element acc = fold_row(step, d, src->valid_rows, [&](std::int64_t i, cell_meta& x) { return s.rd(*src, i, j, x); }, m);
     c.emplace_back(encode(d, acc), computed(m, o.index, false));
   }
-  if (scratch) {
-    cell_meta clobbered;
-    clobbered.state = cell_state::poison;
-    clobbered.producer = clobbered.writer = o.index;
-    for (std::int64_t i = 0; i < scratch->valid_rows; ++i)
-      for (std::int64_t j = 0; j < scratch->valid_cols; ++j) s.wr(*scratch, i, j, element_bits{}, clobbered);
-  }
+  if (scratch) clobber(s, o, *scratch);
   s.scatter(*dst, 1, dst->valid_cols, c);
   return true;
 }

@@ -40,42 +40,18 @@ struct op_rule<opcode::tile_matmul_acc, V> : model<opcode::tile_matmul_acc> {
   }
 };
 
-/// tile.row_sum, tile.row_max and tile.row_min: one column holding each row's reduction; the
-/// optional scratch `tmp` is a tile of the source's dtype other than the source.
-template <class = void>
-struct tile_row_reduction_rule {
+/// The row reductions (Axis 0: each row to one element of an [R, 1] column) and the column
+/// reductions (Axis 1: each column to one element of a [1, C] row); the optional scratch `tmp` is
+/// a tile of the source's dtype other than the source.
+template <int Axis>
+struct tile_reduction_rule {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const operand source = family_operand<"source">(v);
     const type* src = s.expect(v, source, type_kind::tile, family_label<"source">(v));
     const type* r = s.expect_result(v, type_kind::tile);
-    if (src != nullptr && r != nullptr && (r->shape[0] != src->shape[0] || r->shape[1] != 1 || r->dt != src->dt))
-      s.fail(v.loc, v.mn, " result must be [R, 1] with the source's rows and dtype");
-    const operand tmp = family_operand<"tmp">(v);
-    if (!present(tmp)) return;
-    const type* t = s.expect(v, tmp, type_kind::tile, family_label<"tmp">(v));
-    if (t == nullptr || src == nullptr) return;
-    if (t->dt != src->dt) s.fail(v.loc, v.mn, " scratch tmp must have the source's dtype");
-    if (tmp.is_value() && source.is_value() && tmp.value() == source.value())
-      s.fail(v.loc, v.mn, " scratch tmp must not be the source");
-  }
-};
-template <class V>
-struct op_rule<opcode::tile_row_sum, V> : tile_row_reduction_rule<V> {};
-template <class V>
-struct op_rule<opcode::tile_row_max, V> : tile_row_reduction_rule<V> {};
-template <class V>
-struct op_rule<opcode::tile_row_min, V> : tile_row_reduction_rule<V> {};
-
-/// tile.col_sum, tile.col_max and tile.col_min: one row holding each column's reduction; col_sum's
-/// optional scratch `tmp` is a tile of the source's dtype other than the source.
-template <class = void>
-struct tile_col_reduction_rule {
-  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
-    const operand source = family_operand<"source">(v);
-    const type* src = s.expect(v, source, type_kind::tile, family_label<"source">(v));
-    const type* r = s.expect_result(v, type_kind::tile);
-    if (src != nullptr && r != nullptr && (r->shape[1] != src->shape[1] || r->shape[0] != 1 || r->dt != src->dt))
-      s.fail(v.loc, v.mn, " result must be [1, C] with the source's columns and dtype");
+    constexpr std::size_t kept = Axis == 0 ? 0 : 1;  // the dimension the result keeps
+    if (src != nullptr && r != nullptr && (r->shape[kept] != src->shape[kept] || r->shape[1 - kept] != 1 || r->dt != src->dt))
+      s.fail(v.loc, v.mn, Axis == 0 ? " result must be [R, 1] with the source's rows and dtype" : " result must be [1, C] with the source's columns and dtype");
     const operand tmp = family_operand<"tmp">(v);
     if (!present(tmp)) return;
     const type* t = s.expect(v, tmp, type_kind::tile, family_label<"tmp">(v));
@@ -85,11 +61,17 @@ struct tile_col_reduction_rule {
   }
 };
 template <class V>
-struct op_rule<opcode::tile_col_sum, V> : tile_col_reduction_rule<V> {};
+struct op_rule<opcode::tile_row_sum, V> : tile_reduction_rule<0> {};
 template <class V>
-struct op_rule<opcode::tile_col_max, V> : tile_col_reduction_rule<V> {};
+struct op_rule<opcode::tile_row_max, V> : tile_reduction_rule<0> {};
 template <class V>
-struct op_rule<opcode::tile_col_min, V> : tile_col_reduction_rule<V> {};
+struct op_rule<opcode::tile_row_min, V> : tile_reduction_rule<0> {};
+template <class V>
+struct op_rule<opcode::tile_col_sum, V> : tile_reduction_rule<1> {};
+template <class V>
+struct op_rule<opcode::tile_col_max, V> : tile_reduction_rule<1> {};
+template <class V>
+struct op_rule<opcode::tile_col_min, V> : tile_reduction_rule<1> {};
 
 /// tile.cast: the result is the source's shape, space and valid extents in dtype `to`.
 template <class V>
