@@ -279,3 +279,31 @@ def test_row_reductions_from_the_builder_lower_when_extended_and_run_as_numpy():
         got = t2b.run(t2b.lower(program, rollout=rollout), "rows", {"A": a})
         np.testing.assert_array_equal(got["Max"], a.max(axis=1, keepdims=True))
         np.testing.assert_array_equal(got["Min"], a.min(axis=1, keepdims=True))
+
+
+def test_extended_ops_from_the_builder_infer_their_types_and_run_as_numpy():
+    # Softmax over the rows, the column sums and an FP16 cast of the result, built op by op: the
+    # fused broadcasts keep their source's type, col_sum gives a [1, C] row, cast changes the dtype.
+    b = t2b.Builder()
+    k = b.kernel("ext")
+    X = k.param("X", t2b.Tensor((16, 64), "FP32"))
+    Y = k.param("Y", t2b.Tensor((16, 64), "FP16"), direction="out")
+    C = k.param("C", t2b.Tensor((1, 64), "FP32"), direction="out")
+    x = k.load(X, (0, 0), (16, 64))
+    e = k.exp(k.row_expand_sub(x, k.row_max(x)))
+    y = k.row_expand_div(e, k.row_sum(e))
+    c = k.col_sum(y)
+    h = k.cast(y, "FP16", mode=1)
+    assert (c.type.shape, h.type.dtype) == ((1, 64), "FP16")
+    k.ret(k.store(h, (0, 0), Y), k.store(c, (0, 0), C))
+    program = b.build()
+    assert t2b.explain_selection(program)["ext"].endswith("reductions remain Tile in the normal pipeline")
+    assert t2b.explain_selection(program, rollout="extended")["ext"] == "selected"
+    a = f32((16, 64), 51)
+    v = a.astype(np.float64)
+    ez = np.exp(v - v.max(1, keepdims=True))
+    want = ez / ez.sum(1, keepdims=True)
+    for rollout in ("default", "extended"):
+        got = t2b.run(t2b.lower(program, rollout=rollout), "ext", {"X": a})
+        np.testing.assert_allclose(got["Y"].astype(np.float64), want, rtol=2.0 ** -10, atol=1e-5)
+        np.testing.assert_allclose(got["C"], want.sum(0, keepdims=True), rtol=1e-4, atol=1e-5)

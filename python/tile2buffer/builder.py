@@ -414,6 +414,15 @@ def _infer(rec: _Record, slots: Dict[str, Any]) -> Optional[Type]:
     if m in ("tile.row_sum", "tile.row_max", "tile.row_min"):
         src = t("source")
         return Tile((src.shape[0], 1), src.dtype, src.space)
+    if m in ("tile.col_sum", "tile.col_max", "tile.col_min"):
+        src = t("source")
+        return Tile((1, src.shape[1]), src.dtype, src.space,
+                    (1, src.valid[1]) if src.valid is not None else None)
+    if m.startswith(("tile.row_expand_", "tile.col_expand_")):
+        return t("source")  # the fused broadcasts keep their source's type (extended rollout)
+    if m == "tile.cast":
+        src = t("source")
+        return Tile(src.shape, slots["to"], src.space, src.valid)
     if m.endswith(("get_block_idx", "get_block_num", "get_subblock_idx")):
         return Scalar("INDEX")
     if rec.ew in ("binary", "unary", "scalar_form"):
