@@ -9,9 +9,14 @@
 /// generator (one it built to stay Tile, or any on a5, was lowered; or a straight-line kernel
 /// stayed Tile on a2a3). With `--pto-out DIR`, every `--pto-every`-th kernel's lowered program is
 /// also emitted as PTO-AS in both forms (DIR/seed-S-PLANNER-TARGET.pto and .generic.pto) for the
-/// dialect check (tests/pto-dialect); a lowered kernel the emitter refuses is a failure.
+/// dialect check (tests/pto-dialect); a lowered kernel the emitter refuses is a failure. The
+/// `extended` shape lowers with `rollout = extended`; each of its kernels that uses an extended op
+/// must also stay Tile under the default rollout. Before the summary, one line per shape (kernels,
+/// lowered, stayed Tile) and, with the extended shape, how many ops of each extended family the
+/// lowered kernels held.
 /// Exit codes: 0 clean, 1 mismatches or failures, 2 bad command line.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -38,8 +43,16 @@ using namespace tile2buffer;
 /// The generator shapes, with the options and kernel lengths of their campaign tests
 /// (tests/lower/campaign_test.cpp, window_campaign_test.cpp, valid_campaign_test.cpp,
 /// region_campaign_test.cpp, cube_campaign_test.cpp).
-enum class shape : std::uint8_t { line, windows, valid, regions, cube };
-constexpr std::string_view shape_names[] = {"line", "windows", "valid", "regions", "cube"};
+/// `extended`: the extended rollout's ops (reductions, broadcasts, cast, rsqrt) drawn in
+/// straight-line kernels, kernels with valid extents and kernels with regions (by seed modulo 3),
+/// lowered with `rollout = extended`.
+enum class shape : std::uint8_t { line, windows, valid, regions, cube, extended };
+constexpr std::string_view shape_names[] = {"line", "windows", "valid", "regions", "cube", "extended"};
+constexpr std::size_t shape_count = std::size(shape_names);
+
+/// The extended shape's kind of kernel: 0 straight-line, 1 valid extents, 2 regions. Why not
+/// `seed % 3`: with all six shapes the extended seeds are every sixth one, all of one residue.
+constexpr int extended_variant(std::uint64_t seed) { return static_cast<int>((seed + seed / 6) % 3); }
 
 testing::gen_plan plan_for(shape s, std::uint64_t seed) {
   testing::gen_options o;
@@ -67,6 +80,16 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed) {
       o.cube = true;
       o.cube_guard_probability = 0.5;
       return testing::generate_plan(seed, 6 + static_cast<int>(seed % 20), o);
+    case shape::extended:
+      o.extended = true;
+      if (extended_variant(seed) == 0) {
+        o.gm_parameter_probability = 1.0 / 3;
+        return testing::generate_plan(seed, 8 + static_cast<int>(seed % 32), o);
+      }
+      o.rows = 8;
+      o.windows = seed / 7 % 2 == 0;
+      (extended_variant(seed) == 1 ? o.valid_extents : o.regions) = true;
+      return testing::generate_plan(seed, 6 + static_cast<int>(seed % 14), o);
   }
   return {};
 }
@@ -74,7 +97,7 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed) {
 struct config {
   std::uint64_t kernels = 100;
   std::uint64_t seed = 1;
-  std::vector<shape> shapes{shape::line, shape::windows, shape::valid, shape::regions, shape::cube};
+  std::vector<shape> shapes{shape::line, shape::windows, shape::valid, shape::regions, shape::cube, shape::extended};
   std::vector<planner_kind> planners{planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas};
   std::vector<target_arch> targets{target_arch::a2a3};
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -85,8 +108,28 @@ struct config {
   bool break_selection = false;  ///< hidden: lowers nothing, proves it reports kernels kept Tile
 };
 
+/// The extended rollout's op families, counted in the Tile programs of lowered kernels.
+constexpr std::string_view family_names[] = {"row reductions", "column reductions", "row broadcasts", "column broadcasts", "casts", "rsqrt"};
+constexpr int family_of(opcode c) {
+  switch (c) {
+    case opcode::tile_row_sum: case opcode::tile_row_max: case opcode::tile_row_min: return 0;
+    case opcode::tile_col_sum: case opcode::tile_col_max: case opcode::tile_col_min: return 1;
+    case opcode::tile_row_expand: case opcode::tile_row_expand_sub: case opcode::tile_row_expand_div:
+    case opcode::tile_row_expand_mul: return 2;
+    case opcode::tile_col_expand: case opcode::tile_col_expand_add: case opcode::tile_col_expand_sub: case opcode::tile_col_expand_mul:
+    case opcode::tile_col_expand_div: case opcode::tile_col_expand_max: case opcode::tile_col_expand_min:
+    case opcode::tile_col_expand_expdif: return 3;
+    case opcode::tile_cast: return 4;
+    case opcode::tile_rsqrt: return 5;
+    default: return -1;
+  }
+}
+constexpr std::size_t family_count = std::size(family_names);
+
 struct tally {
   std::uint64_t kernels = 0, lowerings = 0, lowered = 0, stayed_tile = 0, mismatches = 0, failures = 0;
+  std::array<std::uint64_t, shape_count> shape_kernels{}, shape_lowered{}, shape_stayed{};
+  std::array<std::uint64_t, family_count> families{};  ///< extended ops in lowered kernels (per lowering)
   void add(const tally& t) {
     kernels += t.kernels;
     lowerings += t.lowerings;
@@ -94,6 +137,12 @@ struct tally {
     stayed_tile += t.stayed_tile;
     mismatches += t.mismatches;
     failures += t.failures;
+    for (std::size_t i = 0; i < shape_count; ++i) {
+      shape_kernels[i] += t.shape_kernels[i];
+      shape_lowered[i] += t.shape_lowered[i];
+      shape_stayed[i] += t.shape_stayed[i];
+    }
+    for (std::size_t i = 0; i < family_count; ++i) families[i] += t.families[i];
   }
 };
 
@@ -108,7 +157,8 @@ void write_reproducer(const config& cfg, std::uint64_t seed, shape s, const opti
   std::ofstream f(path);
   f << "# t2b-campaign seed " << seed << ", shape " << shape_names[static_cast<int>(s)] << ", planner " << name(opts.planner)
     << ", target " << name(opts.target) << "\n# binding: " << binding << "\n# reproduce: t2b-opt --planner=" << name(opts.planner)
-    << " --target=" << name(opts.target) << (opts.enable_buffer_ir ? "" : " --no-buffer-ir")
+    << " --target=" << name(opts.target) << (opts.rollout == rollout_kind::extended ? " --rollout=extended" : "")
+    << (opts.enable_buffer_ir ? "" : " --no-buffer-ir")
     << (selection ? std::string(" --explain-selection") : " --check-numerics=" + std::to_string(seed)) << " "
     << path.filename().string() << "\n";
   // Why only a note: t2b-opt has no binding flags; it runs block 0 with the simulator's default
@@ -156,24 +206,32 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
   }
   // The generator knows which kernels must stay Tile (as the campaign tests check), and a5
   // retains Tile IR altogether (passes/select.hpp); lowering one of those, or keeping a
-  // straight-line kernel Tile on a2a3, is a selection bug.
+  // straight-line kernel (or any extended-shape kernel the generator did not build to stay Tile)
+  // Tile on a2a3, is a selection bug.
   const bool a5 = opts.target == target_arch::a5;
   const bool must_stay_tile = a5 || plan.unaligned || !plan.tile_reason.empty();
-  const bool must_select = s == shape::line && !must_stay_tile;
+  const bool must_select = (s == shape::line || s == shape::extended) && !must_stay_tile;
   const bool selected = lowered.value.functions[0].stage == ir_stage::buffer;
   if ((selected && must_stay_tile) || (!selected && must_select)) {
     ++t.failures;
     const std::string why = a5 ? std::string("target a5 retains Tile IR") : plan.unaligned ? std::string("an unalignable slice") : plan.tile_reason;
     write_reproducer(cfg, seed, s, opts, "-",
-                     selected ? "selected although it must stay Tile (" + why + ")" : std::string("a straight-line kernel was not selected"),
+                     selected                ? "selected although it must stay Tile (" + why + ")"
+                     : s == shape::line ? std::string("a straight-line kernel was not selected")
+                                        : std::string("an extended-rollout kernel with no Tile-only construct was not selected"),
                      tile, true);
     return;
   }
+  const auto si = static_cast<std::size_t>(s);
   if (!selected) {
     ++t.stayed_tile;
+    ++t.shape_stayed[si];
     return;
   }
   ++t.lowered;
+  ++t.shape_lowered[si];
+  for (const auto& n : tile.functions[0].ops)
+    if (const int fam = family_of(n.code()); fam >= 0) ++t.families[static_cast<std::size_t>(fam)];
   if (!cfg.pto_out.empty() && (seed - cfg.seed) % cfg.pto_every == 0 && !write_pto(cfg, seed, opts, lowered.value)) {
     ++t.failures;
     write_reproducer(cfg, seed, s, opts, "-", "the PTO emitter refused the lowered program", tile);
@@ -195,11 +253,28 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
 tally run_kernel(const config& cfg, std::uint64_t seed, shape s) {
   tally t;
   t.kernels = 1;
+  ++t.shape_kernels[static_cast<std::size_t>(s)];
   const testing::gen_plan plan = plan_for(s, seed);
   const program tile = testing::emit(plan);
+  // The default rollout is the spec exactly: a kernel using an extended op stays Tile there.
+  if (s == shape::extended && !cfg.break_selection) {
+    bool uses = false;
+    for (const auto& n : tile.functions[0].ops) uses = uses || family_of(n.code()) >= 0;
+    const auto standard = lower(tile, options{});
+    if (!standard.ok() || (uses && standard.value.functions[0].stage == ir_stage::buffer)) {
+      ++t.failures;
+      write_reproducer(cfg, seed, s, options{}, "-",
+                       standard.ok() ? "lowered under the default rollout although it uses an extended op"
+                                     : std::string(format_all(standard.errors, "gen").view()),
+                       tile, standard.ok());
+    }
+  }
   for (const planner_kind planner : cfg.planners)
     for (const target_arch target : cfg.targets)
-      lower_and_check(cfg, seed, s, plan, tile, options{.enable_buffer_ir = !cfg.break_selection, .planner = planner, .target = target}, t);
+      lower_and_check(cfg, seed, s, plan, tile,
+                      options{.enable_buffer_ir = !cfg.break_selection, .planner = planner, .target = target,
+                              .rollout = s == shape::extended ? rollout_kind::extended : rollout_kind::standard},
+                      t);
   return t;
 }
 
@@ -220,7 +295,7 @@ std::optional<std::vector<E>> pick_list(std::string_view v, const Names& names) 
 }
 
 constexpr const char* usage =
-    "usage: t2b-campaign [--kernels N] [--seed S] [--shapes line,windows,valid,regions,cube] [--planners pypto,dsa_rp,ptoas]\n"
+    "usage: t2b-campaign [--kernels N] [--seed S] [--shapes line,windows,valid,regions,cube,extended] [--planners pypto,dsa_rp,ptoas]\n"
     "                    [--targets a2a3,a5] [--jobs J] [--out DIR] [--pto-out DIR [--pto-every K]]\n";
 
 /// Fills `cfg` from argv; returns an error message, or empty on success.
@@ -243,7 +318,7 @@ std::string parse_args(int argc, char** argv, config& cfg) {
       if (flag == "--jobs") cfg.jobs = static_cast<unsigned>(*n);
     } else if (flag == "--shapes") {
       const auto s = pick_list<shape>(v, shape_names);
-      if (!s) return "--shapes takes a list of line, windows, valid, regions, cube";
+      if (!s) return "--shapes takes a list of line, windows, valid, regions, cube, extended";
       cfg.shapes = *s;
     } else if (flag == "--planners") {
       const auto p = pick_list<planner_kind>(v, planner_names);
@@ -294,6 +369,18 @@ int main(int argc, char** argv) {
   for (auto& t : workers) t.join();
   tally total;
   for (const tally& t : tallies) total.add(t);
+  // Per shape, then the extended families; the summary line stays last (check_campaign.py reads it).
+  for (std::size_t i = 0; i < shape_count; ++i)
+    if (total.shape_kernels[i] > 0)
+      std::printf("shape %s: kernels %llu, lowered %llu, stayed Tile %llu\n", std::string(shape_names[i]).c_str(),
+                  static_cast<unsigned long long>(total.shape_kernels[i]), static_cast<unsigned long long>(total.shape_lowered[i]),
+                  static_cast<unsigned long long>(total.shape_stayed[i]));
+  if (total.shape_kernels[static_cast<std::size_t>(shape::extended)] > 0) {
+    std::printf("extended ops in lowered kernels:");
+    for (std::size_t i = 0; i < family_count; ++i)
+      std::printf("%s %s %llu", i == 0 ? "" : ",", std::string(family_names[i]).c_str(), static_cast<unsigned long long>(total.families[i]));
+    std::printf("\n");
+  }
   std::printf("kernels %llu, lowerings %llu, lowered %llu, stayed Tile %llu, mismatches %llu, failures %llu\n",
               static_cast<unsigned long long>(total.kernels), static_cast<unsigned long long>(total.lowerings),
               static_cast<unsigned long long>(total.lowered), static_cast<unsigned long long>(total.stayed_tile),

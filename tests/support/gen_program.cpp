@@ -223,12 +223,15 @@ class planner {
 
   void store(int v) {
     gen_value& x = val(v);
+    // A column vector lands in one column of a 32-byte-wide output: the PTO-AS emitter takes no
+    // single-column GM parameter (reference §3.3), and a column-vector store writes a window of one.
+    const std::int64_t cols = is_column(x) ? unit(x.dt) : x.cols;
     int out = -1;
     for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o)
-      if (plan_.outputs[static_cast<std::size_t>(o)].dt == x.dt && plan_.outputs[static_cast<std::size_t>(o)].cols == x.cols)
+      if (plan_.outputs[static_cast<std::size_t>(o)].dt == x.dt && plan_.outputs[static_cast<std::size_t>(o)].cols == cols)
         out = o;
     if (out < 0) {
-      plan_.outputs.push_back(gen_tensor{x.dt, 0, x.cols});
+      plan_.outputs.push_back(gen_tensor{x.dt, 0, cols});
       out = static_cast<int>(plan_.outputs.size()) - 1;
     }
     gen_step s;
@@ -293,6 +296,38 @@ class planner {
       case opcode::tile_lrelu:  // monotonic for slopes in (0, 1)
         span({a.lo > 0 ? a.lo : a.lo * s, a.hi > 0 ? a.hi : a.hi * s});
         return true;
+      // The extended rollout: rsqrt, reductions (a sum of 1 to n valid elements), broadcasts
+      // (the fused forms as their elementwise pair), cast (values kept: rounding is far inside the bounds).
+      case opcode::tile_rsqrt:
+        if (a.lo < 0.25) return false;
+        span({1.0 / std::sqrt(a.lo), 1.0 / std::sqrt(a.hi)});
+        return true;
+      case opcode::tile_row_sum:
+      case opcode::tile_col_sum: {
+        const double n = static_cast<double>(op == opcode::tile_row_sum ? a.cols : a.rows);
+        span({a.lo, a.hi, n * a.lo, n * a.hi});
+        return true;
+      }
+      case opcode::tile_row_max:
+      case opcode::tile_row_min:
+      case opcode::tile_col_max:
+      case opcode::tile_col_min:
+      case opcode::tile_row_expand:
+      case opcode::tile_col_expand:
+      case opcode::tile_cast: span({a.lo, a.hi}); return true;
+      case opcode::tile_col_expand_add: return result_interval(opcode::tile_add, a, b, s, lo, hi);
+      case opcode::tile_row_expand_sub:
+      case opcode::tile_col_expand_sub: return result_interval(opcode::tile_sub, a, b, s, lo, hi);
+      case opcode::tile_row_expand_mul:
+      case opcode::tile_col_expand_mul: return result_interval(opcode::tile_mul, a, b, s, lo, hi);
+      case opcode::tile_row_expand_div:
+      case opcode::tile_col_expand_div: return result_interval(opcode::tile_div, a, b, s, lo, hi);
+      case opcode::tile_col_expand_max: return result_interval(opcode::tile_maximum, a, b, s, lo, hi);
+      case opcode::tile_col_expand_min: return result_interval(opcode::tile_minimum, a, b, s, lo, hi);
+      case opcode::tile_col_expand_expdif:
+        if (a.hi - b->lo > 4) return false;
+        span({std::exp(a.lo - b->hi), std::exp(a.hi - b->lo)});
+        return true;
       default: return false;
     }
   }
@@ -334,6 +369,8 @@ class planner {
   }
 
   bool compute() {
+    // Why behind the option: without it each seed draws what it drew before, so its program is unchanged.
+    if (opt_.extended && uniform() < opt_.extended_probability && extended_step()) return true;
     // A class with a live value that some op computes on.
     std::vector<const shape_class*> usable;
     for (const auto& k : classes_)
@@ -363,7 +400,8 @@ class planner {
       if (k.dt != dtype::fp32 || emitted_ + 3 > ops_) continue;
       if (op == opcode::tile_exp) {
         in[0] = emit(opcode::tile_minimums, {in[0]}, literal{2, 0});
-      } else if (op == opcode::tile_log || op == opcode::tile_recip || op == opcode::tile_sqrt || op == opcode::tile_div) {
+      } else if (op == opcode::tile_log || op == opcode::tile_recip || op == opcode::tile_sqrt || op == opcode::tile_div ||
+                 op == opcode::tile_rsqrt) {
         const std::size_t which = op == opcode::tile_div ? 1 : 0;
         const int t = emit(opcode::tile_abs, {in[which]}, literal{0, 0});
         in[which] = t < 0 ? -1 : emit(opcode::tile_adds, {t}, literal{1, 0});
@@ -374,6 +412,179 @@ class planner {
       if (emit(op, in, s) >= 0) return true;
     }
     return false;
+  }
+
+  //===--- the extended rollout (gen_options::extended) ---===//
+  /// An [R, C] operand of a reduction or broadcast: FP32 (the extended arithmetic type), an
+  /// allocation of its own (not a window or relabel), current and in scope, not itself a vector.
+  static bool axis_operand(const gen_value& x) {
+    return x.dt == dtype::fp32 && x.space == memory_space::vec && x.kind == gen_kind::dense && !x.stale && !x.hidden && x.rows > 1 &&
+           x.cols > 1;
+  }
+  /// An `[R, 1]` column vector (a row reduction's result, or computed from one).
+  static bool is_column(const gen_value& x) { return x.cols == 1 && x.rows > 1; }
+  /// Never empty under any binding: a reduction over an empty axis leaves its (non-empty) result
+  /// unspecified (extended-rollout.md §2.4), which a kernel must not read.
+  bool nonzero(const gen_index& e) const { return low(e) >= 1; }
+  std::vector<int> current_of(bool (*keep)(const gen_value&)) const {
+    return recent([keep](int, const gen_value& x) { return !x.stale && !x.hidden && keep(x); });
+  }
+  /// Appends a step whose result has the given type, valid extents and bounds; -1 past the bound.
+  int add_step(opcode op, std::vector<int> in, dtype d, std::int64_t rows, std::int64_t cols, const std::array<gen_index, 2>& valid,
+               std::vector<kwarg> flags = {}) {
+    double lo = 0, hi = 0;
+    if (!result_interval(op, val(in[0]), in.size() > 1 ? &val(in[1]) : nullptr, 0, lo, hi)) return -1;
+    if (!(std::max(std::fabs(lo), std::fabs(hi)) <= limit(d))) return -1;
+    for (int v : in) val(v).used = true;
+    gen_step st;
+    st.op = op;
+    st.in = std::move(in);
+    st.flags = std::move(flags);
+    st.result = new_value(d, rows, cols, lo, hi);
+    val(st.result).valid = valid;
+    val(st.result).made_by = op;
+    plan_.steps.push_back(st);
+    ++emitted_;
+    note_class(d, rows, cols);
+    return st.result;
+  }
+  /// A loaded FP32 class to reduce or broadcast over (rows > 1).
+  const shape_class* fp32_class(std::int64_t rows = 0, std::int64_t cols = 0) {
+    std::vector<const shape_class*> of;
+    for (const auto& k : classes_)
+      if (k.dt == dtype::fp32 && k.rows > 1 && k.rows % 8 == 0 && k.cols > 1 && (rows == 0 || k.rows == rows) && (cols == 0 || k.cols == cols) &&
+          (k.weight > 0 || rows != 0 || cols != 0))
+        of.push_back(&k);
+    return of.empty() ? nullptr : of[below(of.size())];
+  }
+  /// A runtime extent in [1, full] for the reduced axis (never empty, see `nonzero`).
+  gen_index nonempty_extent(int axis, std::int64_t full) {
+    for (int s = 0; s < static_cast<int>(plan_.scalars.size()); ++s)
+      if (scalar(s).extent && !scalar(s).hidden && scalar(s).lo == 1 && scalar(s).hi == full && uniform() < 0.5) return ssa(s);
+    if (extent_params_ >= max_extent_params) return fixed(between(1, full));
+    const int p = new_scalar((axis == 0 ? "nrows" : "ncols") + std::to_string(extent_params_++), true, 1, full, 1);
+    mark_extent(ssa(p));
+    return ssa(p);
+  }
+  /// The source of a reduction along `axis` (0: each row's columns, 1: each column's rows): a
+  /// recent operand whose reduced extent is never empty (and, for rows, whose valid rows are
+  /// static and whose rows fill 32 bytes as a column: a column vector with runtime valid rows, or
+  /// of 4 FP32 rows, stays Tile), or a fresh load, with
+  /// valid extents sometimes partial or runtime (straight-line code only: dynamic valid state in
+  /// user control flow stays Tile).
+  int reduction_source(int axis) {
+    const auto a = static_cast<std::size_t>(axis);
+    std::vector<int> from = recent([&](int, const gen_value& x) {
+      return axis_operand(x) && nonzero(x.valid[1 - a]) && (axis == 1 || (x.valid[0].scalar < 0 && x.rows * 4 % 32 == 0));
+    });
+    if (!from.empty() && !(opt_.valid_extents && depth_ == 0 && uniform() < 0.4)) return pick(from);
+    const shape_class* k = fp32_class();
+    if (k == nullptr) return -1;
+    if (!opt_.valid_extents || depth_ > 0) return load_of(*k);
+    // The reduced axis: full, a literal or a runtime extent in [1, n]; the kept axis: full, a
+    // literal, or (columns of a column reduction) any runtime extent.
+    const std::array<std::int64_t, 2> n{k->rows, k->cols};
+    std::array<gen_index, 2> v{fixed(n[0]), fixed(n[1])};
+    const auto reduced = static_cast<std::size_t>(1 - axis);
+    const double r = uniform();
+    v[reduced] = r < 0.3 ? fixed(n[reduced]) : r < 0.6 ? fixed(between(1, n[reduced])) : nonempty_extent(1 - axis, n[reduced]);
+    const double q = uniform();
+    if (q < 0.3) v[a] = fixed(between(1, n[a]));
+    else if (axis == 1 && q < 0.6) v[a] = runtime_extent(1, n[a]);
+    return load_of(*k, false, v);
+  }
+  int reduce(int axis) {
+    const int x = reduction_source(axis);
+    if (x < 0) return -1;
+    static constexpr opcode rows_ops[] = {opcode::tile_row_sum, opcode::tile_row_max, opcode::tile_row_min};
+    static constexpr opcode cols_ops[] = {opcode::tile_col_sum, opcode::tile_col_max, opcode::tile_col_min};
+    const gen_value s = val(x);
+    if (axis == 0) return add_step(rows_ops[below(3)], {x}, dtype::fp32, s.rows, 1, {s.valid[0], fixed(1)});
+    return add_step(cols_ops[below(3)], {x}, dtype::fp32, 1, s.cols, {fixed(1), s.valid[1]});
+  }
+  /// `x` made nonzero for a divisor: |x| + 1 (elementwise, so also on a column vector or row).
+  int away_from_zero_of(int x) {
+    if (away_from_zero(val(x))) return x;
+    const int t = emit(opcode::tile_abs, {x}, literal{0, 0});
+    return t < 0 ? -1 : emit(opcode::tile_adds, {t}, literal{1, 0});
+  }
+  /// A row broadcast: `tile.row_expand(v)` to a class width, or `tile.row_expand_sub/div/mul(x, v)`
+  /// with x's valid rows those of the column vector v (a recent one, or a new row reduction).
+  bool row_broadcast() {
+    const std::vector<int> vs = current_of([](const gen_value& x) { return is_column(x) && x.dt == dtype::fp32 && x.kind == gen_kind::dense; });
+    int v = vs.empty() || uniform() < 0.2 ? reduce(0) : pick(vs);
+    if (v < 0) return false;
+    const gen_value c = val(v);
+    if (uniform() < 0.3) {
+      const shape_class* k = fp32_class(c.rows);
+      return k != nullptr && add_step(opcode::tile_row_expand, {v}, dtype::fp32, c.rows, k->cols, {c.valid[0], fixed(k->cols)}) >= 0;
+    }
+    const std::vector<int> xs = recent([&](int, const gen_value& x) { return axis_operand(x) && x.rows == c.rows && x.valid[0] == c.valid[0]; });
+    if (xs.empty()) return true;  // the reduction (or nothing new) is this step
+    const int x = pick(xs);
+    static constexpr opcode ops[] = {opcode::tile_row_expand_sub, opcode::tile_row_expand_div, opcode::tile_row_expand_mul};
+    const opcode op = ops[below(3)];
+    if (op == opcode::tile_row_expand_div && (v = away_from_zero_of(v)) < 0) return true;
+    const gen_value s = val(x);
+    add_step(op, {x, v}, dtype::fp32, s.rows, s.cols, s.valid);
+    return true;
+  }
+  /// A column broadcast: `tile.col_expand(w)` down a class's rows, or `tile.col_expand_<op>(x, w)`
+  /// with x's valid columns those of the [1, C] row w (one valid row; a recent one or a new column
+  /// reduction).
+  bool col_broadcast() {
+    const std::vector<int> ws = current_of([](const gen_value& x) {
+      return x.rows == 1 && x.cols > 1 && x.dt == dtype::fp32 && x.kind == gen_kind::dense && x.valid[0] == fixed(1);
+    });
+    int w = ws.empty() || uniform() < 0.2 ? reduce(1) : pick(ws);
+    if (w < 0) return false;
+    const gen_value r = val(w);
+    if (uniform() < 0.3) {
+      const shape_class* k = fp32_class(0, r.cols);
+      return k != nullptr && add_step(opcode::tile_col_expand, {w}, dtype::fp32, k->rows, r.cols, {fixed(k->rows), r.valid[1]}) >= 0;
+    }
+    const std::vector<int> xs = recent([&](int, const gen_value& x) { return axis_operand(x) && x.cols == r.cols && x.valid[1] == r.valid[1]; });
+    if (xs.empty()) return true;
+    const int x = pick(xs);
+    static constexpr opcode ops[] = {opcode::tile_col_expand_add, opcode::tile_col_expand_sub, opcode::tile_col_expand_mul,
+                                     opcode::tile_col_expand_div, opcode::tile_col_expand_max, opcode::tile_col_expand_min,
+                                     opcode::tile_col_expand_expdif};
+    const opcode op = ops[below(std::size(ops))];
+    if (op == opcode::tile_col_expand_div && (w = away_from_zero_of(w)) < 0) return true;
+    const gen_value s = val(x);
+    if (add_step(op, {x, w}, dtype::fp32, s.rows, s.cols, s.valid) < 0 && op == opcode::tile_col_expand_expdif) {
+      // exp(x - w) overflows the bound: bring x under 2 and w over -2 first.
+      const int xc = emit(opcode::tile_minimums, {x}, literal{2, 0});
+      const int wc = xc < 0 ? -1 : emit(opcode::tile_maximums, {w}, literal{-2, 0});
+      if (wc >= 0) add_step(op, {xc, wc}, dtype::fp32, s.rows, s.cols, s.valid);
+    }
+    return true;
+  }
+  /// `tile.cast`: FP32 to FP16 or BF16 with a rounding mode 1-5 (rows of the result a multiple
+  /// of 32 bytes), or FP16/BF16 to FP32.
+  bool cast() {
+    const std::vector<int> from = recent([&](int, const gen_value& x) {
+      if (x.stale || x.hidden || x.kind != gen_kind::dense || x.space != memory_space::vec || is_column(x)) return false;
+      if (x.dt == dtype::fp32) return x.cols * 2 % 32 == 0 && std::max(std::fabs(x.lo), std::fabs(x.hi)) <= limit(dtype::fp16);
+      return x.dt == dtype::fp16 || x.dt == dtype::bf16;
+    });
+    if (from.empty()) return false;
+    const int x = pick(from);
+    const gen_value s = val(x);
+    const dtype to = s.dt != dtype::fp32 ? dtype::fp32 : uniform() < 0.6 ? dtype::fp16 : dtype::bf16;
+    std::vector<kwarg> mode;
+    if (uniform() < 0.7) mode.push_back(kwarg{keyword::mode, operand::integer(1 + static_cast<std::int64_t>(below(5)))});
+    return add_step(opcode::tile_cast, {x}, to, s.rows, s.cols, s.valid, std::move(mode)) >= 0;
+  }
+  /// One step of the extended rollout's families (rsqrt comes with the elementwise table).
+  bool extended_step() {
+    switch (below(5)) {
+      case 0: return reduce(0) >= 0;
+      case 1: return reduce(1) >= 0;
+      case 2: return row_broadcast();
+      case 3: return col_broadcast();
+      default: return cast();
+    }
   }
 
   //===--- windows ---===//
@@ -550,7 +761,7 @@ class planner {
     // Shapes that already exist keep binary ops between windows and other values likely.
     std::vector<std::array<std::int64_t, 2>> known;
     for (const auto& k : classes_)
-      if (k.dt == s.dt && k.rows <= s.rows && k.cols <= max_cols && (k.rows != s.rows || k.cols != s.cols))
+      if (k.dt == s.dt && k.cols % a == 0 && k.rows <= s.rows && k.cols <= max_cols && (k.rows != s.rows || k.cols != s.cols))
         known.push_back({k.rows, k.cols});
     if (!known.empty() && uniform() < 0.5) return known[below(known.size())];
     std::vector<std::int64_t> rows{s.rows};
@@ -695,7 +906,7 @@ class planner {
   /// rectangle could read uninitialized elements, and a window of versioned storage is the
   /// separate Tile-only share.
   static bool windowable(const gen_value& x) {
-    return !x.stale && x.made_by != opcode::tile_set_validshape && full_valid(x);
+    return !x.stale && x.made_by != opcode::tile_set_validshape && full_valid(x) && !is_column(x);
   }
   void mark_extent(const gen_index& x) {
     if (x.scalar >= 0) plan_.scalars[static_cast<std::size_t>(x.scalar)].extent = true;
@@ -830,7 +1041,7 @@ class planner {
       return true;
     }
     std::vector<int> from = recent([](int, const gen_value& x) {
-      return !x.stale && !x.viewed && x.kind == gen_kind::dense && x.made_by != opcode::tile_assemble;
+      return !x.stale && !x.viewed && x.kind == gen_kind::dense && x.made_by != opcode::tile_assemble && !is_column(x);
     });
     if (from.empty()) {
       if (!pending_stale_) return false;
@@ -2178,6 +2389,12 @@ program emit(const gen_plan& plan) {
                     {in(0), in(1), b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])})}, tt, vname, at);
     } else if (s.op == opcode::tile_reshape) {
       out = b.emit1(opcode::tile_reshape, {in(0), b.pair(r.rows, r.cols)}, tt, vname, at);
+    } else if (s.op == opcode::tile_cast) {
+      const std::string_view names[] = {vname};
+      const operand ops[] = {in(0), operand::of(r.dt)};
+      out = b.fn().result(b.emit(opcode::tile_cast, ops, s.flags, std::span<const type>(&tt, 1), names, at), 0);
+    } else if (info(s.op).ew == ew_kind::none) {  // the extended rollout's reductions (scratch left to the pipeline) and broadcasts
+      out = s.in.size() == 1 ? b.emit1(s.op, {in(0)}, tt, vname, at) : b.emit1(s.op, {in(0), in(1)}, tt, vname, at);
     } else {
       const operand lit = operand::decimal(s.mantissa, s.exp10);
       switch (info(s.op).ew) {

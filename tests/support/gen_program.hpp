@@ -132,6 +132,29 @@
 /// so they cannot appear in a valid kernel.) The cube draws come first and only with cube on,
 /// so the other kernels are unchanged.
 ///
+/// Extended rollout (`gen_options::extended`, off by default; lower with `rollout = extended`):
+/// the elementwise table gains `tile.rsqrt` (operands conditioned to >= 1), and about
+/// `extended_probability` of the compute steps are instead one of (extended-rollout.md §3):
+///  - a row reduction (`tile.row_sum/max/min`) of an FP32 [R, C] allocation into an [R, 1]
+///    column vector (R * 4 bytes a multiple of 32), or a column reduction (`tile.col_sum/max/min`)
+///    into a [1, C] row; scratch operands are left to the pipeline;
+///  - a row broadcast: `tile.row_expand(v)` to a class width, or `tile.row_expand_sub/div/mul(x,
+///    v)` with x's valid rows v's; a column broadcast: `tile.col_expand(w)`, or
+///    `tile.col_expand_add/sub/mul/div/max/min/expdif(x, w)` with x's valid columns w's (divisors
+///    made |w| + 1; expdif's operands clamped so exp stays in bounds);
+///  - `tile.cast` FP32 -> FP16 / BF16 (rows of 32-byte multiples, mode 1-5 or none) and
+///    FP16 / BF16 -> FP32.
+/// Column vectors and [1, C] rows then feed the elementwise table like any class (column vectors
+/// only with static valid extents, which row reductions guarantee) and are stored; a column
+/// vector lands in column 0 of a 32-byte-wide output (the emitter takes no [N, 1] GM parameter).
+/// Windows and setters leave column vectors alone. With valid extents a reduction's source may
+/// be a fresh load whose reduced extent is a literal or an `nrows<n>` / `ncols<n>` parameter in
+/// [1, extent] (never empty: a reduction over an empty axis leaves its result unspecified, §2.4),
+/// and whose kept extent is partial (a runtime column count only for column reductions: a column
+/// vector with runtime valid rows stays Tile); inside regions only static extents are drawn. So
+/// every extended kernel without a `tile_reason` (or unalignable slice) lowers under the extended
+/// rollout, and under the default rollout every kernel using one of these ops stays Tile.
+///
 /// GM through the parameter (`gen_options::gm_parameter_probability`, 0 by default): in that share
 /// of the kernels (`gen_plan::gm_by_parameter`) every store outside a region names its output
 /// parameter itself instead of the latest store's result, so stores are not chained, and the
@@ -158,6 +181,7 @@ namespace testing {
 struct gen_options {
   std::int64_t rows = 16;             ///< tile rows
   bool extended = false;              ///< draw the extended rollout's ops too (lower with --rollout=extended)
+  double extended_probability = 0.35;  ///< with `extended`: chance that a compute step is a reduction, broadcast or cast
   bool fp16 = true;                   ///< FP16 tiles (add/mul)
   bool bf16 = true;                   ///< BF16 tiles (load/store only)
   bool int32 = true;                  ///< INT32 tiles (add/mul)

@@ -24,7 +24,7 @@ namespace testing {
 
 void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
                             const std::function<gen_options(std::uint64_t)>& options_for,
-                            const std::function<int(std::uint64_t)>& ops_for) {
+                            const std::function<int(std::uint64_t)>& ops_for, rollout_kind rollout, bool all_selected) {
   const planner_kind planners[] = {planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas};
   int lowerings = 0, selected = 0, checks = 0;
   std::array<int, 3> selected_by{};
@@ -38,7 +38,7 @@ void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
     const std::vector<gen_binding> binds = bindings(plan);
     for (std::size_t which = 0; which < std::size(planners); ++which) {
       const planner_kind planner = planners[which];
-      const options opts{.planner = planner};
+      const options opts{.planner = planner, .rollout = rollout};
       const auto lowered = lower(tile, opts);
       ++lowerings;
       const std::string head = "seed " + std::to_string(seed) + " " + std::string(name(planner));
@@ -87,6 +87,7 @@ void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
   CHECK_MESSAGE(wrong_reason.count == 0, wrong_reason.count, " Tile-only lowerings gave another reason; the first:\n",
                 wrong_reason.first);
   CHECK(selected * 2 >= lowerings);
+  if (all_selected) CHECK_MESSAGE(kept_tile.empty(), "kernels without a Tile-only construct stayed Tile", top);
 }
 
 }  // namespace testing

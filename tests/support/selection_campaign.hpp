@@ -12,15 +12,18 @@
 #include <string_view>
 
 #include "support/gen_program.hpp"
+#include "tile2buffer/options.hpp"
 
 namespace tile2buffer {
 namespace testing {
 
-/// Runs seeds 1..`kernels` of `shape` kernels (`options_for(seed)`, `ops_for(seed)` ops) and
-/// states every check above as a doctest assertion, after one summary MESSAGE.
+/// Runs seeds 1..`kernels` of `shape` kernels (`options_for(seed)`, `ops_for(seed)` ops) under
+/// `rollout` and states every check above as a doctest assertion, after one summary MESSAGE.
+/// `all_selected`: every kernel without a Tile-only construct must be selected (not only half).
 void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
                             const std::function<gen_options(std::uint64_t)>& options_for,
-                            const std::function<int(std::uint64_t)>& ops_for);
+                            const std::function<int(std::uint64_t)>& ops_for, rollout_kind rollout = rollout_kind::standard,
+                            bool all_selected = false);
 
 }  // namespace testing
 }  // namespace tile2buffer
