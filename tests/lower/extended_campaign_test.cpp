@@ -7,7 +7,8 @@
 /// Every kernel without a Tile-only construct must be selected, and every selected lowering must
 /// equal its Tile program in the simulator under every binding. A coverage case shows the
 /// generator draws every op that only the extended rollout lowers, and every cast pair, and that
-/// the default rollout keeps each kernel using one on Tile.
+/// the default rollout keeps each kernel using one on Tile; another that loops and branches carry
+/// column vectors (row statistics, as online softmax does) and lower.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -122,4 +123,22 @@ TEST_CASE("the generator draws every extended-only op and cast pair; the default
                                                       {dtype::fp16, dtype::fp32}, {dtype::bf16, dtype::fp32}}};
   for (const auto& [from, to] : pairs) CHECK_MESSAGE(casts.count({from, to}) == 1, "no lowered cast ", name(from), " -> ", name(to));
   CHECK(kept > 100);
+}
+
+TEST_CASE("region kernels carry column vectors through loops and branches, and lower") {
+  int carried = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    const program tile = testing::generate_kernel(seed, short_ops(seed), regions(seed));
+    const function& f = tile.functions[0];
+    bool column = false;
+    for (const auto& n : f.ops)
+      if (n.code() == opcode::cf_for || n.code() == opcode::cf_while || n.code() == opcode::cf_if)
+        for (std::uint32_t i = 0; i < n.results.count; ++i) column = column || is_column_vector(f.type_of(value_id{n.results.begin + i}));
+    if (!column) continue;
+    const auto lowered = lower(tile, options{.rollout = rollout_kind::extended});
+    REQUIRE(lowered.ok());
+    if (lowered.value.functions[0].stage == ir_stage::buffer) ++carried;
+  }
+  MESSAGE(carried, " lowered region kernels carry or yield an [R, 1] column vector");
+  CHECK(carried >= 10);
 }

@@ -194,6 +194,12 @@ class planner {
   /// Loads a tile of class `k`; with valid extents and `may_narrow`, possibly partially valid;
   /// with `forced`, valid extents `forced` (whose scalars exist already).
   int load_of(const shape_class k, bool may_narrow = false, std::optional<std::array<gen_index, 2>> forced = std::nullopt) {
+    // A column vector is not loaded (an [R, 1] GM load stays Tile): it is a load's row maximum.
+    if (k.cols == 1 && k.rows > 1) {
+      const int x = load_of(*fp32_class(k.rows));
+      const gen_value& v = val(x);
+      return add_step(opcode::tile_row_max, {x}, dtype::fp32, v.rows, 1, {fixed(v.rows), fixed(1)});
+    }
     std::vector<int> same;
     for (int t = 0; t < static_cast<int>(plan_.inputs.size()); ++t) {
       const gen_tensor& in = plan_.inputs[static_cast<std::size_t>(t)];
@@ -225,15 +231,7 @@ class planner {
     gen_value& x = val(v);
     // A column vector lands in one column of a 32-byte-wide output: the PTO-AS emitter takes no
     // single-column GM parameter (reference §3.3), and a column-vector store writes a window of one.
-    const std::int64_t cols = is_column(x) ? unit(x.dt) : x.cols;
-    int out = -1;
-    for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o)
-      if (plan_.outputs[static_cast<std::size_t>(o)].dt == x.dt && plan_.outputs[static_cast<std::size_t>(o)].cols == cols)
-        out = o;
-    if (out < 0) {
-      plan_.outputs.push_back(gen_tensor{x.dt, 0, cols});
-      out = static_cast<int>(plan_.outputs.size()) - 1;
-    }
+    const int out = output_for(x.dt, x.cols);
     gen_step s;
     s.op = opcode::tile_store;
     s.in = {v};
@@ -1093,11 +1091,21 @@ class planner {
   }
   static bool adds(dtype d) { return d == dtype::fp32 || d == dtype::fp16 || d == dtype::int32; }
   /// A class that kernels load (not one only windows produce); `add`: one tile.add supports.
-  const shape_class& region_class(bool add) {
+  /// With the extended rollout and `vectors`, sometimes an [R, 1] column-vector class (a carried
+  /// row statistic, as online softmax carries its running max and sum; `load_of` makes one by a
+  /// row reduction of a load).
+  const shape_class& region_class(bool add, bool vectors = false) {
     std::vector<int> of;
     for (int i = 0; i < static_cast<int>(classes_.size()); ++i) {
       const shape_class& k = classes_[static_cast<std::size_t>(i)];
       if (k.weight > 0 && (!add || adds(k.dt))) of.push_back(i);
+    }
+    if (vectors && opt_.extended && uniform() < 0.3) {
+      std::vector<int> columns;
+      for (int i = 0; i < static_cast<int>(classes_.size()); ++i)
+        if (classes_[static_cast<std::size_t>(i)].cols == 1 && fp32_class(classes_[static_cast<std::size_t>(i)].rows) != nullptr)
+          columns.push_back(i);
+      if (!columns.empty()) return classes_[static_cast<std::size_t>(pick(columns))];
     }
     return of.empty() ? classes_.front() : classes_[static_cast<std::size_t>(pick(of))];
   }
@@ -1174,7 +1182,9 @@ class planner {
     return new_scalar("k" + std::to_string(plan_.scalars.size()), false, lo, hi, 1);
   }
   /// The output a value of class (d, cols) is stored to (the last such one, or a new one).
+  /// An output for values `cols` wide (a column vector's: 32 bytes, see `store`).
   int output_for(dtype d, std::int64_t cols) {
+    if (cols == 1) cols = unit(d);
     int out = -1;
     for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o)
       if (plan_.outputs[static_cast<std::size_t>(o)].dt == d && plan_.outputs[static_cast<std::size_t>(o)].cols == cols) out = o;
@@ -1280,7 +1290,7 @@ class planner {
     const int n = 1 + static_cast<int>(below(2));
     for (int i = 0; i < n; ++i) {
       const double r = uniform();
-      const shape_class k = region_class(false);
+      const shape_class k = region_class(false, true);
       if (r < 0.25 && k.dt != dtype::bf16) {  // fresh in one arm, defined before in the other
         const int a = outer_of(k);
         const bool then_fresh = uniform() < 0.6;
@@ -1468,7 +1478,7 @@ class planner {
       const int n = 1 + static_cast<int>(below(2));
       for (int i = 0; i < n; ++i) {
         const double r = uniform();
-        job j{job_kind::update, carries.size(), region_class(false), 1};
+        job j{job_kind::update, carries.size(), region_class(false, true), 1};
         if (r < 0.2) {
           j.kind = job_kind::accumulate;
           j.k = region_class(true);
