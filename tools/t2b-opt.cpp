@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -491,6 +492,19 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
     if (opts.stop_after && !runs(*opts.stop_after)) return "--stop-after names a pass that --pass-pipeline does not run";
     if (opts.emit_tile && !runs(pass_id::plan)) return "--emit=tile stops after plan, which --pass-pipeline does not run";
   }
+  // `t2b-opt --memory-map softmax.t2b` takes the kernel for the picture's path (and reads stdin):
+  // never overwrite the input, nor an existing file that is not a picture.
+  if (!opts.memory_map.empty()) {
+    std::error_code ec;
+    if (!opts.inputs.empty() && (opts.memory_map == opts.inputs.front() || std::filesystem::equivalent(opts.memory_map, opts.inputs.front(), ec)))
+      return "--memory-map names the input file '" + opts.memory_map + "'; refusing to overwrite it with the picture";
+    if (std::FILE* f = std::fopen(opts.memory_map.c_str(), "rb")) {
+      const int first = std::fgetc(f);
+      std::fclose(f);
+      if (first != EOF && first != '<')
+        return "--memory-map would overwrite '" + opts.memory_map + "', which is not an SVG picture (write --memory-map=FILE.svg KERNEL)";
+    }
+  }
   // Why a usage error: "all" names three plans, and only the picture can show three at once.
   if (opts.all_planners && opts.memory_map.empty())
     return "--planner=all needs --memory-map FILE: only the memory map shows the three planners; "
@@ -568,16 +582,9 @@ void warn_ptoas_overflow(const session& s, const program& input) {
     const program_order order(*f);
     for (std::size_t si = 0; si < tile2buffer::detail::space_names.size(); ++si) {  // every space, as the memory map walks them
       const auto space = static_cast<memory_space>(si);
-      // The peak is reached where some allocation becomes live: try each start.
-      std::int64_t peak = 0;
-      std::uint32_t at = 0;
-      for (const memory_map_allocation& a : k.allocations) {
-        if (a.space != space || a.live.empty()) continue;
-        std::int64_t bytes = 0;
-        for (const memory_map_allocation& b : k.allocations)
-          if (b.space == space && !b.live.empty() && b.live.start <= a.live.start && a.live.start <= b.live.end) bytes += b.size;
-        if (bytes > peak) peak = bytes, at = a.live.start;
-      }
+      const memory_space_usage use = usage_of(k, space);
+      const std::int64_t peak = use.live_bound;
+      const std::uint32_t at = use.live_bound_at;
       if (peak <= space_capacity(space) || at >= order.size()) continue;
       const op_node& where = f->op(order.ops()[at]);
       text message;

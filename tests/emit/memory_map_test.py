@@ -11,8 +11,13 @@ the capacity line sits at the capacity. Under PTOAS (no addresses) rectangles ne
 The IR output with --memory-map is byte-identical to the output without it. --planner=all draws
 the three single-planner columns side by side. Bad usage gets a clear message and exit code.
 
+Each plot states the plan's peak byte (addressed planners) and the liveness lower bound (the
+largest sum of sizes live at one op position); both are recomputed from the rectangles, and the
+peak may not fall below the bound.
+
 The checker is then run on mutated copies of a correct SVG (a rectangle moved, one dropped, an
-address changed) and must reject each, so a broken writer cannot pass unnoticed.
+address changed, a wrong bound or peak) and must reject each, so a broken writer cannot pass
+unnoticed.
 
 Item 8 of issue 35 too: the x axis names source ops (value name or line, no label on a
 tile.alloc), loops and branches are drawn as bands (one per header in the text), a rectangle too
@@ -20,7 +25,8 @@ small for its name is in the legend, an input that places allocations is said to
 --overflow=KERNEL --planner=all draws a kernel the addressed planners cannot place (their columns
 give the planner's reason) while PTOAS's is drawn.
 
-usage: memory_map_test.py T2B_OPT [--overflow=KERNEL.t2b] (KERNEL.t2b | DIR)...   (a DIR means its *.t2b, minus *.buffer.t2b)
+usage: memory_map_test.py T2B_OPT [--overflow=KERNEL.t2b] ([--rollout=R] KERNEL.t2b | DIR)...
+(a DIR means its *.t2b, minus *.buffer.t2b; --rollout applies to the kernels after it)
 """
 import copy
 import glob
@@ -240,6 +246,21 @@ def check_cell(cell, planner, source=None):
         legend += more.find(SVG + "title").text.split(", ")
     check(drawn_names <= inside | set(legend),
           f"{where}: rectangles {sorted(drawn_names - inside - set(legend))} are named neither inside nor in the legend")
+    # The usage line: the liveness lower bound (the largest sum of sizes live at one op position,
+    # recomputed from the rectangles) and, for an addressed planner, the peak byte, which no valid
+    # placement can put below the bound.
+    intervals = [(lifetimes[n][0], lifetimes[n][1], size) for n, _, size, _ in drawn]
+    bound = max([sum(sz for a0, a1, sz in intervals if a0 <= start <= a1) for start, _, _ in intervals], default=0)
+    check(int(cell.get("data-live-bound")) == bound, f"{where}: live bound {cell.get('data-live-bound')}, the rectangles give {bound}")
+    placed = [address + size for _, _, size, address in drawn if address is not None]
+    if planner == "ptoas":
+        check(cell.get("data-peak") is None, f"{where}: a peak under PTOAS, which places nothing")
+    else:
+        check(int(cell.get("data-peak")) == max(placed), f"{where}: peak {cell.get('data-peak')}, the rectangles reach {max(placed)}")
+        check(max(placed) >= bound, f"{where}: peak {max(placed)} below the live bound {bound}")
+    usage = next(t for t in cell.iter(SVG + "text") if t.get("class") == "usage")
+    check(usage.text.endswith(f"live bound {size_text(bound)}") and (planner == "ptoas" or usage.text.startswith(f"peak {size_text(max(placed))}")),
+          f"{where}: the usage line {usage.text!r} does not state the peak and the bound")
     cap = next(l for l in cell.iter(SVG + "line") if l.get("class") == "capacity")
     check(int(cap.get("data-bytes")) == CAPACITY[cell.get("data-space")], f"{where}: wrong capacity")
     if cap.get("data-on-scale") == "true":
@@ -247,6 +268,10 @@ def check_cell(cell, planner, source=None):
     else:
         check(CAPACITY[cell.get("data-space")] > bn, f"{where}: capacity marked off scale but within the axis")
     return drawn, shared, lifetimes
+
+
+def size_text(b):
+    return f"{b // 1024} KiB" if b >= 1024 and b % 1024 == 0 else f"{b} B"
 
 
 def check_svg(root, planners, expected, lifetimes=None, sources=None):
@@ -342,6 +367,18 @@ def mutations(root):
     cell = next(g for g in m.iter(SVG + "g") if any(t.get("class") == "name" for t in g))
     cell.remove(next(t for t in cell if t.get("class") == "name"))
     out.append(("a rectangle's name label dropped", m, "named neither inside nor in the legend"))
+    m = copy.deepcopy(root)
+    cell = next(g for g in m.iter(SVG + "g") if g.get("class") == "cell")
+    cell.set("data-live-bound", str(int(cell.get("data-live-bound")) + 32))
+    out.append(("a live bound off by 32 bytes", m, "the rectangles give"))
+    m = copy.deepcopy(root)
+    cell = next(g for g in m.iter(SVG + "g") if g.get("class") == "cell" and g.get("data-peak"))
+    cell.set("data-peak", str(int(cell.get("data-peak")) - 32))
+    out.append(("a peak 32 bytes low", m, "the rectangles reach"))
+    m = copy.deepcopy(root)
+    t = next(t for t in m.iter(SVG + "text") if t.get("class") == "usage")
+    t.text = t.text.replace("live bound", "bound")
+    out.append(("a usage line without the bound", m, "does not state the peak and the bound"))
     return out
 
 
@@ -360,32 +397,34 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     t2b_opt = sys.argv[1]
-    kernels, overflow = [], None
+    kernels, overflow, rollout = [], None, []
     for arg in sys.argv[2:]:
         if arg.startswith("--overflow="):
             overflow = arg.split("=", 1)[1]
+        elif arg.startswith("--rollout="):  # for the kernels after it (the zoo: --rollout=extended)
+            rollout = [arg]
         elif os.path.isdir(arg):
-            kernels += sorted(k for k in glob.glob(os.path.join(arg, "*.t2b")) if not k.endswith(".buffer.t2b"))
+            kernels += [(k, rollout) for k in sorted(glob.glob(os.path.join(arg, "*.t2b"))) if not k.endswith(".buffer.t2b")]
         else:
-            kernels.append(arg)
+            kernels.append((arg, rollout))
     check(kernels, f"no kernels in {sys.argv[2:]}")
     failures = 0
     total_reuse = {}
     sample = legend_sample = None
     with tempfile.TemporaryDirectory() as tmp:
         svg_path = os.path.join(tmp, "map.svg")
-        for kernel in kernels:
+        for kernel, extra in kernels:
             try:
                 expected, lifetimes = {}, {}
                 with open(kernel, encoding="utf-8") as fh:
                     pre_planned = re.search(r"tile\.alloc\([^)]*addr =", fh.read()) is not None
                 for p in PLANNERS:
-                    planned = run([t2b_opt, f"--planner={p}", "--stop-after=plan", kernel]).stdout
+                    planned = run([t2b_opt, *extra, f"--planner={p}", "--stop-after=plan", kernel]).stdout
                     expected[p] = planned_allocations(planned)
                     lifetimes = straight_line_lifetimes(planned)
                     sources = source_ops(planned)
-                    plain = run([t2b_opt, f"--planner={p}", kernel]).stdout
-                    with_map = run([t2b_opt, f"--planner={p}", f"--memory-map={svg_path}", kernel]).stdout
+                    plain = run([t2b_opt, *extra, f"--planner={p}", kernel]).stdout
+                    with_map = run([t2b_opt, *extra, f"--planner={p}", f"--memory-map={svg_path}", kernel]).stdout
                     check(with_map == plain, f"{kernel} {p}: --memory-map changed the IR output")
                     root = ET.parse(svg_path).getroot()
                     for key, n in check_svg(root, [p], expected, lifetimes, sources).items():
@@ -397,8 +436,8 @@ def main():
                     kept = pre_planned and any(a[3] is not None for v in expected[p].values() for a in v)
                     check(said == kept, f"{kernel} {p}: the plan {'keeps' if kept else 'has no'} addresses from the input, "
                           f"but the map {'does not say so' if not said else 'says it has'}")
-                plain = run([t2b_opt, "--planner=pypto", kernel]).stdout
-                with_map = run([t2b_opt, "--planner=all", f"--memory-map={svg_path}", kernel]).stdout
+                plain = run([t2b_opt, *extra, "--planner=pypto", kernel]).stdout
+                with_map = run([t2b_opt, *extra, "--planner=all", f"--memory-map={svg_path}", kernel]).stdout
                 check(with_map == plain, f"{kernel}: --planner=all changed the (default planner's) IR output")
                 root = ET.parse(svg_path).getroot()
                 check_svg(root, PLANNERS, expected, lifetimes, sources)
@@ -425,13 +464,19 @@ def main():
               + ", ".join(f"{k[0]} {k[1]} @{k[2]} {k[3]} ({total_reuse[k]} pairs)" for k in reused))
 
         # Bad usage: clear message, usage exit code 2 for the command line, 1 for the file.
-        sample_kernel = next(k for k in kernels if os.path.basename(k).startswith("02_"))
+        sample_kernel = next(k for k, _ in kernels if os.path.basename(k).startswith("02_"))
+        victim = os.path.join(tmp, "victim.t2b")  # a copy: a regression must not overwrite an example
+        with open(sample_kernel, encoding="utf-8") as src, open(victim, "w", encoding="utf-8") as dst:
+            dst.write(src.read())
         bad = [
             (["--planner=all", sample_kernel], 2, "--planner=all needs --memory-map"),
             (["--memory-map=-", sample_kernel], 2, "--memory-map needs a file name, not '-'"),
             (["--planner=best", "--memory-map", svg_path, sample_kernel], 2, "--planner must be pypto, dsa_rp, ptoas or"),
             ([f"--memory-map={os.path.join(tmp, 'no', 'such', 'dir.svg')}", sample_kernel], 1,
              "cannot write the memory map to"),
+            # The kernel taken for the picture's path, or named twice: never overwritten.
+            (["--memory-map", victim], 2, "which is not an SVG picture"),
+            ([f"--memory-map={victim}", victim], 2, "refusing to overwrite it with the picture"),
         ]
         for args, rc, message in bad:
             proc = run([t2b_opt] + args, expect_rc=None)

@@ -145,6 +145,34 @@ constexpr memory_map_panel memory_map_of(const program& planned, planner_kind pl
   return panel;
 }
 
+/// How much of one memory space a kernel's plan uses: `peak`, the highest byte any placed
+/// allocation reaches (none when nothing in the space has an address: PTOAS places later), and
+/// `live_bound`, the largest sum of sizes of allocations live at one op position, which no
+/// placement can go below. Their gap is what a planner loses to fragmentation and alignment.
+struct memory_space_usage {
+  std::optional<std::int64_t> peak;
+  std::int64_t live_bound = 0;
+  std::uint32_t live_bound_at = 0;  ///< an op position where `live_bound` bytes are live
+};
+
+constexpr memory_space_usage usage_of(const memory_map_kernel& k, memory_space space) {
+  memory_space_usage u;
+  for (const memory_map_allocation& a : k.allocations) {
+    if (a.space != space) continue;
+    if (a.address) u.peak = u.peak && *u.peak > *a.address + a.size ? *u.peak : *a.address + a.size;
+    // The largest sum over a clique of intervals is reached at one of their starts.
+    if (a.live.empty()) continue;
+    std::int64_t live = 0;
+    for (const memory_map_allocation& b : k.allocations)
+      if (b.space == space && !b.live.empty() && b.live.start <= a.live.start && a.live.start <= b.live.end) live += b.size;
+    if (live > u.live_bound) {
+      u.live_bound = live;
+      u.live_bound_at = a.live.start;
+    }
+  }
+  return u;
+}
+
 namespace detail {
 
 // Geometry of one plot, in pixels. Coordinates are kept in hundredths of a pixel as integers so
@@ -272,11 +300,28 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
   const auto px_y = [&](std::int64_t bytes) { return y_origin - bytes * mm_plot_h * 100 / c.axis.top(); };
   const std::int64_t capacity = space_capacity(space);
 
+  const memory_space_usage use = usage_of(k, space);
   out << "<g class=\"cell\" data-kernel=\"";
   mm_escape(out, k.name.view());
   out << "\" data-space=\"" << name(space) << "\" data-planner=\"" << name(planner) << "\" data-positions=\""
-      << positions << "\">\n";
+      << positions << "\" data-live-bound=\"" << use.live_bound << "\"";
+  if (use.peak && addressed(planner)) out << " data-peak=\"" << *use.peak << '"';
+  out << ">\n";
   mm_cell_title(out, x0, c.y, k, space, planner);
+  // The plan's peak against the liveness lower bound, right-aligned on the title line.
+  out << "<text class=\"usage\" text-anchor=\"end\" x=\"";
+  mm_px(out, x0 + mm_plot_w * 100);
+  out << "\" y=\"";
+  mm_px(out, c.y + 2000);
+  out << "\">";
+  if (use.peak && addressed(planner)) {
+    out << "peak ";
+    mm_bytes(out, *use.peak);
+    out << ", ";
+  }
+  out << "live bound ";
+  mm_bytes(out, use.live_bound);
+  out << "</text>\n";
   if (!addressed(planner) || k.addresses_from_input) {
     out << "<text class=\"note\" x=\"";
     mm_px(out, x0);
