@@ -44,6 +44,10 @@
 ///                           (best of R, default 3), like `mlir-opt -mlir-timing`; used by
 ///                           compare_mlir.py. Prints `key value` lines in microseconds (and
 ///                           `compute_ops`: elementwise and matmul ops).
+///   --zoo DIR               instead of the generated kernels, the zoo (DIR/*.t2b, lowered with
+///                           `rollout = extended`): `zoo/<kernel>/<planner>` times the whole pipeline
+///                           on the parsed program (ns/op per Tile op of the input; each kernel
+///                           must reach Buffer IR with every planner)
 ///   --print-kernel SHAPE:N[:BODY]
 ///                           print the in-memory kernel (check_generator.py compares it with
 ///                           tools/gen_tile.py) after checking that the pipeline lowers it to
@@ -57,6 +61,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -361,6 +366,41 @@ int time_file(const std::string& path, t2b::planner_kind planner, int repeat) {
   return 0;
 }
 
+/// `--zoo DIR`: one pipeline benchmark per kernel file and planner, under the extended rollout.
+void register_zoo(const std::string& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".t2b") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) die("no .t2b kernels in " + dir);
+  for (const auto& path : files) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto parsed = t2b::parse(ss.str(), path.string());
+    check(parsed, "parse " + path.string());
+    auto program = std::make_shared<const t2b::program>(std::move(parsed.value));
+    std::int64_t ops = 0;
+    for (const auto& f : program->functions) ops += static_cast<std::int64_t>(f.ops.size());
+    for (const auto planner : all_planners) {
+      t2b::options o = with_planner(planner);
+      o.rollout = t2b::rollout_kind::extended;
+      const std::string name = "zoo/" + path.stem().string() + "/" + std::string(t2b::name(planner));
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [program, o, ops, name](benchmark::State& st) {
+                                     measure(st, ops, [&] { return t2b::lower(*program, o); }, [&](const auto& r) {
+                                       check(r, name);
+                                       bool lowered = false;
+                                       for (const auto& f : r.value.functions) lowered = lowered || f.stage == t2b::ir_stage::buffer;
+                                       if (!lowered) die(name + ": no kernel reached Buffer IR");
+                                     });
+                                   })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+}
+
 /// `--print-kernel SHAPE:N[:BODY]`.
 int print_kernel(const std::string& spec) {
   std::vector<std::string> f;
@@ -388,7 +428,7 @@ int main(int argc, char** argv) {
   std::vector<std::int64_t> sizes{1000, 10000, 100000, 1000000};
   std::vector<bench::shape> shapes{bench::shape::line, bench::shape::shared, bench::shape::loops};
   std::vector<char*> rest{argv[0]};
-  std::string time_path;
+  std::string time_path, zoo;
   t2b::planner_kind planner = t2b::planner_kind::pypto;
   int repeat = 3;
   bool warm_heap = true;
@@ -425,6 +465,8 @@ int main(int argc, char** argv) {
       else die("unknown planner " + *v4);
     } else if (auto v6 = value("--print-kernel")) {
       return print_kernel(*v6);
+    } else if (auto v7 = value("--zoo")) {
+      zoo = *v7;
     } else if (auto v5 = value("--repeat")) {
       repeat = std::max(1, std::stoi(*v5));
     } else {
@@ -436,8 +478,10 @@ int main(int argc, char** argv) {
     mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   }
   if (!time_path.empty()) return time_file(time_path, planner, repeat);
-  for (const auto s : shapes)
-    for (const auto n : sizes) register_kernel(s, n);
+  if (!zoo.empty()) register_zoo(zoo);
+  else
+    for (const auto s : shapes)
+      for (const auto n : sizes) register_kernel(s, n);
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
   if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;

@@ -383,62 +383,43 @@ inline void clobber(state& s, op_id o, const handle& scratch) {
     for (std::int64_t j = 0; j < scratch.valid_cols; ++j) s.wr(scratch, i, j, element_bits{}, clobbered);
 }
 
-/// row_sum, row_max and row_min: each of the source's valid rows folded (fold_row, as the Tile
-/// run does) into the column-vector destination; the scratch `tmp` is clobbered (poisoned over
-/// its valid rectangle: its contents are unspecified after the op, extended rollout §2.3).
-inline bool row_reduction(state& s, op_id o, const operand& source, const operand& tmp, const operand& dest) {
-  const handle* src = s.handle_arg(o, source);
-  const handle* scratch = s.handle_arg(o, tmp);
-  const handle* dst = s.handle_arg(o, dest);
-  if (!src || !scratch || !dst) return false;
-  const dtype d = src->desc.dt;
-  if (dst->desc.dt != d || scratch->desc.dt != d || dst->desc.shape[0] != src->desc.shape[0] || dst->desc.shape[1] != 1)
-    return s.fail(o, "destination must be [rows, 1] of the source type, tmp of the source type");
-  if (!is_float(d)) return s.fail(o, std::string("row reductions are not defined on ") + std::string(name(d)));
-  if (src->valid_rows == 0 || src->valid_cols == 0 || dst->valid_rows == 0) return s.empty_rectangle(o);
-  if (dst->valid_rows != src->valid_rows || dst->valid_cols != 1)
-    return s.fail(o, "destination valid " + rect(dst->valid_rows, dst->valid_cols) + " is not the source's rows by 1");
-  const ew_semantics& step = *ew_op_of(row_fold_step(s.fn().op(o).code()));
-  cells c;
-  for (std::int64_t i = 0; i < dst->valid_rows; ++i) {
-    cell_meta m;
-    const element acc = fold_row(step, d, src->valid_cols, [&](std::int64_t j, cell_meta& x) { return s.rd(*src, i, j, x); }, m);
-    c.emplace_back(encode(d, acc), computed(m, o.index, false));
-  }
-  clobber(s, o, *scratch);
-  s.scatter(*dst, dst->valid_rows, 1, c);
-  return true;
-}
-inline bool row_sum(state& s, view<opcode::buffer_row_sum> v) { return row_reduction(s, v.id(), v.source(), v.tmp(), v.dest()); }
-inline bool row_max(state& s, view<opcode::buffer_row_max> v) { return row_reduction(s, v.id(), v.source(), v.tmp(), v.dest()); }
-inline bool row_min(state& s, view<opcode::buffer_row_min> v) { return row_reduction(s, v.id(), v.source(), v.tmp(), v.dest()); }
-
-/// col_sum, col_max and col_min: each of the source's valid columns folded top to bottom (as the
-/// Tile run does) into the [1, C] destination; col_sum's scratch is clobbered (poisoned).
+/// Reductions, one model for both axes, as the Tile run folds them (fold_row): row_sum/max/min
+/// each of the source's valid rows into the [R, 1] column-vector destination, col_sum/max/min
+/// each valid column top to bottom into the [1, C] row. A scratch `tmp` (the row reductions',
+/// col_sum's) is clobbered: poisoned over its valid rectangle, its contents being unspecified
+/// after the op (extended rollout §2.3).
 template <opcode C>
-bool col_reduction(state& s, view<C> v) {
+bool reduction(state& s, view<C> v) {
+  constexpr bool rows = folds_rows(C);
+  constexpr std::size_t kept = rows ? 0 : 1;  // the axis the destination keeps
+  constexpr bool has_tmp = !info(C).scratch.empty();
   const op_id o = v.id();
   const handle* src = s.handle_arg(o, v.source());
   const handle* dst = s.handle_arg(o, v.dest());
   const handle* scratch = nullptr;
-  if constexpr (C == opcode::buffer_col_sum) scratch = s.handle_arg(o, v.tmp());
-  if (!src || !dst || (C == opcode::buffer_col_sum && !scratch)) return false;
+  if constexpr (has_tmp) scratch = s.handle_arg(o, v.tmp());
+  if (!src || !dst || (has_tmp && !scratch)) return false;
   const dtype d = src->desc.dt;
-  if (dst->desc.dt != d || (scratch && scratch->desc.dt != d) || dst->desc.shape[1] != src->desc.shape[1] || dst->desc.shape[0] != 1)
-    return s.fail(o, "destination must be [1, columns] of the source type, tmp of the source type");
-  if (!is_float(d)) return s.fail(o, std::string("column reductions are not defined on ") + std::string(name(d)));
-  if (src->valid_rows == 0 || src->valid_cols == 0 || dst->valid_cols == 0) return s.empty_rectangle(o);
-  if (dst->valid_cols != src->valid_cols || dst->valid_rows != 1)
-    return s.fail(o, "destination valid " + rect(dst->valid_rows, dst->valid_cols) + " is not 1 by the source's columns");
+  if (dst->desc.dt != d || (scratch && scratch->desc.dt != d) || dst->desc.shape[kept] != src->desc.shape[kept] ||
+      dst->desc.shape[1 - kept] != 1)
+    return s.fail(o, rows ? "destination must be [rows, 1] of the source type, tmp of the source type"
+                          : "destination must be [1, columns] of the source type, tmp of the source type");
+  if (!is_float(d)) return s.fail(o, std::string(rows ? "row" : "column") + " reductions are not defined on " + std::string(name(d)));
+  const std::int64_t lines = rows ? dst->valid_rows : dst->valid_cols, across = rows ? src->valid_cols : src->valid_rows;
+  if (src->valid_rows == 0 || src->valid_cols == 0 || lines == 0) return s.empty_rectangle(o);
+  if (lines != (rows ? src->valid_rows : src->valid_cols) || (rows ? dst->valid_cols : dst->valid_rows) != 1)
+    return s.fail(o, "destination valid " + rect(dst->valid_rows, dst->valid_cols) +
+                         (rows ? " is not the source's rows by 1" : " is not 1 by the source's columns"));
   const ew_semantics& step = *ew_op_of(row_fold_step(C));
   cells c;
-  for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
+  for (std::int64_t k = 0; k < lines; ++k) {
     cell_meta m;
-    const element acc = fold_row(step, d, src->valid_rows, [&](std::int64_t i, cell_meta& x) { return s.rd(*src, i, j, x); }, m);
+    const element acc =
+        fold_row(step, d, across, [&](std::int64_t t, cell_meta& x) { return rows ? s.rd(*src, k, t, x) : s.rd(*src, t, k, x); }, m);
     c.emplace_back(encode(d, acc), computed(m, o.index, false));
   }
   if (scratch) clobber(s, o, *scratch);
-  s.scatter(*dst, 1, dst->valid_cols, c);
+  s.scatter(*dst, rows ? lines : 1, rows ? 1 : lines, c);
   return true;
 }
 
@@ -579,12 +560,12 @@ inline constexpr std::array<model_row<state>, 29> ops{{
     typed_model<&extract>,
     typed_model<&matmul>,
     typed_model<&matmul_acc>,
-    typed_model<&row_sum>,
-    typed_model<&row_max>,
-    typed_model<&row_min>,
-    typed_model<&col_reduction<opcode::buffer_col_sum>>,
-    typed_model<&col_reduction<opcode::buffer_col_max>>,
-    typed_model<&col_reduction<opcode::buffer_col_min>>,
+    typed_model<&reduction<opcode::buffer_row_sum>>,
+    typed_model<&reduction<opcode::buffer_row_max>>,
+    typed_model<&reduction<opcode::buffer_row_min>>,
+    typed_model<&reduction<opcode::buffer_col_sum>>,
+    typed_model<&reduction<opcode::buffer_col_max>>,
+    typed_model<&reduction<opcode::buffer_col_min>>,
     typed_model<&cast>,
     typed_model<&row_expand>,
     typed_model<&row_expand_sub>,

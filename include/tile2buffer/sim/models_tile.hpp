@@ -350,58 +350,40 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   return s.set_result(o, std::move(im));
 }
 
-/// row_sum, row_max and row_min: each valid row folded in increasing column order (fold_row).
-/// The scratch operand is the native instruction's; a Tile run neither reads nor needs it. An
-/// empty source (no valid rows or columns) skips the op: the result is unspecified, so poison.
-inline bool row_reduce(state& s, op_id o, const operand& source) {
-  const image* src = s.tile_arg(o, source);
-  image im;
-  if (!src || !s.fresh_result(o, im)) return false;
-  const dtype d = src->desc.dt;
-  if (im.desc.dt != d || im.desc.shape[0] != src->desc.shape[0]) return s.fail(o, "result must be [rows, 1] of the source type");
-  if (!is_float(d)) return s.fail(o, std::string("row reductions are not defined on ") + std::string(name(d)));
-  const bool empty = src->valid_rows == 0 || src->valid_cols == 0;
-  const ew_semantics& step = *ew_op_of(row_fold_step(s.fn().op(o).code()));
-  for (std::int64_t i = 0; i < im.valid_rows && i < src->desc.shape[0]; ++i) {
-    cell_meta m;
-    element acc{};
-    if (empty) {
-      m.state = cell_state::poison;
-      m.producer = o.index;
-    } else {
-      acc = fold_row(step, d, src->valid_cols, [&](std::int64_t j, cell_meta& x) { return image_value(*src, i, j, x); }, m);
-    }
-    for (std::int64_t j = 0; j < im.valid_cols; ++j) im.write(i, j, acc, computed(m, o.index, false));
-  }
-  return s.set_result(o, std::move(im));
-}
-inline bool row_sum(state& s, view<opcode::tile_row_sum> v) { return row_reduce(s, v.id(), v.source()); }
-inline bool row_max(state& s, view<opcode::tile_row_max> v) { return row_reduce(s, v.id(), v.source()); }
-inline bool row_min(state& s, view<opcode::tile_row_min> v) { return row_reduce(s, v.id(), v.source()); }
-
-/// col_sum, col_max and col_min: each valid column folded top to bottom (fold_row); an empty
-/// source skips the op, so the result is unspecified (poison).
+/// Reductions, one model for both axes: row_sum/max/min fold each valid row in increasing column
+/// order into an [R, 1] column, col_sum/max/min each valid column top to bottom into a [1, C]
+/// row (fold_row either way). A scratch operand is the native instruction's; a Tile run neither
+/// reads nor needs it. An empty source (no valid rows or columns) skips the op: the result is
+/// unspecified, so poison.
 template <opcode C>
-bool col_reduce(state& s, view<C> v) {
+bool reduce(state& s, view<C> v) {
+  constexpr bool rows = folds_rows(C);
+  constexpr std::size_t kept = rows ? 0 : 1;  // the axis the result keeps
   const op_id o = v.id();
   const image* src = s.tile_arg(o, v.source());
   image im;
   if (!src || !s.fresh_result(o, im)) return false;
   const dtype d = src->desc.dt;
-  if (im.desc.dt != d || im.desc.shape[1] != src->desc.shape[1]) return s.fail(o, "result must be [1, columns] of the source type");
-  if (!is_float(d)) return s.fail(o, std::string("column reductions are not defined on ") + std::string(name(d)));
+  if (im.desc.dt != d || im.desc.shape[kept] != src->desc.shape[kept])
+    return s.fail(o, rows ? "result must be [rows, 1] of the source type" : "result must be [1, columns] of the source type");
+  if (!is_float(d)) return s.fail(o, std::string(rows ? "row" : "column") + " reductions are not defined on " + std::string(name(d)));
   const bool empty = src->valid_rows == 0 || src->valid_cols == 0;
   const ew_semantics& step = *ew_op_of(row_fold_step(C));
-  for (std::int64_t j = 0; j < im.valid_cols && j < src->desc.shape[1]; ++j) {
+  const std::int64_t lines = rows ? im.valid_rows : im.valid_cols, across = rows ? src->valid_cols : src->valid_rows;
+  const std::int64_t width = rows ? im.valid_cols : im.valid_rows;  // the result's other (1-long) axis
+  for (std::int64_t k = 0; k < lines && k < src->desc.shape[kept]; ++k) {
     cell_meta m;
     element acc{};
     if (empty) {
       m.state = cell_state::poison;
       m.producer = o.index;
     } else {
-      acc = fold_row(step, d, src->valid_rows, [&](std::int64_t i, cell_meta& x) { return image_value(*src, i, j, x); }, m);
+      acc = fold_row(step, d, across, [&](std::int64_t t, cell_meta& x) { return rows ? image_value(*src, k, t, x) : image_value(*src, t, k, x); }, m);
     }
-    for (std::int64_t i = 0; i < im.valid_rows; ++i) im.write(i, j, acc, computed(m, o.index, false));
+    for (std::int64_t t = 0; t < width; ++t) {
+      if (rows) im.write(k, t, acc, computed(m, o.index, false));
+      else im.write(t, k, acc, computed(m, o.index, false));
+    }
   }
   return s.set_result(o, std::move(im));
 }
@@ -517,12 +499,12 @@ inline constexpr std::array<model_row<state>, 33> ops{{
     typed_model<&extract>,
     typed_model<&matmul>,
     typed_model<&matmul_acc>,
-    typed_model<&row_sum>,
-    typed_model<&row_max>,
-    typed_model<&row_min>,
-    typed_model<&col_reduce<opcode::tile_col_sum>>,
-    typed_model<&col_reduce<opcode::tile_col_max>>,
-    typed_model<&col_reduce<opcode::tile_col_min>>,
+    typed_model<&reduce<opcode::tile_row_sum>>,
+    typed_model<&reduce<opcode::tile_row_max>>,
+    typed_model<&reduce<opcode::tile_row_min>>,
+    typed_model<&reduce<opcode::tile_col_sum>>,
+    typed_model<&reduce<opcode::tile_col_max>>,
+    typed_model<&reduce<opcode::tile_col_min>>,
     typed_model<&cast>,
     typed_model<&row_expand>,
     typed_model<&row_expand_sub>,
