@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tile2buffer/ir/create.hpp"
+#include "tile2buffer/ir/elementwise.hpp"
 #include "tile2buffer/analysis/descriptor.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/storage_index.hpp"
@@ -31,6 +32,7 @@ class lowering {
   constexpr lowering(const function& src, const options& opts, const kernel_analyses& analyses)
       : rw_(src), analyses_(&analyses), opts_(opts), index_(src, analyses), key_handles_(index_.size(), value_id{}) {
     rw_.target().stage = ir_stage::buffer;
+    if (opts.rollout == rollout_kind::extended) note_row_relabels(src);
   }
   // Why not copyable: the storage index is not (its windows point into its own descriptor list).
   lowering(const lowering&) = delete;
@@ -67,8 +69,29 @@ class lowering {
       declaring_ = false;
     }
   }
-  /// Records the Buffer handle that stands for window `key` of allocation `alloc`.
-  constexpr void define_handle(std::uint32_t alloc, std::uint32_t key, value_id handle) { key_handles_[index_.slot(alloc, key)] = handle; }
+  /// Records the Buffer handle that stands for window `key` of allocation `alloc`, just emitted.
+  /// A column-vector window that elementwise ops or moves use also gets its [1, R] row relabel
+  /// here, beside the allocation (extended rollout §2.5), so every use in any region shares it.
+  constexpr void define_handle(std::uint32_t alloc, std::uint32_t key, value_id handle) {
+    const std::size_t slot = index_.slot(alloc, key);
+    key_handles_[slot] = handle;
+    if (row_handles_.empty() || row_handles_[slot] != wanted_) return;  // no relabel wanted (see note_row_relabels)
+    const function& f = builder().fn();
+    const text name = text(f.name_of(handle)) << "_row";
+    row_handles_[slot] = builder().create<buffer::reshape>({.source = handle}, row_relabel(f.type_of(handle)), name.view(), f.ops.back().loc);
+  }
+  /// The [1, R] row relabel of Tile column vector `v`'s handle: the one declared beside its
+  /// allocation, or, for a handle made at this use (a window, a bridge view), one made here.
+  constexpr value_id row_handle(value_id v, location loc) {
+    const value_id h = typed_handle(v, loc);
+    const storage_index::key_ref k = index_.key_of(v);
+    if (!row_handles_.empty() && window_of(v) == nullptr && k.alloc != no_id && h == key_handle(k.alloc, k.key)) {
+      const value_id r = row_handles_[index_.slot(k.alloc, k.key)];
+      if (r.valid() && r != wanted_) return r;
+    }
+    const text name = text(builder().fn().name_of(h)) << "_row";
+    return builder().create<buffer::reshape>({.source = h}, row_relabel(builder().fn().type_of(h)), name.view(), loc);
+  }
   [[nodiscard]] constexpr const std::vector<diagnostic>& errors() const noexcept { return errors_; }
 
   constexpr void fail(location loc, std::string_view source, text message) {
@@ -121,6 +144,27 @@ class lowering {
                                              rw_.source().name_of(v), loc);
   }
 
+  /// Marks the windows whose row relabel `define_handle` declares: those of the operands and
+  /// results of elementwise ops and moves on column vectors (the ops the extended rollout runs on
+  /// `[1, R]` relabels), marked with the `wanted_` placeholder until their handle exists.
+  constexpr void note_row_relabels(const function& src) {
+    for (const op_node& n : src.ops) {
+      const opcode c = n.code();
+      if (!is_tile_op(c) || (!is_elementwise(c) && c != opcode::tile_move) || n.results.count != 1) continue;
+      const value_id r{n.results.begin};
+      if (!is_column_vector(src.type_of(r))) continue;
+      const auto want = [&](value_id v) {
+        const storage_index::key_ref k = index_.key_of(v);
+        if (k.alloc == no_id) return;
+        if (row_handles_.empty()) row_handles_.assign(index_.size(), value_id{});
+        row_handles_[index_.slot(k.alloc, k.key)] = wanted_;
+      };
+      want(r);
+      for (std::uint32_t i = 0; i < n.op.args.count; ++i)
+        if (const operand& x = src.operands[n.op.args.begin + i]; x.is_value() && src.type_of(x.value()).is_tile()) want(x.value());
+    }
+  }
+
   /// `Valid(tile)`: the tile's own valid extents as a tuple, runtime extents remapped.
   constexpr operand valid_tuple(value_id tile) {
     const type& t = rw_.source().type_of(tile);
@@ -138,6 +182,10 @@ class lowering {
   options opts_;
   storage_index index_;
   std::vector<value_id> key_handles_;     // by the index's window slot
+  std::vector<value_id> row_handles_;     // by window slot: a column vector's [1, R] relabel; empty when none is wanted
+  /// Why a placeholder id: it marks a wanted relabel before its handle exists, and no value of the
+  /// function being built can have it.
+  static constexpr value_id wanted_{0xfffffffeU};
   std::vector<use_site_window> windows_;  // by Tile value id; empty until a window is defined
   std::vector<std::pair<op_id, op_id>> deferred_;     // (first reference, tile.alloc)
   bool declaring_ = false;

@@ -163,6 +163,14 @@ constexpr bool is_column_vector(const type& t) {
   return t.space == memory_space::vec && t.shape[1] == 1 && t.blayout == box_layout::col_major &&
          t.slayout == box_layout::none_box && t.fractal == 512 && t.pad == pad_value::null && t.compact == compact_mode::null;
 }
+/// The [1, R] row-major relabel of column-vector descriptor `t` (valid [r, 1] -> [1, r]): the same
+/// bytes, which the native elementwise instructions take (extended rollout §2.5).
+constexpr type row_relabel(type t) {
+  t.shape = {1, t.shape[0]};
+  t.valid = {extent::of(1), t.valid[0]};
+  t.blayout = box_layout::row_major;
+  return t;
+}
 
 }  // namespace v0
 }  // namespace tile2buffer

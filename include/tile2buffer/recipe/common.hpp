@@ -116,14 +116,6 @@ constexpr text column_elementwise_problem(opcode c, const type& dst) {
   return {};
 }
 
-/// The [1, R] row-major relabel of column-vector descriptor `t` (valid [r, 1] -> [1, r]).
-constexpr type row_relabel(type t) {
-  t.shape = {1, t.shape[0]};
-  t.valid = {extent::of(1), t.valid[0]};
-  t.blayout = box_layout::row_major;
-  return t;
-}
-
 }  // namespace detail
 }  // namespace v0
 }  // namespace tile2buffer

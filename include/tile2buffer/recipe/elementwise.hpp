@@ -62,19 +62,16 @@ struct lower_elementwise {
   static constexpr void rewrite(typed<source> op, lowering& l) {
     const value_id result = op.result();
     const dtype dt = op.result_type().dt;
-    // Column vectors: the native op runs on each distinct handle's [1, R] relabel (one per value).
+    // Column vectors: the native op runs on the operands' [1, R] relabels (extended rollout §2.5).
     const bool column = is_column_vector(op.result_type());
     std::array<std::pair<value_id, value_id>, 3> relabels{};
     std::size_t relabelled = 0;
     const auto handle_of = [&](const operand& x) {
-      const value_id h = l.typed_handle(x.value(), op.loc());
-      if (!column) return operand::of(h);
+      if (!column) return operand::of(l.typed_handle(x.value(), op.loc()));
       for (std::size_t i = 0; i < relabelled; ++i)
-        if (relabels[i].first == h) return operand::of(relabels[i].second);
-      const text name = text(op.fn().name_of(x.value())) << "_row";
-      const type row_type = detail::row_relabel(l.builder().fn().type_of(h));
-      const value_id row = l.builder().create<buffer::reshape>({.source = h}, row_type, name.view(), op.loc());
-      relabels[relabelled++] = {h, row};
+        if (relabels[i].first == x.value()) return operand::of(relabels[i].second);
+      const value_id row = l.row_handle(x.value(), op.loc());
+      relabels[relabelled++] = {x.value(), row};
       return operand::of(row);
     };
     const auto element = [&](const operand& x) { return detail::element_scalar(l, x, dt, op.loc(), name); };

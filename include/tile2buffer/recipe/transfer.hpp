@@ -190,17 +190,10 @@ struct lower_move {
   }
   static constexpr void rewrite(typed<tile::move> mv, lowering& l) {
     if (l.handle(mv.source().value()) == l.handle(mv.result())) return;  // an exact self-copy disappears
-    value_id from = l.typed_handle(mv.source().value(), mv.loc());
-    value_id to = l.typed_handle(mv.result(), mv.loc());
-    if (is_column_vector(mv.result_type())) {
-      const auto row = [&](value_id h, std::string_view suffix) {
-        const type t = detail::row_relabel(l.builder().fn().type_of(h));
-        const text name = text(l.builder().fn().name_of(h)) << suffix;
-        return l.builder().create<buffer::reshape>({.source = h}, t, name.view(), mv.loc());
-      };
-      from = row(from, "_row");
-      to = row(to, "_row");
-    }
+    // A column vector moves as its [1, R] row relabel (extended rollout §2.5).
+    const bool column = is_column_vector(mv.result_type());
+    const value_id from = column ? l.row_handle(mv.source().value(), mv.loc()) : l.typed_handle(mv.source().value(), mv.loc());
+    const value_id to = column ? l.row_handle(mv.result(), mv.loc()) : l.typed_handle(mv.result(), mv.loc());
     l.builder().create<buffer::copy>({.source = from, .dest = to}, mv.loc());
   }
 };
