@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file recipe/broadcast.hpp
-/// Extended-tier recipes for the row broadcasts (extended-rollout.md §3.3, §3.4): `tile.row_expand`
-/// to `buffer.row_expand(v, dst)`, and `tile.row_expand_sub/div/mul(x, v, blk)` to the block fill
-/// `buffer.row_expand(v, blk)` followed by the mode-2 native op `buffer.row_expand_<op>(x, blk,
-/// dst)`. Mode 1 (the column vector as the per-row operand) would use the a2a3 library's implicit
-/// UB window, so it is never emitted.
+/// Extended-tier recipes for the broadcasts (extended-rollout.md §3.3-§3.5), one recipe template
+/// for the plain ones and one for the fused arithmetic, along rows or columns, and for tile.cast
+/// (§3.7). Row-broadcast arithmetic uses mode 2 (an explicit block `blk`); mode 1 (the column
+/// vector as the per-row operand) would use the a2a3 library's implicit UB window, so it is never
+/// emitted.
 #pragma once
 
 #include <string_view>
@@ -28,81 +28,6 @@ constexpr text broadcast_column_problem(const type& v, std::int64_t physical_row
   return {};
 }
 
-}  // namespace detail
-
-struct lower_row_expand {
-  using source = tile::row_expand;
-  static constexpr std::string_view name = "lower-row_expand";
-  static constexpr int benefit = 1;
-  static constexpr bool default_rollout = false;
-  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
-
-  static constexpr match_result match(typed<source> op, const match_context& ctx) {
-    const type& dst = op.result_type();
-    if (!extended_allows(dst.dt))
-      return match_result::no(text("tile.row_expand on ") << tile2buffer::name(dst.dt) << " is not in the extended rollout");
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    const type* v = op.tile_type(op.source());
-    if (v == nullptr) return match_result::no(text("tile.row_expand source must be a tile"));
-    if (auto why = detail::broadcast_column_problem(*v, dst.shape[0], dst.valid[0]); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    return match_result::yes();
-  }
-
-  static constexpr void rewrite(typed<source> op, lowering& l) {
-    const value_id v = l.typed_handle(op.source().value(), op.loc());
-    const value_id dst = l.typed_handle(op.result(), op.loc());
-    l.builder().create<buffer::row_expand>({.source = v, .dest = dst}, op.loc());
-  }
-};
-
-template <opcode C>
-struct lower_row_expand_arith {
-  using source = op_t<C>;
-  static constexpr std::string_view name = detail::recipe_name<C>::value;
-  static constexpr int benefit = 1;
-  static constexpr bool default_rollout = false;
-  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
-  static constexpr opcode target = *buffer_counterpart(C);
-
-  static constexpr match_result match(typed<source> op, const match_context& ctx) {
-    const type& dst = op.result_type();
-    if (!extended_allows(dst.dt))
-      return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt) << " is not in the extended rollout");
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    const type* x = op.tile_type(op.source());
-    if (x == nullptr || !detail::same_descriptor(*x, dst))
-      return match_result::no(text(mnemonic(C)) << " source and destination must have matching physical shapes, dtypes and valid extents");
-    const type* v = op.tile_type(op.vector());
-    if (v == nullptr) return match_result::no(text(mnemonic(C)) << " vector must be a tile");
-    if (auto why = detail::broadcast_column_problem(*v, dst.shape[0], dst.valid[0]); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (const operand blk = op.blk(); blk.is_value()) {
-      const type& b = op.fn().type_of(blk.value());
-      const std::int64_t lanes = 32 / element_bytes(dst.dt);
-      if (!b.is_tile() || !is_dense_vec(b) || b.dt != dst.dt || b.shape[0] != dst.shape[0] || b.shape[1] != lanes ||
-          !(b.valid[0] == v->valid[0]) || !(b.valid[1] == extent::of(lanes)))
-        return match_result::no(text("scratch tile smaller than the native rule (blk must be a dense row-major [") << dst.shape[0] << ", "
-                                                                                                            << lanes << "] block with the vector's valid rows)");
-    }
-    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    return match_result::yes();
-  }
-
-  static constexpr void rewrite(typed<source> op, lowering& l) {
-    if (!op.blk().is_value()) {
-      l.fail(op.loc(), name, text("needs its scratch blk: run materialize_native_scratch before init_storage"));
-      return;
-    }
-    const value_id x = l.typed_handle(op.source().value(), op.loc());
-    const value_id v = l.typed_handle(op.vector().value(), op.loc());
-    const value_id blk = l.typed_handle(op.blk().value(), op.loc());
-    const value_id dst = l.typed_handle(op.result(), op.loc());
-    l.builder().create<buffer::row_expand>({.source = v, .dest = blk}, op.loc());
-    l.builder().create<op_t<target>>({.source = x, .blk = blk, .dest = dst}, op.loc());
-  }
-};
-
-namespace detail {
 /// Why `w` is not the row a column broadcast reads for `dst`, or empty: a dense row-major [1, C]
 /// row of dst's columns and dtype, one valid row, valid columns structurally equal to dst's.
 constexpr text broadcast_row_problem(const type& w, const type& dst) {
@@ -112,7 +37,109 @@ constexpr text broadcast_row_problem(const type& w, const type& dst) {
     return text("the row's valid columns must equal the broadcast's");
   return {};
 }
+
+/// Whether broadcast `c` spreads an [R, 1] column along each row (row_expand*) rather than a
+/// [1, C] row down each column (col_expand*).
+constexpr bool expands_rows(opcode c) {
+  return c == opcode::tile_row_expand || c == opcode::tile_row_expand_sub || c == opcode::tile_row_expand_div ||
+         c == opcode::tile_row_expand_mul;
+}
+
+/// Why the destination of broadcast `c` does not qualify, or empty: an extended-rollout dtype, dense.
+constexpr text broadcast_result_problem(opcode c, const type& dst) {
+  if (!extended_allows(dst.dt)) return text(mnemonic(c)) << " on " << tile2buffer::name(dst.dt) << " is not in the extended rollout";
+  return dense_vec_problem(dst);
+}
+/// Why operand `role` (the vector) of broadcast `c` does not fit `dst` along c's axis, or empty.
+constexpr text broadcast_operand_problem(opcode c, const function& f, const type& dst, const operand& vector, std::string_view role) {
+  if (!vector.is_value() || !f.type_of(vector.value()).is_tile()) return text(mnemonic(c)) << ' ' << role << " must be a tile";
+  const type& v = f.type_of(vector.value());
+  return expands_rows(c) ? broadcast_column_problem(v, dst.shape[0], dst.valid[0]) : broadcast_row_problem(v, dst);
+}
+
 }  // namespace detail
+
+/// The plain broadcasts: `tile.row_expand(v)` to `buffer.row_expand(v, dst)` (§3.3) and
+/// `tile.col_expand(w)` to `buffer.col_expand(w, dst)` (§3.5), the result's type written on the op.
+template <opcode C>
+struct lower_expand {
+  using source = op_t<C>;
+  static constexpr std::string_view name = detail::recipe_name<C>::value;
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = false;
+  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
+  static constexpr opcode target = *buffer_counterpart(C);
+
+  static constexpr match_result match(typed<source> op, const match_context& ctx) {
+    const type& dst = op.result_type();
+    if (auto why = detail::broadcast_result_problem(C, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::broadcast_operand_problem(C, op.fn(), dst, op.source(), "source"); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+  static constexpr void rewrite(typed<source> op, lowering& l) {
+    const value_id v = l.typed_handle(op.source().value(), op.loc());
+    const value_id dst = l.typed_handle(op.result(), op.loc());
+    l.builder().create<op_t<target>>({.source = v, .dest = dst}, op.loc());
+  }
+};
+
+/// The fused broadcast arithmetic, `x op vector` keeping x's type: `tile.row_expand_sub/div/mul(x,
+/// v, blk)` to the block fill `buffer.row_expand(v, blk)` then the mode-2 native op
+/// `buffer.row_expand_<op>(x, blk, dst)` (§3.4), and `tile.col_expand_<op>(x, w)` to
+/// `buffer.col_expand_<op>(x, w, dst)` (§3.5b; no scratch).
+template <opcode C>
+struct lower_expand_arith {
+  using source = op_t<C>;
+  static constexpr std::string_view name = detail::recipe_name<C>::value;
+  static constexpr int benefit = 1;
+  static constexpr bool default_rollout = false;
+  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
+  static constexpr opcode target = *buffer_counterpart(C);
+  static constexpr bool rows = detail::expands_rows(C);
+
+  static constexpr match_result match(typed<source> op, const match_context& ctx) {
+    const type& dst = op.result_type();
+    if (auto why = detail::broadcast_result_problem(C, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    const type* x = op.tile_type(op.source());
+    if (x == nullptr || !detail::same_descriptor(*x, dst))
+      return match_result::no(text(mnemonic(C)) << " source and destination must have matching physical shapes, dtypes and valid extents");
+    if (auto why = detail::broadcast_operand_problem(C, op.fn(), dst, op.vector(), "vector"); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
+    if constexpr (rows) {
+      if (const operand blk = op.blk(); blk.is_value()) {
+        const type& b = op.fn().type_of(blk.value());
+        const type& v = op.fn().type_of(op.vector().value());
+        const std::int64_t lanes = 32 / element_bytes(dst.dt);
+        if (!b.is_tile() || !is_dense_vec(b) || b.dt != dst.dt || b.shape[0] != dst.shape[0] || b.shape[1] != lanes ||
+            !(b.valid[0] == v.valid[0]) || !(b.valid[1] == extent::of(lanes)))
+          return match_result::no(text("scratch tile smaller than the native rule (blk must be a dense row-major [") << dst.shape[0] << ", "
+                                                                                                              << lanes << "] block with the vector's valid rows)");
+      }
+    }
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+
+  static constexpr void rewrite(typed<source> op, lowering& l) {
+    const value_id x = l.typed_handle(op.source().value(), op.loc());
+    const value_id v = l.typed_handle(op.vector().value(), op.loc());
+    if constexpr (rows) {
+      if (!op.blk().is_value()) {
+        l.fail(op.loc(), name, text("needs its scratch blk: run materialize_native_scratch before init_storage"));
+        return;
+      }
+      const value_id blk = l.typed_handle(op.blk().value(), op.loc());
+      const value_id dst = l.typed_handle(op.result(), op.loc());
+      l.builder().create<buffer::row_expand>({.source = v, .dest = blk}, op.loc());
+      l.builder().create<op_t<target>>({.source = x, .blk = blk, .dest = dst}, op.loc());
+    } else {
+      const value_id dst = l.typed_handle(op.result(), op.loc());
+      l.builder().create<op_t<target>>({.source = x, .vector = v, .dest = dst}, op.loc());
+    }
+  }
+};
 
 /// tile.cast (§3.7): FP16/BF16 -> FP32 (exact, any mode) and FP32 -> FP16/BF16 with modes 1-5
 /// (RINT, ROUND, FLOOR, CEIL, TRUNC), both rows 32-byte aligned; other pairs stay Tile.
@@ -150,62 +177,6 @@ struct lower_cast {
     if (const auto m = op.kwarg_of(keyword::mode)) kws[n++] = kwarg{keyword::mode, *m};
     const operand args[] = {operand::of(x), operand::of(dst)};
     l.builder().emit(opcode::buffer_cast, args, std::span<const kwarg>(kws.data(), n), {}, {}, op.loc());
-  }
-};
-
-struct lower_col_expand {
-  using source = tile::col_expand;
-  static constexpr std::string_view name = "lower-col_expand";
-  static constexpr int benefit = 1;
-  static constexpr bool default_rollout = false;
-  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
-
-  static constexpr match_result match(typed<source> op, const match_context& ctx) {
-    const type& dst = op.result_type();
-    if (!extended_allows(dst.dt))
-      return match_result::no(text("tile.col_expand on ") << tile2buffer::name(dst.dt) << " is not in the extended rollout");
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    const type* w = op.tile_type(op.source());
-    if (w == nullptr) return match_result::no(text("tile.col_expand source must be a tile"));
-    if (auto why = detail::broadcast_row_problem(*w, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    return match_result::yes();
-  }
-  static constexpr void rewrite(typed<source> op, lowering& l) {
-    const value_id w = l.typed_handle(op.source().value(), op.loc());
-    const value_id dst = l.typed_handle(op.result(), op.loc());
-    l.builder().create<buffer::col_expand>({.source = w, .dest = dst}, op.loc());
-  }
-};
-
-template <opcode C>
-struct lower_col_expand_arith {
-  using source = op_t<C>;
-  static constexpr std::string_view name = detail::recipe_name<C>::value;
-  static constexpr int benefit = 1;
-  static constexpr bool default_rollout = false;
-  static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
-  static constexpr opcode target = *buffer_counterpart(C);
-
-  static constexpr match_result match(typed<source> op, const match_context& ctx) {
-    const type& dst = op.result_type();
-    if (!extended_allows(dst.dt))
-      return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt) << " is not in the extended rollout");
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    const type* x = op.tile_type(op.source());
-    if (x == nullptr || !detail::same_descriptor(*x, dst))
-      return match_result::no(text(mnemonic(C)) << " source and destination must have matching physical shapes, dtypes and valid extents");
-    const type* w = op.tile_type(op.vector());
-    if (w == nullptr) return match_result::no(text(mnemonic(C)) << " vector must be a tile");
-    if (auto why = detail::broadcast_row_problem(*w, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    return match_result::yes();
-  }
-  static constexpr void rewrite(typed<source> op, lowering& l) {
-    const value_id x = l.typed_handle(op.source().value(), op.loc());
-    const value_id w = l.typed_handle(op.vector().value(), op.loc());
-    const value_id dst = l.typed_handle(op.result(), op.loc());
-    l.builder().create<op_t<target>>({.source = x, .vector = w, .dest = dst}, op.loc());
   }
 };
 

@@ -55,8 +55,8 @@ struct default_recipes : recipe_list<
     stays_tile<tile::row_expand_sub, "axis broadcasts remain Tile in the normal pipeline">,
     stays_tile<tile::row_expand_div, "axis broadcasts remain Tile in the normal pipeline">,
     stays_tile<tile::row_expand_mul, "axis broadcasts remain Tile in the normal pipeline">,
-    lower_row_expand, lower_row_expand_arith<opcode::tile_row_expand_sub>,
-    lower_row_expand_arith<opcode::tile_row_expand_div>, lower_row_expand_arith<opcode::tile_row_expand_mul>,
+    lower_expand<opcode::tile_row_expand>, lower_expand_arith<opcode::tile_row_expand_sub>,
+    lower_expand_arith<opcode::tile_row_expand_div>, lower_expand_arith<opcode::tile_row_expand_mul>,
     stays_tile<tile::col_expand, "axis broadcasts remain Tile in the normal pipeline">,
     stays_tile<tile::col_expand_add, "axis broadcasts remain Tile in the normal pipeline">,
     stays_tile<tile::col_expand_sub, "axis broadcasts remain Tile in the normal pipeline">,
@@ -65,14 +65,14 @@ struct default_recipes : recipe_list<
     stays_tile<tile::col_expand_max, "axis broadcasts remain Tile in the normal pipeline">,
     stays_tile<tile::col_expand_min, "axis broadcasts remain Tile in the normal pipeline">,
     stays_tile<tile::col_expand_expdif, "axis broadcasts remain Tile in the normal pipeline">,
-    lower_col_expand,
-    lower_col_expand_arith<opcode::tile_col_expand_add>,
-    lower_col_expand_arith<opcode::tile_col_expand_sub>,
-    lower_col_expand_arith<opcode::tile_col_expand_mul>,
-    lower_col_expand_arith<opcode::tile_col_expand_div>,
-    lower_col_expand_arith<opcode::tile_col_expand_max>,
-    lower_col_expand_arith<opcode::tile_col_expand_min>,
-    lower_col_expand_arith<opcode::tile_col_expand_expdif>> {};
+    lower_expand<opcode::tile_col_expand>,
+    lower_expand_arith<opcode::tile_col_expand_add>,
+    lower_expand_arith<opcode::tile_col_expand_sub>,
+    lower_expand_arith<opcode::tile_col_expand_mul>,
+    lower_expand_arith<opcode::tile_col_expand_div>,
+    lower_expand_arith<opcode::tile_col_expand_max>,
+    lower_expand_arith<opcode::tile_col_expand_min>,
+    lower_expand_arith<opcode::tile_col_expand_expdif>> {};
 // clang-format on
 
 // The set is checked where it is first used: select<>/lower<> require `registry<Set>::checked`,
