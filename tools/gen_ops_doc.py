@@ -109,16 +109,16 @@ def render(ops_listing, recipes_listing):
     rows = {name: [] for name, _ in SECTIONS}
     for line in ops_listing.splitlines():
         f = line.split("\t")
-        if len(f) != 13:
-            sys.exit("gen_ops_doc: a --list-ops line has %d fields, not 13: %r" % (len(f), line))
-        (mn, dia, ops, kws, results, regions, traits, in_place, writes, disjoint, extent, infix, summary) = f
+        if len(f) != 14:
+            sys.exit("gen_ops_doc: a --list-ops line has %d fields, not 14: %r" % (len(f), line))
+        (mn, dia, ops, kws, results, regions, traits, in_place, writes, disjoint, extent, scratch, infix, summary) = f
         if infix != "-":
             summary += " (also written `lhs %s rhs`)" % infix
         facts = []
         if traits != "-":
             facts.append(", ".join("`%s`" % t for t in traits.split()))
         for label, value in (("in place of", in_place), ("writes", writes), ("disjoint from", disjoint),
-                             ("extents of", extent)):
+                             ("extents of", extent), ("scratch", scratch)):
             if value != "-":
                 facts.append("%s %s" % (label, ", ".join("`%s`" % v for v in value.split())))
         row = [("`%s`" % mn), operands(ops), "—" if kws == "-" else ", ".join("`%s`" % k for k in kws.split()),

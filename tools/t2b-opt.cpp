@@ -766,7 +766,7 @@ int list_recipes() {
 
 /// --list-ops: every op record, one line each, fields separated by tabs: mnemonic, dialect,
 /// operands (`name:kind`), keywords, results, regions, traits, in_place_of, writes,
-/// disjoint_from, extent_of, infix spelling, summary. Empty fields print as `-`.
+/// disjoint_from, extent_of, scratch, infix spelling, summary. Empty fields print as `-`.
 int list_ops() {
   constexpr std::string_view dialects[] = {"scalar", "control", "orchestration", "tile", "buffer"};
   constexpr std::string_view arities[] = {"none", "one", "variadic"};
@@ -798,6 +798,7 @@ int list_ops() {
     field(out, r.writes);
     field(out, r.disjoint_from);
     field(out, r.extent_of);
+    field(out, r.scratch);
     field(out, r.infix);
     field(out, r.summary);
     out << '\n';

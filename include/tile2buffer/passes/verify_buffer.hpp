@@ -126,16 +126,22 @@ class buffer_checker {
     const auto inputs = disjoint_operands(f_, o);
     const value_id dst = value_of(written_operand(f_, o));
     const bool exact_allowed = has_trait(c, trait::may_alias_exactly);
-    if (inputs[0].kind != operand_kind::none) prove(o, value_of(inputs[0]), dst, exact_allowed);
-    if (inputs[1].kind != operand_kind::none && value_of(inputs[1]) != value_of(inputs[0]))
+    const operand tmp = scratch_operand(f_, o);
+    const value_id scratch = tmp.is_value() ? tmp.value() : value_id{};
+    // The scratch's pairs are proved below, where the message names it.
+    if (inputs[0].kind != operand_kind::none && value_of(inputs[0]) != scratch) prove(o, value_of(inputs[0]), dst, exact_allowed);
+    if (inputs[1].kind != operand_kind::none && value_of(inputs[1]) != value_of(inputs[0]) && value_of(inputs[1]) != scratch)
       prove(o, value_of(inputs[1]), dst, exact_allowed);
-    // A clobbered scratch operand must not overlap the inputs either (the destination is above).
-    if (const operand tmp = scratch_operand(f_, o); tmp.is_value()) {
-      for (const operand& x : inputs)
-        if (x.is_value() && x.value() != tmp.value()) prove(o, value_of(x), value_of(tmp), false);
-      // The destination against the scratch, unless `disjoint_from` named the scratch (above).
-      if (value_of(inputs[0]) != tmp.value() && value_of(inputs[1]) != tmp.value()) prove(o, tmp.value(), dst, false);
+    // A scratch (clobbered, or holding a broadcast block) must be disjoint from every other
+    // operand, the destination included, and must not be named twice (`row_sum(a, a, s)`).
+    if (!scratch.valid()) return;
+    int named = 0;
+    for (const operand& x : f_.args(o)) {
+      if (!x.is_value()) continue;
+      if (x.value() == scratch) ++named;
+      else if (f_.type_of(x.value()).is_buffer()) prove(o, x.value(), scratch, false, scratch);
     }
+    if (named > 1) prove(o, scratch, scratch, false, scratch);
   }
 
   constexpr void check_descriptor(op_id o, const type& t) {
@@ -155,12 +161,18 @@ class buffer_checker {
     }
   }
 
-  /// The storage proof of reference §4.4 for (source, destination).
-  constexpr void prove(op_id o, value_id src, value_id dst, bool exact_allowed) {
+  /// The storage proof of reference §4.4 for (source, destination); with `scratch` (one of the
+  /// two), the pair is the op's scratch operand and another operand, and the message names them.
+  constexpr void prove(op_id o, value_id src, value_id dst, bool exact_allowed, value_id scratch = {}) {
     if (!src.valid() || !dst.valid()) return;
     const std::string_view m = mnemonic(f_.op(o).code());
+    const auto scratch_pair = [&] {
+      const value_id other = src == scratch ? dst : src;
+      return text(m) << " scratch " << info(f_.op(o).code()).scratch << " must not overlap '" << f_.name_of(other) << "' (";
+    };
     if (src == dst) {
-      if (!exact_allowed) fail(o, text(m) << " requires a destination distinct from its source");
+      if (!exact_allowed)
+        fail(o, scratch.valid() ? scratch_pair() << "it is the same buffer)" : text(m) << " requires a destination distinct from its source");
       return;
     }
     const type& ts = f_.type_of(src);
@@ -185,9 +197,9 @@ class buffer_checker {
     if (exact && exact_allowed) return;
     if (sum_exceeds(sb, b.span, sa) && sum_exceeds(sa, a.span, sb)) {
       // Why both phrases for a partial overlap of a strictly disjoint op: hosts match either.
-      text why = text(m) << ' ';
-      if (exact_allowed || !exact) why << partial_phrase;
-      if (!exact_allowed) why << (exact ? "" : ": it ") << disjoint_phrase;
+      text why = scratch.valid() ? scratch_pair() << disjoint_phrase << ')' : text(m) << ' ';
+      if (!scratch.valid() && (exact_allowed || !exact)) why << partial_phrase;
+      if (!scratch.valid() && !exact_allowed) why << (exact ? "" : ": it ") << disjoint_phrase;
       if (!a.precise || !b.precise) why << " (a runtime window offset may reach the other range)";
       fail(o, static_cast<text&&>(why));
     }
