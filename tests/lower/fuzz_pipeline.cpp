@@ -62,7 +62,7 @@ struct input {
 testing::gen_options shape_options(std::uint8_t shape, input& in) {
   testing::gen_options o;
   // Why these rows: the campaign tests' settings for each shape (tools/campaign.cpp).
-  switch (shape % 5) {
+  switch ((shape & 0x7f) % 5) {  // the top bit is the extended rollout (below)
     case 0: break;
     case 1: o.windows = true, o.rows = 8; break;
     case 2: o.valid_extents = true, o.windows = (shape & 8) != 0, o.rows = 8; break;

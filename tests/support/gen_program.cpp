@@ -14,6 +14,7 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -196,7 +197,9 @@ class planner {
   int load_of(const shape_class k, bool may_narrow = false, std::optional<std::array<gen_index, 2>> forced = std::nullopt) {
     // A column vector is not loaded (an [R, 1] GM load stays Tile): it is a load's row maximum.
     if (k.cols == 1 && k.rows > 1) {
-      const int x = load_of(*fp32_class(k.rows));
+      const shape_class* base = fp32_class(k.rows);
+      if (base == nullptr) throw std::logic_error("gen_program: a column-vector class without an FP32 class of its rows");
+      const int x = load_of(*base);
       const gen_value& v = val(x);
       return add_step(opcode::tile_row_max, {x}, dtype::fp32, v.rows, 1, {fixed(v.rows), fixed(1)});
     }

@@ -77,8 +77,14 @@ class lowering {
     key_handles_[slot] = handle;
     if (row_handles_.empty() || row_handles_[slot] != wanted_) return;  // no relabel wanted (see note_row_relabels)
     const function& f = builder().fn();
+    const type& t = f.type_of(handle);
+    // A shared runtime-valid handle is relabelled at each use instead (its valid state changes).
+    if (!is_column_vector(t) || !t.static_valid()) {
+      row_handles_[slot] = value_id{};
+      return;
+    }
     const text name = text(f.name_of(handle)) << "_row";
-    row_handles_[slot] = builder().create<buffer::reshape>({.source = handle}, row_relabel(f.type_of(handle)), name.view(), f.ops.back().loc);
+    row_handles_[slot] = builder().create<buffer::reshape>({.source = handle}, row_relabel(t), name.view(), f.ops.back().loc);
   }
   /// The [1, R] row relabel of Tile column vector `v`'s handle: the one declared beside its
   /// allocation, or, for a handle made at this use (a window, a bridge view), one made here.
@@ -154,6 +160,7 @@ class lowering {
       const value_id r{n.results.begin};
       if (!is_column_vector(src.type_of(r))) continue;
       const auto want = [&](value_id v) {
+        if (!is_column_vector(src.type_of(v))) return;
         const storage_index::key_ref k = index_.key_of(v);
         if (k.alloc == no_id) return;
         if (row_handles_.empty()) row_handles_.assign(index_.size(), value_id{});

@@ -197,10 +197,11 @@ class buffer_checker {
     if (exact && exact_allowed) return;
     if (sum_exceeds(sb, b.span, sa) && sum_exceeds(sa, a.span, sb)) {
       // Why both phrases for a partial overlap of a strictly disjoint op: hosts match either.
-      text why = scratch.valid() ? scratch_pair() << disjoint_phrase << ')' : text(m) << ' ';
+      text why = scratch.valid() ? scratch_pair() << disjoint_phrase : text(m) << ' ';
       if (!scratch.valid() && (exact_allowed || !exact)) why << partial_phrase;
       if (!scratch.valid() && !exact_allowed) why << (exact ? "" : ": it ") << disjoint_phrase;
-      if (!a.precise || !b.precise) why << " (a runtime window offset may reach the other range)";
+      if (!a.precise || !b.precise) why << (scratch.valid() ? "; " : " (") << "a runtime window offset may reach the other range";
+      if (scratch.valid() || !a.precise || !b.precise) why << ')';
       fail(o, static_cast<text&&>(why));
     }
   }

@@ -121,7 +121,6 @@ element fold_row(const ew_semantics& step, dtype d, std::int64_t cols, Read&& re
   return acc;
 }
 
-/// The elementwise op each row or column reduction folds with.
 /// Whether a reduction folds each row (row_sum/max/min, into an [R, 1] column) rather than each
 /// column (col_sum/max/min, into a [1, C] row).
 constexpr bool folds_rows(opcode reduction) {
@@ -135,6 +134,7 @@ constexpr bool folds_rows(opcode reduction) {
     default: return false;
   }
 }
+/// The elementwise op each row or column reduction folds with.
 constexpr opcode row_fold_step(opcode reduction) {
   switch (reduction) {
     case opcode::tile_row_sum:
