@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <cstddef>
 #include <span>
 #include <string_view>
@@ -225,11 +226,20 @@ struct registry {
     const auto i = static_cast<std::size_t>(c);
     return std::span<const recipe_entry>(sorted).subspan(offsets[i], offsets[i + 1] - offsets[i]);
   }
+  /// stays_position[c]: the index of c's stays-Tile entry in `stays_entries`, or -1. Why a table:
+  /// the dispatch asks for every op it tries, and the extended rollout tripled the entries, which
+  /// made the scan a tenth of the default pipeline's instructions on elementwise kernels.
+  static constexpr std::array<std::int16_t, opcode_count> stays_position = [] {
+    std::array<std::int16_t, opcode_count> p{};
+    for (auto& x : p) x = -1;
+    for (std::size_t i = 0; i < stays_entries.size(); ++i)
+      if (p[static_cast<std::size_t>(stays_entries[i].op)] < 0) p[static_cast<std::size_t>(stays_entries[i].op)] = static_cast<std::int16_t>(i);
+    return p;
+  }();
   /// The set's stays-Tile entry for `c`, if it has one.
   [[nodiscard]] static constexpr const stays_tile_info* stays_tile_reason(opcode c) {
-    for (const auto& s : stays_entries)
-      if (s.op == c) return &s;
-    return nullptr;
+    const std::int16_t i = stays_position[static_cast<std::size_t>(c)];
+    return i < 0 ? nullptr : &stays_entries[static_cast<std::size_t>(i)];
   }
 
  private:

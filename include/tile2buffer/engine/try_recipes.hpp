@@ -15,7 +15,7 @@ struct recipe_choice {
   const recipe_entry* chosen = nullptr;        ///< the recipe to run, when one matched
   const recipe_entry* first_failed = nullptr;  ///< the first candidate that did not match
   text reason;                                 ///< that candidate's reason
-  const stays_tile_info* stays = nullptr;      ///< the set's stays-Tile entry for the op, if any
+  const stays_tile_info* stays = nullptr;      ///< the set's stays-Tile entry for the op, if any (set when nothing matched)
   bool outside_rollout = false;                ///< a candidate was passed over: not in the default rollout
   [[nodiscard]] constexpr explicit operator bool() const noexcept { return chosen != nullptr; }
 };
@@ -28,7 +28,6 @@ constexpr recipe_choice try_recipes(const function& f, op_id o, const match_cont
   // Why no static_assert: a faulty set is reported once, by the check that names the mistake.
   if constexpr (!registry<Set>::checked) return out;
   const opcode c = f.op(o).code();
-  out.stays = registry<Set>::stays_tile_reason(c);
   for (const recipe_entry& r : registry<Set>::candidates(c)) {
     if (rollout_only && !r.default_rollout) {
       out.outside_rollout = true;
@@ -37,13 +36,14 @@ constexpr recipe_choice try_recipes(const function& f, op_id o, const match_cont
     match_result m = r.match(f, o, ctx);
     if (m) {
       out.chosen = &r;
-      return out;
+      return out;  // `stays` matters only when nothing matched
     }
     if (out.first_failed == nullptr) {
       out.first_failed = &r;
       out.reason = static_cast<text&&>(m.reason);
     }
   }
+  out.stays = registry<Set>::stays_tile_reason(c);
   return out;
 }
 
