@@ -71,6 +71,11 @@ FP32 only (the ISA's FP16 forms stay Tile: "`<op>` on FP16 is not in the extende
 Scratch operands (`tmp`, `blk`) are added before storage initialization by the
 `materialize_native_scratch` pass (extended rollout only) and planned like any other tile;
 their storage never overlaps the op's other operands or its result.
+
+Elementwise ops and moves on static-valid column vectors run on the `[1, R]` row relabel of each
+operand (`NAME_row = buffer.reshape(NAME)`), declared once beside the allocation and shared by
+every use in any region (§2.5); a handle made at the use (a window, a bridge view) is relabelled
+there.
 """
 
 
