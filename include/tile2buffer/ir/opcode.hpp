@@ -440,6 +440,20 @@ constexpr std::optional<opcode> buffer_counterpart(opcode c) {
   return std::nullopt;
 }
 
+/// Whether a reduction folds each row (row_sum/max/min, Tile or Buffer, into an [R, 1] column)
+/// rather than each column (col_sum/max/min, into a [1, C] row). The simulators and the recipes
+/// pick their axis from it.
+constexpr bool folds_rows(opcode reduction) {
+  switch (reduction) {
+    case opcode::tile_row_sum:
+    case opcode::tile_row_max:
+    case opcode::tile_row_min:
+    case opcode::buffer_row_sum:
+    case opcode::buffer_row_max:
+    case opcode::buffer_row_min: return true;
+    default: return false;
+  }
+}
 
 }  // namespace v0
 }  // namespace tile2buffer

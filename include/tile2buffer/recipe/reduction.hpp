@@ -64,7 +64,7 @@ struct lower_reduction {
   static constexpr std::span<const dtype> dtypes = extended_arithmetic_dtypes;
   static constexpr opcode target = *buffer_counterpart(C);
   static constexpr bool has_scratch = !info(C).scratch.empty();
-  static constexpr bool rows = C == opcode::tile_row_sum || C == opcode::tile_row_max || C == opcode::tile_row_min;
+  static constexpr bool rows = folds_rows(C);
 
   static constexpr match_result match(typed<source> op, const match_context& ctx) {
     const type* src = op.tile_type(op.source());

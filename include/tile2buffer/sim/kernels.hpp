@@ -121,19 +121,6 @@ element fold_row(const ew_semantics& step, dtype d, std::int64_t cols, Read&& re
   return acc;
 }
 
-/// Whether a reduction folds each row (row_sum/max/min, into an [R, 1] column) rather than each
-/// column (col_sum/max/min, into a [1, C] row).
-constexpr bool folds_rows(opcode reduction) {
-  switch (reduction) {
-    case opcode::tile_row_sum:
-    case opcode::tile_row_max:
-    case opcode::tile_row_min:
-    case opcode::buffer_row_sum:
-    case opcode::buffer_row_max:
-    case opcode::buffer_row_min: return true;
-    default: return false;
-  }
-}
 /// The elementwise op each row or column reduction folds with.
 constexpr opcode row_fold_step(opcode reduction) {
   switch (reduction) {
