@@ -517,11 +517,12 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
 struct session {
   const cli_options& opts;
   std::string display;
-  std::string source;
+  std::string_view source;  ///< the input: `read` or `mapped`'s bytes, or a chunk of them
   std::vector<std::pair<std::string, double>> times;  ///< (step, seconds), in order
   std::string* collected_output = nullptr;            ///< when set, the output goes here, not to -o
   std::vector<diagnostic>* captured = nullptr;        ///< when set, diagnostics go here, not to stderr
   std::vector<diagnostic>* notices = nullptr;         ///< when set, remarks and warnings go here (source: the kind)
+  t2b_tools::mapped_file* mapped = nullptr;           ///< the mapped input, released once parsed
 
   /// Runs `step` and, with --timing, records its wall time under `name`.
   template <class F>
@@ -689,8 +690,9 @@ struct pass_watch {
   }
 };
 
-/// Runs the requested passes; prints the selection explanation when asked.
-result<program> run_passes(session& s, const program& prog) {
+/// Runs the requested passes; prints the selection explanation when asked. With `consume` the
+/// default pipeline takes `prog` over (the caller is done with it), so no second copy is held.
+result<program> run_passes(session& s, program& prog, bool consume) {
   const cli_options& opts = s.opts;
   if (opts.single_pass) {
     result<program> r = run_pass(*opts.single_pass, prog, opts.pass_options);
@@ -721,7 +723,8 @@ result<program> run_passes(session& s, const program& prog) {
   const auto t0 = std::chrono::steady_clock::now();
   result<program> r;
   if (opts.pass_pipeline.empty()) {
-    r = run_pipeline(prog, opts.pass_options, stop, opts.workers, observed ? &observer : nullptr);
+    r = consume ? run_pipeline(static_cast<program&&>(prog), opts.pass_options, stop, opts.workers, observed ? &observer : nullptr)
+                : run_pipeline(prog, opts.pass_options, stop, opts.workers, observed ? &observer : nullptr);
   } else {
     // --stop-after (or --emit=tile) ends the list after the first run of that pass.
     auto end = opts.pass_pipeline.end();
@@ -917,7 +920,14 @@ int run(const cli_options& opts) {
   const std::string path = opts.inputs.empty() ? std::string("-") : opts.inputs.front();
   session s{opts, path == "-" ? std::string("<stdin>") : path, {}, {}, nullptr, nullptr};
   const std::size_t cap = opts.limits.max_file_size;
-  if (!(path == "-" ? t2b_tools::read_all(stdin, s.source, cap) : t2b_tools::read_file(path, s.source, cap))) {
+  t2b_tools::mapped_file mapped;
+  std::string read;
+  if (path != "-" && mapped.map(path, cap)) {
+    s.source = mapped.view();
+    s.mapped = &mapped;
+  } else if (path == "-" ? t2b_tools::read_all(stdin, read, cap) : t2b_tools::read_file(path, read, cap)) {
+    s.source = read;
+  } else {
     const int err = errno;
     return t2b_tools::tool_error("cannot read '" + s.display + "': " + std::strerror(err), s.display);
   }
@@ -933,21 +943,30 @@ int run_session(session& s) {
   const bool binary = is_binary(s.source);
   if (s.source.size() > opts.limits.max_file_size) {
     // Only the first max_file_size + 1 bytes were read: enough to know, for text and binary alike.
-    s.source.clear();
+    s.source = {};
     return report(s, std::vector<diagnostic>{input_too_large(opts.limits.max_file_size)});
   }
   result<program> parsed = s.timed("parse", [&] { return binary ? deserialize(s.source) : parse(s.source, s.display, opts.limits); });
-  if (binary) s.source.clear();  // no source lines to show under diagnostics
+  if (binary) s.source = {};  // no source lines to show under diagnostics
+  if (s.mapped != nullptr) s.mapped->release();  // only a diagnostic's source line reads it again
   if (!parsed) return report(s, parsed.errors);
-  if (const auto errors = s.timed("verify", [&] { return verify(parsed.value); }); !errors.empty()) return report(s, errors);
-  const program tile_input = opts.check_numerics_seed || opts.run.active ? parsed.value : program{};
   using F = cli_options::output_format;
   const bool pto = opts.format == F::pto || opts.format == F::pto_generic;
+  // PTO-AS is emitted from Buffer IR: a Tile-stage input is lowered first, with the default options.
+  const bool lowers = opts.pipeline || (pto && has_tile_kernel(parsed.value));
+  // Why skip: the pipeline verifies its input first and reports what this would, so verifying
+  // here too was a second full walk. Only the pipeline's plain entry verifies before any work.
+  const bool pipeline_verifies = lowers && opts.pass_options.verify && !opts.single_pass && !opts.explain_selection &&
+                                 opts.memory_map.empty() && !opts.check_numerics_seed && !opts.run.active;
+  if (!pipeline_verifies)
+    if (const auto errors = s.timed("verify", [&] { return verify(parsed.value); }); !errors.empty()) return report(s, errors);
+  const program tile_input = opts.check_numerics_seed || opts.run.active ? parsed.value : program{};
   if (!opts.memory_map.empty())
     if (const int rc = write_memory_map(s, parsed.value); rc != 0) return rc;
-  // PTO-AS is emitted from Buffer IR: a Tile-stage input is lowered first, with the default options.
-  if (opts.pipeline || (pto && has_tile_kernel(parsed.value))) {
-    result<program> lowered = run_passes(s, parsed.value);
+  if (lowers) {
+    // The pipeline may take the parsed program over unless something below reads it again.
+    const bool keep_input = opts.prints_passes() || opts.pass_options.planner == planner_kind::ptoas;
+    result<program> lowered = run_passes(s, parsed.value, !keep_input);
     if (!lowered) return report(s, lowered.errors);
     const bool lowered_all = ran_lower(opts);
     if (opts.pass_options.planner == planner_kind::ptoas && lowered_all) warn_ptoas_overflow(s, parsed.value);
@@ -990,7 +1009,7 @@ int run_session(session& s) {
 int run_chunks(const cli_options& opts, session& whole) {
   namespace sv = t2b_split_verify;
   const std::vector<std::string> chunks =
-      opts.split_input_file ? sv::split_input(whole.source) : std::vector<std::string>{whole.source};
+      opts.split_input_file ? sv::split_input(whole.source) : std::vector<std::string>{std::string(whole.source)};
   std::string joined;
   std::vector<std::string> problems;
   bool failed = false;

@@ -58,7 +58,10 @@ inline namespace v0 {
 namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
 result<program> lower(const program& p, const options& opts, parallelism par = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
 result<program> lower(const program& p);                                             // TILE2BUFFER_EXTERN_PIPELINE: run time only
+result<program> lower(program&& p, const options& opts, parallelism par = {});       // TILE2BUFFER_EXTERN_PIPELINE: run time only
 result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {},
+                             parallelism par = {}, const pass_observer* observer = nullptr);
+result<program> run_pipeline(program&& input, const options& opts, std::optional<pass_id> stop_after = {},
                              parallelism par = {}, const pass_observer* observer = nullptr);
 result<program> run_pass(pass_id id, const program& p, const options& opts);
 /// The default set's passes named by `passes`, in that order (see passes/pipeline.hpp).
@@ -80,6 +83,12 @@ using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::run_pipeline;
 template <recipe_set Recipes = default_recipes>
 constexpr result<program> lower(const program& p, const options& opts, parallelism par = {}) {
   return run_pipeline<Recipes>(p, opts, std::nullopt, par);
+}
+/// As above, taking `p` over instead of copying it: the pipeline edits it in place, or frees it
+/// once a pass has built its successor, so lowering holds no second copy of the input.
+template <recipe_set Recipes = default_recipes>
+constexpr result<program> lower(program&& p, const options& opts, parallelism par = {}) {
+  return run_pipeline<Recipes>(static_cast<program&&>(p), opts, std::nullopt, par);
 }
 /// As above, with the options of the innermost `context::scope` on this thread.
 template <recipe_set Recipes = default_recipes>

@@ -36,6 +36,10 @@ result<program> run_pipeline(const program& input, const options& opts, std::opt
                              const pass_observer* observer) {
   return v0::run_pipeline<default_recipes>(input, opts, stop_after, par, observer);
 }
+result<program> run_pipeline(program&& input, const options& opts, std::optional<pass_id> stop_after, parallelism par,
+                             const pass_observer* observer) {
+  return v0::run_pipeline<default_recipes>(static_cast<program&&>(input), opts, stop_after, par, observer);
+}
 result<program> run_pass_pipeline(const program& input, const options& opts, std::span<const std::string_view> passes,
                                   parallelism par, const pass_observer* observer) {
   return v0::run_pass_pipeline<default_recipes>(input, opts, passes, par, observer);
@@ -46,6 +50,9 @@ result<program> lower(const program& p, const options& opts, parallelism par) {
 }
 std::vector<selection_entry> explain_selection(const program& p, const options& opts) {
   return v0::explain_selection<default_recipes>(p, opts);
+}
+result<program> lower(program&& p, const options& opts, parallelism par) {
+  return v0::run_pipeline<default_recipes>(static_cast<program&&>(p), opts, std::nullopt, par);
 }
 result<program> lower(const program& p) { return v0::run_pipeline<default_recipes>(p, context::current()); }
 

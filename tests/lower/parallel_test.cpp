@@ -139,3 +139,27 @@ orchestration @main(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) 
   for (const unsigned workers : {2u, 8u})
     CHECK_MESSAGE(printed(lower(broken, unverified, parallelism{workers})) == printed(one), workers, " workers");
 }
+
+TEST_CASE("a program handed over by move lowers to the bytes its copy lowers to, on every worker count") {
+  // lower(program&&) edits the program in place or frees it once its successor exists; the
+  // output and the diagnostics must not show which entry was called.
+  const program input = sixty_four_kernels();
+  for (const planner_kind planner : {planner_kind::pypto, planner_kind::ptoas}) {
+    const options opts{.planner = planner};
+    const std::string expected = printed(lower(input, opts, parallelism{1}));
+    for (const unsigned workers : {1u, 2u}) {
+      program mine = input;
+      const result<program> moved = lower(static_cast<program&&>(mine), opts, parallelism{workers});
+      CHECK_MESSAGE(printed(moved) == expected, name(planner), " with ", workers, " workers");
+    }
+  }
+  program failing = input;
+  for (auto& f : failing.functions) f.buffer_ir_selected = true;  // the Tile-only kernels now fail in lower
+  const options opts{.planner = planner_kind::pypto};
+  const std::string expected = printed(lower(failing, opts, parallelism{1}));
+  REQUIRE(expected.starts_with("errors:"));
+  for (const unsigned workers : {1u, 2u}) {
+    program mine = failing;
+    CHECK(printed(lower(static_cast<program&&>(mine), opts, parallelism{workers})) == expected);
+  }
+}

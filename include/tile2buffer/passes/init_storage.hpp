@@ -306,25 +306,41 @@ constexpr function init_function_storage(const function& f, const window_facts& 
 
 }  // namespace detail
 
+namespace detail {
+/// Whether function `i` of `p` is an unplanned Tile-stage kernel; if so, `out` becomes it with
+/// storage. (The callers branch with `if`, not `?:`: g++-12's constant evaluator reported a false
+/// "deallocation of already deallocated storage" for the `function` temporary `?:` made.)
+template <class = void>
+constexpr bool function_with_storage(const program& p, std::size_t i, analysis_cache& cache, function& out) {
+  const function& f = p.functions[i];
+  if (!f.is_device() || f.stage != ir_stage::tile) return false;
+  const kernel_analyses& k = cache.get(p, i);
+  if (k.storage.planned()) return false;
+  out = init_function_storage(f, k.windows);
+  cache.invalidate(i);
+  return true;
+}
+}  // namespace detail
+
 template <class = void>
 constexpr result<program> init_storage(const program& p, const options&, analysis_cache& cache) {
   result<program> r;
   r.value.file = p.file;
+  r.value.functions.reserve(p.functions.size());
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
-    const function& f = p.functions[i];
-    if (!f.is_device() || f.stage != ir_stage::tile) {
-      r.value.functions.push_back(f);
-      continue;
-    }
-    const kernel_analyses& k = cache.get(p, i);
-    if (!k.storage.planned()) {
-      r.value.functions.push_back(detail::init_function_storage(f, k.windows));
-      cache.invalidate(i);
-    } else {
-      r.value.functions.push_back(f);
-    }
+    if (function g; detail::function_with_storage(p, i, cache, g))
+      r.value.functions.push_back(static_cast<function&&>(g));
+    else
+      r.value.functions.push_back(p.functions[i]);
   }
   return r;
+}
+/// On a program the caller owns: each kernel is rebuilt with its storage and replaces the old
+/// one at once, so only one kernel exists twice at any time, and other functions are not copied.
+template <class = void>
+constexpr void init_storage_in_place(program& p, analysis_cache& cache) {
+  for (std::size_t i = 0; i < p.functions.size(); ++i)
+    if (function g; detail::function_with_storage(p, i, cache, g)) p.functions[i] = static_cast<function&&>(g);
 }
 template <class = void>
 constexpr result<program> init_storage(const program& p, const options& opts) {
@@ -338,6 +354,10 @@ struct init_storage_pass {
   template <class Recipes>
   static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {
     return init_storage(p, opts, cache);
+  }
+  template <class Recipes>
+  static constexpr void run_in_place(program& p, const options&, analysis_cache& cache, std::vector<diagnostic>&) {
+    init_storage_in_place(p, cache);
   }
 };
 

@@ -162,14 +162,17 @@ constexpr result<function> lower_function(const function& f, const options& opts
 
 /// The pass over a program. Kernels recorded as not selected stay Tile. Its output passes
 /// `verify_buffer` or the pass fails with that verifier's diagnostics.
+namespace detail {
+constexpr bool converts(const function& f) { return f.is_device() && f.stage == ir_stage::tile && f.buffer_ir_selected.value_or(true); }
+}  // namespace detail
+
 template <recipe_set Recipes = default_recipes>
 constexpr result<program> lower_tile_to_buffer(const program& p, const options& opts, analysis_cache& cache) {
   result<program> r;
   r.value.file = p.file;
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     const function& f = p.functions[i];
-    const bool convert = f.is_device() && f.stage == ir_stage::tile && f.buffer_ir_selected.value_or(true);
-    if (!convert) {
+    if (!detail::converts(f)) {
       r.value.functions.push_back(f);
       continue;
     }
@@ -184,6 +187,20 @@ constexpr result<program> lower_tile_to_buffer(const program& p, const options& 
   if (r.ok()) r.errors = buffer_errors(r.value);
   if (!r.ok()) r.value = program{};
   return r;
+}
+/// On a program the caller owns: each kernel's Buffer function replaces its Tile function as
+/// soon as it is written, so only one kernel exists in both forms at a time. On failure `p` is
+/// left partly lowered and `errors` says why; the pipeline then discards it.
+template <recipe_set Recipes = default_recipes>
+constexpr void lower_tile_to_buffer_in_place(program& p, const options& opts, analysis_cache& cache, std::vector<diagnostic>& errors) {
+  for (std::size_t i = 0; i < p.functions.size(); ++i) {
+    if (!detail::converts(p.functions[i])) continue;
+    auto lowered = lower_function<Recipes>(p.functions[i], opts, cache.get(p, i));
+    cache.invalidate(i);
+    for (auto& d : lowered.errors) errors.push_back(static_cast<diagnostic&&>(d));
+    if (errors.empty()) p.functions[i] = static_cast<function&&>(lowered.value);
+  }
+  if (errors.empty()) errors = buffer_errors(p);
 }
 template <recipe_set Recipes = default_recipes>
 constexpr result<program> lower_tile_to_buffer(const program& p, const options& opts) {
@@ -200,6 +217,10 @@ struct lower_pass {
   template <recipe_set Recipes>
   static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {
     return lower_tile_to_buffer<Recipes>(p, opts, cache);
+  }
+  template <recipe_set Recipes>
+  static constexpr void run_in_place(program& p, const options& opts, analysis_cache& cache, std::vector<diagnostic>& errors) {
+    lower_tile_to_buffer_in_place<Recipes>(p, opts, cache, errors);
   }
 };
 

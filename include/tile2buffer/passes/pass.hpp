@@ -18,7 +18,7 @@
 /// `options::enable_buffer_ir` is false); `static constexpr bool extended_rollout_only = true`
 /// (skipped under the default rollout); `run_in_place<Recipes>(program&, const options&,
 /// analysis_cache&, std::vector<diagnostic>&)`, used instead of `run` on a program the run already
-/// owns (the pass only annotates or rewrites a few functions); `using verified_by = C;` (its
+/// owns (the pass annotates it, or rebuilds its functions one at a time); `using verified_by = C;` (its
 /// output already passed checking pass `C`, so `C` right after it is skipped);
 /// `static constexpr bool verifies_program = true` (a checking pass whose success includes the
 /// structural verifier on the whole program, so the pipeline does not verify its output again).
@@ -183,6 +183,7 @@ constexpr std::vector<diagnostic> step(pass_state& s) {
         s.checked_by = {};
         P::template run_in_place<Recipes>(s.current.value, s.opts, s.cache, errors);
         if (errors.empty() && s.opts.verify_each) errors = verify<>(s.current.value);
+        if (errors.empty()) s.checked_by = verified_by<P>();
         return errors;
       }
     }

@@ -50,13 +50,19 @@ constexpr result<program> failure(std::vector<diagnostic>&& errors) {
 /// The passes at positions `order` of the set's table, over the whole program. `last` is the
 /// position in `order` of the last pass that ran (on failure, the failing one; `order.size()`
 /// when none ran).
+/// With `owned`, the run takes that program (`input` is it) as its own from the start, so the
+/// first pass edits it in place or frees it as soon as it has built its successor.
 template <class Table>
 constexpr result<program> run_passes(const program& input, const options& opts, std::span<const std::size_t> order, std::size_t& last,
-                                     const pass_observer* observer = nullptr) {
+                                     const pass_observer* observer = nullptr, program* owned = nullptr) {
   // Why a pointer in the state: the input is read, never copied, until a pass builds a new
   // program; checking passes and in-place passes then work on that one (pass.hpp, `step`).
   analysis_cache cache;  // one per run: each kernel's analyses are computed once and handed on
   pass_state s{opts, cache, &input};
+  if (owned != nullptr) {
+    s.current.value = static_cast<program&&>(*owned);
+    s.latest = &s.current.value;
+  }
   last = order.size();
   for (std::size_t i = 0; i < order.size(); ++i) {
     const pass_entry& e = Table::entries[order[i]];
@@ -78,7 +84,7 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
 /// (its `submit` callees are other functions); the whole output is verified after the run.
 template <class Table>
 result<program> run_functions_in_parallel(const program& input, const options& opts, std::span<const std::size_t> order,
-                                          unsigned workers) {
+                                          unsigned workers, program* owned = nullptr) {
   const std::size_t n = input.functions.size();
   std::vector<result<program>> runs(n);
   std::vector<std::size_t> failed_at(n, order.size());
@@ -88,9 +94,13 @@ result<program> run_functions_in_parallel(const program& input, const options& o
       if (!input.functions[i].is_device()) continue;
       program one;
       one.file = input.file;
-      one.functions.push_back(input.functions[i]);
+      // Each worker takes only its own function, so moving it out races with no other worker.
+      if (owned != nullptr)
+        one.functions.push_back(static_cast<function&&>(owned->functions[i]));
+      else
+        one.functions.push_back(input.functions[i]);
       std::size_t at = 0;
-      runs[i] = run_passes<Table>(one, opts, order, at);
+      runs[i] = run_passes<Table>(one, opts, order, at, nullptr, &one);
       if (!runs[i].ok()) failed_at[i] = at;
     }
   };
@@ -107,16 +117,21 @@ result<program> run_functions_in_parallel(const program& input, const options& o
   }
   out.value.file = input.file;
   out.value.functions.reserve(n);
-  for (std::size_t i = 0; i < n; ++i)
-    out.value.functions.push_back(input.functions[i].is_device() ? static_cast<function&&>(runs[i].value.functions.front())
-                                                                 : input.functions[i]);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!runs[i].value.functions.empty())
+      out.value.functions.push_back(static_cast<function&&>(runs[i].value.functions.front()));
+    else if (owned != nullptr)
+      out.value.functions.push_back(static_cast<function&&>(owned->functions[i]));
+    else
+      out.value.functions.push_back(input.functions[i]);
+  }
   return out;
 }
 
 /// Runs the passes at positions `order` of `Table` (see `run_pipeline`).
 template <class Table>
 constexpr result<program> run_sequence(const program& input, const options& opts, std::span<const std::size_t> order,
-                                       parallelism par, const pass_observer* observer) {
+                                       parallelism par, const pass_observer* observer, program* owned = nullptr) {
   if (opts.verify)
     if (std::vector<diagnostic> errors = verify<>(input); !errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));
   unsigned workers = par.workers;
@@ -132,10 +147,10 @@ constexpr result<program> run_sequence(const program& input, const options& opts
       !(std::is_constant_evaluated() || workers <= 1 || opts.verify_each || observer != nullptr || input.functions.size() < 2);
   if (!parallel) {
     std::size_t last = 0;
-    r = run_passes<Table>(input, opts, order, last, observer);
+    r = run_passes<Table>(input, opts, order, last, observer, owned);
     output_checked = last < order.size() && Table::entries[order[last]].verifies_program;
   } else {
-    r = run_functions_in_parallel<Table>(input, opts, order, workers);
+    r = run_functions_in_parallel<Table>(input, opts, order, workers, owned);
   }
   // A parallel run verified each device function on its own when the last pass to run verifies
   // the program; the orchestration functions and the calls between functions are checked here,
@@ -158,6 +173,23 @@ constexpr result<program> unknown_pass(std::string_view name) {
   return failed;
 }
 
+/// `run_pipeline` on `input`, or on `*owned` (which is `input`) taken over.
+template <recipe_set Recipes, pass_set Passes>
+constexpr result<program> run_whole_set(const program& input, program* owned, const options& opts, std::optional<pass_id> stop_after,
+                                        parallelism par, const pass_observer* observer) {
+  using table = pass_table<Passes, Recipes>;
+  if constexpr (!table::checked) {
+    return {};
+  } else {
+    std::array<std::size_t, table::entries.size()> order{};
+    std::size_t count = order.size();
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      order[i] = i;
+      if (stop_after && table::entries[i].name == name(*stop_after) && count == order.size()) count = i + 1;
+    }
+    return run_sequence<table>(input, opts, std::span<const std::size_t>(order.data(), count), par, observer, owned);
+  }
+}
 }  // namespace detail
 
 /// Runs the passes of `Passes` in order, optionally stopping after `stop_after` (a pass the set
@@ -169,18 +201,14 @@ constexpr result<program> unknown_pass(std::string_view name) {
 template <recipe_set Recipes = default_recipes, pass_set Passes = default_passes>
 constexpr result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {},
                                        parallelism par = {}, const pass_observer* observer = nullptr) {
-  using table = pass_table<Passes, Recipes>;
-  if constexpr (!table::checked) {
-    return {};
-  } else {
-    std::array<std::size_t, table::entries.size()> order{};
-    std::size_t count = order.size();
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      order[i] = i;
-      if (stop_after && table::entries[i].name == name(*stop_after) && count == order.size()) count = i + 1;
-    }
-    return detail::run_sequence<table>(input, opts, std::span<const std::size_t>(order.data(), count), par, observer);
-  }
+  return detail::run_whole_set<Recipes, Passes>(input, nullptr, opts, stop_after, par, observer);
+}
+/// As above, taking `input` over: the run edits it in place, or frees it as soon as a pass has
+/// built its successor, so a caller done with its program lowers it without a second copy.
+template <recipe_set Recipes = default_recipes, pass_set Passes = default_passes>
+constexpr result<program> run_pipeline(program&& input, const options& opts, std::optional<pass_id> stop_after = {},
+                                       parallelism par = {}, const pass_observer* observer = nullptr) {
+  return detail::run_whole_set<Recipes, Passes>(input, &input, opts, stop_after, par, observer);
 }
 
 /// Runs the passes of `Passes` named by `passes`, in that order (a pass may appear more than
