@@ -798,3 +798,22 @@ TEST_CASE("printing a large body reserves for what follows, not for a nested reg
   CHECK(once.view() == std::string_view(flat));
   CHECK(once.capacity() <= 2 * once.size());
 }
+
+TEST_CASE("parsing a large kernel sizes its arenas from the text once instead of doubling them") {
+  // 1,000 elementwise lines between the header and the closing '}': one op per line, and the
+  // estimate reserves one slot per line, so the op and region-op arenas end exactly filled
+  // where doubling growth would have left them at 1,024 or more.
+  std::string src = "aiv @k(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {\n"
+                    "  v0 = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]\n";
+  for (int i = 1; i <= 1000; ++i)
+    src += "  v" + std::to_string(i) + " = tile.add(v" + std::to_string(i - 1) + ", v0) : Tile[[16, 32], FP32, Vec]\n";
+  src += "  s = tile.store(v1000, (0, 0), Out) : Tensor[[16, 32], FP32]\n  return s\n}\n";
+  const auto r = parse(src, "big.t2b");
+  REQUIRE(r.ok());
+  const function& f = r.value.functions.front();
+  CHECK(f.ops.size() == 1003);
+  CHECK(f.ops.capacity() == 1004);  // the lines from the header's end to the closing '}'
+  CHECK(f.region_ops.capacity() == 1004);
+  CHECK(f.values.capacity() >= f.values.size());
+  CHECK(f.values.capacity() <= f.values.size() + 8);
+}

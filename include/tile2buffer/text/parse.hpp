@@ -652,6 +652,7 @@ class parser {
     advance();
 
     function_builder b(*kind, name, loc);
+    b.reserve(arenas_for_lines(offset_of(name)));
     b_ = &b;
     names_.clear();
     scope_names_.clear();
@@ -661,6 +662,29 @@ class parser {
     prog_.functions.push_back(b.finish());
     b_ = nullptr;
     return true;
+  }
+
+  /// Arena sizes for the function whose name starts at byte `from`, estimated from its text: up to
+  /// the next line that starts with '}' (where printed and generated functions end). Why: the
+  /// arenas of a large kernel grew by doubling, copying each about once and, mid-copy, holding
+  /// half as much again; a reserve from the text sizes them once. Too small an estimate (a body
+  /// with a line starting with '}', or unusual lines) only lets them grow as before.
+  [[nodiscard]] constexpr function_builder::arena_sizes arenas_for_lines(std::size_t from) {
+    std::size_t lines = 0, end = from;
+    // Why the flag: a text without such a line would otherwise be scanned to its end once per
+    // function (quadratic); after one scan found none, no function gets a reserve.
+    if (!no_closing_line_) {
+      for (; end < src_.size(); ++end) {
+        if (src_[end] != '\n') continue;
+        ++lines;
+        if (end + 1 < src_.size() && src_[end + 1] == '}') break;
+      }
+      no_closing_line_ = end >= src_.size();
+    }
+    // Per statement line of a kernel: one op and one result with a short name; two to four
+    // operands (a load's offsets and shape are four more); a keyword argument on some ops.
+    return function_builder::arena_sizes{.values = lines + 8, .ops = lines, .region_ops = lines,
+                                          .operands = 3 * lines, .kwargs = lines / 4, .names = (end - from) / 8, .types = 16};
   }
 
   constexpr bool parse_params() {
@@ -1312,6 +1336,7 @@ class parser {
   }
 
   std::string_view src_;
+  bool no_closing_line_ = false;  ///< `arenas_for_lines` found no line starting with '}' ahead
   lexer lex_;
   token tok_;
   token ahead_;
