@@ -17,11 +17,13 @@ namespace {
 std::atomic<bool> counting{false};
 std::atomic<std::int64_t> live{0};
 std::atomic<std::int64_t> peak{0};
+std::atomic<std::int64_t> calls{0};
 
 void* allocate(std::size_t n) {
   void* p = std::malloc(n == 0 ? 1 : n);
   if (p == nullptr) throw std::bad_alloc();
   if (counting.load(std::memory_order_relaxed)) {
+    calls.fetch_add(1, std::memory_order_relaxed);
     const auto now = live.fetch_add(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed) +
                      static_cast<std::int64_t>(malloc_usable_size(p));
     auto old = peak.load(std::memory_order_relaxed);
@@ -43,6 +45,7 @@ void release(void* p) noexcept {
 void heap_counting(bool on) noexcept { counting.store(on, std::memory_order_relaxed); }
 std::int64_t heap_live() noexcept { return live.load(std::memory_order_relaxed); }
 std::int64_t heap_peak() noexcept { return peak.load(std::memory_order_relaxed); }
+std::int64_t heap_allocations() noexcept { return calls.load(std::memory_order_relaxed); }
 void heap_reset_peak() noexcept { peak.store(live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
 
 }  // namespace bench

@@ -21,6 +21,8 @@ std::int64_t heap_live() noexcept;
 /// Highest `heap_live()` since the last `heap_reset_peak()`.
 std::int64_t heap_peak() noexcept;
 void heap_reset_peak() noexcept;
+/// Allocations made while counting was on, since the process started.
+std::int64_t heap_allocations() noexcept;
 
 /// Peak heap bytes above the level at the call while `fn()` runs, including its result until the
 /// result is destroyed (the caller's inputs already exist and are not counted).

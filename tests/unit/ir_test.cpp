@@ -2,12 +2,15 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <string>
 #include <variant>
 #include <vector>
 
 #include "tile2buffer/ir/builder.hpp"
 #include "tile2buffer/ir/equal.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
+#include "tile2buffer/ir/walk.hpp"
+#include "tile2buffer/text/parse.hpp"
 
 using namespace tile2buffer;
 
@@ -138,4 +141,32 @@ TEST_CASE("the type interner gives equal types one id, also across growth") {
   CHECK(in.intern(types, b).index == 1);  // storage makes a different type
   CHECK(in.intern(types, a).index == 0);
   CHECK(types.size() == 2);
+}
+
+TEST_CASE("walk visits ops in program order at any nesting depth, past its inline frame stack") {
+  // 40 nested loops, deeper than walk's 16 inline frames, each holding `x = x + 1` before its
+  // inner loop: the walk must give each loop, then its body's ops in order, then the next op
+  // after the loop; a recursive walk is the reference.
+  std::string src = "aiv @k(n: Scalar[INDEX]) {\n";
+  constexpr int depth = 40;
+  for (int d = 0; d < depth; ++d)
+    src += std::string(2 * d + 2, ' ') + "for i" + std::to_string(d) + " in range(0, n, 1) {\n" + std::string(2 * d + 4, ' ') +
+           "x" + std::to_string(d) + " = n + 1\n";
+  for (int d = depth - 1; d >= 0; --d) src += std::string(2 * d + 4, ' ') + "yield\n" + std::string(2 * d + 2, ' ') + "}\n";
+  src += "  return\n}\n";
+  const auto parsed = parse(src, "deep.t2b");
+  REQUIRE_MESSAGE(parsed.ok(), (parsed.ok() ? std::string() : std::string(parsed.errors.front().message.view())));
+  const function& f = parsed.value.functions.front();
+  std::vector<std::uint32_t> walked, expected;
+  walk(f, [&](op_id o) { walked.push_back(o.index); });
+  const auto recurse = [&](region_id r, auto& self) -> void {
+    for (const op_id o : f.ops_of(r)) {
+      expected.push_back(o.index);
+      for (std::uint32_t i = 0; i < f.op(o).regions.count; ++i) self(f.region_of(o, i), self);
+    }
+  };
+  recurse(f.body, recurse);
+  CHECK(walked.size() == f.ops.size());
+  CHECK(walked.size() == 3 * depth + 1);  // per level: the loop, the add, the yield; then return
+  CHECK(walked == expected);
 }

@@ -64,16 +64,17 @@ constexpr text matrix_carry_problem(const function& f, value_id result, std::ini
 /// a later iteration would read the superseded version, which the straight-line version
 /// analysis cannot see.
 constexpr text loop_setter_problem(const function& f, op_id o) {
-  // Why two walks and a sorted list: most loops hold no setter and cost one walk; a per-loop
-  // table as large as the function made selection quadratic in the number of loops.
+  // Why two walks and a sorted list: most loops hold no setter and cost one walk, which
+  // allocates nothing; a per-loop table as large as the function made selection quadratic in
+  // the number of loops.
   std::vector<op_id> setters;
-  std::vector<std::uint32_t> inside{o.index};  // its own iteration values are rebound every iteration
   for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r)
     walk(f, f.region_of(o, r), [&](op_id x) {
-      inside.push_back(x.index);
       if (f.op(x).code() == opcode::tile_set_validshape) setters.push_back(x);
     });
   if (setters.empty()) return {};
+  std::vector<std::uint32_t> inside{o.index};  // its own iteration values are rebound every iteration
+  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r) walk(f, f.region_of(o, r), [&](op_id x) { inside.push_back(x.index); });
   std::sort(inside.begin(), inside.end());
   for (op_id x : setters) {
     const operand t = view<opcode::tile_set_validshape>(f, x).tile();

@@ -181,14 +181,16 @@ class rewriter {
   template <class Custom>
   constexpr void clone_region(region_id from, region_id to, Custom& custom) {
     const region_info& r = src_.region(from);
-    std::vector<type> types;
-    std::vector<std::string_view> names;
+    // Why members: one pair of vectors for every region, not an allocation per region op;
+    // open_region has copied them before a nested region reuses them.
+    arg_types_.clear();
+    arg_names_.clear();
     for (std::uint32_t i = 0; i < r.args.count; ++i) {
       const value_id v{r.args.begin + i};
-      types.push_back(mapped_type(v));
-      names.push_back(src_.name_of(v));
+      arg_types_.push_back(mapped_type(v));
+      arg_names_.push_back(src_.name_of(v));
     }
-    b_.open_region(to, types, names);
+    b_.open_region(to, arg_types_, arg_names_);
     for (std::uint32_t i = 0; i < r.args.count; ++i) bind(value_id{r.args.begin + i}, operand::of(b_.fn().arg(to, i)));
     clone_ops(from, custom);
     b_.close_region();
@@ -196,6 +198,8 @@ class rewriter {
 
   const function& src_;
   function_builder b_;
+  std::vector<type> arg_types_;              ///< clone_region's scratch
+  std::vector<std::string_view> arg_names_;  ///< clone_region's scratch
   std::vector<operand> map_;
   std::vector<std::uint32_t> overrides_;  ///< by source value: 1 + index into override_types_, or 0
   std::vector<type> override_types_;

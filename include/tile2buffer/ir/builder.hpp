@@ -119,7 +119,7 @@ class function_builder {
       reg.parent = id;
       for (std::uint32_t a = 0; a < reg.args.count; ++a) f_.values[reg.args.begin + a].def = id;
     }
-    open_.back().push_back(id);
+    open_ops_.push_back(id);
     return id;
   }
   /// One-result convenience form.
@@ -178,24 +178,27 @@ class function_builder {
       f_.values[v.index].region = r;
     }
     f_.regions[r.index].args = args;
-    open_.emplace_back();
+    open_starts_.push_back(static_cast<std::uint32_t>(open_ops_.size()));
     open_ids_.push_back(r);
   }
   constexpr void close_region() {
-    auto& ops = open_.back();
+    const std::uint32_t start = open_starts_.back();
     const region_id r = open_ids_.back();
-    f_.regions[r.index].ops = {static_cast<std::uint32_t>(f_.region_ops.size()), static_cast<std::uint32_t>(ops.size())};
-    f_.region_ops.insert(f_.region_ops.end(), ops.begin(), ops.end());
-    open_.pop_back();
+    f_.regions[r.index].ops = {static_cast<std::uint32_t>(f_.region_ops.size()), static_cast<std::uint32_t>(open_ops_.size() - start)};
+    f_.region_ops.insert(f_.region_ops.end(), open_ops_.begin() + start, open_ops_.end());
+    open_ops_.resize(start);
+    open_starts_.pop_back();
     open_ids_.pop_back();
   }
-  [[nodiscard]] constexpr std::size_t depth() const noexcept { return open_.size(); }
+  [[nodiscard]] constexpr std::size_t depth() const noexcept { return open_starts_.size(); }
   /// Ops emitted so far into the innermost open region.
-  [[nodiscard]] constexpr std::span<const op_id> current_ops() const { return open_.back(); }
+  [[nodiscard]] constexpr std::span<const op_id> current_ops() const {
+    return std::span<const op_id>(open_ops_).subspan(open_starts_.back());
+  }
 
   /// Closes the body and returns the function. The builder is spent afterwards.
   constexpr function finish() {
-    while (!open_.empty()) close_region();
+    while (!open_starts_.empty()) close_region();
     return std::move(f_);
   }
 
@@ -221,7 +224,10 @@ class function_builder {
 
   function f_;
   type_interner types_;
-  std::vector<std::vector<op_id>> open_;
+  // Why one stack for every open region's ops (each region's from its start): a vector per
+  // region cost a heap allocation per region op (an `if` per op on runtime-valid kernels).
+  std::vector<op_id> open_ops_;
+  std::vector<std::uint32_t> open_starts_;  ///< per open region, innermost last: where its ops begin in open_ops_
   std::vector<region_id> open_ids_;
 };
 

@@ -3,6 +3,7 @@
 /// Program-order traversal: each op, then (for region ops) its regions' ops, recursively.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "tile2buffer/ir/function.hpp"
@@ -24,19 +25,33 @@ struct walk_frame {
 /// (a region op is visited before its regions). Iterative, so deep nesting cannot overflow the stack.
 template <class Fn>
 constexpr void walk(const function& f, region_id r, Fn&& fn) {
-  std::vector<detail::walk_frame> stack{{r, 0}};
-  while (!stack.empty()) {
-    detail::walk_frame& top = stack.back();
-    const auto ops = f.ops_of(top.region);
-    if (top.next == ops.size()) {
-      stack.pop_back();
+  // Why an inline stack first: passes walk each loop's body once per loop, and a heap-allocated
+  // stack was an allocation per region op; only nesting deeper than this spills to the heap.
+  std::array<detail::walk_frame, 16> inline_frames{};
+  std::vector<detail::walk_frame> spilled;
+  std::size_t depth = 0;
+  const auto push = [&](detail::walk_frame x) {
+    if (depth < inline_frames.size()) inline_frames[depth] = x;
+    else spilled.push_back(x);
+    ++depth;
+  };
+  const auto top = [&]() -> detail::walk_frame& {
+    return depth <= inline_frames.size() ? inline_frames[depth - 1] : spilled[depth - 1 - inline_frames.size()];
+  };
+  push({r, 0});
+  while (depth > 0) {
+    detail::walk_frame& t = top();
+    const auto ops = f.ops_of(t.region);
+    if (t.next == ops.size()) {
+      if (depth > inline_frames.size()) spilled.pop_back();
+      --depth;
       continue;
     }
-    const op_id o = ops[top.next++];
+    const op_id o = ops[t.next++];
     fn(o);
     const op_node& n = f.op(o);
     // Push regions in reverse so the first region is walked first.
-    for (std::uint32_t i = n.regions.count; i > 0; --i) stack.push_back({region_id{n.regions.begin + i - 1}, 0});
+    for (std::uint32_t i = n.regions.count; i > 0; --i) push({region_id{n.regions.begin + i - 1}, 0});
   }
 }
 template <class Fn>

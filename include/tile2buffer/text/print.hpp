@@ -4,6 +4,7 @@
 /// to `p` and `print(parse(print(p)))` equals `print(p)` byte for byte.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -73,14 +74,20 @@ class printer {
   constexpr void assign(value_id v) {
     const std::string_view raw = f_.name_of(v);
     if (try_take(v, raw)) return;
-    text cand;
     if (raw.empty()) {
+      // Why a stack buffer: a heap-built `v<n>` cost an allocation or more per unnamed value.
+      std::array<char, 24> buf{};
       do {
-        cand.clear();
-        cand << 'v' << static_cast<std::int64_t>(next_unnamed_++);
-      } while (!try_take(v, cand.view()));
-      return;
+        std::size_t n = buf.size();
+        for (std::uint64_t k = next_unnamed_++;; k /= 10) {
+          buf[--n] = static_cast<char>('0' + k % 10);
+          if (k < 10) break;
+        }
+        buf[--n] = 'v';
+        if (try_take(v, std::string_view(buf.data() + n, buf.size() - n))) return;
+      } while (true);
     }
+    text cand;
     text base;
     if (!is_ident_start(raw[0])) base << 'v';
     for (const char c : raw) base << (is_ident_char(c) ? c : '_');
