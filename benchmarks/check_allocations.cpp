@@ -6,7 +6,8 @@
 /// benchmark shape it counts `operator new` calls at 2,000 and at 4,000 compute ops; the 2,000
 /// extra ops may add at most `log_allowance` allocations (arenas that double), except that each
 /// extra region op of the loop shape may add `per_loop` (loop legalization and lowering still
-/// build small per-loop tables; docs/performance.md). Exit status 1 when a shape exceeds that.
+/// build small per-loop tables; docs/performance.md, "Heap allocations per op"). Exit status 1
+/// when a shape exceeds that.
 /// `--mutate` allocates once per op inside the counted work, to show that the check fails.
 // Why: at -O3 g++-12 inlines the generator's builder into this file and warns of an overflow in
 // vector<char>::insert that cannot happen (a false positive of its -Wstringop-overflow).

@@ -27,7 +27,6 @@ says so and exits 0.
 import argparse
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -39,17 +38,26 @@ DEFAULT_SIZES = {"line": [1000, 10000, 100000], "shared": [1000, 10000, 100000],
 MLIR_ARGS = {"line": ["--reuse-every", "0"], "shared": ["--reuse-every", "16"], "loops": ["--cf", "scf", "--body", "8"]}
 
 
+PEAK_MB = {}  # command's program -> peak resident MB of its last run (wait4's ru_maxrss)
+
+
 def run_timed(cmd, **kw):
-    """Runs cmd: (completed process, wall seconds, CPU seconds of the process)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-    t = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """Runs cmd: (completed process, wall seconds, CPU seconds of the process). Records the
+    process's own peak resident set in PEAK_MB[cmd[0]] (wait4 on that one process: the
+    RUSAGE_CHILDREN figure would be the maximum over every child so far)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, **kw)
+        _, status, usage = os.wait4(p.pid, 0)
+        t = time.perf_counter() - t
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        r = subprocess.CompletedProcess(cmd, p.returncode, out.read().decode(), err.read().decode())
     if r.returncode != 0:
         sys.exit("compare_mlir: failed (%d): %s\n%s" % (r.returncode, " ".join(cmd), r.stderr[-2000:]))
-    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return r, t, cpu
+    PEAK_MB[cmd[0]] = usage.ru_maxrss / 1024.0
+    return r, t, usage.ru_utime + usage.ru_stime
 
 
 def mlir_rows(report):
@@ -105,6 +113,7 @@ def main():
     print(hdr)
     print("-" * len(hdr))
     with tempfile.TemporaryDirectory() as tmp:
+        headline = []
         for shape in a.shapes.split(","):
             sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else DEFAULT_SIZES[shape]
             for n in sizes:
@@ -139,7 +148,13 @@ def main():
                       % (shape, n, us(osb), osb_cpu, pipe, nover, low, pp, per(ours["pipeline_us"]), mlir_pp_cpu, osb_cpu / pipe,
                          osb_cpu / nover, osb_cpu / low, mlir_pp_cpu / pp, mlir_wall / t2b_wall, mlir_cpu / t2b_cpu,
                          os.getloadavg()[0]))
+                headline.append("%-6s %7d | mlir-opt %7.2f s CPU %7.0f MB | t2b-opt %6.3f s CPU %6.1f MB | %6.1fx CPU, %5.1fx memory"
+                                % (shape, n, mlir_cpu, PEAK_MB[a.mlir_opt], t2b_cpu, PEAK_MB[t2b_opt], mlir_cpu / t2b_cpu,
+                                   PEAK_MB[a.mlir_opt] / PEAK_MB[t2b_opt]))
                 sys.stdout.flush()
+    print("\nWhole processes (what a user sees first: issue 34's headline), CPU time and peak resident set:")
+    for line in headline:
+        print(line)
     print("\nOSB: One-Shot Bufferize's own -mlir-timing row. pipe: our init_storage .. verify_buffer as configured by")
     print("default (structural verification of input and output, like mlir-opt --verify-each=false);")
     print("nover: the same pipeline with verify = false (the checking passes still run);")
