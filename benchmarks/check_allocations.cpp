@@ -5,9 +5,8 @@
 /// does not grow with the kernel's ops (issue 34: no allocation per op on a hot path). For each
 /// benchmark shape it counts `operator new` calls at 2,000 and at 4,000 compute ops; the 2,000
 /// extra ops may add at most `log_allowance` allocations (arenas that double), except that each
-/// extra region op of the loop shape may add `per_loop` (loop legalization and lowering still
-/// build small per-loop tables; docs/performance.md, "Heap allocations per op"). Exit status 1
-/// when a shape exceeds that.
+/// extra region op of the loop shape may add `per_loop` (legalization's per-loop move table;
+/// docs/performance.md, "Heap allocations per op"). Exit status 1 when a shape exceeds that.
 /// `--mutate` allocates once per op inside the counted work, to show that the check fails.
 // Why: at -O3 g++-12 inlines the generator's builder into this file and warns of an overflow in
 // vector<char>::insert that cannot happen (a false positive of its -Wstringop-overflow).
@@ -53,7 +52,7 @@ long count(bench::shape s, std::int64_t n, bool mutate) {
 int main(int argc, char** argv) {
   const bool mutate = argc > 1 && std::string_view(argv[1]) == "--mutate";
   constexpr long log_allowance = 40;
-  constexpr long per_loop = 40;
+  constexpr long per_loop = 4;
   constexpr std::int64_t small = 2000, large = 4000, body = 8;
   const struct {
     bench::shape s;

@@ -139,42 +139,57 @@ constexpr region_plan plan_region_storage(const function& f, const kernel_analys
   return plan;
 }
 
-/// Emits the parallel move `moves` into the rewriter's current region, at `loc`; returns the
-/// operands that replace the moved positions (indexed like `moves`). `overlap(a, b)` on source
-/// types says whether two windows may share bytes.
-template <class Overlap>
-constexpr std::vector<operand> emit_parallel_move(rewriter& rw, std::span<const carry_move> moves, location loc,
-                                                  Overlap&& overlap) {
-  const function& f = rw.source();
-  // Windows 2m and 2m+1: move m's source and destination.
+/// What `emit_parallel_move` works in, kept by the pass across the loops and branches of a
+/// function so that their moves allocate nothing once it has grown.
+struct parallel_move_scratch {
   std::vector<type> windows;
   std::vector<parallel_move> pm;
+  std::vector<move_step> steps;
+  move_schedule_scratch schedule;
+  std::vector<operand> from;
+  std::vector<operand> out;
+  text name;
+};
+
+/// Emits the parallel move `moves` into the rewriter's current region, at `loc`; returns the
+/// operands that replace the moved positions (indexed like `moves`; they live in `s` until its
+/// next use). `overlap(a, b)` on source types says whether two windows may share bytes.
+template <class Overlap>
+constexpr std::span<const operand> emit_parallel_move(rewriter& rw, std::span<const carry_move> moves, location loc,
+                                                      Overlap&& overlap, parallel_move_scratch& s) {
+  const function& f = rw.source();
+  // Windows 2m and 2m+1: move m's source and destination.
+  s.windows.clear();
+  s.pm.clear();
   for (std::uint32_t m = 0; m < moves.size(); ++m) {
-    windows.push_back(rw.type_of(moves[m].source));
-    windows.push_back(rw.type_of(moves[m].destination));
-    pm.push_back(parallel_move{2 * m, 2 * m + 1});
+    s.windows.push_back(rw.type_of(moves[m].source));
+    s.windows.push_back(rw.type_of(moves[m].destination));
+    s.pm.push_back(parallel_move{2 * m, 2 * m + 1});
   }
-  const auto steps = schedule_parallel_moves(
-      pm, [&](std::uint32_t a, std::uint32_t b) { return same_window(windows[a], windows[b]); },
-      [&](std::uint32_t a, std::uint32_t b) { return overlap(windows[a], windows[b]); });
-  std::vector<operand> from(moves.size());
-  std::vector<operand> out(moves.size());
-  for (std::uint32_t m = 0; m < moves.size(); ++m) from[m] = out[m] = rw.map(operand::of(moves[m].source));
-  for (const move_step& s : steps) {
-    const carry_move& m = moves[s.move];
-    if (s.snapshot) {
+  schedule_parallel_moves(
+      s.pm, [&](std::uint32_t a, std::uint32_t b) { return same_window(s.windows[a], s.windows[b]); },
+      [&](std::uint32_t a, std::uint32_t b) { return overlap(s.windows[a], s.windows[b]); }, s.steps, s.schedule);
+  s.from.resize(moves.size());
+  s.out.resize(moves.size());
+  for (std::uint32_t m = 0; m < moves.size(); ++m) s.from[m] = s.out[m] = rw.map(operand::of(moves[m].source));
+  for (const move_step& step : s.steps) {
+    const carry_move& m = moves[step.move];
+    s.name.clear();
+    if (step.snapshot) {
       const value_id mem = emit_alloc_for(rw, m.source, loc, "_scratch");
       type t = rw.mapped_type(m.source);
       t.mem = mem;
       t.mem_offset = 0;
-      const text nm = text("scratch_") << f.name_of(m.source);
-      from[s.move] = operand::of(rw.builder().create<tile::move>({.source = built(from[s.move])}, t, nm.view(), loc));
+      s.name << "scratch_" << f.name_of(m.source);
+      s.from[step.move] =
+          operand::of(rw.builder().create<tile::move>({.source = built(s.from[step.move])}, t, s.name.view(), loc));
       continue;
     }
-    const text nm = text(m.suffix.empty() ? "carry_input_" : "") << f.name_of(m.destination) << m.suffix;
-    out[s.move] = operand::of(rw.builder().create<tile::move>({.source = built(from[s.move])}, rw.mapped_type(m.destination), nm.view(), loc));
+    s.name << (m.suffix.empty() ? "carry_input_" : "") << f.name_of(m.destination) << m.suffix;
+    s.out[step.move] = operand::of(
+        rw.builder().create<tile::move>({.source = built(s.from[step.move])}, rw.mapped_type(m.destination), s.name.view(), loc));
   }
-  return out;
+  return s.out;
 }
 
 }  // namespace detail

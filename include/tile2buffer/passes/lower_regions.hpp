@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/detail/inline_vector.hpp"
 #include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/engine/lowering.hpp"
@@ -28,7 +29,7 @@ namespace detail {
 struct yield_context {
   op_id owner;
   region_id region;
-  std::vector<operand> gm;
+  inline_vector<operand, 4> gm;  ///< by result position: the GM operand the yield passes, if any
 };
 
 /// Tile value `v` lives in the storage handle of `carry` (both have one, and it is the same).
@@ -48,7 +49,7 @@ constexpr void lower_yield(const function& f, op_id y, lowering& l, yield_contex
   }
   const bool loop = is_loop_op(owner.code());
   const auto args = f.args(y);
-  std::vector<operand> kept;
+  inline_vector<operand, 4> kept;
   ctx.gm.assign(owner.results.count, operand{});
   for (std::uint32_t i = 0; i < args.size() && i < owner.results.count; ++i) {
     const value_id res = f.result(ctx.owner, i);
@@ -102,13 +103,13 @@ constexpr void lower_if(const function& f, op_id o, lowering& l, LowerBody&& low
   auto& b = l.builder();
   // Why always two: the Buffer-stage `if` keeps both arms, an absent else arm becoming empty.
   const region_id first = b.reserve_regions(2);
-  std::vector<operand> gm[2];
+  inline_vector<operand, 4> gm[2];
   for (std::uint32_t r = 0; r < 2; ++r) {
     b.open_region(region_id{first.index + r}, {}, {});
     if (r < n.regions.count) {
       yield_context ctx{o, f.region_of(o, r), {}};
       lower_body(ctx.region, ctx);
-      gm[r] = static_cast<std::vector<operand>&&>(ctx.gm);
+      gm[r] = ctx.gm;
     }
     b.close_region();
   }
@@ -149,18 +150,18 @@ constexpr void lower_loop(const function& f, op_id o, lowering& l, LowerBody&& l
       for (std::uint32_t r = 0; r < n.regions.count; ++r) rw.bind(iteration_value(f, o, f.region_of(o, r), i), init);
     }
   }
-  std::vector<operand> args;  // for's bounds, then the scalar initializers
+  inline_vector<operand, 8> args;  // for's bounds, then the scalar initializers
   for (std::size_t i = 0; i < loop_init_offset(f, o); ++i) args.push_back(rw.map(f.args(o)[i]));
   for (std::uint32_t i : kept) args.push_back(rw.map(inits[i]));
   auto& b = l.builder();
   const region_id first = b.reserve_regions(n.regions.count);
   for (std::uint32_t r = 0; r < n.regions.count; ++r) {
     const region_id src = f.region_of(o, r);
-    std::vector<value_id> from;  // source region args that stay: the induction variable, then scalar carries
+    inline_vector<value_id, 4> from;  // source region args that stay: the induction variable, then scalar carries
     if (is_for) from.push_back(f.arg(src, 0));
     for (std::uint32_t i : kept) from.push_back(iteration_value(f, o, src, i));
-    std::vector<type> types;
-    std::vector<std::string_view> names;
+    inline_vector<type, 4> types;
+    inline_vector<std::string_view, 4> names;
     for (value_id v : from) {
       types.push_back(rw.mapped_type(v));
       names.push_back(f.name_of(v));

@@ -29,14 +29,24 @@ struct move_step {
   std::uint32_t move = 0;
 };
 
-/// Orders `moves`. `identical(a, b)`: windows a and b are the same bytes (such a move is dropped);
-/// `overlap(a, b)`: they may share a byte. Destinations must be pairwise disjoint.
-template <class Identical, class Overlap>
-constexpr std::vector<move_step> schedule_parallel_moves(std::span<const parallel_move> moves, Identical&& identical,
-                                                         Overlap&& overlap) {
-  std::vector<move_step> steps;
+/// The scheduler's working lists, kept by a caller that schedules many moves (one per loop or
+/// branch) so that scheduling allocates nothing once they have grown.
+struct move_schedule_scratch {
   std::vector<std::uint32_t> pending;
-  std::vector<char> snapped(moves.size(), 0);
+  std::vector<char> snapped;
+};
+
+/// Orders `moves` into `steps` (cleared first). `identical(a, b)`: windows a and b are the same
+/// bytes (such a move is dropped); `overlap(a, b)`: they may share a byte. Destinations must be
+/// pairwise disjoint.
+template <class Identical, class Overlap>
+constexpr void schedule_parallel_moves(std::span<const parallel_move> moves, Identical&& identical, Overlap&& overlap,
+                                       std::vector<move_step>& steps, move_schedule_scratch& scratch) {
+  steps.clear();
+  std::vector<std::uint32_t>& pending = scratch.pending;
+  std::vector<char>& snapped = scratch.snapped;
+  pending.clear();
+  snapped.assign(moves.size(), 0);
   for (std::uint32_t m = 0; m < moves.size(); ++m) {
     if (identical(moves[m].source, moves[m].destination)) continue;
     pending.push_back(m);
@@ -69,6 +79,14 @@ constexpr std::vector<move_step> schedule_parallel_moves(std::span<const paralle
     steps.push_back(move_step{false, pending[pick]});
     pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(pick));
   }
+}
+/// As above, returning the steps.
+template <class Identical, class Overlap>
+constexpr std::vector<move_step> schedule_parallel_moves(std::span<const parallel_move> moves, Identical&& identical,
+                                                         Overlap&& overlap) {
+  std::vector<move_step> steps;
+  move_schedule_scratch scratch;
+  schedule_parallel_moves(moves, identical, overlap, steps, scratch);
   return steps;
 }
 

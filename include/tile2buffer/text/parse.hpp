@@ -1179,12 +1179,34 @@ class parser {
     std::vector<operand> args;
     std::vector<std::string_view> iter_names;
     std::vector<location> iter_locs;
+    std::vector<type> arg_types;  ///< a for loop's region arguments: the induction variable, then the carries
   };
 
   constexpr bool parse_region_op(location loc) {
-    region_head h;
-    h.names = lhs_;
-    h.name_locs = lhs_locs_;
+    // Why pooled heads: a fresh head per region op was several heap allocations per loop or
+    // branch. One head per nesting level, reserved for the deepest nesting `parse_block`
+    // admits, so the pool never moves a head an enclosing region op still refers to.
+    if (heads_.capacity() == 0) heads_.reserve(static_cast<std::size_t>(limits_.max_nesting) + 1);
+    if (heads_used_ == heads_.size()) {
+      if (heads_.size() == heads_.capacity()) {  // not reached (nesting is checked first); stay correct anyway
+        region_head local;
+        return parse_region_op_with(loc, local);
+      }
+      heads_.emplace_back();
+    }
+    region_head& h = heads_[heads_used_++];
+    const bool ok = parse_region_op_with(loc, h);
+    --heads_used_;
+    return ok;
+  }
+  constexpr bool parse_region_op_with(location loc, region_head& h) {
+    h.names.assign(lhs_.begin(), lhs_.end());
+    h.name_locs.assign(lhs_locs_.begin(), lhs_locs_.end());
+    h.types.clear();
+    h.args.clear();
+    h.iter_names.clear();
+    h.iter_locs.clear();
+    h.arg_types.clear();
     const std::string_view w = tok_.spelling;
     advance();
     if (w == "if") return parse_if(loc, h);
@@ -1294,13 +1316,12 @@ class parser {
     }
     if (!expect(tok::rparen, "')' after 'range(start, stop, step)'")) return false;
     if (!parse_iter(h) || !parse_region_results(loc, h, "for", true)) return false;
-    std::vector<type> arg_types;
-    arg_types.push_back(iv_type);
-    arg_types.insert(arg_types.end(), h.types.begin(), h.types.end());
+    h.arg_types.push_back(iv_type);
+    h.arg_types.insert(h.arg_types.end(), h.types.begin(), h.types.end());
     h.iter_names.insert(h.iter_names.begin(), iv);
     h.iter_locs.insert(h.iter_locs.begin(), iv_loc);
     const region_id r = b_->reserve_regions(1);
-    if (!parse_region(r, arg_types, h.iter_names, h.iter_locs, block_ctx{false, h.types.size(), "for"})) return false;
+    if (!parse_region(r, h.arg_types, h.iter_names, h.iter_locs, block_ctx{false, h.types.size(), "for"})) return false;
     return emit_region_op(opcode::cf_for, loc, h, r, 1);
   }
 
@@ -1341,6 +1362,8 @@ class parser {
   }
 
   std::string_view src_;
+  std::vector<region_head> heads_;  ///< parse_region_op's heads, one per nesting level in use
+  std::size_t heads_used_ = 0;
   bool no_closing_line_ = false;  ///< `arenas_for_lines` found no line starting with '}' ahead
   lexer lex_;
   token tok_;
