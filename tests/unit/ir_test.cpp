@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "tile2buffer/detail/inline_vector.hpp"
 #include "tile2buffer/ir/builder.hpp"
 #include "tile2buffer/ir/equal.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
@@ -169,4 +170,41 @@ TEST_CASE("walk visits ops in program order at any nesting depth, past its inlin
   CHECK(walked.size() == f.ops.size());
   CHECK(walked.size() == 3 * depth + 1);  // per level: the loop, the add, the yield; then return
   CHECK(walked == expected);
+}
+
+namespace {
+// inline_vector keeps N elements in place and all of them on the heap past N; both read alike.
+constexpr bool inline_vector_holds_its_elements() {
+  detail::inline_vector<int, 2> v;
+  int sum = 0;
+  for (int i = 1; i <= 5; ++i) {
+    v.push_back(i);
+    sum = 0;
+    for (const int x : v) sum += x;
+    if (static_cast<int>(v.size()) != i || sum != i * (i + 1) / 2 || v[static_cast<std::size_t>(i - 1)] != i) return false;
+  }
+  const std::size_t five = std::span<const int>(v).size();
+  v.assign(3, 7);
+  const std::span<const int> t = v;
+  const bool assigned = t.size() == 3 && t[0] == 7 && t[2] == 7;
+  v.clear();
+  return five == 5 && assigned && v.empty();
+}
+static_assert(inline_vector_holds_its_elements());
+}  // namespace
+
+TEST_CASE("inline_vector moves to the heap past its inline capacity and back after clear") {
+  CHECK(inline_vector_holds_its_elements());
+  detail::inline_vector<std::string_view, 1> names;
+  names.push_back("a");
+  const std::string_view* inline_data = names.data();
+  names.push_back("b");  // past the one inline slot: every element moves to the heap
+  CHECK(names.data() != inline_data);
+  CHECK(std::span<const std::string_view>(names).size() == 2);
+  CHECK(names[0] == "a");
+  CHECK(names[1] == "b");
+  names.clear();
+  names.push_back("c");
+  CHECK(names.data() == inline_data);  // in place again
+  CHECK(names[0] == "c");
 }
