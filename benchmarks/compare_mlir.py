@@ -38,13 +38,9 @@ DEFAULT_SIZES = {"line": [1000, 10000, 100000], "shared": [1000, 10000, 100000],
 MLIR_ARGS = {"line": ["--reuse-every", "0"], "shared": ["--reuse-every", "16"], "loops": ["--cf", "scf", "--body", "8"]}
 
 
-PEAK_MB = {}  # command's program -> peak resident MB of its last run (wait4's ru_maxrss)
-
-
 def run_timed(cmd, **kw):
-    """Runs cmd: (completed process, wall seconds, CPU seconds of the process). Records the
-    process's own peak resident set in PEAK_MB[cmd[0]] (wait4 on that one process: the
-    RUSAGE_CHILDREN figure would be the maximum over every child so far)."""
+    """Runs cmd: (completed process, wall seconds, CPU seconds, peak resident MB of the process).
+    wait4 on that one process: RUSAGE_CHILDREN's peak would be the maximum over every child so far."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=err, **kw)
@@ -56,8 +52,7 @@ def run_timed(cmd, **kw):
         r = subprocess.CompletedProcess(cmd, p.returncode, out.read().decode(), err.read().decode())
     if r.returncode != 0:
         sys.exit("compare_mlir: failed (%d): %s\n%s" % (r.returncode, " ".join(cmd), r.stderr[-2000:]))
-    PEAK_MB[cmd[0]] = usage.ru_maxrss / 1024.0
-    return r, t, usage.ru_utime + usage.ru_stime
+    return r, t, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
 def mlir_rows(report):
@@ -124,7 +119,7 @@ def main():
                                    stdout=f, check=True)
                 subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_tile.py"), "--n", str(n), "--shape", shape,
                                 "-o", t2b_in], check=True)
-                r, mlir_wall, mlir_cpu = run_timed([a.mlir_opt, mlir_in, "--one-shot-bufferize=bufferize-function-boundaries",
+                r, mlir_wall, mlir_cpu, mlir_mb = run_timed([a.mlir_opt, mlir_in, "--one-shot-bufferize=bufferize-function-boundaries",
                                                     "-o", "/dev/null", "-mlir-timing", "-mlir-timing-display=list",
                                                     "--verify-each=false"])
                 rows = mlir_rows(r.stderr)
@@ -132,11 +127,11 @@ def main():
                 if osb is None:
                     sys.exit("compare_mlir: no OneShotBufferizePass row in:\n" + r.stderr)
                 scale = min(1.0, mlir_cpu / mlir_wall) if mlir_wall > 0 else 1.0
-                r, _, _ = run_timed([bench, "--cold-heap", "--time", t2b_in, "--planner", a.planner, "--repeat", str(a.repeat)])
+                r, _, _, _ = run_timed([bench, "--cold-heap", "--time", t2b_in, "--planner", a.planner, "--repeat", str(a.repeat)])
                 ours = {k: float(v) for k, v in (line.split() for line in r.stdout.splitlines())}
                 if int(ours["compute_ops"]) != n:
                     sys.exit("compare_mlir: the .t2b kernel has %d compute ops, expected %d" % (ours["compute_ops"], n))
-                _, t2b_wall, t2b_cpu = run_timed([t2b_opt, "--lower", "--planner", a.planner, t2b_in, "-o", os.devnull])
+                _, t2b_wall, t2b_cpu, t2b_mb = run_timed([t2b_opt, "--lower", "--planner", a.planner, t2b_in, "-o", os.devnull])
                 us = lambda secs: secs * 1e6 / n  # noqa: E731
                 per = lambda micro: micro / n  # noqa: E731
                 osb_cpu = us(osb) * scale
@@ -149,8 +144,7 @@ def main():
                          osb_cpu / nover, osb_cpu / low, mlir_pp_cpu / pp, mlir_wall / t2b_wall, mlir_cpu / t2b_cpu,
                          os.getloadavg()[0]))
                 headline.append("%-6s %7d | mlir-opt %7.2f s CPU %7.0f MB | t2b-opt %6.3f s CPU %6.1f MB | %6.1fx CPU, %5.1fx memory"
-                                % (shape, n, mlir_cpu, PEAK_MB[a.mlir_opt], t2b_cpu, PEAK_MB[t2b_opt], mlir_cpu / t2b_cpu,
-                                   PEAK_MB[a.mlir_opt] / PEAK_MB[t2b_opt]))
+                                % (shape, n, mlir_cpu, mlir_mb, t2b_cpu, t2b_mb, mlir_cpu / t2b_cpu, mlir_mb / t2b_mb))
                 sys.stdout.flush()
     print("\nWhole processes (what a user sees first: issue 34's headline), CPU time and peak resident set:")
     for line in headline:

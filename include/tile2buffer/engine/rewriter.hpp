@@ -76,14 +76,9 @@ class rewriter {
   }
   constexpr std::vector<operand> map(std::span<const operand> os) {
     std::vector<operand> out;
-    map(os, out);
-    return out;
-  }
-  /// As above, into `out` (cleared first): a caller mapping many ops reuses one vector.
-  constexpr void map(std::span<const operand> os, std::vector<operand>& out) {
-    out.clear();
     out.reserve(os.size());
     for (const auto& o : os) out.push_back(map(o));
+    return out;
   }
   /// Remaps the value references inside a type (runtime valid extents, Tile storage).
   constexpr type map(type t) const {

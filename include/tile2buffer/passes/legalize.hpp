@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/detail/inline_vector.hpp"
 #include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/regions.hpp"
@@ -210,39 +211,28 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
     for (const auto& [v, t] : regions.retarget) rw.override_type(v, t);
     const detail::storage_view storage{k->storage, addressed(opts.planner)};
     const auto overlap = [&](const type& a, const type& b) { return storage.overlaps(a, b); };
-    // One scratch for the function, not an allocation per loop or branch. The operand lists are
-    // one per nesting level: a loop's list is read after its body (which reuses the next
-    // level's) is cloned; a moved outer vector keeps its buffer, so the span stays valid.
-    detail::parallel_move_scratch move_scratch;
-    std::vector<std::vector<operand>> args_at;
-    std::size_t depth = 0;
+    detail::parallel_move_scratch move_scratch;  // one for the function: no allocation per loop or branch
     // Why `self`: a loop with entry copies is cloned with new initializers, and its regions are
     // cloned through this same callback.
     const auto custom = [&](op_id o, const auto& self) -> bool {
       const op_node& n = f.op(o);
       if (has_trait(n.code(), trait::allocates) && !regions.orphan.empty() && regions.orphan[f.result(o).index])
         return true;  // its only value now writes a branch result
-      if (args_at.size() == depth) args_at.emplace_back();
       if (const auto moves = regions.at(o); !moves.empty()) {
         const std::span<const operand> moved = detail::emit_parallel_move(rw, moves, n.loc, overlap, move_scratch);
-        std::vector<operand>& args = args_at[depth];
-        rw.map(f.args(o), args);
+        // Why in place: an op's operands are few, and a heap list was an allocation per loop.
+        detail::inline_vector<operand, 8> args;
+        for (const operand& a : f.args(o)) args.push_back(rw.map(a));
         const std::size_t first = is_terminator(n.code()) ? 0 : loop_init_offset(f, o);
         for (std::size_t m = 0; m < moves.size(); ++m) args[first + moves[m].position] = moved[m];
-        if (is_terminator(n.code())) {
-          rw.emit_like(o, args);
-        } else {
-          const std::span<const operand> loop_args(args);
-          ++depth;
-          rw.clone_with(o, loop_args, [&](op_id x) { return self(x, self); });
-          --depth;
-        }
+        if (is_terminator(n.code())) rw.emit_like(o, args);
+        else rw.clone_with(o, args, [&](op_id x) { return self(x, self); });
         return true;
       }
       if (o.index >= snapshot.size() || !snapshot[o.index]) return false;
       const operand source = detail::snapshot_source(rw, *k, o);
-      std::vector<operand>& args = args_at[depth];
-      rw.map(f.args(o), args);
+      detail::inline_vector<operand, 8> args;
+      for (const operand& a : f.args(o)) args.push_back(rw.map(a));
       args[static_cast<std::size_t>(detail::operand_positions<"source">[static_cast<std::size_t>(f.op(o).code())])] = source;
       rw.emit_like(o, args);
       return true;
