@@ -208,3 +208,35 @@ TEST_CASE("inline_vector moves to the heap past its inline capacity and back aft
   CHECK(names.data() == inline_data);  // in place again
   CHECK(names[0] == "c");
 }
+
+namespace {
+// text grows past its capacity, appends copies of its own bytes and survives copies and moves;
+// the same code runs in constant evaluation, where each character is constructed in place.
+constexpr bool text_appends_repeats_copies_and_moves() {
+  text t("ab");
+  t << ", " << std::int64_t{-9223372036854775807 - 1} << ' ' << 42;
+  t.repeat(0, 2);  // the buffer grows while the bytes it repeats are in it
+  for (int i = 0; i < 40; ++i) t.repeat(0, 1);
+  const text copy = t;
+  text moved = static_cast<text&&>(t);
+  text assigned;
+  assigned = copy;
+  assigned = static_cast<const text&>(assigned);  // self-assignment keeps the text
+  const std::string_view forty_a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  const bool ok = copy.view().substr(0, 29) == "ab, -9223372036854775808 42ab" && copy.view().substr(29) == forty_a &&
+                  copy.size() == 69 && copy == moved && assigned == copy && t.empty();
+  moved.clear();
+  return ok && moved.empty() && moved.capacity() >= 69;
+}
+static_assert(text_appends_repeats_copies_and_moves());
+}  // namespace
+
+TEST_CASE("text appends, repeats its own bytes, copies and moves, also in constant evaluation") {
+  CHECK(text_appends_repeats_copies_and_moves());
+  text big;
+  for (int i = 0; i < 1000; ++i) big << "0123456789abcdefghij";  // past the short-copy loop
+  CHECK(big.size() == 20000);
+  CHECK(big.view().substr(19980) == "0123456789abcdefghij");
+  big.repeat(5, 17);
+  CHECK(big.view().substr(20000) == "56789abcdefghij01");
+}

@@ -6,58 +6,82 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 namespace tile2buffer {
 inline namespace v0 {
 
 /// Growable text buffer; `view()` is valid until the next append.
+///
+/// Why its own buffer and not a `std::vector<char>`: appending is most of printing, and the
+/// vector's ways to append a range (`resize` then `memcpy`, or `insert`) cost three to five times
+/// the copy itself (`resize` zero-fills what is then overwritten; neither is inlined). In constant
+/// evaluation the characters are constructed one by one, as C++20 requires of allocated storage.
 class text {
  public:
   constexpr text() = default;
   constexpr text(std::string_view s) { append(s); }  // NOLINT: implicit by design
+  constexpr text(const text& o) { append(o.view()); }
+  constexpr text(text&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
+    o.data_ = nullptr;
+    o.size_ = o.capacity_ = 0;
+  }
+  constexpr text& operator=(const text& o) {
+    if (this != &o) {
+      size_ = 0;
+      append(o.view());
+    }
+    return *this;
+  }
+  constexpr text& operator=(text&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = o.data_;
+      size_ = o.size_;
+      capacity_ = o.capacity_;
+      o.data_ = nullptr;
+      o.size_ = o.capacity_ = 0;
+    }
+    return *this;
+  }
+  constexpr ~text() { release(); }
 
   constexpr text& append(std::string_view s) {
     make_room(s.size());
-    if (!std::is_constant_evaluated()) {
-      copy_in(s.data(), s.size());
-      return *this;
-    }
-    // Why a loop in constant evaluation: clang 14 cannot constant-evaluate libstdc++'s `resize`
-    // of a vector of char.
-    for (const char c : s) chars_.push_back(c);
+    put(s.data(), s.size());
     return *this;
   }
   /// Appends a copy of its own `[begin, begin + len)`, which must lie inside it.
   constexpr text& repeat(std::size_t begin, std::size_t len) {
-    make_room(len);
-    if (!std::is_constant_evaluated()) {
-      // Why not insert: a range of the vector itself is outside insert's contract. make_room
-      // leaves room for `len`, so the copy's resize does not move the source.
-      copy_in(chars_.data() + begin, len);
-      return *this;
-    }
-    // Why indices: the source lies in the buffer being appended to.
-    for (std::size_t i = 0; i < len; ++i) chars_.push_back(chars_[begin + i]);
+    make_room(len);  // before reading: a reallocation would move the source
+    put(data_ + begin, len);
     return *this;
   }
   constexpr text& append(char c) {
-    chars_.push_back(c);
+    make_room(1);
+    if (std::is_constant_evaluated()) std::construct_at(data_ + size_, c);
+    else data_[size_] = c;
+    ++size_;
     return *this;
   }
   constexpr text& append_int(std::int64_t v) {
     char buf[24];
-    int n = 0;
+    std::size_t n = 0;
     // Why: negate in unsigned space so INT64_MIN does not overflow.
     std::uint64_t u = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
     do {
       buf[n++] = static_cast<char>('0' + u % 10);
       u /= 10;
     } while (u != 0);
-    if (v < 0) append('-');
-    while (n > 0) append(buf[--n]);
+    if (v < 0) buf[n++] = '-';
+    make_room(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::is_constant_evaluated()) std::construct_at(data_ + size_ + i, buf[n - 1 - i]);
+      else data_[size_ + i] = buf[n - 1 - i];
+    }
+    size_ += n;
     return *this;
   }
   constexpr text& operator<<(std::string_view s) { return append(s); }
@@ -68,45 +92,70 @@ class text {
   constexpr text& operator<<(const text& t) { return append(t.view()); }
 
   [[nodiscard]] constexpr std::string_view view() const noexcept {
-    return chars_.empty() ? std::string_view{} : std::string_view(chars_.data(), chars_.size());
+    return size_ == 0 ? std::string_view{} : std::string_view(data_, size_);
   }
-  [[nodiscard]] constexpr std::size_t size() const noexcept { return chars_.size(); }
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return size_; }
   /// Makes room for `n` characters in all.
-  constexpr void reserve(std::size_t n) { chars_.reserve(n); }
-  [[nodiscard]] constexpr std::size_t capacity() const noexcept { return chars_.capacity(); }
-  [[nodiscard]] constexpr bool empty() const noexcept { return chars_.empty(); }
-  constexpr void clear() noexcept { chars_.clear(); }
+  constexpr void reserve(std::size_t n) {
+    if (n > capacity_) reallocate(n);
+  }
+  [[nodiscard]] constexpr std::size_t capacity() const noexcept { return capacity_; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return size_ == 0; }
+  constexpr void clear() noexcept { size_ = 0; }
   friend constexpr bool operator==(const text& a, const text& b) { return a.view() == b.view(); }
   friend constexpr bool operator==(const text& a, std::string_view b) { return a.view() == b; }
 
  private:
-  /// Runtime only: appends the `n` bytes at `from`, after `make_room(n)` (so they stay put when
-  /// they lie in the buffer itself). Why: a push_back per character was a quarter of printing.
-  void copy_in(const char* from, std::size_t n) {
-    if (n == 0) return;
-    const std::size_t at = chars_.size();
-    chars_.resize(at + n);
+  /// Copies `n` characters to the end, after `make_room(n)` (so a source inside the buffer stays
+  /// put). Why a loop for short runs: most appends are a few characters (a name, `, `), where a
+  /// call to memcpy costs more than the copy.
+  constexpr void put(const char* from, std::size_t n) {
+    char* to = data_ + size_;
+    if (std::is_constant_evaluated()) {
+      for (std::size_t i = 0; i < n; ++i) std::construct_at(to + i, from[i]);
+    } else if (n <= 16) {
+      for (std::size_t i = 0; i < n; ++i) to[i] = from[i];
+    } else {
 // Why: inlined into some callers, g++ 12 at -O3 assumes a path where `n` wrapped around and
-// reports an overflow or an overlap that cannot happen (`resize` just made the room, and the
-// source ends where the new bytes begin at the latest).
+// reports an overflow that cannot happen (make_room just made the room).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #pragma GCC diagnostic ignored "-Wrestrict"
 #endif
-    std::memcpy(chars_.data() + at, from, n);
+      std::memcpy(to, from, n);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+    }
+    size_ += n;
   }
-  /// Room for `n` more characters. Why the doubling: `reserve` allocates exactly what it is asked
-  /// for, so reserving the sum copied the whole text on every append to a full one.
+  /// Room for `n` more characters. Why the doubling: growing by what is asked for copied the
+  /// whole text on every append to a full one.
   constexpr void make_room(std::size_t n) {
-    if (const std::size_t need = chars_.size() + n; need > chars_.capacity())
-      chars_.reserve(need > 2 * chars_.capacity() ? need : 2 * chars_.capacity());
+    if (const std::size_t need = size_ + n; need > capacity_) reallocate(need > 2 * capacity_ ? need : 2 * capacity_);
+  }
+  constexpr void reallocate(std::size_t capacity) {
+    std::allocator<char> a;
+    char* fresh = a.allocate(capacity);
+    if (std::is_constant_evaluated()) {
+      for (std::size_t i = 0; i < size_; ++i) std::construct_at(fresh + i, data_[i]);
+    } else if (size_ != 0) {
+      std::memcpy(fresh, data_, size_);
+    }
+    release();
+    data_ = fresh;
+    capacity_ = capacity;
+  }
+  constexpr void release() noexcept {
+    if (data_ != nullptr) std::allocator<char>{}.deallocate(data_, capacity_);
+    data_ = nullptr;
+    capacity_ = 0;
   }
 
-  std::vector<char> chars_;
+  char* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
 };
 
 }  // namespace v0

@@ -25,15 +25,43 @@
 namespace tile2buffer {
 inline namespace v0 {
 
+/// The Buffer function's arena sizes, from its Tile function's. Why not the rewriter's default
+/// (about the source's): Tile results vanish (Buffer ops write a destination operand) and Buffer
+/// types carry no storage, so a planned Tile function's one type per stored value shrinks to a
+/// few descriptors; reserving the source's counts held about twice the Buffer function. Each op
+/// becomes about one op (a tile.alloc its declaration, a compute op its instruction) and the
+/// other values carry over; guards and views add more (a runtime-valid chain about doubles its
+/// ops), and those arenas grow.
+constexpr function_builder::arena_sizes buffer_arena_sizes(const function& tile) {
+  std::size_t tile_values = 0;
+  for (const value_info& v : tile.values) tile_values += tile.types[v.ty.index].is_tile() ? 1 : 0;
+  const std::size_t kept = tile.values.size() - tile_values;
+  const auto with_slack = [](std::size_t n) { return n + n / 8 + 16; };
+  return {.values = with_slack(kept),
+          .ops = with_slack(tile.ops.size()),
+          .region_ops = with_slack(tile.region_ops.size()),
+          .regions = tile.regions.size(),
+          .operands = with_slack(tile.operands.size() + tile.operands.size() / 4),
+          .kwargs = 0,
+          .names = with_slack(tile.names.size() / 2),
+          .types = 16};
+}
+
 class lowering {
  public:
   using window = storage_window;
 
   constexpr lowering(const function& src, const options& opts, const kernel_analyses& analyses)
-      : rw_(src), analyses_(&analyses), opts_(opts), index_(src, analyses), key_handles_(index_.size(), value_id{}) {
+      : lowering(src, opts, analyses, buffer_arena_sizes(src)) {}
+
+ private:
+  constexpr lowering(const function& src, const options& opts, const kernel_analyses& analyses, const function_builder::arena_sizes& sizes)
+      : rw_(src, &sizes), analyses_(&analyses), opts_(opts), index_(src, analyses), key_handles_(index_.size(), value_id{}) {
     rw_.target().stage = ir_stage::buffer;
     if (opts.rollout == rollout_kind::extended) note_row_relabels(src);
   }
+
+ public:
   // Why not copyable: the storage index is not (its windows point into its own descriptor list).
   lowering(const lowering&) = delete;
   lowering& operator=(const lowering&) = delete;

@@ -88,6 +88,11 @@ constexpr void plan_in_place(program& p, const options& opts, analysis_cache& ca
     }
     std::vector<live_interval> live = live_intervals(f, k.storage, &k.windows);
     const auto addr = place(opts.planner, allocs, live);
+    // Sized before appending: growing one kwarg at a time doubled the pool (a third of it unused).
+    std::size_t appended = 0;
+    for (std::uint32_t i = 0; i < allocs.size(); ++i)
+      if (addr[i] && !allocs[i].address) appended += 1 + kwargs_of(f.op(allocs[i].def).op).count;
+    f.kwargs.reserve(f.kwargs.size() + appended);
     for (std::uint32_t i = 0; i < allocs.size(); ++i) {
       if (!addr[i] || allocs[i].address) continue;
       k.storage_checked = false;
