@@ -39,6 +39,18 @@ std::vector<std::filesystem::path> example_files() {
 
 std::string str(const text& t) { return std::string(t.view()); }
 
+// The length-by-first-letter filter keeps every reserved word and rejects its near misses.
+constexpr bool reserved_words_and_only_they_are_reserved() {
+  for (const auto w : detail::reserved_words) {
+    if (!detail::is_reserved(w)) return false;
+    const std::string_view shorter = w.substr(0, w.size() - 1);
+    if (!shorter.empty() && detail::is_reserved(shorter)) return false;
+  }
+  return !detail::is_reserved("") && !detail::is_reserved("v12") && !detail::is_reserved("inn") && !detail::is_reserved("ret") &&
+         !detail::is_reserved("returns") && !detail::is_reserved("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa") && !detail::is_reserved("If");
+}
+static_assert(reserved_words_and_only_they_are_reserved());
+
 /// The round-trip contract on one program: print, re-parse, compare structure and bytes.
 void check_round_trip(const program& p, const std::string& what) {
   INFO(what);

@@ -135,7 +135,8 @@ class text {
   constexpr void make_room(std::size_t n) {
     if (const std::size_t need = size_ + n; need > capacity_) reallocate(need > 2 * capacity_ ? need : 2 * capacity_);
   }
-  constexpr void reallocate(std::size_t capacity) {
+  /// Why out of line: growing is rare, and inlined it made every append too large to inline.
+  [[gnu::noinline]] constexpr void reallocate(std::size_t capacity) {
     std::allocator<char> a;
     char* fresh = a.allocate(capacity);
     if (std::is_constant_evaluated()) {

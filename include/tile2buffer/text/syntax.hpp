@@ -48,11 +48,18 @@ namespace detail {
 inline constexpr std::array<std::string_view, 17> reserved_words{
     "true", "false", "and", "or", "not", "if", "else", "for", "while", "in",
     "iter", "range", "cond", "do", "yield", "return", "submit"};
+/// By first character, the lengths (as bits) of the reserved words that start with it.
+inline constexpr auto reserved_lengths = [] {
+  std::array<std::uint32_t, 256> t{};
+  for (const auto w : reserved_words) t[static_cast<unsigned char>(w[0])] |= std::uint32_t{1} << w.size();
+  return t;
+}();
 constexpr bool is_reserved(std::string_view s) {
-  // Why the first letter before the comparison: every name and every value use is
-  // checked, and a string comparison per reserved word was a visible share of parse and print.
+  // Why the table before any comparison: every name and every value use is checked, nearly all
+  // of them against no reserved word of their first letter and length (`v12`, `mem_v3`).
+  if (s.empty() || s.size() >= 32 || ((reserved_lengths[static_cast<unsigned char>(s[0])] >> s.size()) & 1) == 0) return false;
   for (const auto w : reserved_words)
-    if (!s.empty() && w[0] == s[0] && w == s) return true;
+    if (w == s) return true;
   return false;
 }
 /// A string the printer may emit as a value name and the parser accepts back.
