@@ -28,20 +28,26 @@ inline namespace v0 {
 /// The Buffer function's arena sizes, from its Tile function's. Why not the rewriter's default
 /// (about the source's): Tile results vanish (Buffer ops write a destination operand) and Buffer
 /// types carry no storage, so a planned Tile function's one type per stored value shrinks to a
-/// few descriptors; reserving the source's counts held about twice the Buffer function. Each op
-/// becomes about one op (a tile.alloc its declaration, a compute op its instruction) and the
-/// other values carry over; guards and views add more (a runtime-valid chain about doubles its
-/// ops), and those arenas grow.
-constexpr function_builder::arena_sizes buffer_arena_sizes(const function& tile) {
-  std::size_t tile_values = 0;
-  for (const value_info& v : tile.values) tile_values += tile.types[v.ty.index].is_tile() ? 1 : 0;
-  const std::size_t kept = tile.values.size() - tile_values;
+/// few descriptors; reserving the source's counts held about twice the Buffer function, and a
+/// runtime-valid chain outgrew it. Each op becomes one op (a tile.alloc its declaration, a compute
+/// op its instruction) and the non-Tile values carry over; a window becomes a view value; a tile
+/// with runtime valid extents costs its op a guard (compare, `if`, two regions) and a valid-shape
+/// update.
+constexpr function_builder::arena_sizes buffer_arena_sizes(const function& tile, const kernel_analyses& analyses) {
+  std::size_t tiles = 0, windows = 0, dynamic = 0;
+  for (std::uint32_t i = 0; i < tile.values.size(); ++i) {
+    const type& t = tile.types[tile.values[i].ty.index];
+    if (!t.is_tile()) continue;
+    ++tiles;
+    if (analyses.windows.is_window(value_id{i})) ++windows;
+    if (!t.static_valid()) ++dynamic;
+  }
   const auto with_slack = [](std::size_t n) { return n + n / 8 + 16; };
-  return {.values = with_slack(kept),
-          .ops = with_slack(tile.ops.size()),
-          .region_ops = with_slack(tile.region_ops.size()),
-          .regions = tile.regions.size(),
-          .operands = with_slack(tile.operands.size() + tile.operands.size() / 4),
+  return {.values = with_slack(tile.values.size() - tiles + windows + dynamic),
+          .ops = with_slack(tile.ops.size() + 3 * dynamic),
+          .region_ops = with_slack(tile.region_ops.size() + 3 * dynamic),
+          .regions = with_slack(tile.regions.size() + 2 * dynamic),
+          .operands = with_slack(tile.operands.size() + tile.operands.size() / 4 + 10 * dynamic),
           .kwargs = 0,
           .names = with_slack(tile.names.size() / 2),
           .types = 16};
@@ -52,7 +58,7 @@ class lowering {
   using window = storage_window;
 
   constexpr lowering(const function& src, const options& opts, const kernel_analyses& analyses)
-      : lowering(src, opts, analyses, buffer_arena_sizes(src)) {}
+      : lowering(src, opts, analyses, buffer_arena_sizes(src, analyses)) {}
 
  private:
   constexpr lowering(const function& src, const options& opts, const kernel_analyses& analyses, const function_builder::arena_sizes& sizes)
