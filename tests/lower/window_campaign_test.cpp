@@ -22,6 +22,7 @@
 #include "support/numerics.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/select.hpp"
+#include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 
 using namespace tile2buffer;
@@ -92,4 +93,32 @@ TEST_CASE("window kernels x 3 planners: selected lowerings match Tile for every 
           selected_by[1], ", ptoas ", selected_by[2], "), ", unalignable, " unalignable kept Tile, ", checks,
           " numerics checks passed", top);
   CHECK(selected * 2 >= lowerings);
+}
+
+// A chain of slices, each of the one before, at a runtime row offset: each level's offsets are
+// summed with its parent's by emitting a `scalar.add`, which may grow the Buffer function's
+// operand pool while the parent's offsets are being read (a use after free under the sanitizers
+// at some depths, before the sum copied them). Every depth up to 80 crosses several growths.
+TEST_CASE("nested slices at runtime offsets lower at every depth to 80 and match Tile") {
+  for (int depth = 1; depth <= 80; ++depth) {
+    std::string src =
+        "aiv @nest(X: Tensor[[64, 64], FP32], Out: out Tensor[[8, 8], FP32], r: Scalar[INDEX]) -> Tensor[[8, 8], FP32] {\n"
+        "  x = tile.load(X, (0, 0), (64, 64)) : Tile[[64, 64], FP32, Vec]\n"
+        "  a0 = tile.slice(x, (8, 8), (r, 0)) : Tile[[8, 8], FP32, Vec]\n";
+    for (int i = 1; i < depth; ++i)
+      src += "  a" + std::to_string(i) + " = tile.slice(a" + std::to_string(i - 1) + ", (8, 8), (r, 0)) : Tile[[8, 8], FP32, Vec]\n";
+    src += "  y = tile.add(a" + std::to_string(depth - 1) + ", a0) : Tile[[8, 8], FP32, Vec]\n"
+           "  result = tile.store(y, (0, 0), Out) : Tensor[[8, 8], FP32]\n  return result\n}\n";
+    const auto tile = parse(src, "nest.t2b");
+    REQUIRE_MESSAGE(tile.ok(), std::string(format_all(tile.errors, "nest.t2b").view()));
+    for (const planner_kind planner : planners) {
+      const auto lowered = lower(tile.value, options{.planner = planner});
+      REQUIRE_MESSAGE(lowered.ok(), "depth ", depth, " ", name(planner), ": ", std::string(format_all(lowered.errors, "nest.t2b").view()));
+      REQUIRE_MESSAGE(lowered.value.functions[0].stage == ir_stage::buffer, "depth ", depth, " ", name(planner), " stayed Tile");
+      sim::sim_options opt;
+      opt.scalars.emplace_back("r", 0.0);
+      const auto report = testing::check_numerics(tile.value, lowered.value, "nest", opt);
+      REQUIRE_MESSAGE(report.ok, "depth ", depth, " ", name(planner), ":\n", report.text);
+    }
+  }
 }

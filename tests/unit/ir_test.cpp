@@ -215,18 +215,24 @@ namespace {
 constexpr bool text_appends_repeats_copies_and_moves() {
   text t("ab");
   t << ", " << std::int64_t{-9223372036854775807 - 1} << ' ' << 42;
-  t.repeat(0, 2);  // the buffer grows while the bytes it repeats are in it
-  for (int i = 0; i < 40; ++i) t.repeat(0, 1);
+  t.repeat(0, 2);
+  for (int i = 0; i < 40; ++i) t.repeat(0, 1);  // grows at 48 while the byte it repeats is in it
   const text copy = t;
   text moved = static_cast<text&&>(t);
   text assigned;
   assigned = copy;
   assigned = static_cast<const text&>(assigned);  // self-assignment keeps the text
+  text roomy("0123456789012345678901234567890123456789012345678901234567890123456789012345678");
+  roomy = copy;  // into a larger buffer: copied in place
   const std::string_view forty_a = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
   const bool ok = copy.view().substr(0, 29) == "ab, -9223372036854775808 42ab" && copy.view().substr(29) == forty_a &&
-                  copy.size() == 69 && copy == moved && assigned == copy && t.empty();
+                  copy.size() == 69 && copy == moved && assigned == copy && roomy == copy && t.empty();
+  moved = static_cast<text&&>(moved);  // self-move keeps the text
+  const bool kept = moved == copy;
   moved.clear();
-  return ok && moved.empty() && moved.capacity() >= 69;
+  text twice("abc");
+  for (int i = 0; i < 4; ++i) twice << twice;  // its own bytes, across growths
+  return ok && kept && moved.empty() && moved.capacity() >= 69 && twice.size() == 48 && twice.view().substr(45) == "abc";
 }
 static_assert(text_appends_repeats_copies_and_moves());
 }  // namespace
@@ -239,4 +245,10 @@ TEST_CASE("text appends, repeats its own bytes, copies and moves, also in consta
   CHECK(big.view().substr(19980) == "0123456789abcdefghij");
   big.repeat(5, 17);
   CHECK(big.view().substr(20000) == "56789abcdefghij01");
+  text full;
+  full.reserve(40);
+  full << "0123456789abcdefghij0123456789abcdefghij";  // exactly full
+  full.repeat(3, 30);  // grows, past the short-copy loop, while its source is in the old buffer
+  CHECK(full.size() == 70);
+  CHECK(full.view().substr(40) == "3456789abcdefghij0123456789abc");
 }

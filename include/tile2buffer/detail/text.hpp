@@ -29,10 +29,13 @@ class text {
     o.size_ = o.capacity_ = 0;
   }
   constexpr text& operator=(const text& o) {
-    if (this != &o) {
-      size_ = 0;
-      append(o.view());
+    if (this == &o) return *this;
+    if (o.size_ > capacity_) {
+      text copy(o);  // allocated before this text changes: if that throws, it keeps its content
+      return *this = static_cast<text&&>(copy);
     }
+    size_ = 0;
+    put(o.data_, o.size_);
     return *this;
   }
   constexpr text& operator=(text&& o) noexcept {
@@ -48,19 +51,17 @@ class text {
   }
   constexpr ~text() { release(); }
 
+  /// `s` may lie in this text itself (`t << t`, `repeat`): a growth copies it before the old
+  /// buffer is released.
   constexpr text& append(std::string_view s) {
-    make_room(s.size());
-    put(s.data(), s.size());
+    if (s.size() > capacity_ - size_) reallocate(grown(s.size()), s);
+    else put(s.data(), s.size());
     return *this;
   }
   /// Appends a copy of its own `[begin, begin + len)`, which must lie inside it.
-  constexpr text& repeat(std::size_t begin, std::size_t len) {
-    make_room(len);  // before reading: a reallocation would move the source
-    put(data_ + begin, len);
-    return *this;
-  }
+  constexpr text& repeat(std::size_t begin, std::size_t len) { return append(view().substr(begin, len)); }
   constexpr text& append(char c) {
-    make_room(1);
+    if (size_ == capacity_) reallocate(grown(1));
     if (std::is_constant_evaluated()) std::construct_at(data_ + size_, c);
     else data_[size_] = c;
     ++size_;
@@ -76,7 +77,7 @@ class text {
       u /= 10;
     } while (u != 0);
     if (v < 0) buf[n++] = '-';
-    make_room(n);
+    if (n > capacity_ - size_) reallocate(grown(n));
     for (std::size_t i = 0; i < n; ++i) {
       if (std::is_constant_evaluated()) std::construct_at(data_ + size_ + i, buf[n - 1 - i]);
       else data_[size_ + i] = buf[n - 1 - i];
@@ -106,9 +107,9 @@ class text {
   friend constexpr bool operator==(const text& a, std::string_view b) { return a.view() == b; }
 
  private:
-  /// Copies `n` characters to the end, after `make_room(n)` (so a source inside the buffer stays
-  /// put). Why a loop for short runs: most appends are a few characters (a name, `, `), where a
-  /// call to memcpy costs more than the copy.
+  /// Copies `n` characters to the end, where there is room for them. Why a loop for short runs:
+  /// most appends are a few characters (a name, `, `), where a call to memcpy costs more than
+  /// the copy.
   constexpr void put(const char* from, std::size_t n) {
     char* to = data_ + size_;
     if (std::is_constant_evaluated()) {
@@ -117,7 +118,7 @@ class text {
       for (std::size_t i = 0; i < n; ++i) to[i] = from[i];
     } else {
 // Why: inlined into some callers, g++ 12 at -O3 assumes a path where `n` wrapped around and
-// reports an overflow that cannot happen (make_room just made the room).
+// reports an overflow that cannot happen (the caller made the room).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
@@ -130,22 +131,28 @@ class text {
     }
     size_ += n;
   }
-  /// Room for `n` more characters. Why the doubling: growing by what is asked for copied the
-  /// whole text on every append to a full one.
-  constexpr void make_room(std::size_t n) {
-    if (const std::size_t need = size_ + n; need > capacity_) reallocate(need > 2 * capacity_ ? need : 2 * capacity_);
+  /// The capacity for `n` more characters. Why the doubling: growing by what is asked for
+  /// copied the whole text on every append to a full one.
+  [[nodiscard]] constexpr std::size_t grown(std::size_t n) const noexcept {
+    const std::size_t need = size_ + n;
+    return need > 2 * capacity_ ? need : 2 * capacity_;
   }
-  /// Why out of line: growing is rare, and inlined it made every append too large to inline.
-  [[gnu::noinline]] constexpr void reallocate(std::size_t capacity) {
+  /// Moves the text to a buffer of `capacity` and appends `tail` (which may lie in the old one)
+  /// before releasing the old buffer. Why out of line: growing is rare, and inlined it made every
+  /// append too large to inline.
+  [[gnu::noinline]] constexpr void reallocate(std::size_t capacity, std::string_view tail = {}) {
     std::allocator<char> a;
     char* fresh = a.allocate(capacity);
     if (std::is_constant_evaluated()) {
       for (std::size_t i = 0; i < size_; ++i) std::construct_at(fresh + i, data_[i]);
-    } else if (size_ != 0) {
-      std::memcpy(fresh, data_, size_);
+      for (std::size_t i = 0; i < tail.size(); ++i) std::construct_at(fresh + size_ + i, tail[i]);
+    } else {
+      if (size_ != 0) std::memcpy(fresh, data_, size_);
+      if (!tail.empty()) std::memcpy(fresh + size_, tail.data(), tail.size());
     }
     release();
     data_ = fresh;
+    size_ += tail.size();
     capacity_ = capacity;
   }
   constexpr void release() noexcept {

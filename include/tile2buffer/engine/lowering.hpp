@@ -32,7 +32,7 @@ inline namespace v0 {
 /// runtime-valid chain outgrew it. Each op becomes one op (a tile.alloc its declaration, a compute
 /// op its instruction) and the non-Tile values carry over; a window becomes a view value; a tile
 /// with runtime valid extents costs its op a guard (compare, `if`, two regions) and a valid-shape
-/// update.
+/// update. An estimate: a kernel it misses costs an arena's growth, not correctness.
 constexpr function_builder::arena_sizes buffer_arena_sizes(const function& tile, const kernel_analyses& analyses) {
   std::size_t tiles = 0, windows = 0, dynamic = 0;
   for (std::uint32_t i = 0; i < tile.values.size(); ++i) {
@@ -42,13 +42,16 @@ constexpr function_builder::arena_sizes buffer_arena_sizes(const function& tile,
     if (analyses.windows.is_window(value_id{i})) ++windows;
     if (!t.static_valid()) ++dynamic;
   }
+  // Keywords carry over but for the planner's addresses, which Buffer IR states as operands.
+  std::size_t kwargs = 0;
+  for (const kwarg& k : tile.kwargs) kwargs += k.key == keyword::addr ? 0 : 1;
   const auto with_slack = [](std::size_t n) { return n + n / 8 + 16; };
   return {.values = with_slack(tile.values.size() - tiles + windows + dynamic),
           .ops = with_slack(tile.ops.size() + 3 * dynamic),
           .region_ops = with_slack(tile.region_ops.size() + 3 * dynamic),
           .regions = with_slack(tile.regions.size() + 2 * dynamic),
           .operands = with_slack(tile.operands.size() + tile.operands.size() / 4 + 10 * dynamic),
-          .kwargs = 0,
+          .kwargs = kwargs,
           .names = with_slack(tile.names.size() / 2),
           .types = 16};
 }

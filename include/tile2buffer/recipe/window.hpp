@@ -106,8 +106,11 @@ struct lower_slice {
       // Why cumulative: every window is one subview of its storage tile, so its row pitch is
       // that tile's whatever the nesting depth.
       base = parent->base;
-      const auto outer = b.fn().elements(parent->offsets);
-      const auto inner = b.fn().elements(offsets);
+      // Why copies: the first sum may emit ops and grow the operand pool the spans point into.
+      const auto outer_span = b.fn().elements(parent->offsets);
+      const auto inner_span = b.fn().elements(offsets);
+      const operand outer[] = {outer_span[0], outer_span[1]};
+      const operand inner[] = {inner_span[0], inner_span[1]};
       const operand sum[] = {index_sum(l, outer[0], inner[0], op, "_row"), index_sum(l, outer[1], inner[1], op, "_col")};
       offsets = b.tuple(sum);
     }
@@ -119,8 +122,9 @@ struct lower_slice {
 
  private:
   /// `a + b` as an INDEX operand: folded when both are literals, else one `scalar.add` (operands
-  /// of another integer type cast to INDEX first).
-  static constexpr operand index_sum(lowering& l, const operand& a, const operand& b, const typed<tile::slice>& op, std::string_view axis) {
+  /// of another integer type cast to INDEX first). By value: emitting the cast of `a` may grow
+  /// the operand pool a reference to `b` would point into.
+  static constexpr operand index_sum(lowering& l, operand a, operand b, const typed<tile::slice>& op, std::string_view axis) {
     if (a.kind == operand_kind::int_lit && b.kind == operand_kind::int_lit) return operand::integer(a.num + b.num);
     if (a.kind == operand_kind::int_lit && a.num == 0) return b;
     if (b.kind == operand_kind::int_lit && b.num == 0) return a;
