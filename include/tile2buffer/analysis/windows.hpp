@@ -109,6 +109,8 @@ class window_facts {
     return &windows_[of_[v.index]];
   }
   [[nodiscard]] constexpr bool is_window(value_id v) const { return find(v) != nullptr; }
+  /// How many values are windows.
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return windows_.size(); }
   /// The storage tile of `v`: itself unless it is a window.
   [[nodiscard]] constexpr value_id storage_of(value_id v) const {
     const window* w = find(v);

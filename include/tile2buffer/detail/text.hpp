@@ -60,6 +60,8 @@ class text {
   }
   /// Appends a copy of its own `[begin, begin + len)`, which must lie inside it.
   constexpr text& repeat(std::size_t begin, std::size_t len) { return append(view().substr(begin, len)); }
+  /// Why not through `append(std::string_view)`: one character (a separator) is the most frequent
+  /// append, and the general path cost 1.4% of a whole `t2b-opt` run.
   constexpr text& append(char c) {
     if (size_ == capacity_) reallocate(grown(1));
     if (std::is_constant_evaluated()) std::construct_at(data_ + size_, c);
@@ -69,21 +71,15 @@ class text {
   }
   constexpr text& append_int(std::int64_t v) {
     char buf[24];
-    std::size_t n = 0;
+    std::size_t first = sizeof buf;  // digits are written from the end
     // Why: negate in unsigned space so INT64_MIN does not overflow.
     std::uint64_t u = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
     do {
-      buf[n++] = static_cast<char>('0' + u % 10);
+      buf[--first] = static_cast<char>('0' + u % 10);
       u /= 10;
     } while (u != 0);
-    if (v < 0) buf[n++] = '-';
-    if (n > capacity_ - size_) reallocate(grown(n));
-    for (std::size_t i = 0; i < n; ++i) {
-      if (std::is_constant_evaluated()) std::construct_at(data_ + size_ + i, buf[n - 1 - i]);
-      else data_[size_ + i] = buf[n - 1 - i];
-    }
-    size_ += n;
-    return *this;
+    if (v < 0) buf[--first] = '-';
+    return append(std::string_view(buf + first, sizeof buf - first));
   }
   constexpr text& operator<<(std::string_view s) { return append(s); }
   constexpr text& operator<<(char c) { return append(c); }

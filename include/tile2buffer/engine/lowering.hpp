@@ -34,14 +34,14 @@ inline namespace v0 {
 /// with runtime valid extents costs its op a guard (compare, `if`, two regions) and a valid-shape
 /// update. An estimate: a kernel it misses costs an arena's growth, not correctness.
 constexpr function_builder::arena_sizes buffer_arena_sizes(const function& tile, const kernel_analyses& analyses) {
-  std::size_t tiles = 0, windows = 0, dynamic = 0;
-  for (std::uint32_t i = 0; i < tile.values.size(); ++i) {
-    const type& t = tile.types[tile.values[i].ty.index];
+  std::size_t tiles = 0, dynamic = 0;
+  for (const value_info& v : tile.values) {
+    const type& t = tile.types[v.ty.index];
     if (!t.is_tile()) continue;
     ++tiles;
-    if (analyses.windows.is_window(value_id{i})) ++windows;
     if (!t.static_valid()) ++dynamic;
   }
+  const std::size_t windows = analyses.windows.size();
   // Keywords carry over but for the planner's addresses, which Buffer IR states as operands.
   std::size_t kwargs = 0;
   for (const kwarg& k : tile.kwargs) kwargs += k.key == keyword::addr ? 0 : 1;
@@ -61,16 +61,11 @@ class lowering {
   using window = storage_window;
 
   constexpr lowering(const function& src, const options& opts, const kernel_analyses& analyses)
-      : lowering(src, opts, analyses, buffer_arena_sizes(src, analyses)) {}
-
- private:
-  constexpr lowering(const function& src, const options& opts, const kernel_analyses& analyses, const function_builder::arena_sizes& sizes)
-      : rw_(src, &sizes), analyses_(&analyses), opts_(opts), index_(src, analyses), key_handles_(index_.size(), value_id{}) {
+      : rw_(src, buffer_arena_sizes(src, analyses)), analyses_(&analyses), opts_(opts), index_(src, analyses),
+        key_handles_(index_.size(), value_id{}) {
     rw_.target().stage = ir_stage::buffer;
     if (opts.rollout == rollout_kind::extended) note_row_relabels(src);
   }
-
- public:
   // Why not copyable: the storage index is not (its windows point into its own descriptor list).
   lowering(const lowering&) = delete;
   lowering& operator=(const lowering&) = delete;

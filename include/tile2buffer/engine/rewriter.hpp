@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -20,9 +21,9 @@ class rewriter {
  public:
   /// `sizes`: the new function's arena sizes when the caller knows them (otherwise about the
   /// source's, see `function_builder::reserve_like`).
-  constexpr explicit rewriter(const function& src, const function_builder::arena_sizes* sizes = nullptr)
+  constexpr explicit rewriter(const function& src, const std::optional<function_builder::arena_sizes>& sizes = std::nullopt)
       : src_(src), b_(src.kind, src.name_of(), src.loc), map_(src.values.size()) {
-    if (sizes != nullptr) b_.reserve(*sizes);
+    if (sizes) b_.reserve(*sizes);
     else b_.reserve_like(src);
     auto& f = b_.fn();
     f.stage = src.stage;

@@ -295,7 +295,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
       if (owner[i] == i) sizes.names += 4 + f.value_names[i].count;  // mem_<name>
     }
   }
-  rewriter rw(f, &sizes);
+  rewriter rw(f, sizes);
   std::vector<value_id> mem(f.values.size());
   for (value_id v : fresh) mem[v.index] = emit_alloc_for(rw, v, f.value(v).def.valid() ? f.op(f.value(v).def).loc : f.loc);
   for (std::uint32_t i = 0; i < f.values.size(); ++i)
