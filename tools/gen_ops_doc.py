@@ -50,9 +50,25 @@ FP32 only (the ISA's FP16 forms stay Tile: "`<op>` on FP16 is not in the extende
    would use the a2a3 library's implicit UB window, so planners keep the whole 192 KiB.
 4. `pto.tcolsum` always passes `tmp` and `{isBinary = false}` (the sequential order the a2a3
    library implements); the tmp-less form is never emitted.
-5. `pto.tcvt` carries `rmode` inside `ins(...)` with the ISA name of the op's `mode` (RINT for the
-   default 1, not CAST_RINT); `sat_mode` keeps its default (OFF). Overflow of FP32 -> FP16 is what
-   nearest-even gives (infinity); the directed modes stop at the largest finite value.
+5. `pto.tcvt` carries `rmode` and `satmode` inside `ins(...)`, both always written: `rmode` is
+   the ISA name of the rounding the simulator applies (RINT for the default 1, not CAST_RINT),
+   `satmode` is ON exactly for float -> integer pairs, OFF otherwise (PTOAS 0.60 defaults it OFF,
+   0.63 ON, so an elided value would mean two things). What each `tile.cast` computes
+   (`include/tile2buffer/ir/cast.hpp`, checked against NumPy formulas in the tests):
+   - float -> float rounds once by the mode with IEEE overflow: RINT and ROUND (nearest, ties
+     away) overflow to infinity (FP32 65520 -> FP16 +inf), FLOOR and CEIL to infinity only in
+     their own direction (ceil(+big) = +inf, floor(+big) = the largest finite value), TRUNC and
+     ODD stop at the largest finite value; NaN stays a quiet NaN (payload's top bits kept);
+     mode 0 is RINT.
+   - float -> integer rounds by the mode (modes 0 and 6 are RINT: the a2a3 dispatch's default
+     branch, PTO ISA include/pto/npu/a2a3/TCvt.hpp, has no ODD conversion to integers), then
+     saturates to the integer's range; NaN gives 0 (saturation ON: the ISA's usual answer,
+     quantized-path.md §2.2; the hardware's NaN result is not documented [U]).
+   - integer -> float rounds once by the mode (no detour through FP32); integer -> FP16 is
+     always RINT (a2a3 converts it through `vconv_deq`, which takes no mode).
+   - integer -> integer is exact or wraps (two's complement); the mode is irrelevant.
+   Only FP16/BF16 -> FP32 and FP32 -> FP16/BF16 with modes 1-5 lower; the other pairs stay Tile
+   and run in the Tile simulator with the semantics above.
 6. Zero extents: every new op runs only when all valid extents are positive (the default spec's
    guard); a skipped reduction leaves its result unspecified and the simulator poisons it.
 7. Precision: `row_sum` and `col_sum` fold in a fixed order in the simulator (left to right, top

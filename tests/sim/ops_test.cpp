@@ -547,18 +547,54 @@ TEST_CASE("tile.cast rounding modes: FP32 -> FP16 and BF16 by the ISA's enumerat
       {0.5f, 3, 0.5f}, {0.5f, 4, 0.5f}, {std::ldexp(1.0f, -26), 4, std::ldexp(1.0f, -24)}, {std::ldexp(1.0f, -26), 3, 0.0f},
       {-std::ldexp(1.0f, -26), 3, -std::ldexp(1.0f, -24)},
   };
+  const auto narrow = [](dtype to, float x, int mode) { return cast_element(dtype::fp32, to, element{.f = x}, mode).f; };
   for (const row& r : rows) {
     CAPTURE(r.x);
     CAPTURE(r.mode);
-    CHECK(round_to_mode(dtype::fp16, r.x, r.mode) == r.want);
+    CHECK(narrow(dtype::fp16, r.x, r.mode) == r.want);
   }
+  // Nearest-away overflows like nearest-even: 65520 is the midpoint between 65504 and 2^16.
+  CHECK(narrow(dtype::fp16, 65520.0f, 2) == INFINITY);
+  CHECK(narrow(dtype::fp16, -65520.0f, 2) == -INFINITY);
+  CHECK(narrow(dtype::fp16, 1e6f, 2) == INFINITY);
+  CHECK(narrow(dtype::fp16, 65519.0f, 2) == 65504.0f);
+  CHECK(narrow(dtype::bf16, 3.3961775e38f, 2) == INFINITY);
   // BF16 keeps 8 significant bits: 1 + 2^-8 is halfway between 1 and 1 + 2^-7.
   const float btie = 1.0f + std::ldexp(1.0f, -8), bup = 1.0f + std::ldexp(1.0f, -7);
-  CHECK(round_to_mode(dtype::bf16, btie, 1) == 1.0f);
-  CHECK(round_to_mode(dtype::bf16, btie, 2) == bup);
-  CHECK(round_to_mode(dtype::bf16, btie, 4) == bup);
-  CHECK(round_to_mode(dtype::bf16, -btie, 3) == -bup);
-  CHECK(std::isnan(round_to_mode(dtype::fp16, NAN, 3)));
+  CHECK(narrow(dtype::bf16, btie, 1) == 1.0f);
+  CHECK(narrow(dtype::bf16, btie, 2) == bup);
+  CHECK(narrow(dtype::bf16, btie, 4) == bup);
+  CHECK(narrow(dtype::bf16, -btie, 3) == -bup);
+  CHECK(std::isnan(narrow(dtype::fp16, NAN, 3)));
   // Widening is exact whatever the mode.
   CHECK(cast_element(dtype::fp16, dtype::fp32, element{.f = 0.1f}, 3).f == 0.1f);
+}
+
+TEST_CASE("tile.cast float -> integer rounds by mode and saturates (hand values)") {
+  const float xs[] = {0.5f, 1.5f, 2.5f, -1.5f, 0.6f};
+  const std::int64_t want[][5] = {
+      {0, 2, 2, -2, 1},   // 1 RINT
+      {1, 2, 3, -2, 1},   // 2 ROUND (ties away)
+      {0, 1, 2, -2, 0},   // 3 FLOOR
+      {1, 2, 3, -1, 1},   // 4 CEIL
+      {0, 1, 2, -1, 0},   // 5 TRUNC
+  };
+  for (int mode = 1; mode <= 5; ++mode)
+    for (int k = 0; k < 5; ++k) {
+      CAPTURE(mode);
+      CAPTURE(xs[k]);
+      CHECK(cast_element(dtype::fp32, dtype::int32, element{.f = xs[k]}, mode).i == want[mode - 1][k]);
+    }
+  // 0 and 6 take the a2a3 default branch: nearest even.
+  CHECK(cast_element(dtype::fp32, dtype::int32, element{.f = 2.5f}, 0).i == 2);
+  CHECK(cast_element(dtype::fp32, dtype::int32, element{.f = 2.5f}, 6).i == 2);
+  // Saturation: out of range and infinities clamp, NaN gives 0.
+  CHECK(cast_element(dtype::fp32, dtype::int32, element{.f = 3e9f}, 1).i == INT32_MAX);
+  CHECK(cast_element(dtype::fp32, dtype::int32, element{.f = -INFINITY}, 1).i == INT32_MIN);
+  CHECK(cast_element(dtype::fp32, dtype::int32, element{.f = NAN}, 1).i == 0);
+  CHECK(cast_element(dtype::fp16, dtype::int8, element{.f = 200.0f}, 1).i == 127);
+  CHECK(cast_element(dtype::fp16, dtype::int8, element{.f = -127.5f}, 1).i == -128);
+  CHECK(cast_element(dtype::fp16, dtype::uint8, element{.f = -3.0f}, 1).i == 0);
+  // Integer -> BF16 rounds once: 2^24 + 2^16 + 1 is just above the midpoint of its neighbours.
+  CHECK(cast_element(dtype::int32, dtype::bf16, element{.i = (1 << 24) + (1 << 16) + 1}, 1).f == static_cast<float>((1 << 24) + (1 << 17)));
 }

@@ -64,8 +64,12 @@ struct mlir_attr {
   /// The generic form's spelling when MLIR's printer writes the value differently from the
   /// custom form (a float constant: `1.500000e+00` for `1.5`); empty when they agree.
   text generic_value{};
+  /// The custom form's key when the op's custom syntax renames the property (tcvt's `satmode`
+  /// for the property `sat_mode`); empty when it is `name`.
+  std::string_view native_name{};
 
   [[nodiscard]] constexpr const text& generic() const { return generic_value.empty() ? value : generic_value; }
+  [[nodiscard]] constexpr std::string_view native_key() const { return native_name.empty() ? name : native_name; }
 };
 
 /// One op as the printer reads it.
@@ -243,7 +247,7 @@ class mlir_printer {
   static constexpr text set_attrs(const mlir_op& o) {
     text s;
     for (const mlir_attr& a : o.props)
-      if (!a.is_default) s << (s.empty() ? "" : ", ") << a.name << " = " << a.value;
+      if (!a.is_default) s << (s.empty() ? "" : ", ") << a.native_key() << " = " << a.value;
     return s;
   }
   static constexpr text native_op(const mlir_op& o) {

@@ -27,6 +27,7 @@
 #include "tile2buffer/emit/preflight.hpp"
 #include "tile2buffer/emit/printer.hpp"
 #include "tile2buffer/emit/pto_ops.hpp"
+#include "tile2buffer/ir/cast.hpp"
 #include "tile2buffer/ir/elementwise.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
@@ -254,16 +255,20 @@ class pto_emitter {
     }
     emit(pto_record(c == opcode::buffer_col_max ? pto_op::tcolmax : pto_op::tcolmin, {one(src), one(dst)}, {}));
   }
-  /// Cast: `tcvt ins(%x {rmode = #pto<round_mode M>} : Tx) outs(%dst : Td)`, M the ISA name of the
-  /// op's mode (RINT when absent); no tmp (the accepted pairs need none).
+  /// Cast: `tcvt ins(%x {rmode = #pto<round_mode M>, satmode = #pto<saturation_mode S>} : Tx)
+  /// outs(%dst : Td)`: M the ISA name of the rounding the simulator applies for the pair and the
+  /// op's mode, S whether it saturates (ir/cast.hpp), always written (PTOAS 0.63 changed its
+  /// default); no tmp (the accepted pairs need none).
   constexpr void cast(op_id o) {
-    constexpr std::string_view modes[] = {"NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"};
     const auto m = f_.kwarg_of(o, keyword::mode);
-    const std::int64_t mode = m && m->kind == operand_kind::int_lit && m->num >= 0 && m->num <= 6 ? m->num : 1;
-    const ssa src = value(named_operand<"source">(f_, o).value());
-    const ssa dst = value(named_operand<"dest">(f_, o).value());
-    const pto_set rmode{"rmode", text(modes[mode])};
-    emit(pto_record(pto_op::tcvt, {one(src), {}, one(dst)}, {}, std::span<const pto_set>(&rmode, 1)));
+    const int mode = m && m->kind == operand_kind::int_lit && m->num >= 0 && m->num < round_mode_count ? static_cast<int>(m->num) : 1;
+    const operand source = named_operand<"source">(f_, o), dest = named_operand<"dest">(f_, o);
+    const dtype from = f_.type_of(source.value()).dt, to = f_.type_of(dest.value()).dt;
+    const ssa src = value(source.value());
+    const ssa dst = value(dest.value());
+    const std::array<pto_set, 2> set{pto_set{"rmode", text(isa_name(cast_rounding(from, to, mode)))},
+                                     pto_set{"sat_mode", text(cast_saturates(from, to) ? "ON" : "OFF")}};
+    emit(pto_record(pto_op::tcvt, {one(src), {}, one(dst)}, {}, std::span<const pto_set>(set)));
   }
   /// Row broadcast: `trowexpand ins(%v) outs(%dst)`.
   constexpr void row_expand(op_id o) {

@@ -45,6 +45,11 @@ struct property_def {
   std::string_view name;
   std::string_view enum_kind = {};
   std::string_view default_case = {};
+  /// The custom syntax's key when it differs from `name` (tcvt: `satmode` for `sat_mode`).
+  std::string_view native_name = {};
+  /// Written in the custom form even when it equals `default_case`: the default changed between
+  /// PTOAS versions (tcvt's saturation: OFF in 0.60, ON in 0.63), so an elided value means two things.
+  bool always_written = false;
 };
 
 struct pto_op_def {
@@ -137,7 +142,7 @@ inline constexpr std::array<pto_op_def, pto_op_count> table{{
     {pto_op::trsqrt, "pto.trsqrt", native_form::ins_outs, {one("src"), one("dst"), opt("tmp")}, 1, {precision("rsqrt_precision")}},
     // tcvt (§3.7): attributes inside `ins`; generic (%x, %tmp?, %d) with materialised rmode and sat_mode.
     {pto_op::tcvt, "pto.tcvt", native_form::ins_attrs_outs, {one("src"), opt("tmp"), one("dst")}, 2,
-     {property_def{"rmode", "round_mode", "CAST_RINT"}, property_def{"sat_mode", "saturation_mode", "OFF"}}},
+     {property_def{"rmode", "round_mode", "CAST_RINT"}, property_def{"sat_mode", "saturation_mode", "OFF", "satmode", true}}},
     // Column reductions (§3.2): tcolsum always with tmp and the sequential isBinary = false.
     {pto_op::tcolsum, "pto.tcolsum", native_form::ins_attrs_outs, {one("src"), opt("tmp"), one("dst")}, 2,
      {property_def{"isBinary"}}},
@@ -212,8 +217,10 @@ constexpr mlir_op pto_record(pto_op op, std::initializer_list<std::span<const ss
       if (p.enum_kind.empty()) return v << value;
       return v << "#pto<" << p.enum_kind << ' ' << value << '>';
     };
-    if (given != nullptr) r.props.push_back(mlir_attr{p.name, spelled(given->value.view()), given->value.view() == p.default_case});
-    else if (!p.default_case.empty()) r.props.push_back(mlir_attr{p.name, spelled(p.default_case), true});
+    if (given != nullptr)
+      r.props.push_back(mlir_attr{p.name, spelled(given->value.view()), !p.always_written && given->value.view() == p.default_case, {}, p.native_name});
+    else if (!p.default_case.empty())
+      r.props.push_back(mlir_attr{p.name, spelled(p.default_case), !p.always_written, {}, p.native_name});
   }
   return r;
 }

@@ -174,15 +174,8 @@ constexpr bool col_expand_inexact(opcode c) {
          c == opcode::buffer_col_expand_expdif;
 }
 
-/// One element of a cast: floats round by `mode` (round_to_mode); other pairs convert as scalars.
-inline element cast_element(dtype from, dtype to, element x, int mode) {
-  if (is_float(from) && is_float(to)) {
-    element r;
-    r.f = round_to_mode(to, x.f, mode);
-    return r;
-  }
-  return convert(from, to, x);
-}
+/// One element of a cast: rounded by `mode`, saturated where ir/cast.hpp says (cast_by_mode).
+inline element cast_element(dtype from, dtype to, element x, int mode) { return cast_by_mode(from, to, x, mode); }
 
 /// Accumulator element type of a matmul over operands of type `operand` (§2.6): FP32 for float
 /// operands, INT32 for INT8; nullopt for unsupported operand types.

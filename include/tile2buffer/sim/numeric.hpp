@@ -10,6 +10,7 @@
 /// arithmetic and the fix-pipe narrowing go through `element` and may quiet a NaN, as IEEE allows.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -20,6 +21,7 @@
 #include <limits>
 #include <string>
 
+#include "tile2buffer/ir/cast.hpp"
 #include "tile2buffer/ir/enums.hpp"
 
 namespace tile2buffer {
@@ -146,38 +148,144 @@ inline float round_to(dtype d, float v) {
   }
 }
 
-/// Rounds `v` to FP16 or BF16 (`d`) by the ISA's rounding mode (tile.cast's `mode`: 1 RINT nearest
-/// even, 2 ROUND nearest away from zero, 3 FLOOR, 4 CEIL, 5 TRUNC, 6 ODD; 0 is taken as RINT).
-/// FP32 is returned as is. Overflow of a directed mode stops at the largest finite value, as
-/// IEEE's directed roundings do.
-inline float round_to_mode(dtype d, float v, int mode) {
-  const float nearest = round_to(d, v);
-  if ((d != dtype::fp16 && d != dtype::bf16) || mode <= 1 || nearest == v || std::isnan(v)) return nearest;
-  const auto bits = [&](float x) { return d == dtype::fp16 ? float_to_fp16(x) : float_to_bf16(x); };
-  const auto value = [&](std::uint16_t b) { return d == dtype::fp16 ? fp16_to_float(b) : bf16_to_float(b); };
-  // The representable neighbour of `nearest` on the other side of v: one pattern step toward v.
-  std::uint16_t b = bits(nearest);
-  const bool negative = (b & 0x8000u) != 0;
-  const bool up = v > nearest;
-  if ((b & 0x7FFFu) == 0) b = up ? 0x0001u : 0x8001u;
-  else b = static_cast<std::uint16_t>((up != negative) ? b + 1 : b - 1);
-  const float other = value(b);
-  const float lo = up ? nearest : other, hi = up ? other : nearest;
+//===--- conversion by rounding mode (tile.cast) ---===//
+
+namespace detail {
+/// A binary floating-point format: `precision` significant bits (the hidden one included), the
+/// exponents of its smallest normal and largest finite binade, its width in bits.
+struct float_format {
+  int precision, min_exp, max_exp, width;
+};
+inline constexpr float_format fp32_format{24, -126, 127, 32}, fp16_format{11, -14, 15, 16}, bf16_format{8, -126, 127, 16};
+constexpr const float_format& format_of(dtype d) { return d == dtype::fp16 ? fp16_format : d == dtype::bf16 ? bf16_format : fp32_format; }
+
+/// A finite number as sign, magnitude and binary exponent: the value is (-1)^negative · m · 2^e.
+struct scaled {
+  bool negative = false;
+  std::uint64_t m = 0;
+  int e = 0;
+};
+inline scaled decompose(float f) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  const std::uint32_t biased = (x >> 23) & 0xFFu, frac = x & 0x7FFFFFu;
+  return {(x >> 31) != 0, biased == 0 ? frac : (frac | 0x800000u), biased == 0 ? -149 : static_cast<int>(biased) - 150};
+}
+inline scaled decompose(std::int64_t v) {
+  // Why through v + 1: the magnitude of INT64_MIN does not fit an int64.
+  return {v < 0, v < 0 ? static_cast<std::uint64_t>(-(v + 1)) + 1u : static_cast<std::uint64_t>(v), 0};
+}
+
+/// m · 2^-s (s > 0) rounded to an integer by `mode`; `negative` is the sign the directed modes see.
+inline std::uint64_t round_scaled(bool negative, std::uint64_t m, int s, round_mode mode) {
+  enum class rest { zero, below, half, above };
+  std::uint64_t q = 0;
+  rest r{};
+  if (s > 64) {
+    r = m == 0 ? rest::zero : rest::below;
+  } else {
+    const std::uint64_t low = s == 64 ? m : m & ((std::uint64_t{1} << s) - 1u);
+    const std::uint64_t h = std::uint64_t{1} << (s - 1);
+    q = s == 64 ? 0 : m >> s;
+    r = low == 0 ? rest::zero : low < h ? rest::below : low == h ? rest::half : rest::above;
+  }
   switch (mode) {
-    case 2: {  // nearest, ties away from zero
-      const double dl = static_cast<double>(v) - static_cast<double>(lo), dh = static_cast<double>(hi) - static_cast<double>(v);
-      if (dl != dh) return dl < dh ? lo : hi;
-      return v > 0 ? hi : lo;
-    }
-    case 3: return lo;
-    case 4: return hi;
-    case 5: return v > 0 ? lo : hi;
-    default: return (bits(lo) & 1u) != 0 ? lo : hi;  // 6: round to odd
+    case round_mode::round: return q + (r == rest::half || r == rest::above ? 1u : 0u);
+    case round_mode::floor: return q + (negative && r != rest::zero ? 1u : 0u);
+    case round_mode::ceil: return q + (!negative && r != rest::zero ? 1u : 0u);
+    case round_mode::trunc: return q;
+    case round_mode::odd: return r == rest::zero ? q : (q | 1u);
+    default: return q + (r == rest::above || (r == rest::half && (q & 1u) != 0) ? 1u : 0u);
   }
 }
 
-/// Converts an element between element types: float->int truncates toward zero (saturating at the
-/// int64 range), int->float rounds to nearest, int->int wraps.
+/// The bit pattern of `v` rounded to format `f` by `mode`, IEEE overflow included: nearest modes
+/// go to infinity, a directed mode to infinity only in its own direction, else to the largest
+/// finite value (TRUNC and ODD both stop there).
+inline std::uint32_t round_to_format(const float_format& f, const scaled& v, round_mode mode) {
+  const std::uint32_t sign = v.negative ? std::uint32_t{1} << (f.width - 1) : 0u;
+  if (v.m == 0) return sign;
+  const int frac_bits = f.precision - 1;
+  const int top = static_cast<int>(std::bit_width(v.m)) - 1;  // the leading digit is 2^(e + top)
+  int exp = std::max(v.e + top, f.min_exp);                     // the result's leading place
+  const int s = exp - frac_bits - v.e;                          // digits of m below its last place
+  std::uint64_t q = s <= 0 ? v.m << -s : round_scaled(v.negative, v.m, s, mode);
+  if ((q >> f.precision) != 0) {  // rounding carried into a new leading digit: q was 2^precision
+    q >>= 1;
+    ++exp;
+  }
+  const std::uint32_t inf = ((std::uint32_t{1} << (f.width - 1 - frac_bits)) - 1u) << frac_bits;
+  if (exp > f.max_exp) {
+    const bool to_infinity = mode == round_mode::rint || mode == round_mode::round || (mode == round_mode::ceil && !v.negative) ||
+                             (mode == round_mode::floor && v.negative);
+    return sign | (to_infinity ? inf : inf - 1u);
+  }
+  if ((q >> frac_bits) == 0) return sign | static_cast<std::uint32_t>(q);  // subnormal or zero
+  const auto biased = static_cast<std::uint32_t>(exp - f.min_exp + 1);
+  return sign | (biased << frac_bits) | (static_cast<std::uint32_t>(q) & ((std::uint32_t{1} << frac_bits) - 1u));
+}
+inline float from_format_bits(dtype d, std::uint32_t bits) {
+  if (d == dtype::fp16) return fp16_to_float(static_cast<std::uint16_t>(bits));
+  if (d == dtype::bf16) return bf16_to_float(static_cast<std::uint16_t>(bits));
+  return std::bit_cast<float>(bits);
+}
+}  // namespace detail
+
+/// Rounds `v` to float type `d` (FP16, BF16 or FP32) by rounding `mode`. NaN stays a quiet NaN
+/// (round_to's payload rule), infinities stay; finite values round once, with IEEE overflow.
+inline float round_to_mode(dtype d, float v, round_mode mode) {
+  if (std::isnan(v) || std::isinf(v) || d == dtype::fp32) return round_to(d, v);
+  if (mode == round_mode::rint) return round_to(d, v);
+  return detail::from_format_bits(d, detail::round_to_format(detail::format_of(d), detail::decompose(v), mode));
+}
+
+/// An integer converted to float type `d` by rounding `mode`, rounded once (no detour through a
+/// float, which would round twice for BF16 and for INT64 -> FP16).
+inline float int_to_float_by_mode(dtype d, std::int64_t v, round_mode mode) {
+  return detail::from_format_bits(d, detail::round_to_format(detail::format_of(d), detail::decompose(v), mode));
+}
+
+/// The range an integer type holds, as [lo, hi] in int64.
+inline std::int64_t integer_min(dtype d) {
+  if (is_unsigned(d)) return 0;
+  return bit_width(d) >= 64 ? INT64_MIN : -(std::int64_t{1} << (bit_width(d) - 1));
+}
+inline std::int64_t integer_max(dtype d) {
+  if (bit_width(d) >= 64) return INT64_MAX;
+  return is_unsigned(d) ? (std::int64_t{1} << bit_width(d)) - 1 : (std::int64_t{1} << (bit_width(d) - 1)) - 1;
+}
+
+/// A float rounded to an integer by `mode`, then, when `saturate`, clamped to `to`'s range (NaN
+/// gives 0, an infinity the bound of its sign); without saturation the rounded integer wraps
+/// (values past the int64 range first stop at its bounds).
+inline std::int64_t float_to_int_by_mode(dtype to, float v, round_mode mode, bool saturate) {
+  if (std::isnan(v)) return 0;
+  const detail::scaled x = detail::decompose(v);
+  const int top = x.m == 0 ? 0 : static_cast<int>(std::bit_width(x.m)) - 1;
+  std::int64_t n = 0;
+  if (std::isinf(v) || (x.m != 0 && x.e + top >= 63)) {
+    n = x.negative ? INT64_MIN : INT64_MAX;
+  } else {
+    const std::uint64_t mag = x.e >= 0 ? x.m << x.e : detail::round_scaled(x.negative, x.m, -x.e, mode);
+    n = x.negative ? -static_cast<std::int64_t>(mag) : static_cast<std::int64_t>(mag);
+  }
+  if (!saturate) return wrap_integer(to, n);
+  return n < integer_min(to) ? integer_min(to) : n > integer_max(to) ? integer_max(to) : n;
+}
+
+/// One element of `tile.cast` / `buffer.cast` from `from` to `to` with keyword `mode` (ir/cast.hpp
+/// says which rounding and whether it saturates; docs/ops.md states the policy).
+inline element cast_by_mode(dtype from, dtype to, element x, int mode) {
+  const round_mode r = cast_rounding(from, to, mode);
+  element out;
+  if (is_float(from) && is_float(to)) out.f = round_to_mode(to, x.f, r);
+  else if (is_float(from)) out.i = float_to_int_by_mode(to, x.f, r, cast_saturates(from, to));
+  else if (is_float(to)) out.f = int_to_float_by_mode(to, x.i, r);
+  else out.i = wrap_integer(to, x.i);
+  return out;
+}
+
+/// Converts a scalar between element types (`scalar.cast`, fills): float->int truncates toward
+/// zero (stopping at the int64 range) then wraps, int->float rounds to nearest, int->int wraps.
 inline element convert(dtype from, dtype to, element v) {
   element r;
   if (is_float(from) && is_float(to)) {

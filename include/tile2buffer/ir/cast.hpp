@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file ir/cast.hpp
+/// What `tile.cast` / `buffer.cast` mean for a dtype pair and a `mode`: the rounding the
+/// conversion applies and whether it saturates. The simulator computes this (sim/numeric.hpp)
+/// and the PTO-AS emitter spells it (`rmode`, `satmode` of `pto.tcvt`), so both read it here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "tile2buffer/ir/enums.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+
+/// The ISA's rounding enumeration (`mode` 0..6) [PTO ISA include/pto/common/type.hpp].
+enum class round_mode : std::uint8_t { none, rint, round, floor, ceil, trunc, odd };
+inline constexpr int round_mode_count = 7;
+
+/// The ISA name of a mode as PTOAS spells it in `#pto<round_mode NAME>`.
+constexpr std::string_view isa_name(round_mode m) {
+  constexpr std::array<std::string_view, round_mode_count> names{"NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"};
+  return names[static_cast<std::size_t>(m)];
+}
+
+/// The rounding a cast from `from` to `to` applies for keyword `mode` (0..6; absent is 1):
+/// - float -> integer: modes 1-5 as written; 0 and 6 round to nearest even, the default branch of
+///   the a2a3 conversion dispatch (PTO ISA include/pto/npu/a2a3/TCvt.hpp has no ODD float->int
+///   instruction, and NONE's suffix-less form is undocumented);
+/// - integer -> FP16: nearest even whatever the mode (a2a3 converts through `vconv_deq`, which
+///   takes no mode; quantized-path.md §2.2);
+/// - other conversions to a float: as written, 0 taken as RINT;
+/// - integer -> integer: exact or wrapped, no rounding (the mode is irrelevant).
+constexpr round_mode cast_rounding(dtype from, dtype to, int mode) {
+  const auto m = mode < 0 || mode >= round_mode_count ? round_mode::rint : static_cast<round_mode>(mode);
+  if (m == round_mode::none) return round_mode::rint;
+  if (is_float(from) && !is_float(to)) return m == round_mode::odd ? round_mode::rint : m;
+  if (!is_float(from) && to == dtype::fp16) return round_mode::rint;
+  return m;
+}
+
+/// Whether a cast saturates out-of-range values (PTOAS `satmode = ON`): float -> integer clamps to
+/// the integer's range and sends NaN to 0, the ISA's usual answer for its `vconv_f32*2s*` family
+/// (quantized-path.md §2.2). Every other pair runs with saturation OFF: a float result overflows
+/// to infinity by the rounding mode's IEEE rule and NaN stays NaN; an integer narrowing wraps.
+constexpr bool cast_saturates(dtype from, dtype to) { return is_float(from) && is_integer(to); }
+
+}  // namespace v0
+}  // namespace tile2buffer
