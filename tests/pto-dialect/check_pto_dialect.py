@@ -15,9 +15,12 @@ groups, properties, attribute kinds, assembly formats and verifier rules):
    are renamed in order of first appearance (MLIR numbers results `%0, %1...`, we keep names).
 
 Failing twins show each check can fail: a wrong segment count, a missing required property, a
-property on an op without properties, a misaligned address, an address at the wrong level (check
-1's verifier), a tadd whose generic form swaps its sources (parses, caught by check 2), and a
-default-valued property left out of the generic text (parses, caught by check 3).
+property on an op without properties, a misaligned address, an address at the wrong level, a
+tcvt without its saturation in either form, a level3 a2/a3 trowsum without its tmp (check 1's
+verifier), a tadd whose generic form swaps its sources (parses, caught by check 2), and a
+default-valued property left out of the generic text (parses, caught by check 3). The level3
+a2/a3 ops the implicit-tmp rule (pto-dialect.md §5) inspects are counted: each family we emit
+must have been checked at least once.
 
 Usage:
   corpus T2B_OPT PTO_CHECK_OPT GEN_TILE EXAMPLES_DIR GOLDEN_DIR [--campaign T2B_CAMPAIGN]
@@ -46,6 +49,8 @@ PREFLIGHT = re.compile(r":[0-9]+:[0-9]+: error: emit-pto: ")
 SSA = re.compile(r"%[A-Za-z0-9_$.\-]+(?:#[0-9]+)?")
 GROUP = re.compile(r"^( *)(%[A-Za-z0-9_$.\-]+):([0-9]+) = ", re.M)
 # The generated sample: each gen_tile.py shape, lowered like the examples.
+# The ops under the level3 implicit-tmp rule that we emit (tcvt: only float pairs, outside the rule).
+IMPLICIT_TMP_OPS = ["trowsum", "trowmax", "trowmin", "tcolsum", "tcvt"]
 SAMPLE = [("line", 12), ("shared", 12), ("loops", 8), ("window", 8), ("cube", 4)]
 
 
@@ -187,7 +192,7 @@ def read_dumped(check, programs, directory):
     return count
 
 
-def check_programs(check, programs, minimum, start):
+def check_programs(check, programs, minimum, start, minimum_rule_ops=True):
     """Checks 1-3 on every filed module; fails when fewer than `minimum` were checked."""
     checked = 0
     for level, items in programs.items():
@@ -208,6 +213,17 @@ def check_programs(check, programs, minimum, start):
                            + first_difference(normalized(generic), normalized(rg)))
     print(f"{checked} modules checked in both forms ({len(programs['level3'])} at level3, "
           f"{len(programs['level2'])} at level2) in {time.monotonic() - start:.1f} s, {check.failures} failed")
+    # The level3 implicit-tmp rule (pto-dialect.md §5) is the checker's: every op it governs that
+    # we emit at level3 on a2/a3 was checked above; count them, so that the claim cannot go empty.
+    counts = {op: 0 for op in IMPLICIT_TMP_OPS}
+    for _, native, _ in programs["level3"]:
+        if 'pto.target_arch = "a5"' not in native:
+            for op in IMPLICIT_TMP_OPS:
+                counts[op] += len(re.findall(rf"pto\.{op} ins\(", native))
+    print("level3 a2/a3 ops the implicit-tmp rule inspected (each passed): " + ", ".join(f"{op} {n}" for op, n in counts.items()))
+    if minimum_rule_ops and any(counts[op] == 0 for op in IMPLICIT_TMP_OPS):
+        check.fail("no level3 a2/a3 module holds " + ", ".join(op for op in IMPLICIT_TMP_OPS if counts[op] == 0)
+                   + ": the implicit-tmp rule is not exercised on our output")
     if checked < minimum:
         check.fail(f"only {checked} modules were checked (at least {minimum} expected); the corpus lost its kernels")
 
@@ -290,7 +306,7 @@ def fuzz(args):
         if proc.returncode != 0:
             check.fail(f"the fuzzer failed\n{proc.stderr[-3000:]}")
         print(f"{read_dumped(check, programs, dumped)} fuzzer modules read")
-    check_programs(check, programs, 10, start)
+    check_programs(check, programs, 10, start, minimum_rule_ops=False)
     return 1 if check.failures else 0
 
 
@@ -378,6 +394,22 @@ def twins(check, programs):
             check.fail("twin swapped operands: the native and generic re-prints agree; check 2 cannot fail")
         else:
             print(f"ok   twin swapped operands ({label}): parsed, and check 2 reports the forms differ")
+    # tcvt's saturation, left out of either form (issue 52 item 4).
+    n = first("level3", "native", r"pto\.tcvt ins\(")
+    if n:
+        expect_rejected("tcvt without satmode", "level3", re.sub(r", satmode = #pto<saturation_mode \w+>", "", n, count=1),
+                        "needs `satmode = #pto<saturation_mode ON|OFF>` inside ins(...)")
+    g = first("level3", "generic", r'"pto\.tcvt"')
+    if g:
+        expect_rejected("tcvt without sat_mode", "level3", re.sub(r", sat_mode = #pto<saturation_mode \w+>", "", g, count=1),
+                        "needs sat_mode (custom form: `satmode`)")
+    # The level3 implicit-tmp rule (pto-dialect.md §5): our row reduction without its tmp.
+    n = first("level3", "native", r'pto\.target_arch = "a3"[\s\S]*pto\.trowsum ins\(%[\w.]+, ')
+    if n:
+        expect_rejected("trowsum without tmp at level3", "level3",
+                        re.sub(r"pto\.trowsum ins\((%[\w.]+), %[\w.]+ : (!pto\.tile_buf<[^>]*>), !pto\.tile_buf<[^>]*>\)",
+                               r"pto.trowsum ins(\1 : \2)", n, count=1),
+                        "a row reduction needs tmp at --pto-level=level3 on a2/a3")
     g = first("level3", "generic", r"reluPreMode = #pto<relu_pre_mode no_relu>")
     if g:
         dropped = re.sub(r", reluPreMode = #pto<relu_pre_mode no_relu>", "", g, count=1)

@@ -47,6 +47,15 @@ LogicalResult sameValid(Operation* op, TileBufType a, TileBufType b, StringRef w
   return success();
 }
 
+// The level3 implicit-tmp rule (pto-dialect.md §5, PTOAS 0.57+): at --pto-level=level3 on a2/a3
+// PTOAS does not materialize the scratch of these ops (PTOMaterializeImplicitTmp runs at level2
+// only), so leaving `tmp` out is an error there.
+bool implicitTmpForbidden(Operation* op) { return checkedLevel() == 3 && !isA5(op); }
+LogicalResult missingTmp(Operation* op, const Twine& what) {
+  return op->emitOpError(what) << " needs tmp at --pto-level=level3 on a2/a3: PTOAS materializes the implicit tmp "
+                                  "only at level2 (pto-dialect.md §5)";
+}
+
 // The elementwise rule shared by the binary, scalar and unary families: vector tiles of one
 // element type, equal static valid shapes, the op's element table per target.
 LogicalResult verifyElementwise(Operation* op, ArrayRef<Value> tiles, bool needRowMajor,
@@ -367,6 +376,7 @@ static LogicalResult verifyRowReduce(Operation* op, Value srcV, Value tmpV, Valu
     return op->emitOpError("valid rows of source and destination must be equal");
   if (known(d.getValidCol()) && d.getValidCol() != 1) return op->emitOpError("destination must have one valid column");
   if (!isA5(op)) {
+    if (!tmpV && implicitTmpForbidden(op)) return missingTmp(op, "a row reduction");
     if (!tmpV) return success();
     TileBufType t = tileOf(tmpV);
     const int64_t esize = (x.getElementType().getIntOrFloatBitWidth() + 7) / 8;
@@ -476,6 +486,7 @@ static LogicalResult verifyColReduce(Operation* op, Value srcV, Value tmpV, Valu
 }
 LogicalResult TColSumOp::verify() {
   if (getTmp() && !getIsBinaryAttr()) return emitOpError("with tmp, isBinary must be present");
+  if (!getTmp() && getIsBinary().value_or(false) && implicitTmpForbidden(*this)) return missingTmp(*this, "isBinary = true");
   if (getTmp() && getIsBinary() && *getIsBinary()) {
     TileBufType x = tileOf(getSrc()), t = tileOf(getTmp());
     if (known(x.getValidCol()) && t.getCols() < x.getValidCol()) return emitOpError("isBinary needs tmp cols >= source valid cols");
@@ -485,10 +496,66 @@ LogicalResult TColSumOp::verify() {
 LogicalResult TColMaxOp::verify() { return verifyColReduce(*this, getSrc(), {}, getDst()); }
 LogicalResult TColMinOp::verify() { return verifyColReduce(*this, getSrc(), {}, getDst()); }
 
-// tcvt (pto-dialect.md §5): vec tiles of one physical shape and one valid shape.
+// tcvt (pto-dialect.md §5): vec tiles of one physical shape and one valid shape; saturation
+// written (its default changed between PTOAS versions, §0); the narrowing pairs with saturation
+// OFF under the level3 implicit-tmp rule.
 LogicalResult TCvtOp::verify() {
+  if (!getSatModeAttr())
+    return emitOpError("needs sat_mode (custom form: `satmode`): PTOAS 0.60 defaults saturation to OFF and 0.63 to ON, "
+                       "so a tcvt without it means two things (pto-dialect.md §0)");
   TileBufType x = tileOf(getSrc()), d = tileOf(getDst());
   if (x.getMemLoc() != "vec" || d.getMemLoc() != "vec") return emitOpError("operates on vec tiles");
   if (x.getRows() != d.getRows() || x.getCols() != d.getCols()) return emitOpError("source and destination must have one physical shape");
-  return sameValid(*this, x, d, "source and destination");
+  if (failed(sameValid(*this, x, d, "source and destination"))) return failure();
+  const std::string pair = spelled(x.getElementType()) + "->" + spelled(d.getElementType());
+  if (!getTmp() && *getSatMode() == SaturationMode::Off && implicitTmpForbidden(*this) &&
+      llvm::is_contained({"f32->i16", "f16->i16", "f16->i8"}, pair))
+    return missingTmp(*this, "narrowing " + pair + " with saturation OFF");
+  return success();
+}
+
+// tcvt's custom form: `ins(%x[, %tmp] {rmode = ..., satmode = ...} : Tx[, Ttmp]) outs(%d : Td)`.
+// The dictionary's `satmode` is the property `sat_mode`; the custom form must write it.
+ParseResult TCvtOp::parse(OpAsmParser& p, OperationState& result) {
+  OpAsmParser::UnresolvedOperand src, tmp, dst;
+  Type srcType, tmpType, dstType;
+  bool hasTmp = false;
+  if (p.parseKeyword("ins") || p.parseLParen() || p.parseOperand(src)) return failure();
+  if (succeeded(p.parseOptionalComma())) {
+    if (p.parseOperand(tmp)) return failure();
+    hasTmp = true;
+  }
+  const llvm::SMLoc dictLoc = p.getCurrentLocation();
+  NamedAttrList attrs;
+  if (p.parseOptionalAttrDict(attrs)) return failure();
+  if (attrs.get("sat_mode"))
+    return p.emitError(dictLoc, "spells saturation `satmode` in its custom form, not `sat_mode` (the property's name)");
+  Attribute sat = attrs.erase("satmode");
+  if (!sat)
+    return p.emitError(dictLoc, "needs `satmode = #pto<saturation_mode ON|OFF>` inside ins(...): PTOAS 0.60 defaults "
+                                "saturation to OFF and 0.63 to ON (pto-dialect.md §0)");
+  attrs.set("sat_mode", sat);
+  if (p.parseColon() || p.parseType(srcType)) return failure();
+  if (hasTmp && (p.parseComma() || p.parseType(tmpType))) return failure();
+  if (p.parseRParen() || p.parseKeyword("outs") || p.parseLParen() || p.parseOperand(dst) || p.parseColon() ||
+      p.parseType(dstType) || p.parseRParen())
+    return failure();
+  if (p.resolveOperand(src, srcType, result.operands) || (hasTmp && p.resolveOperand(tmp, tmpType, result.operands)) ||
+      p.resolveOperand(dst, dstType, result.operands))
+    return failure();
+  result.addAttributes(attrs);
+  return success();
+}
+
+void TCvtOp::print(OpAsmPrinter& p) {
+  p << " ins(" << getSrc();
+  if (getTmp()) p << ", " << getTmp();
+  Builder b(getContext());
+  SmallVector<NamedAttribute> attrs{b.getNamedAttr("rmode", getRmodeAttr())};
+  if (getSatModeAttr()) attrs.push_back(b.getNamedAttr("satmode", getSatModeAttr()));
+  for (NamedAttribute a : (*this)->getDiscardableAttrs()) attrs.push_back(a);
+  p.printOptionalAttrDict(attrs);
+  p << " : " << getSrc().getType();
+  if (getTmp()) p << ", " << getTmp().getType();
+  p << ") outs(" << getDst() << " : " << getDst().getType() << ")";
 }
