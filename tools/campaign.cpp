@@ -13,7 +13,8 @@
 /// `extended` shape lowers with `rollout = extended`; each of its kernels that uses an extended op
 /// must also stay Tile under the default rollout. Before the summary, one line per shape (kernels,
 /// lowered, stayed Tile) and, with the extended shape, how many ops of each extended family the
-/// lowered kernels held.
+/// lowered kernels held. Every lowered program's PTO-AS must also read back as the Buffer IR it
+/// came from (emit/pto_roundtrip.hpp; a kernel the emitter refuses is left to `--pto-out`).
 /// Exit codes: 0 clean, 1 mismatches or failures, 2 bad command line.
 #include <algorithm>
 #include <array>
@@ -32,6 +33,7 @@
 #include "support/explicit_lowering.hpp"
 #include "support/gen_program.hpp"
 #include "tile2buffer/emit/pto.hpp"
+#include "tile2buffer/emit/pto_roundtrip.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/print.hpp"
@@ -106,6 +108,7 @@ struct config {
   std::uint64_t pto_every = 1;    ///< sample rate: kernels whose index is a multiple of it
   bool break_addresses = false;  ///< hidden: proves the campaign reports a wrong lowering
   bool break_selection = false;  ///< hidden: lowers nothing, proves it reports kernels kept Tile
+  bool break_pto = false;        ///< hidden: an emitter writing every address as 0, proves it reports a wrong read-back
 };
 
 /// The extended rollout's op families, counted in the Tile programs of lowered kernels.
@@ -128,6 +131,7 @@ constexpr std::size_t family_count = std::size(family_names);
 
 struct tally {
   std::uint64_t kernels = 0, lowerings = 0, lowered = 0, stayed_tile = 0, mismatches = 0, failures = 0;
+  std::uint64_t roundtrips = 0;  ///< lowered programs whose PTO-AS read back as their Buffer IR
   std::array<std::uint64_t, shape_count> shape_kernels{}, shape_lowered{}, shape_stayed{};
   std::array<std::uint64_t, family_count> families{};  ///< extended ops in lowered kernels (per lowering)
   void add(const tally& t) {
@@ -137,6 +141,7 @@ struct tally {
     stayed_tile += t.stayed_tile;
     mismatches += t.mismatches;
     failures += t.failures;
+    roundtrips += t.roundtrips;
     for (std::size_t i = 0; i < shape_count; ++i) {
       shape_kernels[i] += t.shape_kernels[i];
       shape_lowered[i] += t.shape_lowered[i];
@@ -185,6 +190,27 @@ bool write_pto(const config& cfg, std::uint64_t seed, const options& opts, const
     if (!f) std::fprintf(stderr, "t2b-campaign: cannot write %s\n", stem.c_str());
   }
   return true;
+}
+
+/// Why the PTO-AS of `lowered` does not read back as `lowered` (emit/pto_roundtrip.hpp), or empty.
+/// A program the emitter refuses has nothing to read back: `--pto-out` reports that.
+std::string pto_roundtrip_problem(const config& cfg, const program& lowered, const options& opts) {
+  const pto_options po{.target = opts.target, .skip_tile_kernels = true};
+  std::vector<diagnostic> differ;
+  if (cfg.break_pto) {
+    pto_options generic = po;
+    generic.generic = true;
+    const auto emitted = emit_pto(testing::collapse_addresses(lowered), generic);
+    if (!emitted) return {};
+    const auto reading = read_pto(emitted.value.view());
+    differ = reading ? compare_pto_reading(lowered, reading.value, emitted.value.view(), po) : reading.errors;
+  } else {
+    differ = check_pto_roundtrip(lowered, po);
+  }
+  if (differ.empty() || differ.front().source.view() == detail::pto_source) return {};
+  return "the PTO-AS does not read back as its Buffer IR (t2b-opt --planner=" + std::string(name(opts.planner)) + " --target=" +
+         std::string(name(opts.target)) + (opts.rollout == rollout_kind::extended ? " --rollout=extended" : "") +
+         " --emit=pto --verify-roundtrip shows it)\n" + std::string(format_all(differ, "lowered").view());
 }
 
 /// One lowering of a kernel, checked: it must succeed, select as the generator intends, and
@@ -237,6 +263,12 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
     write_reproducer(cfg, seed, s, opts, "-", "the PTO emitter refused the lowered program", tile);
     return;
   }
+  if (const std::string why = pto_roundtrip_problem(cfg, lowered.value, opts); !why.empty()) {
+    ++t.failures;
+    write_reproducer(cfg, seed, s, opts, "-", why, tile);
+    return;
+  }
+  ++t.roundtrips;
   const program checked = cfg.break_addresses ? testing::collapse_addresses(lowered.value) : lowered.value;
   // Why stop at the first failing binding: one reproducer per (seed, planner, target) is enough.
   for (const testing::gen_binding& b : testing::bindings(plan)) {
@@ -302,8 +334,8 @@ constexpr const char* usage =
 std::string parse_args(int argc, char** argv, config& cfg) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
-    if (flag == "--break-addresses" || flag == "--break-selection") {
-      (flag == "--break-addresses" ? cfg.break_addresses : cfg.break_selection) = true;
+    if (flag == "--break-addresses" || flag == "--break-selection" || flag == "--break-pto") {
+      (flag == "--break-addresses" ? cfg.break_addresses : flag == "--break-selection" ? cfg.break_selection : cfg.break_pto) = true;
       continue;
     }
     if (i + 1 >= argc) return "unknown flag or missing value: " + std::string(flag);
@@ -381,6 +413,7 @@ int main(int argc, char** argv) {
       std::printf("%s %s %llu", i == 0 ? "" : ",", std::string(family_names[i]).c_str(), static_cast<unsigned long long>(total.families[i]));
     std::printf("\n");
   }
+  std::printf("PTO-AS read back as its Buffer IR: %llu lowered programs\n", static_cast<unsigned long long>(total.roundtrips));
   std::printf("kernels %llu, lowerings %llu, lowered %llu, stayed Tile %llu, mismatches %llu, failures %llu\n",
               static_cast<unsigned long long>(total.kernels), static_cast<unsigned long long>(total.lowerings),
               static_cast<unsigned long long>(total.lowered), static_cast<unsigned long long>(total.stayed_tile),

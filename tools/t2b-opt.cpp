@@ -20,6 +20,7 @@
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/emit/memory_map.hpp"
 #include "tile2buffer/emit/pto.hpp"
+#include "tile2buffer/emit/pto_roundtrip.hpp"
 #include "tile2buffer/engine/registry.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
@@ -98,6 +99,7 @@ struct cli_options {
   /// What is written: canonical text, the binary IR, or PTO-AS (custom or MLIR generic form).
   enum class output_format { text, binary, pto, pto_generic } format = output_format::text;
   std::string pto_kernel;
+  bool verify_roundtrip = false;  ///< --verify-roundtrip: the emitted PTO-AS must read back as its Buffer IR
   std::optional<std::uint64_t> check_numerics_seed;
   /// --run, --input, --output-dir, and --scalar, --grid, --subblocks which --check-numerics shares
   /// (tools/t2b_opt_run.hpp)
@@ -416,6 +418,12 @@ constexpr flag flags[] = {
        o.diagnostics_json = v == "json";
        return {};
      }},
+    {"--verify-roundtrip", {}, "with --emit=pto or pto-generic: read the PTO-AS back into Buffer IR (its generic form) and fail, "
+     "at the first op that differs in each kernel, unless it equals the Buffer IR it came from (docs/pto-as.md)",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.verify_roundtrip = true;
+       return {};
+     }},
     {"--pto-kernel", "NAME", "with --emit=pto or pto-generic: emit only the function @NAME",
      [](cli_options& o, std::string_view v) -> std::string {
        if (v.empty()) return "--pto-kernel needs a function name";
@@ -485,6 +493,8 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
     if (std::string err = hit->apply(opts, value); !err.empty()) return err;
   }
   if (opts.inputs.size() > 1) return "expected at most one input file";
+  if (opts.verify_roundtrip && opts.format != cli_options::output_format::pto && opts.format != cli_options::output_format::pto_generic)
+    return "--verify-roundtrip reads back PTO-AS: it needs --emit=pto or --emit=pto-generic";
   if (!opts.pass_pipeline.empty()) {
     // Why errors rather than a guess: each of these would run passes the list does not name.
     if (opts.single_pass) return "--pass and --pass-pipeline exclude each other";
@@ -990,6 +1000,13 @@ int run_session(session& s) {
                                                  .target = opts.pass_options.target, .skip_tile_kernels = skip});
     });
     if (!emitted) return report(s, emitted.errors);
+    if (opts.verify_roundtrip)
+      if (const auto differ = s.timed("roundtrip", [&] {
+            return check_pto_roundtrip(parsed.value, pto_options{.kernel = opts.pto_kernel, .target = opts.pass_options.target,
+                                                                 .skip_tile_kernels = skip});
+          });
+          !differ.empty())
+        return report(s, differ);
     const auto stays_tile = [](const function& f) { return f.is_device() && f.stage != ir_stage::buffer; };
     if (skip && std::any_of(parsed.value.functions.begin(), parsed.value.functions.end(), stays_tile))
       remark_tile_kernels(s, parsed.value, ", not emitted");

@@ -3,7 +3,7 @@
 /// The separately compiled default pipeline (see lower.hpp): include this in exactly one `.cpp`
 /// of a host built with `TILE2BUFFER_EXTERN_PIPELINE`. It defines, not inline, the functions
 /// that the entry headers declare in that mode (lower.hpp's pipeline; parse, print, verify,
-/// structurally_equal, emit_pto, serialize, deserialize, format, format_all and format_json), each by instantiating its
+/// structurally_equal, emit_pto, check_pto_roundtrip, serialize, deserialize, format, format_all and format_json), each by instantiating its
 /// header-only template once (the pipeline with the default recipe set).
 #pragma once
 
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tile2buffer/emit/pto.hpp"
+#include "tile2buffer/emit/pto_roundtrip.hpp"
 #include "tile2buffer/ir/equal.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
@@ -71,6 +72,7 @@ std::vector<diagnostic> verify(const program& p) { return v0::verify<>(p); }
 bool structurally_equal(const function& a, const function& b) { return v0::structurally_equal<>(a, b); }
 bool structurally_equal(const program& a, const program& b) { return v0::structurally_equal<>(a, b); }
 result<text> emit_pto(const program& p, const pto_options& o) { return v0::emit_pto<>(p, o); }
+std::vector<diagnostic> check_pto_roundtrip(const program& p, const pto_options& o) { return v0::check_pto_roundtrip<>(p, o); }
 result<std::vector<std::uint8_t>> serialize(const program& p) { return v0::serialize<>(p); }
 result<program> deserialize(std::span<const std::uint8_t> bytes) { return v0::deserialize<>(bytes); }
 result<program> deserialize(std::string_view bytes) { return v0::deserialize<>(bytes); }

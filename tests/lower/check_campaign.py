@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""check_campaign.py T2B_CAMPAIGN clean|broken|unselected ARGS...: runs t2b-campaign ARGS --out
+"""check_campaign.py T2B_CAMPAIGN clean|broken|unroundtripped|unselected ARGS...: runs t2b-campaign ARGS --out
 <temp dir> and checks its one summary line. clean: exit 0, lowered > 0, no mismatches or
 failures. broken (ARGS include --break-addresses): exit 1, mismatches > 0 and at least one
-reproducer. unselected (ARGS include --break-selection and only the line shape, whose kernels
+reproducer. unroundtripped (ARGS include --break-pto, an emitter writing every address as 0): exit 1,
+failures > 0, each with a reproducer saying the PTO-AS does not read back. unselected (ARGS include --break-selection and only the line shape, whose kernels
 must all be selected): exit 1, nothing lowered, every lowering a failure with a reproducer that
 says why."""
 import pathlib
@@ -41,6 +42,12 @@ def main():
             return 0
         if lowered == 0:
             return "expected lowered > 0"
+        if mode == "unroundtripped":
+            said = [p for p in reproducers if "the PTO-AS does not read back as its Buffer IR" in p.read_text()]
+            if proc.returncode != 1 or failures == 0 or len(said) != failures or mismatches != 0:
+                return (f"expected PTO-AS read-back failures: exit {proc.returncode}, {failures} failures, "
+                        f"{len(said)} reproducers saying so, {mismatches} mismatches")
+            return 0
         if mode == "clean":
             if proc.returncode != 0 or mismatches + failures != 0 or reproducers:
                 return f"expected a clean run: exit {proc.returncode}, {len(reproducers)} reproducers"

@@ -13,8 +13,9 @@
 ///     the pipeline's own plan prints what the pipeline prints (support/explicit_lowering.hpp);
 ///   - lowering is deterministic (two runs print the same) and idempotent (lowering the output
 ///     again prints the same);
-///   - the output verifies, passes the PTO preflight (`emit_pto`), and survives a binary and a
-///     text round trip structurally equal;
+///   - the output verifies, passes the PTO preflight (`emit_pto`), its PTO-AS reads back as the
+///     Buffer IR it came from (`check_pto_roundtrip`, emit/pto_roundtrip.hpp), and it survives a
+///     binary and a text round trip structurally equal;
 ///   - every lowered kernel computes what its Tile program computes in the reference simulator,
 ///     under every generated binding of its runtime scalars.
 /// Byte layout: [shape] [length] [options] [seed x8] [10 probability bytes, 0: the default]; shorter inputs pad
@@ -32,6 +33,7 @@
 #include "support/gen_program.hpp"
 #include "support/numerics.hpp"
 #include "tile2buffer/emit/pto.hpp"
+#include "tile2buffer/emit/pto_roundtrip.hpp"
 #include "tile2buffer/ir/equal.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
@@ -138,6 +140,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool any_buffer = false;
   for (const function& f : out.functions) any_buffer = any_buffer || f.stage == ir_stage::buffer;
   if (any_buffer && !emit_pto(out)) violated("a lowered kernel fails the PTO preflight", tile, o);
+  if (any_buffer)
+    if (const auto differ = check_pto_roundtrip(out, pto_options{.target = o.target, .skip_tile_kernels = true}); !differ.empty()) {
+      std::fprintf(stderr, "%s%s\n", std::string(format_all(differ, "lowered").view()).c_str(), printed(out).c_str());
+      violated("the PTO-AS does not read back as its Buffer IR", tile, o);
+    }
   // T2B_FUZZ_PTO_DIR (test lower-fuzz-pipeline, where a dialect checker exists): every 8th lowered program's PTO-AS in both forms,
   // which tests/pto-dialect/check_pto_dialect.py then reads with the checker dialect.
   static const char* const pto_dir = std::getenv("T2B_FUZZ_PTO_DIR");

@@ -12,7 +12,9 @@ groups, properties, attribute kinds, assembly formats and verifier rules):
 2. the generic form (`--emit=pto-generic`) parses and verifies too, and MLIR's generic printer
    writes both back identically (`--mlir-print-op-generic`);
 3. our generic text *is* what MLIR's generic printer writes, byte for byte once SSA value names
-   are renamed in order of first appearance (MLIR numbers results `%0, %1...`, we keep names).
+   are renamed in order of first appearance (MLIR numbers results `%0, %1...`, we keep names);
+4. (the corpus) the PTO-AS reads back as the Buffer IR it came from (`t2b-opt --verify-roundtrip`,
+   emit/pto_roundtrip.hpp; the campaign and the fuzzer check that in process for every program).
 
 Failing twins show each check can fail: a wrong segment count, a missing required property, a
 property on an op without properties, a misaligned address, an address at the wrong level, a
@@ -46,6 +48,7 @@ KERNEL = re.compile(r"^(?:aiv|aic|incore) @([A-Za-z_][A-Za-z0-9_.]*)\(.*attribut
 SPLIT = "// -----"
 ALL_TILE = "is a Tile-stage kernel; the PTO emitter writes Buffer-stage kernels only"
 PREFLIGHT = re.compile(r":[0-9]+:[0-9]+: error: emit-pto: ")
+ROUNDTRIP = "error: pto-roundtrip: "
 SSA = re.compile(r"%[A-Za-z0-9_$.\-]+(?:#[0-9]+)?")
 GROUP = re.compile(r"^( *)(%[A-Za-z0-9_$.\-]+):([0-9]+) = ", re.M)
 # The generated sample: each gen_tile.py shape, lowered like the examples.
@@ -242,7 +245,8 @@ def corpus(args):
 
         def emit(case):
             label, cmd, expected = case
-            native = run([args.t2b_opt] + cmd + ["--emit=pto"])
+            # --verify-roundtrip: the PTO-AS must also read back as the Buffer IR it came from (check 4).
+            native = run([args.t2b_opt] + cmd + ["--emit=pto", "--verify-roundtrip"])
             generic = run([args.t2b_opt] + cmd + ["--emit=pto-generic"]) if native.returncode == 0 else None
             # Nothing to emit: the pipeline rejects the input, or every kernel stayed Tile (on a5,
             # all do); and the preflight's located refusals (`error: emit-pto: ...`) are the
@@ -256,7 +260,7 @@ def corpus(args):
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             emitted = list(pool.map(emit, cases))
         print(f"{len(cases)} modules emitted in {time.monotonic() - start:.1f} s")
-        skipped = 0
+        skipped = roundtrips = 0
         for label, expected, native, generic, rejected in emitted:
             # A positive emit golden exists to be emitted: a refusal there is a failure.
             if rejected in ("preflight", "pipeline") and label.startswith("emit/") and not label.startswith("emit/preflight/"):
@@ -265,11 +269,16 @@ def corpus(args):
             if rejected:
                 skipped += 1
                 continue
+            if ROUNDTRIP in native.stderr:
+                check.fail(f"{label}: the PTO-AS does not read back as the Buffer IR it came from\n{native.stderr}")
+                continue
             if native.returncode != 0 or generic.returncode != 0:
                 check.fail(f"{label}: t2b-opt could not emit it\n{native.stderr}{generic.stderr if generic else ''}")
                 continue
+            roundtrips += 1
             add_program(check, programs, label, expected, native.stdout, generic.stdout)
         print(f"{skipped} modules with nothing to emit (every kernel stayed Tile, the pipeline or the preflight refused)")
+        print(f"{roundtrips} modules read back as the Buffer IR they came from (t2b-opt --verify-roundtrip)")
 
         if args.campaign:
             # The campaign's generated kernels (every shape), lowered under every planner and
