@@ -3,7 +3,7 @@
 /// The separately compiled default pipeline (see lower.hpp): include this in exactly one `.cpp`
 /// of a host built with `TILE2BUFFER_EXTERN_PIPELINE`. It defines, not inline, the functions
 /// that the entry headers declare in that mode (lower.hpp's pipeline; parse, print, verify,
-/// structurally_equal, emit_pto, check_pto_roundtrip, serialize, deserialize, format, format_all and format_json), each by instantiating its
+/// structurally_equal, emit_pto, read_pto, compare_pto_reading, check_pto_roundtrip, serialize, deserialize, format, format_all and format_json), each by instantiating its
 /// header-only template once (the pipeline with the default recipe set).
 #pragma once
 
@@ -72,6 +72,10 @@ std::vector<diagnostic> verify(const program& p) { return v0::verify<>(p); }
 bool structurally_equal(const function& a, const function& b) { return v0::structurally_equal<>(a, b); }
 bool structurally_equal(const program& a, const program& b) { return v0::structurally_equal<>(a, b); }
 result<text> emit_pto(const program& p, const pto_options& o) { return v0::emit_pto<>(p, o); }
+result<pto_reading> read_pto(std::string_view generic_text) { return v0::read_pto<>(generic_text); }
+std::vector<diagnostic> compare_pto_reading(const program& p, const pto_reading& reading, std::string_view pto_text, const pto_options& o) {
+  return v0::compare_pto_reading<>(p, reading, pto_text, o);
+}
 std::vector<diagnostic> check_pto_roundtrip(const program& p, const pto_options& o) { return v0::check_pto_roundtrip<>(p, o); }
 result<std::vector<std::uint8_t>> serialize(const program& p) { return v0::serialize<>(p); }
 result<program> deserialize(std::span<const std::uint8_t> bytes) { return v0::deserialize<>(bytes); }

@@ -1646,5 +1646,12 @@ result<pto_reading> read_pto(std::string_view generic_text) {
   return detail::pto_reader(generic_text).run();
 }
 
+#ifdef TILE2BUFFER_EXTERN_PIPELINE
+namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
+result<pto_reading> read_pto(std::string_view generic_text);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+}
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::read_pto;
+#endif
+
 }  // namespace v0
 }  // namespace tile2buffer

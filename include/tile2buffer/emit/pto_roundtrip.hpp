@@ -530,8 +530,11 @@ std::vector<diagnostic> check_pto_roundtrip(const program& p, const pto_options&
 
 #ifdef TILE2BUFFER_EXTERN_PIPELINE
 namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
+std::vector<diagnostic> compare_pto_reading(const program& p, const pto_reading& reading, std::string_view pto_text,
+                                            const pto_options& o = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
 std::vector<diagnostic> check_pto_roundtrip(const program& p, const pto_options& o = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
-}
+}  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
+using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::compare_pto_reading;
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::check_pto_roundtrip;
 #endif
 
