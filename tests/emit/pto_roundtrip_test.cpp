@@ -6,8 +6,9 @@
 ///   where the dialect test does not run);
 /// - a wrong keyword, operand, type or op in the emitted text (one mutation per class the emitter
 ///   translates: rounding mode, saturation, precision, valid operands, address, layout, isBinary,
-///   op, operand order, predicate, target, kernel kind, float literal, the floor-modulo expansion,
-///   a conversion's signedness, the narrowing subview of a matmul) reads back as a different
+///   op, operand order, predicate, target, kernel kind, float literal, a conversion to BOOL, the
+///   floor-modulo expansion, a conversion's signedness, the narrowing subview of a matmul, a Left's
+///   layout) reads back as a different
 ///   program, with a located message naming what differs;
 /// - malformed text gets an error, never a crash.
 #include <doctest/doctest.h>
@@ -68,6 +69,31 @@ constexpr std::string_view casts_kernel = R"(aiv @casts(X: Tensor[[16, 64], FP32
 }
 )";
 
+/// Scalars the PTO form spells otherwise: a conversion to BOOL (`x != 0`), conversion chains, an
+/// unsigned value, named constants, float literals of an FP16 op.
+constexpr std::string_view scalars_kernel = R"(aiv @scalars(X: Tensor[[16, 32], FP16], Out: out Tensor[[16, 32], FP16], n: Scalar[INT32], u: Scalar[UINT8], f: Scalar[FP32]) -> Tensor[[16, 32], FP16] attributes {stage = buffer} {
+  a = buffer.alloc(()) : Buffer[[16, 32], FP16, Vec]
+  b = buffer.alloc(()) : Buffer[[16, 32], FP16, Vec]
+  buffer.load(X, (0, 0), (16, 32), a)
+  c = 7 : INDEX
+  flag = cast(n, BOOL)
+  nf = not flag
+  w = cast(n, INT64)
+  g = cast(w, FP32)
+  h = cast(g, FP16)
+  ui = cast(u, INDEX)
+  m = min(ui, c)
+  buffer.muls(a, h, b)
+  buffer.adds(b, 0.1, a)
+  buffer.maximums(a, f, b)
+  if nf {
+    buffer.full(2.5, a)
+  }
+  buffer.store(b, (m, 0), (16, 32), Out)
+  return Out
+}
+)";
+
 struct subject {
   std::string name;
   std::string source;
@@ -80,6 +106,7 @@ const subject& subject_named(std::string_view name) {
     const options extended{.planner = planner_kind::pypto, .rollout = rollout_kind::extended};
     return std::vector<subject>{
         {"casts", std::string(casts_kernel), extended},
+        {"scalars", std::string(scalars_kernel), options{}},
         {"softmax", read_file(examples / "zoo" / "softmax.t2b"), extended},
         {"col_reductions", read_file(golden / "lower" / "extended" / "col_reductions.t2b"), extended},
         {"control", read_file(golden / "emit" / "buffer_control_flow.t2b"), options{}},
@@ -170,6 +197,10 @@ TEST_CASE("a wrong translation in the PTO-AS reads back as a different Buffer pr
        "arith.extsi from %cast_0 sign-extends the bits of an unsigned value or a BOOL"},
       {"the Right narrowed to other rows", "wider_right", "(%b_l0, %c0, %c0, %c8, %c10)", "(%b_l0, %c0, %c0, %c10, %c10)",
        "buffer.matmul's Right reads back through a subview that is not the whole-tile narrowing to the Left's K"},
+      {"another float literal", "scalars", "9.997550e-02 : f16", "1.999510e-01 : f16",
+       "buffer.adds operand scalar: 0.1 reads back as 0.199951"},
+      {"a conversion to BOOL compared otherwise", "scalars", "<{predicate = 1 : i64}>", "<{predicate = 0 : i64}>",
+       "cast('n', BOOL) reads back as scalar.eq (expected a comparison != 0)"},
       {"a Left printed with the Buffer layout", "gemm", "loc=left, dtype=f16, rows=64, cols=64, v_row=64, v_col=64, blayout=row_major",
        "loc=left, dtype=f16, rows=64, cols=64, v_row=64, v_col=64, blayout=col_major", "reads back as Buffer[[64, 64], FP16, Left", true},
   };
@@ -217,6 +248,22 @@ TEST_CASE("the round trip tells the cast modes apart that the PTO form must carr
     REQUIRE(reading.ok());
     CHECK_MESSAGE(!compare_pto_reading(p, reading.value, wrong, pto_options{.skip_tile_kernels = true}).empty(), other);
   }
+}
+
+TEST_CASE("a float literal is compared by the value its constant's type holds, not by its spelling") {
+  // 0.1 in an FP16 op is 0.0999755859375; MLIR prints it 9.997550e-02, and any spelling of that
+  // value reads back as the same program.
+  const subject& s = subject_named("scalars");
+  const program p = prepared(s.source, s.opts);
+  const auto emitted = emit_pto(p, pto_options{.generic = true});
+  REQUIRE(emitted.ok());
+  std::string text(emitted.value.view());
+  const std::size_t at = text.find("9.997550e-02 : f16");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 12, "0.0999755859375");
+  const auto reading = read_pto(text);
+  REQUIRE(reading.ok());
+  CHECK(compare_pto_reading(p, reading.value, text).empty());
 }
 
 TEST_CASE("malformed PTO-AS gets an error, never a crash") {
