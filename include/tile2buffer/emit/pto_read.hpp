@@ -76,7 +76,8 @@ struct generic_op {
   location loc;
   std::string_view name;
   std::vector<std::string_view> results;   ///< without `%`
-  std::vector<std::string_view> operands;  ///< without `%`
+  /// The operands' value names, without `%` (text of the generic form, not IR operands).
+  std::vector<std::string_view> operand_names;
   std::vector<std::pair<std::string_view, std::string_view>> props;  ///< the `<{...}>` entries, values as written
   std::vector<std::pair<std::string_view, std::string_view>> attrs;  ///< the discardable `{...}` entries
   std::vector<generic_region> regions;
@@ -307,7 +308,7 @@ class generic_parser {
       do {
         std::string_view n;
         if (!value_name(n)) return false;
-        op.operands.push_back(n);
+        op.operand_names.push_back(n);
       } while (eat(","));
       if (!expect(")")) return false;
     }
@@ -331,7 +332,7 @@ class generic_parser {
       if (!type(t)) return false;
       op.result_types.push_back(t);
     }
-    if (op.operand_types.size() != op.operands.size()) return fail("the op's operand types do not match its operands");
+    if (op.operand_types.size() != op.operand_names.size()) return fail("the op's operand types do not match its operands");
     if (op.result_types.size() != op.results.size()) return fail("the op's result types do not match its results");
     return true;
   }
@@ -622,7 +623,7 @@ class pto_reader {
   //===--- module and functions ---===//
 
   void read_module(const generic_op& m, pto_reading& out) {
-    if (m.name != "builtin.module" || m.regions.size() != 1 || !m.operands.empty())
+    if (m.name != "builtin.module" || m.regions.size() != 1 || !m.operand_names.empty())
       return void(fail(m.loc, "expected \"builtin.module\" with one region"));
     std::optional<std::string_view> arch;
     for (const auto& [k, v] : m.attrs)
@@ -686,12 +687,12 @@ class pto_reader {
           const std::string_view lit = v->substr(0, v->find(" : "));
           if (const auto n = pto_read_int(lit)) ints[o.results[0]] = *n;
         }
-      if (o.name == "pto.make_tensor_view" && !o.operands.empty()) {
-        if (views.count(o.operands[0]) != 0) {
-          fail(o.loc, text("a second pto.make_tensor_view of %") << o.operands[0]);
+      if (o.name == "pto.make_tensor_view" && !o.operand_names.empty()) {
+        if (views.count(o.operand_names[0]) != 0) {
+          fail(o.loc, text("a second pto.make_tensor_view of %") << o.operand_names[0]);
           return std::nullopt;
         }
-        views[o.operands[0]] = &o;
+        views[o.operand_names[0]] = &o;
       }
     }
     bool abi_seen = false;
@@ -757,9 +758,9 @@ class pto_reader {
     }
     std::array<std::int64_t, 4> n{};
     for (std::size_t i = 0; i < 4; ++i) {
-      const auto it = ints.find(v.operands[1 + i]);
+      const auto it = ints.find(v.operand_names[1 + i]);
       if (it == ints.end()) {
-        fail(v.loc, text("pto.make_tensor_view's shape and strides must be constants; %") << v.operands[1 + i] << " is not");
+        fail(v.loc, text("pto.make_tensor_view's shape and strides must be constants; %") << v.operand_names[1 + i] << " is not");
         return std::nullopt;
       }
       n[i] = it->second;
@@ -791,14 +792,14 @@ class pto_reader {
     entries_.push_back(e);
   }
   const entry* lookup(const generic_op& o, std::size_t i) {
-    const auto it = env_.find(o.operands[i]);
+    const auto it = env_.find(o.operand_names[i]);
     if (it == env_.end()) {
-      fail(o.loc, text(o.name) << ": operand %" << o.operands[i] << " is not defined before it");
+      fail(o.loc, text(o.name) << ": operand %" << o.operand_names[i] << " is not defined before it");
       return nullptr;
     }
     const entry& e = entries_[it->second];
     if (e.mlir_type != o.operand_types[i]) {
-      fail(o.loc, text(o.name) << ": %" << o.operands[i] << " is used as " << o.operand_types[i] << " but is "
+      fail(o.loc, text(o.name) << ": %" << o.operand_names[i] << " is used as " << o.operand_types[i] << " but is "
                                << e.mlir_type);
       return nullptr;
     }
@@ -810,7 +811,7 @@ class pto_reader {
     const entry* e = lookup(o, i);
     if (e == nullptr) return std::nullopt;
     if (e->kind != entry_kind::value && e->kind != entry_kind::literal) {
-      fail(o.loc, text(o.name) << ": %" << o.operands[i] << " cannot be an operand here");
+      fail(o.loc, text(o.name) << ": %" << o.operand_names[i] << " cannot be an operand here");
       return std::nullopt;
     }
     arg a;
@@ -823,7 +824,7 @@ class pto_reader {
   std::optional<arg> use_buffer(const generic_op& o, std::size_t i) {
     std::optional<arg> a = use(o, i);
     if (a && (a->literal || !b_->fn().type_of(a->op.value()).is_buffer())) {
-      fail(o.loc, text(o.name) << ": %" << o.operands[i] << " must be a tile");
+      fail(o.loc, text(o.name) << ": %" << o.operand_names[i] << " must be a tile");
       return std::nullopt;
     }
     return a;
@@ -917,23 +918,23 @@ class pto_reader {
     if (o.name != want) return void(fail(o.loc, text(o.name) << " cannot end this region (expected " << want << ')'));
     if (!o.results.empty() || !o.props.empty() || !o.regions.empty()) return void(fail(o.loc, text(o.name) << " takes no results, properties or regions"));
     if (role == region_role::function) {
-      if (!o.operands.empty()) return void(fail(o.loc, "func.return of a kernel returns nothing"));
+      if (!o.operand_names.empty()) return void(fail(o.loc, "func.return of a kernel returns nothing"));
       emit(opcode::cf_return, {}, {}, {}, {}, o.loc);
       return;
     }
     std::vector<arg> vals;
     const std::size_t first = role == region_role::while_cond ? 1 : 0;
     if (role == region_role::while_cond) {
-      if (o.operands.empty()) return void(fail(o.loc, "scf.condition needs its condition"));
+      if (o.operand_names.empty()) return void(fail(o.loc, "scf.condition needs its condition"));
       // The condition forwards the condition region's arguments, in order (what the emitter writes).
-      if (o.operands.size() - 1 != cond_args_.size()) return void(fail(o.loc, "scf.condition must forward the condition region's arguments"));
-      for (std::size_t i = 1; i < o.operands.size(); ++i)
-        if (o.operands[i] != cond_args_[i - 1]) return void(fail(o.loc, "scf.condition must forward the condition region's arguments, in order"));
+      if (o.operand_names.size() - 1 != cond_args_.size()) return void(fail(o.loc, "scf.condition must forward the condition region's arguments"));
+      for (std::size_t i = 1; i < o.operand_names.size(); ++i)
+        if (o.operand_names[i] != cond_args_[i - 1]) return void(fail(o.loc, "scf.condition must forward the condition region's arguments, in order"));
       const std::optional<arg> c = use(o, 0);
       if (!c) return;
       vals.push_back(*c);
     } else {
-      for (std::size_t i = first; i < o.operands.size(); ++i) {
+      for (std::size_t i = first; i < o.operand_names.size(); ++i) {
         const std::optional<arg> v = use(o, i);
         if (!v) return;
         vals.push_back(*v);
@@ -977,7 +978,7 @@ class pto_reader {
       results.push_back(*t);
     }
     std::vector<arg> args;
-    for (std::size_t i = 0; i < o.operands.size(); ++i) {
+    for (std::size_t i = 0; i < o.operand_names.size(); ++i) {
       const std::optional<arg> a = use(o, i);
       if (!a) return;
       args.push_back(*a);
@@ -986,8 +987,8 @@ class pto_reader {
     std::uint32_t want_regions = 2;
     if (o.name == "scf.for") c = opcode::cf_for, want_regions = 1;
     else if (o.name == "scf.while") c = opcode::cf_while;
-    if (o.regions.size() != want_regions || !o.props.empty() || (c == opcode::cf_for && o.operands.size() < 3) ||
-        (c == opcode::cf_if && o.operands.size() != 1))
+    if (o.regions.size() != want_regions || !o.props.empty() || (c == opcode::cf_for && o.operand_names.size() < 3) ||
+        (c == opcode::cf_if && o.operand_names.size() != 1))
       return void(fail(o.loc, text(o.name) << " has the wrong operands, properties or regions for a Buffer control op"));
     const region_id first = b_->reserve_regions(want_regions);
     if (c == opcode::cf_if) {
@@ -995,10 +996,10 @@ class pto_reader {
       region(o.regions[0], first, region_role::branch);
       if (ok()) region(o.regions[1], region_id{first.index + 1}, region_role::branch);
     } else if (c == opcode::cf_for) {
-      if (o.regions[0].args.size() != o.operands.size() - 2) return void(fail(o.loc, "scf.for's body takes the induction variable and one argument per carried value"));
+      if (o.regions[0].args.size() != o.operand_names.size() - 2) return void(fail(o.loc, "scf.for's body takes the induction variable and one argument per carried value"));
       region(o.regions[0], first, region_role::loop_body);
     } else {
-      if (o.regions[0].args.size() != o.operands.size() || o.regions[1].args.size() != o.operands.size())
+      if (o.regions[0].args.size() != o.operand_names.size() || o.regions[1].args.size() != o.operand_names.size())
         return void(fail(o.loc, "scf.while's regions take one argument per carried value"));
       region(o.regions[0], first, region_role::while_cond);
       if (ok()) region(o.regions[1], region_id{first.index + 1}, region_role::loop_body);
@@ -1022,7 +1023,7 @@ class pto_reader {
   }
   void constant(const generic_op& o) {
     const auto v = o.prop("value");
-    if (!v || o.results.size() != 1 || !o.operands.empty() || o.props.size() != 1)
+    if (!v || o.results.size() != 1 || !o.operand_names.empty() || o.props.size() != 1)
       return void(fail(o.loc, "arith.constant has one result and its value"));
     const std::string_view rt = o.result_types[0];
     const auto d = pto_read_dtype(rt);
@@ -1079,13 +1080,13 @@ class pto_reader {
   /// signedness as the emitter must (zero-extend the bits of an unsigned value or a BOOL,
   /// sign-extend the rest).
   void conversion(const generic_op& o) {
-    if (o.operands.size() != 1 || o.results.size() != 1 || !o.props.empty())
+    if (o.operand_names.size() != 1 || o.results.size() != 1 || !o.props.empty())
       return void(fail(o.loc, text(o.name) << " converts one value"));
     const entry* src = lookup(o, 0);
     if (src == nullptr) return;
     if (src->kind == entry_kind::abi) {
       if (o.name != "arith.index_cast" || o.result_types[0] != "index")
-        return void(fail(o.loc, text("the SPMD ABI parameter %") << o.operands[0] << " is read by arith.index_cast to index only"));
+        return void(fail(o.loc, text("the SPMD ABI parameter %") << o.operand_names[0] << " is read by arith.index_cast to index only"));
       const type t = scalar_type(dtype::index);
       emit_one(o, src->query, {}, t);
       return;
@@ -1115,20 +1116,20 @@ class pto_reader {
     } else if (n != "arith.trunci" && n != "arith.fptosi" && n != "arith.extf" && n != "arith.truncf") {
       bad << "is not a conversion the emitter writes";
     }
-    if (!bad.empty()) return void(fail(o.loc, text(n) << " from %" << o.operands[0] << ' ' << bad.view()));
+    if (!bad.empty()) return void(fail(o.loc, text(n) << " from %" << o.operand_names[0] << ' ' << bad.view()));
     define(o.results[0], e, o.loc);
   }
   static constexpr dtype signless(dtype d) { return d == dtype::uint8 ? dtype::int8 : d == dtype::uint32 ? dtype::int32 : d; }
 
   void binary_scalar(const generic_op& o, opcode c) {
-    if (o.operands.size() != 2 || o.results.size() != 1 || !arith_props(o)) return void(fail(o.loc, text(o.name) << " takes two operands"));
+    if (o.operand_names.size() != 2 || o.results.size() != 1 || !arith_props(o)) return void(fail(o.loc, text(o.name) << " takes two operands"));
     const std::optional<arg> a = use(o, 0), b = use(o, 1);
     const std::optional<type> t = scalar_result(o);
     if (!a || !b || !t) return;
     emit_one(o, c, {*a, *b}, *t);
   }
   void compare(const generic_op& o) {
-    if (o.operands.size() != 2 || o.results.size() != 1 || o.result_types[0] != "i1" || !arith_props(o))
+    if (o.operand_names.size() != 2 || o.results.size() != 1 || o.result_types[0] != "i1" || !arith_props(o))
       return void(fail(o.loc, text(o.name) << " compares two operands into an i1"));
     const auto p = o.prop("predicate");
     const std::optional<std::int64_t> pred = p && p->size() > 6 && p->substr(p->size() - 6) == " : i64" ? pto_read_int(p->substr(0, p->size() - 6)) : std::nullopt;
@@ -1165,7 +1166,7 @@ class pto_reader {
       if (m == n) return binary_scalar(o, c);
     if (n == "arith.xori") {
       // `not x` is `x xor true` (the floor-modulo expansion's xori is read with it).
-      if (o.operands.size() != 2 || o.results.size() != 1 || !o.props.empty()) return void(fail(o.loc, "arith.xori takes two operands"));
+      if (o.operand_names.size() != 2 || o.results.size() != 1 || !o.props.empty()) return void(fail(o.loc, "arith.xori takes two operands"));
       const entry* t = lookup(o, 1);
       if (t == nullptr) return;
       if (t->kind != entry_kind::literal || t->lit_dt != dtype::bool_ || t->op.num != 1)
@@ -1192,7 +1193,7 @@ class pto_reader {
   std::size_t floor_mod(const std::vector<generic_op>& ops, std::size_t at) {
     const generic_op& rem = ops[at];
     const auto shape = [&](std::size_t k, std::string_view name, std::size_t operands) -> const generic_op* {
-      if (at + k >= ops.size() || ops[at + k].name != name || ops[at + k].operands.size() != operands || ops[at + k].results.size() != 1)
+      if (at + k >= ops.size() || ops[at + k].name != name || ops[at + k].operand_names.size() != operands || ops[at + k].results.size() != 1)
         return nullptr;
       return &ops[at + k];
     };
@@ -1204,19 +1205,19 @@ class pto_reader {
     const generic_op* adj = shape(6, "arith.addi", 2);
     const generic_op* sel = shape(7, "arith.select", 3);
     const auto is_zero = [&](const generic_op& o, std::size_t i) {
-      const auto it = env_.find(o.operands[i]);
+      const auto it = env_.find(o.operand_names[i]);
       return it != env_.end() && entries_[it->second].kind == entry_kind::literal && entries_[it->second].op.kind == operand_kind::int_lit &&
              entries_[it->second].op.num == 0;
     };
     const auto pred = [](const generic_op* o) { return o->prop("predicate").value_or(""); };
     const bool ok_shape =
-        rem.operands.size() == 2 && rem.results.size() == 1 && nz && rneg && bneg && differ && fix && adj && sel &&
-        pred(nz) == "1 : i64" && nz->operands[0] == rem.results[0] && is_zero(*nz, 1) && pred(rneg) == "2 : i64" &&
-        rneg->operands[0] == rem.results[0] && is_zero(*rneg, 1) && pred(bneg) == "2 : i64" && bneg->operands[0] == rem.operands[1] &&
-        is_zero(*bneg, 1) && differ->operands[0] == rneg->results[0] && differ->operands[1] == bneg->results[0] &&
-        fix->operands[0] == nz->results[0] && fix->operands[1] == differ->results[0] && adj->operands[0] == rem.results[0] &&
-        adj->operands[1] == rem.operands[1] && sel->operands[0] == fix->results[0] && sel->operands[1] == adj->results[0] &&
-        sel->operands[2] == rem.results[0];
+        rem.operand_names.size() == 2 && rem.results.size() == 1 && nz && rneg && bneg && differ && fix && adj && sel &&
+        pred(nz) == "1 : i64" && nz->operand_names[0] == rem.results[0] && is_zero(*nz, 1) && pred(rneg) == "2 : i64" &&
+        rneg->operand_names[0] == rem.results[0] && is_zero(*rneg, 1) && pred(bneg) == "2 : i64" && bneg->operand_names[0] == rem.operand_names[1] &&
+        is_zero(*bneg, 1) && differ->operand_names[0] == rneg->results[0] && differ->operand_names[1] == bneg->results[0] &&
+        fix->operand_names[0] == nz->results[0] && fix->operand_names[1] == differ->results[0] && adj->operand_names[0] == rem.results[0] &&
+        adj->operand_names[1] == rem.operand_names[1] && sel->operand_names[0] == fix->results[0] && sel->operand_names[1] == adj->results[0] &&
+        sel->operand_names[2] == rem.results[0];
     if (!ok_shape) {
       fail(rem.loc, "arith.remsi is not followed by the emitter's floor-modulo expansion (cmpi ne, cmpi slt, cmpi slt, xori, "
                     "andi, addi, select over its result and divisor)");
@@ -1268,9 +1269,9 @@ class pto_reader {
         sizes[g] = static_cast<std::size_t>(*n);
         total += sizes[g];
       }
-      if (total != o.operands.size()) {
+      if (total != o.operand_names.size()) {
         fail(o.loc, text(o.name) << ": operandSegmentSizes counts " << static_cast<std::int64_t>(total) << " operands, the op has "
-                               << static_cast<std::int64_t>(o.operands.size()));
+                               << static_cast<std::int64_t>(o.operand_names.size()));
         return std::nullopt;
       }
       return sizes;
@@ -1283,12 +1284,12 @@ class pto_reader {
     for (std::size_t g = 0; g < groups; ++g)
       if (d.groups[g].kind == group_kind::one) ++fixed;
       else variable = g;
-    if (o.operands.size() < fixed || (variable == groups && o.operands.size() != fixed) ||
-        (variable < groups && d.groups[variable].kind == group_kind::optional && o.operands.size() > fixed + 1)) {
-      fail(o.loc, text(o.name) << " has " << static_cast<std::int64_t>(o.operands.size()) << " operands, which its groups cannot take");
+    if (o.operand_names.size() < fixed || (variable == groups && o.operand_names.size() != fixed) ||
+        (variable < groups && d.groups[variable].kind == group_kind::optional && o.operand_names.size() > fixed + 1)) {
+      fail(o.loc, text(o.name) << " has " << static_cast<std::int64_t>(o.operand_names.size()) << " operands, which its groups cannot take");
       return std::nullopt;
     }
-    if (variable < groups) sizes[variable] = o.operands.size() - fixed;
+    if (variable < groups) sizes[variable] = o.operand_names.size() - fixed;
     return sizes;
   }
   /// The case of enum property `name` (`#pto<kind case>`), its default when the op declares one
@@ -1482,7 +1483,7 @@ class pto_reader {
         const entry* pv = lookup(o, view_at);
         if (pv == nullptr) return;
         if (pv->kind != entry_kind::partition)
-          return void(fail(o.loc, text(o.name) << ": %" << o.operands[view_at] << " must be a pto.partition_view"));
+          return void(fail(o.loc, text(o.name) << ": %" << o.operand_names[view_at] << " must be a pto.partition_view"));
         const auto tile = buf(load ? "dst" : "src");
         if (!tile) return;
         std::vector<arg> window;
@@ -1542,7 +1543,7 @@ class pto_reader {
         if (!props_known(o, *p, {{"accPhase", "unspecified"}})) return;
         const auto l = buf("lhs"), r = buf("rhs"), c = buf(dst);
         if (!l || !r || !c) return;
-        if (inv->kind == pto_read_kind::matmul_acc && (group("acc_in").empty() || o.operands[group("acc_in")[0]] != o.operands[group(dst)[0]]))
+        if (inv->kind == pto_read_kind::matmul_acc && (group("acc_in").empty() || o.operand_names[group("acc_in")[0]] != o.operand_names[group(dst)[0]]))
           return void(fail(o.loc, "pto.tmatmul.acc reads back into buffer.matmul_acc only when acc_in is its dst"));
         emit(inv->op, {*l, *r, *c}, {}, {}, {}, o.loc);
         return;
@@ -1576,7 +1577,7 @@ class pto_reader {
   }
   void tensor_view(const generic_op& o) {
     // Read with the parameters (tensor_of); here it names the parameter for partition_view.
-    if (o.operands.empty() || o.results.size() != 1) return void(fail(o.loc, "pto.make_tensor_view views one pointer"));
+    if (o.operand_names.empty() || o.results.size() != 1) return void(fail(o.loc, "pto.make_tensor_view views one pointer"));
     const entry* ptr = lookup(o, 0);
     if (ptr == nullptr) return;
     if (ptr->kind != entry_kind::value || !b_->fn().type_of(ptr->op.value()).is_tensor())
@@ -1602,7 +1603,7 @@ class pto_reader {
       const entry* w = lookup(o, 1 + i);
       if (w == nullptr) return;
       if (w->kind != entry_kind::value && w->kind != entry_kind::literal) return void(fail(o.loc, "pto.partition_view's offsets and sizes are scalars"));
-      e.window[i] = env_.at(o.operands[1 + i]);
+      e.window[i] = env_.at(o.operand_names[1 + i]);
     }
     // The view type's static dims are constant sizes (a `?` may be any size, a constant too:
     // the emitter writes `?` for a size bound by a named constant).

@@ -147,9 +147,9 @@ class pto_roundtrip_compare {
     if (t.space == memory_space::left) t.blayout = target_ == target_arch::a5 ? box_layout::col_major : box_layout::row_major;
     const value_info& info = a_.value(v);
     if (info.origin() == value_origin::result && a_.op(info.def).code() == opcode::buffer_subview) {
-      const auto args = a_.args(info.def);
-      if (args.size() > 2 && args[2].kind == operand_kind::tuple) {
-        const auto e = a_.elements(args[2]);
+      const typed<buffer::subview> sub(a_, info.def);
+      if (sub.valid().kind == operand_kind::tuple) {
+        const auto e = sub.elements(sub.valid());
         for (std::size_t i = 0; i < 2 && i < e.size(); ++i)
           if (const auto c = ptoas_constant(e[i]); c && t.valid[i].is_runtime()) t.valid[i] = extent::of(*c < t.shape[i] ? *c : t.shape[i]);
       }
@@ -310,25 +310,25 @@ class pto_roundtrip_compare {
       return std::nullopt;
     const op_id sv = oy[j], mm = oy[j + 1];
     const value_id narrowed = b_.result(sv);
-    const auto margs = b_.args(mm);
-    if (margs.size() < 2 || !margs[1].is_value() || margs[1].value() != narrowed) return std::nullopt;
-    const auto aargs = a_.args(o);
-    const auto sargs = b_.args(sv);
+    const operand read_rhs = named_operand<"rhs">(b_, mm);
+    if (!read_rhs.is_value() || read_rhs.value() != narrowed) return std::nullopt;
+    const typed<buffer::subview> sub(b_, sv);
+    const operand source = sub.source();
     const location pto = b_.op(sv).loc;
     const auto bad = [&](std::string_view why) {
       return differ(a_.op(o).loc, pto, text(mnemonic(c)) << "'s Right reads back through a subview that is not the whole-tile "
                                                         "narrowing to the Left's K: " << why);
     };
-    const operand rhs = resolved(aargs[1]), lhs = resolved(aargs[0]);
-    if (!rhs.is_value() || !lhs.is_value() || !sargs[0].is_value() || a_to_b_[rhs.value().index] != sargs[0].value().index)
+    const operand rhs = resolved(named_operand<"rhs">(a_, o)), lhs = resolved(named_operand<"lhs">(a_, o));
+    if (!rhs.is_value() || !lhs.is_value() || !source.is_value() || a_to_b_[rhs.value().index] != source.value().index)
       return bad("its source is not the Right");
     const type l = a_.type_of(lhs.value()), r = visible(rhs.value());
     if (!l.valid[1].is_static() || !r.valid[0].is_static() || !r.valid[1].is_static() || l.valid[1].number == r.valid[0].number)
       return bad("the Left's K and the Right's valid rows are static and differ only when the emitter narrows");
-    const auto offs = b_.elements(sargs[1]);
+    const auto offs = sub.elements(sub.offsets());
     const bool at_origin = offs.size() == 2 && offs[0].kind == operand_kind::int_lit && offs[0].num == 0 &&
                            offs[1].kind == operand_kind::int_lit && offs[1].num == 0;
-    const auto valid = sargs.size() > 2 ? b_.elements(sargs[2]) : std::span<const operand>{};
+    const auto valid = sub.valid().kind == operand_kind::tuple ? sub.elements(sub.valid()) : std::span<const operand>{};
     const bool kn = valid.size() == 2 && valid[0].kind == operand_kind::int_lit && valid[0].num == l.valid[1].number &&
                     valid[1].kind == operand_kind::int_lit && valid[1].num == r.valid[1].number;
     type want = r;
@@ -336,7 +336,7 @@ class pto_roundtrip_compare {
     if (!at_origin || !kn || !same_type(want, b_.type_of(narrowed)))
       return bad((text("expected offsets (0, 0), valid (") << l.valid[1].number << ", " << r.valid[1].number << ") and type "
                                                              << describe(want).view()).view());
-    b_alias_[narrowed.index] = sargs[0].value().index;
+    b_alias_[narrowed.index] = source.value().index;
     return difference{};
   }
 
@@ -348,9 +348,13 @@ class pto_roundtrip_compare {
     if (cx == opcode::scalar_cast) {
       // `cast(v, BOOL)` reads back as `v != 0`.
       const operand v = view<opcode::scalar_cast>(a_, x).value();
+      // The read-back operands in place (a literal is found by its pool position).
+      constexpr auto lhs_at = static_cast<std::size_t>(operand_position(opcode::scalar_ne, "lhs"));
+      constexpr auto rhs_at = static_cast<std::size_t>(operand_position(opcode::scalar_ne, "rhs"));
       const auto yargs = b_.args(y);
-      const pto_read_literal* zero = yargs.size() == 2 ? literal_of(yargs[1]) : nullptr;
-      if (cy != opcode::scalar_ne || !same_operand(v, yargs[0]) || zero == nullptr || !same_literal(operand::integer(0), yargs[1], *zero))
+      const bool ne = cy == opcode::scalar_ne && yargs.size() == 2;
+      const pto_read_literal* zero = ne ? literal_of(yargs[rhs_at]) : nullptr;
+      if (!ne || !same_operand(v, yargs[lhs_at]) || zero == nullptr || !same_literal(operand::integer(0), yargs[rhs_at], *zero))
         return differ(nx.loc, ny.loc, text("cast(") << spelled(a_, v, true) << ", BOOL) reads back as " << mnemonic(cy)
                                                   << " (expected a comparison != 0)");
       if (!bind(a_.result(x), b_.result(y))) return differ(nx.loc, ny.loc, text("cast to BOOL: its result reads back with another type"));
