@@ -357,7 +357,7 @@ constexpr flag flags[] = {
        o.list_recipes = true;
        return {};
      }},
-    {"--list-ops", {}, "print the op records: one tab-separated line per op (docs/ops.md is generated from it)",
+    {"--list-ops", {}, "print the op records: one tab-separated line per op, the last field the simulators that model it (docs/ops.md is generated from it)",
      [](cli_options& o, std::string_view) -> std::string {
        o.list_ops = true;
        return {};
@@ -769,7 +769,9 @@ int list_recipes() {
 
 /// --list-ops: every op record, one line each, fields separated by tabs: mnemonic, dialect,
 /// operands (`name:kind`), keywords, results, regions, traits, in_place_of, writes,
-/// disjoint_from, extent_of, scratch, infix spelling, summary. Empty fields print as `-`.
+/// disjoint_from, extent_of, scratch, infix spelling, summary, and the simulators with a model of
+/// the op (`tile`, `buffer`, both space-separated; read from the model sets, sim/model_table.hpp).
+/// Empty fields print as `-`.
 int list_ops() {
   constexpr std::string_view dialects[] = {"scalar", "control", "orchestration", "tile", "buffer"};
   constexpr std::string_view arities[] = {"none", "one", "variadic"};
@@ -804,6 +806,10 @@ int list_ops() {
     field(out, r.scratch);
     field(out, r.infix);
     field(out, r.summary);
+    text sims;
+    if (sim::has_model<sim::tile_models>(static_cast<opcode>(c))) sims << "tile";
+    if (sim::has_model<sim::buffer_models>(static_cast<opcode>(c))) sims << (sims.size() ? " " : "") << "buffer";
+    field(out, sims.view());
     out << '\n';
   }
   std::fwrite(out.view().data(), 1, out.size(), stdout);
