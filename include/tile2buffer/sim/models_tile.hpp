@@ -404,7 +404,9 @@ inline bool cast(state& s, view<opcode::tile_cast> v) {
   return s.set_result(o, std::move(im));
 }
 
-/// row_expand: the [R, 1] column broadcast over the result's valid extents.
+/// row_expand: the [R, 1] column broadcast over the result's valid extents. Why bits, not values:
+/// a broadcast moves data, so every pattern arrives unchanged (an FP16/BF16 signalling NaN read as
+/// a float and written back came out quiet), as in the Buffer model.
 inline bool row_expand(state& s, view<opcode::tile_row_expand> v) {
   const op_id o = v.id();
   const image* src = s.tile_arg(o, v.source());
@@ -413,8 +415,8 @@ inline bool row_expand(state& s, view<opcode::tile_row_expand> v) {
   if (src->desc.dt != im.desc.dt || src->desc.shape[1] != 1) return s.fail(o, "source must be an [R, 1] column of the result type");
   for (std::int64_t i = 0; i < im.valid_rows; ++i) {
     cell_meta m;
-    const element e = image_value(*src, i, 0, m);
-    for (std::int64_t j = 0; j < im.valid_cols; ++j) im.write(i, j, e, moved(m, o.index));
+    const element_bits e = image_bits(*src, i, 0, m);
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) im.write_bits(i, j, e, moved(m, o.index));
   }
   return s.set_result(o, std::move(im));
 }
@@ -444,7 +446,7 @@ inline bool row_expand_sub(state& s, view<opcode::tile_row_expand_sub> v) { retu
 inline bool row_expand_div(state& s, view<opcode::tile_row_expand_div> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
 inline bool row_expand_mul(state& s, view<opcode::tile_row_expand_mul> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
 
-/// col_expand: the [1, C] row broadcast over the result's valid extents.
+/// col_expand: the [1, C] row broadcast over the result's valid extents (bits, as row_expand).
 inline bool col_expand(state& s, view<opcode::tile_col_expand> v) {
   const op_id o = v.id();
   const image* src = s.tile_arg(o, v.source());
@@ -454,8 +456,8 @@ inline bool col_expand(state& s, view<opcode::tile_col_expand> v) {
   for (std::int64_t i = 0; i < im.valid_rows; ++i)
     for (std::int64_t j = 0; j < im.valid_cols; ++j) {
       cell_meta m;
-      const element e = image_value(*src, 0, j, m);
-      im.write(i, j, e, moved(m, o.index));
+      const element_bits e = image_bits(*src, 0, j, m);
+      im.write_bits(i, j, e, moved(m, o.index));
     }
   return s.set_result(o, std::move(im));
 }

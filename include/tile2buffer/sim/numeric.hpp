@@ -231,8 +231,11 @@ inline float from_format_bits(dtype d, std::uint32_t bits) {
 }  // namespace detail
 
 /// Rounds `v` to float type `d` (FP16, BF16 or FP32) by rounding `mode`. NaN stays a quiet NaN
-/// (round_to's payload rule), infinities stay; finite values round once, with IEEE overflow.
+/// (round_to's payload rule; to FP32 the pattern with its quiet bit set, so that an FP16, BF16 or
+/// FP32 signalling NaN does not come out signalling: IEEE 754 §6.2, docs/ops.md), infinities stay;
+/// finite values round once, with IEEE overflow.
 inline float round_to_mode(dtype d, float v, round_mode mode) {
+  if (std::isnan(v) && d == dtype::fp32) return std::bit_cast<float>(std::bit_cast<std::uint32_t>(v) | 0x00400000u);
   if (std::isnan(v) || std::isinf(v) || d == dtype::fp32) return round_to(d, v);
   if (mode == round_mode::rint) return round_to(d, v);
   return detail::from_format_bits(d, detail::round_to_format(detail::format_of(d), detail::decompose(v), mode));
