@@ -200,6 +200,22 @@ MUTATIONS = [
       "explicit lowering returns Buffer IR that verify_buffer rejects (a runtime window read by an op whose "
       "hand-placed destination overlaps the window's source range)",
       ("lower/explicit_lower_runtime_window-invalid.t2b", "campaign-tool")),
+    # Issue 52: both simulators share these, or only the campaign reached them.
+    M("sim-expdif-exp-then-sub", "include/tile2buffer/sim/kernels.hpp",
+      "    default: return ew_apply(row(opcode::tile_exp), d, ew_apply(row(opcode::tile_sub), d, x, w), element{});\n",
+      "    default: return ew_apply(row(opcode::tile_sub), d, ew_apply(row(opcode::tile_exp), d, x, element{}), w);\n",
+      "the shared col_expand_expdif kernel computes exp(x) - w instead of exp(x - w) (Tile and Buffer runs agree)",
+      ("sim-kernels-numpy",)),
+    M("sim-buffer-col-fold-physical-rows", "include/tile2buffer/sim/models_buffer.hpp",
+      "across = rows ? src->valid_cols : src->valid_rows;",
+      "across = rows ? src->valid_cols : src->desc.shape[0];",
+      "the Buffer simulator folds a column reduction over the source's physical rows, not its valid ones",
+      ("lower/extended/partial_valid.t2b", "sim-kernels-numpy")),
+    M("sim-buffer-row-expand-physical-rows", "include/tile2buffer/sim/models_buffer.hpp",
+      "  if (src->valid_rows != dst->valid_rows)\n",
+      "  if (src->valid_rows != dst->desc.shape[0])\n",
+      "the Buffer simulator's row broadcast compares the column's valid rows with the destination's physical rows",
+      ("lower/extended/partial_valid.t2b", "sim-kernels-numpy")),
 ]
 del M
 
