@@ -477,7 +477,7 @@ TEST_CASE("strict: missing, unexpected and duplicate fields name the field and i
 
   d = doc;
   d.items[2]["functions"].items[0].add("memref", int_node(0));
-  check_error(d, {"unexpected fields: 'memref'", "functions[0]"});
+  check_error(d, {"unexpected field 'memref' in a function", "unexpected fields", "functions[0]"});
 
   d = doc;
   {
@@ -486,15 +486,20 @@ TEST_CASE("strict: missing, unexpected and duplicate fields name the field and i
   }
   check_error(d, {"duplicate field 'name'", "functions[0]"});
 
-  // A Buffer descriptor: the legacy `shape`-less or address-carrying forms are rejected.
-  d = doc;
-  {
-    auto& op = d.items[2]["functions"].items[0]["body"]["ops"].items[1];  // b = buffer.alloc(...)
-    auto& ty = op["results"].items[0]["type"];
-    REQUIRE(ty["kind"].s == "buffer");
-    ty.add("addr", int_node(2048));
+  // A Buffer descriptor names no storage: a legacy storage-carrying field is rejected in the
+  // reference's words ("unexpected field '<k>'"), and §7's ("unexpected fields"), at its path.
+  for (const std::string_view key : {"memref", "base", "addr", "storage"}) {
+    CAPTURE(key);
+    d = doc;
+    {
+      auto& op = d.items[2]["functions"].items[0]["body"]["ops"].items[1];  // b = buffer.alloc(...)
+      auto& ty = op["results"].items[0]["type"];
+      REQUIRE(ty["kind"].s == "buffer");
+      ty.add(std::string(key), int_node(2048));
+    }
+    const std::string phrase = "unexpected field '" + std::string(key) + "' in a buffer type";
+    check_error(d, {phrase.c_str(), "unexpected fields", "functions[0].body.ops[1].results[0].type"});
   }
-  check_error(d, {"unexpected fields: 'addr' in a buffer type", "functions[0].body.ops[1].results[0].type"});
   d = doc;
   {
     auto& ty = d.items[2]["functions"].items[0]["body"]["ops"].items[1]["results"].items[0]["type"];
