@@ -25,6 +25,7 @@
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/recipe/table.hpp"
 #include "tile2buffer/serialize/binary.hpp"
+#include "tile2buffer/serialize/roundtrip.hpp"
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
@@ -113,6 +114,8 @@ struct cli_options {
   std::optional<pass_id> print_before;
   bool print_after_change = false;   ///< --print-after(-all) only where the pass changed the IR
   bool print_after_failure = false;  ///< the IR a failing pass started from
+  bool print_locations = false;      ///< every printed op and function ends with `# loc(FILE:LINE:COL)`
+  bool verify_roundtrip = false;     ///< the binary round trip checked after every pass
   /// Whether any --print-* flag needs the pipeline's pass observer.
   [[nodiscard]] bool prints_passes() const {
     return print_after_all || print_after || print_before_all || print_before || print_after_failure;
@@ -409,6 +412,20 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
+    {"--print-locations", {}, "end every printed op and function header with its source location, as the comment "
+     "'# loc(FILE:LINE:COL)' (also in --print-after/--print-before output); synthetic ops show the location they inherit",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.print_locations = true;
+       return {};
+     }},
+    {"--verify-roundtrip", {}, "after every pass, write the program in the binary form, read it back and compare: the first pass "
+     "whose output does not survive fails with 'Binary roundtrip failed' and what was lost (stage, name, location, operand, "
+     "keyword or type field); implies --lower",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.verify_roundtrip = true;
+       o.pipeline = true;
+       return {};
+     }},
     {"--diagnostics", "text|json", "text (default): file:line:col, the source line and a caret; json: one JSON array on stderr with errors, "
      "warnings and remarks",
      [](cli_options& o, std::string_view v) -> std::string {
@@ -554,7 +571,8 @@ int report(const session& s, const std::vector<diagnostic>& errors) {
   return 1;
 }
 
-/// A remark or warning, `file:line:col: KIND: text` on stderr (remarks only without --quiet);
+/// A remark or warning, `file:line:col: KIND: text` on stderr (`file: KIND: text` without a
+/// location; remarks only without --quiet);
 /// collected instead under --verify-diagnostics, where `expected-KIND` matches it.
 void notice(const session& s, std::string_view kind, location loc, std::string_view message) {
   if (s.notices != nullptr) {
@@ -565,6 +583,11 @@ void notice(const session& s, std::string_view kind, location loc, std::string_v
   if (t2b_tools::json_errors) {
     t2b_tools::json_add(diagnostic{loc, text("t2b-opt"), text(message), {}, kind == "remark" ? severity::remark : severity::warning},
                         s.display);
+    return;
+  }
+  if (!loc.known()) {  // about the whole input
+    std::fprintf(stderr, "%s: %.*s: %.*s\n", s.display.c_str(), static_cast<int>(kind.size()), kind.data(),
+                 static_cast<int>(message.size()), message.data());
     return;
   }
   std::fprintf(stderr, "%s:%u:%u: %.*s: %.*s\n", s.display.c_str(), loc.line, loc.col, static_cast<int>(kind.size()), kind.data(),
@@ -642,6 +665,11 @@ void print_timing(const session& s) {
   std::fprintf(stderr, "  %10.3f  100.0%%  total\n", total * 1e3);
 }
 
+/// The canonical text of `p`, with --print-locations its locations too.
+text print_ir(const cli_options& opts, const program& p) {
+  return opts.print_locations ? print(p, print_options{.locations = true}) : print(p);
+}
+
 /// --timing and the --print-* flags see the pipeline through its pass observer.
 struct pass_watch {
   session& s;
@@ -655,7 +683,7 @@ struct pass_watch {
   /// look back pay for it.
   const std::string& last_text() {
     if (!have_last) {
-      last = std::string(print(input).view());
+      last = std::string(print_ir(s.opts, input).view());
       have_last = true;
     }
     return last;
@@ -681,7 +709,7 @@ struct pass_watch {
     const bool wanted = o.print_after_all || (o.print_after && name(*o.print_after) == pass);
     const bool keep = o.print_before_all || o.print_before || o.print_after_change || o.print_after_failure;
     if (!wanted && !keep) return;
-    std::string now(print(p).view());
+    std::string now(print_ir(o, p).view());
     if (wanted && !(o.print_after_change && now == w.last_text())) w.dump("after", pass, now);
     if (keep) {
       w.last = static_cast<std::string&&>(now);
@@ -697,6 +725,10 @@ result<program> run_passes(session& s, program& prog, bool consume) {
   if (opts.single_pass) {
     result<program> r = run_pass(*opts.single_pass, prog, opts.pass_options);
     if (r.ok() && (opts.pass_options.verify || opts.pass_options.verify_each)) r.errors = verify(r.value);
+    if (r.ok() && opts.verify_roundtrip) {
+      r.errors = check_binary_roundtrip(r.value, name(*opts.single_pass));
+      if (r.ok()) remark(s, location{}, (text("--verify-roundtrip: the binary form kept the program after pass ") << name(*opts.single_pass)).view());
+    }
     return r;
   }
   if (opts.explain_selection) {
@@ -717,8 +749,13 @@ result<program> run_passes(session& s, program& prog, bool consume) {
   std::optional<pass_id> stop = opts.stop_after;
   if (opts.emit_tile) stop = pass_id::plan;
   pass_watch watch{s, prog, {}, {}, {}, false};
-  const pass_observer observer{&watch, &pass_watch::before, &pass_watch::after};
-  const bool observed = opts.timing || opts.prints_passes();
+  const pass_observer watching{.context = &watch, .before = &pass_watch::before, .after = &pass_watch::after};
+  const bool watched = opts.timing || opts.prints_passes();
+  // --verify-roundtrip: the instrument sees every pass after the watch does.
+  binary_roundtrip_instrument roundtrip{.inner = watched ? &watching : nullptr};
+  const pass_observer checking = roundtrip.observer();
+  const bool observed = watched || opts.verify_roundtrip;
+  const pass_observer& observer = opts.verify_roundtrip ? checking : watching;
   const std::size_t first = s.times.size();
   const auto t0 = std::chrono::steady_clock::now();
   result<program> r;
@@ -731,6 +768,12 @@ result<program> run_passes(session& s, program& prog, bool consume) {
     if (stop) end = std::find(opts.pass_pipeline.begin(), end, name(*stop)) + 1;
     const std::vector<std::string_view> passes(opts.pass_pipeline.begin(), end);
     r = run_pass_pipeline(prog, opts.pass_options, passes, opts.workers, observed ? &observer : nullptr);
+  }
+  if (r.ok() && opts.verify_roundtrip) {
+    text checked("--verify-roundtrip: the binary form kept the program after every pass (");
+    for (std::size_t i = 0; i < roundtrip.checked.size(); ++i) checked << (i > 0 ? ", " : "") << roundtrip.checked[i];
+    checked << ')';
+    remark(s, location{}, checked.view());
   }
   // Passes are all-or-nothing: the IR at a failure is the one the failing pass started from.
   if (!r.ok() && opts.print_after_failure && !watch.current.empty()) watch.dump("after failure of", watch.current, watch.last_text());
@@ -1001,7 +1044,7 @@ int run_session(session& s) {
       remark_tile_kernels(s, parsed.value, ", not emitted");
     out = static_cast<text&&>(emitted.value);
   } else {
-    out = s.timed("print", [&] { return print(parsed.value); });
+    out = s.timed("print", [&] { return print_ir(opts, parsed.value); });
   }
   if (s.collected_output != nullptr) {
     s.collected_output->append(out.view());

@@ -329,10 +329,26 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   }
   if (in.first && !(a = s.tile_arg(o, *in.first))) return false;
   if (in.second && !(b = s.tile_arg(o, *in.second))) return false;
-  // Operands may differ from the result in physical shape and valid extents (such kernels stay
-  // Tile): an element outside an operand's valid rectangle is undefined.
   for (const image* x : {a, b})
     if (x && x->desc.dt != d) return s.fail(o, "operands and result must share the element type");
+  // Operands may differ from the result in physical shape: valid Tile IR that stays Tile (spec,
+  // default selection: "Elementwise Tile operands and their destination must have matching
+  // physical shapes and valid extents; matching valid extents alone do not qualify"). What such
+  // an op computes is defined only on one valid rectangle that every operand and the result
+  // share (reference §9.2-9.3: ops read and write the valid rectangle, "per valid element"), so
+  // the run stops at the op, naming the mismatch, when the valid extents differ at run time: a
+  // [32, 16] operand of a [16, 32] result would read elements it does not hold (poison), and a
+  // result smaller than its operands would drop theirs.
+  const auto named = [&](value_id v) {
+    const std::string_view n = s.fn().name_of(v);
+    return n.empty() ? "%" + std::to_string(v.index) : std::string(n);
+  };
+  for (const auto& [x, at] : {std::pair{a, in.first}, std::pair{b, in.second}})
+    if (x && (x->valid_rows != im.valid_rows || x->valid_cols != im.valid_cols))
+      return s.fail(o, "valid " + rect(x->valid_rows, x->valid_cols) + " of `" + named(at->value()) + "` differs from valid " +
+                           rect(im.valid_rows, im.valid_cols) + " of the result `" + named(s.fn().result(o)) +
+                           "`: elementwise operands and result must have the same valid extents (no common valid rectangle to "
+                           "compute)");
   const bool inexact = ew_inexact(op) && is_float(d);
   for (std::int64_t i = 0; i < im.valid_rows; ++i)
     for (std::int64_t j = 0; j < im.valid_cols; ++j) {
