@@ -1012,12 +1012,13 @@ int run_session(session& s) {
   const program tile_input = opts.check_numerics_seed || opts.run.active ? parsed.value : program{};
   if (!opts.memory_map.empty())
     if (const int rc = write_memory_map(s, parsed.value); rc != 0) return rc;
+  bool lowered_all = false;  ///< the passes that ran lowered: a kernel still Tile stayed Tile
   if (lowers) {
     // The pipeline may take the parsed program over unless something below reads it again.
     const bool keep_input = opts.prints_passes() || opts.pass_options.planner == planner_kind::ptoas;
     result<program> lowered = run_passes(s, parsed.value, !keep_input);
     if (!lowered) return report(s, lowered.errors);
-    const bool lowered_all = ran_lower(opts);
+    lowered_all = ran_lower(opts);
     if (opts.pass_options.planner == planner_kind::ptoas && lowered_all) warn_ptoas_overflow(s, parsed.value);
     parsed.value = static_cast<program&&>(lowered.value);
     if (!pto && lowered_all) remark_tile_kernels(s, parsed.value, "");
@@ -1038,10 +1039,15 @@ int run_session(session& s) {
       return emit_pto(parsed.value, pto_options{.generic = opts.format == F::pto_generic, .kernel = opts.pto_kernel,
                                                  .target = opts.pass_options.target, .skip_tile_kernels = skip});
     });
-    if (!emitted) return report(s, emitted.errors);
     const auto stays_tile = [](const function& f) { return f.is_device() && f.stage != ir_stage::buffer; };
-    if (skip && std::any_of(parsed.value.functions.begin(), parsed.value.functions.end(), stays_tile))
-      remark_tile_kernels(s, parsed.value, ", not emitted");
+    const bool any_tile = std::any_of(parsed.value.functions.begin(), parsed.value.functions.end(), stays_tile);
+    if (!emitted) {
+      // Why the remarks first: a kernel that selection kept Tile is refused for the reason
+      // `--lower` gives, which the emitter's error ("a Tile-stage kernel") does not repeat.
+      if (lowered_all && any_tile) remark_tile_kernels(s, parsed.value, ", not emitted");
+      return report(s, emitted.errors);
+    }
+    if (skip && any_tile) remark_tile_kernels(s, parsed.value, ", not emitted");
     out = static_cast<text&&>(emitted.value);
   } else {
     out = s.timed("print", [&] { return print_ir(opts, parsed.value); });
