@@ -216,6 +216,24 @@ MUTATIONS = [
       "  if (src->valid_rows != dst->desc.shape[0])\n",
       "the Buffer simulator's row broadcast compares the column's valid rows with the destination's physical rows",
       ("lower/extended/partial_valid.t2b", "sim-kernels-numpy")),
+    M("verify-buffer-col-sum-scratch-skipped", "include/tile2buffer/passes/verify_buffer.hpp",
+      "    if (!scratch.valid()) return;\n",
+      "    if (!scratch.valid() || c == opcode::buffer_col_sum) return;\n",
+      "verify_buffer skips the scratch-disjointness proof for buffer.col_sum: a tmp over the source or the "
+      "destination passes and is emitted (issue 52 item 11; the cases derived from the op records kill it)",
+      ("verify-overlap-from-records",)),
+    M("select-skips-pto-abi", "include/tile2buffer/passes/select.hpp",
+      "  for (const parameter_problem& p : kernel_abi_problems(fn)) keep(p.loc, text(p.reason));\n",
+      "",
+      "selection forgets the PTO kernel ABI: a kernel storing a column into a one-column GM tensor is selected, "
+      "then lowering (or, without the check there, the emitter) refuses it (issue 52 item 5)",
+      ("lower/pto_abi_stays_tile.t2b", "lower-extended-campaign")),
+    M("extended-reduction-fp16", "include/tile2buffer/recipe/reduction.hpp",
+      "    if (!extended_allows(src->dt))\n",
+      "    if (!extended_allows(src->dt) && src->dt != dtype::fp16 && src->dt != dtype::bf16)\n",
+      "the extended rollout's reductions lower FP16 and BF16 sources (it reduces FP32 only; the generator's "
+      "FP16/BF16 reductions must stay Tile, issue 52)",
+      ("lower-extended-campaign",)),
 ]
 del M
 
