@@ -6,15 +6,20 @@
 /// every binding of its runtime scalars; explicit lowering of its planned form must verify
 /// (support/explicit_lowering.hpp). Prints one summary line; each failing (seed, planner)
 /// is written to DIR as a `.t2b` reproducer, as is a kernel whose selection contradicts the
-/// generator (one it built to stay Tile, or any on a5, was lowered; or a straight-line kernel
-/// stayed Tile on a2a3). With `--pto-out DIR`, every `--pto-every`-th kernel's lowered program is
-/// also emitted as PTO-AS in both forms (DIR/seed-S-PLANNER-TARGET.pto and .generic.pto) for the
-/// dialect check (tests/pto-dialect); a lowered kernel the emitter refuses is a failure. The
+/// generator (one it built to stay Tile, or any on a5, was lowered, or stayed Tile for another
+/// reason than the one it was built with; or a straight-line kernel stayed Tile on a2a3). Every
+/// kernel is also lowered under the other rollout, and every lowering of either rollout that
+/// selection lowered must pass the PTO preflight (`check_pto`: the emitter's own checks, on every
+/// kernel; a refusal is a failure). With `--pto-out DIR`, every `--pto-every`-th kernel's lowered
+/// program is also emitted as PTO-AS in both forms (DIR/seed-S-PLANNER-TARGET.pto and
+/// .generic.pto) for the external dialect check (tests/pto-dialect), a sample. The line and
+/// extended shapes also draw kernels that must stay Tile (a construct the PTO kernel ABI forbids;
+/// extended: an FP16/BF16 reduction; gen_options). The
 /// `extended` shape lowers with `rollout = extended`; each of its kernels that uses an extended op
 /// must also stay Tile under the default rollout. Before the summary, one line per shape (kernels,
 /// lowered, stayed Tile) and, with the extended shape, how many ops of each extended family the
 /// lowered kernels held. Every lowered program's PTO-AS must also read back as the Buffer IR it
-/// came from (emit/pto_roundtrip.hpp; a kernel the emitter refuses is left to `--pto-out`).
+/// came from (emit/pto_roundtrip.hpp; a kernel the emitter refuses is the preflight check's failure).
 /// Exit codes: 0 clean, 1 mismatches or failures, 2 bad command line.
 #include <algorithm>
 #include <array>
@@ -35,6 +40,7 @@
 #include "tile2buffer/emit/pto.hpp"
 #include "tile2buffer/emit/pto_roundtrip.hpp"
 #include "tile2buffer/lower.hpp"
+#include "tile2buffer/passes/select.hpp"
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/print.hpp"
 
@@ -56,11 +62,14 @@ constexpr std::size_t shape_count = std::size(shape_names);
 /// `seed % 3`: with all six shapes the extended seeds are every sixth one, all of one residue.
 constexpr int extended_variant(std::uint64_t seed) { return static_cast<int>((seed + seed / 6) % 3); }
 
-testing::gen_plan plan_for(shape s, std::uint64_t seed) {
+/// `tile_only`: the line and extended shapes also draw kernels that must stay Tile (off under
+/// --break-selection, whose check wants every line kernel reported as kept Tile).
+testing::gen_plan plan_for(shape s, std::uint64_t seed, bool tile_only) {
   testing::gen_options o;
   switch (s) {
     case shape::line:
       o.gm_parameter_probability = 1.0 / 3;
+      o.abi_probability = tile_only ? 0.05 : 0;
       return testing::generate_plan(seed, 8 + static_cast<int>(seed % 40), o);
     case shape::windows:
       o.windows = true;
@@ -84,6 +93,8 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed) {
       return testing::generate_plan(seed, 6 + static_cast<int>(seed % 20), o);
     case shape::extended:
       o.extended = true;
+      o.half_reduction_probability = tile_only ? 0.1 : 0;
+      o.abi_probability = tile_only ? 0.05 : 0;
       if (extended_variant(seed) == 0) {
         o.gm_parameter_probability = 1.0 / 3;
         return testing::generate_plan(seed, 8 + static_cast<int>(seed % 32), o);
@@ -130,7 +141,7 @@ constexpr int family_of(opcode c) {
 constexpr std::size_t family_count = std::size(family_names);
 
 struct tally {
-  std::uint64_t kernels = 0, lowerings = 0, lowered = 0, stayed_tile = 0, mismatches = 0, failures = 0;
+  std::uint64_t kernels = 0, lowerings = 0, lowered = 0, stayed_tile = 0, mismatches = 0, failures = 0, preflights = 0;
   std::uint64_t roundtrips = 0;  ///< lowered programs whose PTO-AS read back as their Buffer IR
   std::array<std::uint64_t, shape_count> shape_kernels{}, shape_lowered{}, shape_stayed{};
   std::array<std::uint64_t, family_count> families{};  ///< extended ops in lowered kernels (per lowering)
@@ -141,6 +152,7 @@ struct tally {
     stayed_tile += t.stayed_tile;
     mismatches += t.mismatches;
     failures += t.failures;
+    preflights += t.preflights;
     roundtrips += t.roundtrips;
     for (std::size_t i = 0; i < shape_count; ++i) {
       shape_kernels[i] += t.shape_kernels[i];
@@ -193,7 +205,7 @@ bool write_pto(const config& cfg, std::uint64_t seed, const options& opts, const
 }
 
 /// Why the PTO-AS of `lowered` does not read back as `lowered` (emit/pto_roundtrip.hpp), or empty.
-/// A program the emitter refuses has nothing to read back: `--pto-out` reports that.
+/// A program the emitter refuses has nothing to read back: the preflight check above reports that.
 std::string pto_roundtrip_problem(const config& cfg, const program& lowered, const options& opts) {
   const pto_options po{.target = opts.target, .skip_tile_kernels = true};
   std::vector<diagnostic> differ;
@@ -210,7 +222,7 @@ std::string pto_roundtrip_problem(const config& cfg, const program& lowered, con
   if (differ.empty() || differ.front().source.view() == detail::pto_source) return {};
   return "the PTO-AS does not read back as its Buffer IR (t2b-opt --planner=" + std::string(name(opts.planner)) + " --target=" +
          std::string(name(opts.target)) + (opts.rollout == rollout_kind::extended ? " --rollout=extended" : "") +
-         " --emit=pto --verify-roundtrip shows it)\n" + std::string(format_all(differ, "lowered").view());
+         " --emit=pto --verify-pto-roundtrip shows it)\n" + std::string(format_all(differ, "lowered").view());
 }
 
 /// One lowering of a kernel, checked: it must succeed, select as the generator intends, and
@@ -238,6 +250,30 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
   const bool must_stay_tile = a5 || plan.unaligned || !plan.tile_reason.empty();
   const bool must_select = (s == shape::line || s == shape::extended) && !must_stay_tile;
   const bool selected = lowered.value.functions[0].stage == ir_stage::buffer;
+  // Every kernel selection lowers has a PTO form, under either rollout: the preflight the
+  // emitter runs (not a sample) accepts it. The other rollout's lowering is checked for that alone.
+  const options other = [&] {
+    options o = opts;
+    o.rollout = opts.rollout == rollout_kind::standard ? rollout_kind::extended : rollout_kind::standard;
+    return o;
+  }();
+  const auto again = lower(tile, other);
+  if (!again.ok()) {
+    ++t.failures;
+    write_reproducer(cfg, seed, s, other, "-", std::string(format_all(again.errors, "gen").view()), tile);
+    return;
+  }
+  for (const auto* run : {&lowered, &again}) {
+    const function& f = run->value.functions[0];
+    if (f.stage != ir_stage::buffer) continue;
+    ++t.preflights;
+    if (const auto errors = check_pto(run->value, f); !errors.empty()) {
+      ++t.failures;
+      write_reproducer(cfg, seed, s, run == &lowered ? opts : other, "-",
+                       "the PTO preflight refused a lowered kernel:\n" + std::string(format_all(errors, "gen").view()), tile);
+      return;
+    }
+  }
   if ((selected && must_stay_tile) || (!selected && must_select)) {
     ++t.failures;
     const std::string why = a5 ? std::string("target a5 retains Tile IR") : plan.unaligned ? std::string("an unalignable slice") : plan.tile_reason;
@@ -249,6 +285,16 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
     return;
   }
   const auto si = static_cast<std::size_t>(s);
+  // A kernel built to stay Tile stays for the reason it was built with (on a5, for a5's).
+  if (!selected && !a5 && !plan.tile_reason.empty()) {
+    const auto why = explain_selection(lowered.value, opts);
+    const std::string reason = why.size() == 1 ? std::string(why[0].reason.view()) : std::string();
+    if (reason.find(plan.tile_reason) == std::string::npos) {
+      ++t.failures;
+      write_reproducer(cfg, seed, s, opts, "-", "stayed Tile for `" + reason + "`, not for `" + plan.tile_reason + "`", tile, true);
+      return;
+    }
+  }
   if (!selected) {
     ++t.stayed_tile;
     ++t.shape_stayed[si];
@@ -286,7 +332,7 @@ tally run_kernel(const config& cfg, std::uint64_t seed, shape s) {
   tally t;
   t.kernels = 1;
   ++t.shape_kernels[static_cast<std::size_t>(s)];
-  const testing::gen_plan plan = plan_for(s, seed);
+  const testing::gen_plan plan = plan_for(s, seed, !cfg.break_selection);
   const program tile = testing::emit(plan);
   // The default rollout is the spec exactly: a kernel using an extended op stays Tile there.
   if (s == shape::extended && !cfg.break_selection) {
@@ -413,6 +459,7 @@ int main(int argc, char** argv) {
       std::printf("%s %s %llu", i == 0 ? "" : ",", std::string(family_names[i]).c_str(), static_cast<unsigned long long>(total.families[i]));
     std::printf("\n");
   }
+  std::printf("PTO preflight (both rollouts, every lowered kernel): %llu checked\n", static_cast<unsigned long long>(total.preflights));
   std::printf("PTO-AS read back as its Buffer IR: %llu lowered programs\n", static_cast<unsigned long long>(total.roundtrips));
   std::printf("kernels %llu, lowerings %llu, lowered %llu, stayed Tile %llu, mismatches %llu, failures %llu\n",
               static_cast<unsigned long long>(total.kernels), static_cast<unsigned long long>(total.lowerings),

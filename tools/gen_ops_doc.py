@@ -130,9 +130,10 @@ def render(ops_listing, recipes_listing):
     rows = {name: [] for name, _ in SECTIONS}
     for line in ops_listing.splitlines():
         f = line.split("\t")
-        if len(f) != 14:
-            sys.exit("gen_ops_doc: a --list-ops line has %d fields, not 14: %r" % (len(f), line))
-        (mn, dia, ops, kws, results, regions, traits, in_place, writes, disjoint, extent, scratch, infix, summary) = f
+        if len(f) != 15:
+            sys.exit("gen_ops_doc: a --list-ops line has %d fields, not 15: %r" % (len(f), line))
+        # The last field (which simulators model the op) is for tests/sim/kernels_numpy.py, not the doc.
+        (mn, dia, ops, kws, results, regions, traits, in_place, writes, disjoint, extent, scratch, infix, summary, _sims) = f
         if infix != "-":
             summary += " (also written `lhs %s rhs`)" % infix
         facts = []

@@ -107,7 +107,7 @@ MUTATIONS = [
       "    const std::string_view rounding = isa_name(cast_rounding(from, to, mode));\n"
       "    const std::array<pto_set, 2> set{pto_set{\"rmode\", text(rounding == \"CEIL\" ? \"TRUNC\" : rounding == \"TRUNC\" ? \"CEIL\" : rounding)},\n",
       "tile.cast mode 4 is emitted as round_mode TRUNC and mode 5 as CEIL",
-      ("pto-roundtrip", "emit/verify_roundtrip.t2b")),
+      ("pto-roundtrip", "emit/verify_pto_roundtrip.t2b")),
     M("pto-alloc-valid-swapped", "include/tile2buffer/emit/pto.hpp",
       "groups[1 + d].push_back(index(valid[next++]));",
       "groups[2 - d].push_back(index(valid[next++]));",
@@ -218,6 +218,40 @@ MUTATIONS = [
       "explicit lowering returns Buffer IR that verify_buffer rejects (a runtime window read by an op whose "
       "hand-placed destination overlaps the window's source range)",
       ("lower/explicit_lower_runtime_window-invalid.t2b", "campaign-tool")),
+    # Issue 52: both simulators share these, or only the campaign reached them.
+    M("sim-expdif-exp-then-sub", "include/tile2buffer/sim/kernels.hpp",
+      "    default: return ew_apply(row(opcode::tile_exp), d, ew_apply(row(opcode::tile_sub), d, x, w), element{});\n",
+      "    default: return ew_apply(row(opcode::tile_sub), d, ew_apply(row(opcode::tile_exp), d, x, element{}), w);\n",
+      "the shared col_expand_expdif kernel computes exp(x) - w instead of exp(x - w) (Tile and Buffer runs agree)",
+      ("sim-kernels-numpy",)),
+    M("sim-buffer-col-fold-physical-rows", "include/tile2buffer/sim/models_buffer.hpp",
+      "across = rows ? src->valid_cols : src->valid_rows;",
+      "across = rows ? src->valid_cols : src->desc.shape[0];",
+      "the Buffer simulator folds a column reduction over the source's physical rows, not its valid ones",
+      ("lower/extended/partial_valid.t2b", "sim-kernels-numpy")),
+    M("sim-buffer-row-expand-physical-rows", "include/tile2buffer/sim/models_buffer.hpp",
+      "  if (src->valid_rows != dst->valid_rows)\n",
+      "  if (src->valid_rows != dst->desc.shape[0])\n",
+      "the Buffer simulator's row broadcast compares the column's valid rows with the destination's physical rows",
+      ("lower/extended/partial_valid.t2b", "sim-kernels-numpy")),
+    M("verify-buffer-col-sum-scratch-skipped", "include/tile2buffer/passes/verify_buffer.hpp",
+      "    if (!scratch.valid()) return;\n",
+      "    if (!scratch.valid() || c == opcode::buffer_col_sum) return;\n",
+      "verify_buffer skips the scratch-disjointness proof for buffer.col_sum: a tmp over the source or the "
+      "destination passes and is emitted (issue 52 item 11; the cases derived from the op records kill it)",
+      ("verify-overlap-from-records",)),
+    M("select-skips-pto-abi", "include/tile2buffer/passes/select.hpp",
+      "  for (const parameter_problem& p : kernel_abi_problems(fn)) keep(p.loc, text(p.reason));\n",
+      "",
+      "selection forgets the PTO kernel ABI: a kernel storing a column into a one-column GM tensor is selected, "
+      "then lowering (or, without the check there, the emitter) refuses it (issue 52 item 5)",
+      ("lower/pto_abi_stays_tile.t2b", "lower-extended-campaign")),
+    M("extended-reduction-fp16", "include/tile2buffer/recipe/reduction.hpp",
+      "    if (!extended_allows(src->dt))\n",
+      "    if (!extended_allows(src->dt) && src->dt != dtype::fp16 && src->dt != dtype::bf16)\n",
+      "the extended rollout's reductions lower FP16 and BF16 sources (it reduces FP32 only; the generator's "
+      "FP16/BF16 reductions must stay Tile, issue 52)",
+      ("lower-extended-campaign",)),
 ]
 del M
 

@@ -26,6 +26,7 @@
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/recipe/table.hpp"
 #include "tile2buffer/serialize/binary.hpp"
+#include "tile2buffer/serialize/roundtrip.hpp"
 #include "tile2buffer/sim/compare.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
@@ -99,7 +100,7 @@ struct cli_options {
   /// What is written: canonical text, the binary IR, or PTO-AS (custom or MLIR generic form).
   enum class output_format { text, binary, pto, pto_generic } format = output_format::text;
   std::string pto_kernel;
-  bool verify_roundtrip = false;  ///< --verify-roundtrip: the emitted PTO-AS must read back as its Buffer IR
+  bool verify_pto_roundtrip = false;  ///< --verify-pto-roundtrip: the emitted PTO-AS must read back as its Buffer IR
   std::optional<std::uint64_t> check_numerics_seed;
   /// --run, --input, --output-dir, and --scalar, --grid, --subblocks which --check-numerics shares
   /// (tools/t2b_opt_run.hpp)
@@ -115,6 +116,8 @@ struct cli_options {
   std::optional<pass_id> print_before;
   bool print_after_change = false;   ///< --print-after(-all) only where the pass changed the IR
   bool print_after_failure = false;  ///< the IR a failing pass started from
+  bool print_locations = false;      ///< every printed op and function ends with `# loc(FILE:LINE:COL)`
+  bool verify_roundtrip = false;     ///< the binary round trip checked after every pass
   /// Whether any --print-* flag needs the pipeline's pass observer.
   [[nodiscard]] bool prints_passes() const {
     return print_after_all || print_after || print_before_all || print_before || print_after_failure;
@@ -359,7 +362,7 @@ constexpr flag flags[] = {
        o.list_recipes = true;
        return {};
      }},
-    {"--list-ops", {}, "print the op records: one tab-separated line per op (docs/ops.md is generated from it)",
+    {"--list-ops", {}, "print the op records: one tab-separated line per op, the last field the simulators that model it (docs/ops.md is generated from it)",
      [](cli_options& o, std::string_view) -> std::string {
        o.list_ops = true;
        return {};
@@ -411,6 +414,20 @@ constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
+    {"--print-locations", {}, "end every printed op and function header with its source location, as the comment "
+     "'# loc(FILE:LINE:COL)' (also in --print-after/--print-before output); synthetic ops show the location they inherit",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.print_locations = true;
+       return {};
+     }},
+    {"--verify-roundtrip", {}, "after every pass, write the program in the binary form, read it back and compare: the first pass "
+     "whose output does not survive fails with 'Binary roundtrip failed' and what was lost (stage, name, location, operand, "
+     "keyword or type field); implies --lower",
+     [](cli_options& o, std::string_view) -> std::string {
+       o.verify_roundtrip = true;
+       o.pipeline = true;
+       return {};
+     }},
     {"--diagnostics", "text|json", "text (default): file:line:col, the source line and a caret; json: one JSON array on stderr with errors, "
      "warnings and remarks",
      [](cli_options& o, std::string_view v) -> std::string {
@@ -418,10 +435,10 @@ constexpr flag flags[] = {
        o.diagnostics_json = v == "json";
        return {};
      }},
-    {"--verify-roundtrip", {}, "with --emit=pto or pto-generic: read the PTO-AS back into Buffer IR (its generic form) and fail, "
+    {"--verify-pto-roundtrip", {}, "with --emit=pto or pto-generic: read the PTO-AS back into Buffer IR (its generic form) and fail, "
      "at the first op that differs in each kernel, unless it equals the Buffer IR it came from (docs/pto-as.md)",
      [](cli_options& o, std::string_view) -> std::string {
-       o.verify_roundtrip = true;
+       o.verify_pto_roundtrip = true;
        return {};
      }},
     {"--pto-kernel", "NAME", "with --emit=pto or pto-generic: emit only the function @NAME",
@@ -493,8 +510,8 @@ std::string parse_command_line(int argc, char** argv, cli_options& opts) {
     if (std::string err = hit->apply(opts, value); !err.empty()) return err;
   }
   if (opts.inputs.size() > 1) return "expected at most one input file";
-  if (opts.verify_roundtrip && opts.format != cli_options::output_format::pto && opts.format != cli_options::output_format::pto_generic)
-    return "--verify-roundtrip reads back PTO-AS: it needs --emit=pto or --emit=pto-generic";
+  if (opts.verify_pto_roundtrip && opts.format != cli_options::output_format::pto && opts.format != cli_options::output_format::pto_generic)
+    return "--verify-pto-roundtrip reads back PTO-AS: it needs --emit=pto or --emit=pto-generic";
   if (!opts.pass_pipeline.empty()) {
     // Why errors rather than a guess: each of these would run passes the list does not name.
     if (opts.single_pass) return "--pass and --pass-pipeline exclude each other";
@@ -564,7 +581,8 @@ int report(const session& s, const std::vector<diagnostic>& errors) {
   return 1;
 }
 
-/// A remark or warning, `file:line:col: KIND: text` on stderr (remarks only without --quiet);
+/// A remark or warning, `file:line:col: KIND: text` on stderr (`file: KIND: text` without a
+/// location; remarks only without --quiet);
 /// collected instead under --verify-diagnostics, where `expected-KIND` matches it.
 void notice(const session& s, std::string_view kind, location loc, std::string_view message) {
   if (s.notices != nullptr) {
@@ -575,6 +593,11 @@ void notice(const session& s, std::string_view kind, location loc, std::string_v
   if (t2b_tools::json_errors) {
     t2b_tools::json_add(diagnostic{loc, text("t2b-opt"), text(message), {}, kind == "remark" ? severity::remark : severity::warning},
                         s.display);
+    return;
+  }
+  if (!loc.known()) {  // about the whole input
+    std::fprintf(stderr, "%s: %.*s: %.*s\n", s.display.c_str(), static_cast<int>(kind.size()), kind.data(),
+                 static_cast<int>(message.size()), message.data());
     return;
   }
   std::fprintf(stderr, "%s:%u:%u: %.*s: %.*s\n", s.display.c_str(), loc.line, loc.col, static_cast<int>(kind.size()), kind.data(),
@@ -652,6 +675,11 @@ void print_timing(const session& s) {
   std::fprintf(stderr, "  %10.3f  100.0%%  total\n", total * 1e3);
 }
 
+/// The canonical text of `p`, with --print-locations its locations too.
+text print_ir(const cli_options& opts, const program& p) {
+  return opts.print_locations ? print(p, print_options{.locations = true}) : print(p);
+}
+
 /// --timing and the --print-* flags see the pipeline through its pass observer.
 struct pass_watch {
   session& s;
@@ -665,7 +693,7 @@ struct pass_watch {
   /// look back pay for it.
   const std::string& last_text() {
     if (!have_last) {
-      last = std::string(print(input).view());
+      last = std::string(print_ir(s.opts, input).view());
       have_last = true;
     }
     return last;
@@ -691,7 +719,7 @@ struct pass_watch {
     const bool wanted = o.print_after_all || (o.print_after && name(*o.print_after) == pass);
     const bool keep = o.print_before_all || o.print_before || o.print_after_change || o.print_after_failure;
     if (!wanted && !keep) return;
-    std::string now(print(p).view());
+    std::string now(print_ir(o, p).view());
     if (wanted && !(o.print_after_change && now == w.last_text())) w.dump("after", pass, now);
     if (keep) {
       w.last = static_cast<std::string&&>(now);
@@ -707,6 +735,10 @@ result<program> run_passes(session& s, program& prog, bool consume) {
   if (opts.single_pass) {
     result<program> r = run_pass(*opts.single_pass, prog, opts.pass_options);
     if (r.ok() && (opts.pass_options.verify || opts.pass_options.verify_each)) r.errors = verify(r.value);
+    if (r.ok() && opts.verify_roundtrip) {
+      r.errors = check_binary_roundtrip(r.value, name(*opts.single_pass));
+      if (r.ok()) remark(s, location{}, (text("--verify-roundtrip: the binary form kept the program after pass ") << name(*opts.single_pass)).view());
+    }
     return r;
   }
   if (opts.explain_selection) {
@@ -727,8 +759,13 @@ result<program> run_passes(session& s, program& prog, bool consume) {
   std::optional<pass_id> stop = opts.stop_after;
   if (opts.emit_tile) stop = pass_id::plan;
   pass_watch watch{s, prog, {}, {}, {}, false};
-  const pass_observer observer{&watch, &pass_watch::before, &pass_watch::after};
-  const bool observed = opts.timing || opts.prints_passes();
+  const pass_observer watching{.context = &watch, .before = &pass_watch::before, .after = &pass_watch::after};
+  const bool watched = opts.timing || opts.prints_passes();
+  // --verify-roundtrip: the instrument sees every pass after the watch does.
+  binary_roundtrip_instrument roundtrip{.inner = watched ? &watching : nullptr};
+  const pass_observer checking = roundtrip.observer();
+  const bool observed = watched || opts.verify_roundtrip;
+  const pass_observer& observer = opts.verify_roundtrip ? checking : watching;
   const std::size_t first = s.times.size();
   const auto t0 = std::chrono::steady_clock::now();
   result<program> r;
@@ -741,6 +778,12 @@ result<program> run_passes(session& s, program& prog, bool consume) {
     if (stop) end = std::find(opts.pass_pipeline.begin(), end, name(*stop)) + 1;
     const std::vector<std::string_view> passes(opts.pass_pipeline.begin(), end);
     r = run_pass_pipeline(prog, opts.pass_options, passes, opts.workers, observed ? &observer : nullptr);
+  }
+  if (r.ok() && opts.verify_roundtrip) {
+    text checked("--verify-roundtrip: the binary form kept the program after every pass (");
+    for (std::size_t i = 0; i < roundtrip.checked.size(); ++i) checked << (i > 0 ? ", " : "") << roundtrip.checked[i];
+    checked << ')';
+    remark(s, location{}, checked.view());
   }
   // Passes are all-or-nothing: the IR at a failure is the one the failing pass started from.
   if (!r.ok() && opts.print_after_failure && !watch.current.empty()) watch.dump("after failure of", watch.current, watch.last_text());
@@ -779,7 +822,9 @@ int list_recipes() {
 
 /// --list-ops: every op record, one line each, fields separated by tabs: mnemonic, dialect,
 /// operands (`name:kind`), keywords, results, regions, traits, in_place_of, writes,
-/// disjoint_from, extent_of, scratch, infix spelling, summary. Empty fields print as `-`.
+/// disjoint_from, extent_of, scratch, infix spelling, summary, and the simulators with a model of
+/// the op (`tile`, `buffer`, both space-separated; read from the model sets, sim/model_table.hpp).
+/// Empty fields print as `-`.
 int list_ops() {
   constexpr std::string_view dialects[] = {"scalar", "control", "orchestration", "tile", "buffer"};
   constexpr std::string_view arities[] = {"none", "one", "variadic"};
@@ -814,6 +859,10 @@ int list_ops() {
     field(out, r.scratch);
     field(out, r.infix);
     field(out, r.summary);
+    text sims;
+    if (sim::has_model<sim::tile_models>(static_cast<opcode>(c))) sims << "tile";
+    if (sim::has_model<sim::buffer_models>(static_cast<opcode>(c))) sims << (sims.size() ? " " : "") << "buffer";
+    field(out, sims.view());
     out << '\n';
   }
   std::fwrite(out.view().data(), 1, out.size(), stdout);
@@ -973,12 +1022,13 @@ int run_session(session& s) {
   const program tile_input = opts.check_numerics_seed || opts.run.active ? parsed.value : program{};
   if (!opts.memory_map.empty())
     if (const int rc = write_memory_map(s, parsed.value); rc != 0) return rc;
+  bool lowered_all = false;  ///< the passes that ran lowered: a kernel still Tile stayed Tile
   if (lowers) {
     // The pipeline may take the parsed program over unless something below reads it again.
     const bool keep_input = opts.prints_passes() || opts.pass_options.planner == planner_kind::ptoas;
     result<program> lowered = run_passes(s, parsed.value, !keep_input);
     if (!lowered) return report(s, lowered.errors);
-    const bool lowered_all = ran_lower(opts);
+    lowered_all = ran_lower(opts);
     if (opts.pass_options.planner == planner_kind::ptoas && lowered_all) warn_ptoas_overflow(s, parsed.value);
     parsed.value = static_cast<program&&>(lowered.value);
     if (!pto && lowered_all) remark_tile_kernels(s, parsed.value, "");
@@ -999,20 +1049,25 @@ int run_session(session& s) {
       return emit_pto(parsed.value, pto_options{.generic = opts.format == F::pto_generic, .kernel = opts.pto_kernel,
                                                  .target = opts.pass_options.target, .skip_tile_kernels = skip});
     });
-    if (!emitted) return report(s, emitted.errors);
-    if (opts.verify_roundtrip)
-      if (const auto differ = s.timed("roundtrip", [&] {
+    const auto stays_tile = [](const function& f) { return f.is_device() && f.stage != ir_stage::buffer; };
+    const bool any_tile = std::any_of(parsed.value.functions.begin(), parsed.value.functions.end(), stays_tile);
+    if (!emitted) {
+      // Why the remarks first: a kernel that selection kept Tile is refused for the reason
+      // `--lower` gives, which the emitter's error ("a Tile-stage kernel") does not repeat.
+      if (lowered_all && any_tile) remark_tile_kernels(s, parsed.value, ", not emitted");
+      return report(s, emitted.errors);
+    }
+    if (opts.verify_pto_roundtrip)
+      if (const auto differ = s.timed("pto roundtrip", [&] {
             return check_pto_roundtrip(parsed.value, pto_options{.kernel = opts.pto_kernel, .target = opts.pass_options.target,
                                                                  .skip_tile_kernels = skip});
           });
           !differ.empty())
         return report(s, differ);
-    const auto stays_tile = [](const function& f) { return f.is_device() && f.stage != ir_stage::buffer; };
-    if (skip && std::any_of(parsed.value.functions.begin(), parsed.value.functions.end(), stays_tile))
-      remark_tile_kernels(s, parsed.value, ", not emitted");
+    if (skip && any_tile) remark_tile_kernels(s, parsed.value, ", not emitted");
     out = static_cast<text&&>(emitted.value);
   } else {
-    out = s.timed("print", [&] { return print(parsed.value); });
+    out = s.timed("print", [&] { return print_ir(opts, parsed.value); });
   }
   if (s.collected_output != nullptr) {
     s.collected_output->append(out.view());

@@ -3,7 +3,8 @@
 /// The separately compiled default pipeline (see lower.hpp): include this in exactly one `.cpp`
 /// of a host built with `TILE2BUFFER_EXTERN_PIPELINE`. It defines, not inline, the functions
 /// that the entry headers declare in that mode (lower.hpp's pipeline; parse, print, verify,
-/// structurally_equal, emit_pto, read_pto, compare_pto_reading, check_pto_roundtrip, serialize, deserialize, format, format_all and format_json), each by instantiating its
+/// structurally_equal, emit_pto, read_pto, compare_pto_reading, check_pto_roundtrip, serialize, deserialize,
+/// check_binary_roundtrip, format, format_all and format_json), each by instantiating its
 /// header-only template once (the pipeline with the default recipe set).
 #pragma once
 
@@ -25,6 +26,7 @@
 #include "tile2buffer/recipe/table.hpp"
 #include "tile2buffer/self_check.hpp"
 #include "tile2buffer/serialize/binary.hpp"
+#include "tile2buffer/serialize/roundtrip.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 
@@ -67,6 +69,8 @@ result<program> parse(std::string_view source, std::string_view file_name, const
 }
 text print(const function& f) { return v0::print<>(f); }
 text print(const program& p) { return v0::print<>(p); }
+text print(const function& f, const print_options& opts) { return v0::print<>(f, opts); }
+text print(const program& p, const print_options& opts) { return v0::print<>(p, opts); }
 std::vector<diagnostic> verify(const program& p, const function& f) { return v0::verify<>(p, f); }
 std::vector<diagnostic> verify(const program& p) { return v0::verify<>(p); }
 bool structurally_equal(const function& a, const function& b) { return v0::structurally_equal<>(a, b); }
@@ -80,6 +84,9 @@ std::vector<diagnostic> check_pto_roundtrip(const program& p, const pto_options&
 result<std::vector<std::uint8_t>> serialize(const program& p) { return v0::serialize<>(p); }
 result<program> deserialize(std::span<const std::uint8_t> bytes) { return v0::deserialize<>(bytes); }
 result<program> deserialize(std::string_view bytes) { return v0::deserialize<>(bytes); }
+std::vector<diagnostic> check_binary_roundtrip(const program& p, std::string_view after, binary_reader_fn read) {
+  return v0::check_binary_roundtrip<>(p, after, read);
+}
 }  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
 
 }  // namespace v0

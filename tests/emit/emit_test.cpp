@@ -286,7 +286,7 @@ TEST_CASE("preflight diagnostics are located and name the kernel") {
   const auto errors = check_pto(parsed.value, parsed.value.functions[0]);
   REQUIRE(errors.size() == 2);
   CHECK(errors[0].loc == location{3, 3});
-  CHECK(str(errors[0].message) == "@k: buffer.load cannot read 'Out', an out parameter");
+  CHECK(str(errors[0].message) == "@k: buffer.load cannot read 'Out', an out parameter (parameter direction out: the kernel only writes it)");
   CHECK(errors[1].loc == location{4, 3});
-  CHECK(str(errors[1].message) == "@k: buffer.store cannot write 'X', an in parameter");
+  CHECK(str(errors[1].message) == "@k: buffer.store cannot write 'X', an in parameter (parameter direction in: the kernel only reads it)");
 }

@@ -8,11 +8,15 @@
 /// equal its Tile program in the simulator under every binding. A coverage case shows the
 /// generator draws every op that only the extended rollout lowers, and every cast pair, and that
 /// the default rollout keeps each kernel using one on Tile; another that loops and branches carry
-/// column vectors (row statistics, as online softmax does) and lower.
+/// column vectors (row statistics, as online softmax does) and lower. Every shape also draws
+/// kernels that must stay Tile (FP16/BF16 reductions, constructs the PTO kernel ABI forbids); a
+/// case shows each kind is drawn and keeps its reason under both rollouts.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -22,6 +26,7 @@
 #include "support/selection_campaign.hpp"
 #include "tile2buffer/engine/registry.hpp"
 #include "tile2buffer/lower.hpp"
+#include "tile2buffer/passes/select.hpp"
 #include "tile2buffer/recipe/table.hpp"
 
 using namespace tile2buffer;
@@ -29,11 +34,20 @@ using namespace tile2buffer;
 namespace {
 constexpr std::uint64_t kernels = testing::campaign_kernels(300);
 
+/// The kernels every shape below also draws that must stay Tile: an FP16/BF16 reduction (the
+/// extended rollout reduces FP32 only) and a construct the PTO kernel ABI forbids (a one-column
+/// GM tensor, a load of an out parameter), each with its reason.
+testing::gen_options with_tile_only(testing::gen_options o) {
+  o.half_reduction_probability = 0.1;
+  o.abi_probability = 0.06;
+  return o;
+}
+
 testing::gen_options straight(std::uint64_t) {
   testing::gen_options o;
   o.extended = true;
   o.gm_parameter_probability = 1.0 / 3;
-  return o;
+  return with_tile_only(o);
 }
 /// Valid extents: reductions over partial and runtime extents (the reduced one never empty),
 /// broadcasts matching them structurally; windows on every other seed.
@@ -44,7 +58,7 @@ testing::gen_options valid(std::uint64_t seed) {
   o.windows = seed % 2 == 0;
   o.unaligned_probability = 0;  // the window campaign covers unalignable slices
   o.rows = 8;
-  return o;
+  return with_tile_only(o);
 }
 /// Regions: the new ops in branch arms and loop bodies, on values defined outside them.
 testing::gen_options regions(std::uint64_t seed) {
@@ -54,7 +68,7 @@ testing::gen_options regions(std::uint64_t seed) {
   o.windows = seed % 2 == 0;
   o.rows = 8;
   o.gm_parameter_probability = 0.25;
-  return o;
+  return with_tile_only(o);
 }
 int long_ops(std::uint64_t seed) { return 8 + static_cast<int>(seed % 32); }
 int short_ops(std::uint64_t seed) { return 6 + static_cast<int>(seed % 14); }
@@ -143,4 +157,32 @@ TEST_CASE("region kernels carry column vectors through loops and branches, and l
   }
   MESSAGE(carried, " lowered region kernels carry or yield an [R, 1] column vector");
   CHECK(carried >= 10);
+}
+
+TEST_CASE("FP16/BF16 reductions and PTO-ABI breaches are drawn, and stay Tile under both rollouts with their reason under extended") {
+  const std::string reasons[] = {"on FP16 is not in the extended rollout", "on BF16 is not in the extended rollout", "columns > 1",
+                                 "parameter direction"};
+  std::map<std::string, int> drawn;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed)
+    for (const auto& make : {straight, valid, regions}) {
+      const testing::gen_plan plan = testing::generate_plan(seed, short_ops(seed), make(seed));
+      if (std::find(std::begin(reasons), std::end(reasons), plan.tile_reason) == std::end(reasons)) continue;
+      ++drawn[plan.tile_reason];
+      const program tile = testing::emit(plan);
+      // The default rollout keeps these kernels Tile too, for whichever extended op comes first.
+      for (const rollout_kind r : {rollout_kind::extended, rollout_kind::standard}) {
+        const auto lowered = lower(tile, options{.rollout = r});
+        REQUIRE(lowered.ok());
+        CHECK_MESSAGE(lowered.value.functions[0].stage == ir_stage::tile, "seed ", seed, " (", plan.tile_reason, ") was lowered");
+        if (r == rollout_kind::standard) continue;
+        const auto why = explain_selection(lowered.value, options{.rollout = r});
+        REQUIRE(why.size() == 1);
+        CHECK_MESSAGE(std::string(why[0].reason.view()).find(plan.tile_reason) != std::string::npos, "seed ", seed, ": `",
+                      std::string(why[0].reason.view()), "` does not say `", plan.tile_reason, "`");
+      }
+    }
+  for (const std::string& r : reasons) {
+    MESSAGE(drawn[r], " kernels drawn with `", r, "`");
+    CHECK_MESSAGE(drawn[r] >= 5, "too few kernels drawn with `", r, "`");
+  }
 }

@@ -16,10 +16,14 @@
 ///   - the output verifies, passes the PTO preflight (`emit_pto`), its PTO-AS reads back as the
 ///     Buffer IR it came from (`check_pto_roundtrip`, emit/pto_roundtrip.hpp), and it survives a
 ///     binary and a text round trip structurally equal;
+///   - lowered under the other rollout too, every kernel selection lowers passes the PTO preflight
+///     (so under both rollouts, for every input; the generator also draws kernels the PTO kernel
+///     ABI forbids and FP16/BF16 reductions, which selection must keep Tile);
 ///   - every lowered kernel computes what its Tile program computes in the reference simulator,
 ///     under every generated binding of its runtime scalars.
-/// Byte layout: [shape] [length] [options] [seed x8] [10 probability bytes, 0: the default]; shorter inputs pad
+/// Byte layout: [shape] [length] [options] [seed x8] [12 probability bytes, 0: the default]; shorter inputs pad
 /// with zeros, so every input means something.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -74,10 +78,13 @@ testing::gen_options shape_options(std::uint8_t shape, input& in) {
   o.fp16 = (shape & 16) == 0;
   o.int32 = (shape & 32) == 0;
   o.bf16 = (shape & 64) == 0;
+  // Kernels that must stay Tile (gen_options): the fuzzer's defaults, a byte overrides them.
+  o.half_reduction_probability = 0.1;
+  o.abi_probability = 0.1;
   double* const knobs[] = {&o.load_probability, &o.store_probability, &o.window_probability,
                            &o.runtime_offset_probability, &o.partial_valid_probability, &o.region_probability,
                            &o.cube_loop_probability, &o.cube_acc_probability, &o.cube_transpose_probability,
-                           &o.cube_extract_probability};
+                           &o.cube_extract_probability, &o.half_reduction_probability, &o.abi_probability};
   for (double* k : knobs)
     if (const std::uint8_t b = in.next(); b != 0) *k = 0.02 + 0.96 * (b - 1) / 254.0;
   return o;
@@ -145,6 +152,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::fprintf(stderr, "%s%s\n", std::string(format_all(differ, "lowered").view()).c_str(), printed(out).c_str());
       violated("the PTO-AS does not read back as its Buffer IR", tile, o);
     }
+  // The same under the other rollout: whatever selection lowers has a PTO form. (A failed
+  // lowering is judged when an input picks that rollout, as above.)
+  options other = o;
+  other.rollout = o.rollout == rollout_kind::standard ? rollout_kind::extended : rollout_kind::standard;
+  const auto buffer_stage = [](const function& f) { return f.stage == ir_stage::buffer; };
+  if (const result<program> again = lower(tile, other);
+      again && std::any_of(again.value.functions.begin(), again.value.functions.end(), buffer_stage) && !emit_pto(again.value))
+    violated("a kernel lowered under the other rollout fails the PTO preflight", tile, other);
   // T2B_FUZZ_PTO_DIR (test lower-fuzz-pipeline, where a dialect checker exists): every 8th lowered program's PTO-AS in both forms,
   // which tests/pto-dialect/check_pto_dialect.py then reads with the checker dialect.
   static const char* const pto_dir = std::getenv("T2B_FUZZ_PTO_DIR");

@@ -13,7 +13,7 @@ groups, properties, attribute kinds, assembly formats and verifier rules):
    writes both back identically (`--mlir-print-op-generic`);
 3. our generic text *is* what MLIR's generic printer writes, byte for byte once SSA value names
    are renamed in order of first appearance (MLIR numbers results `%0, %1...`, we keep names);
-4. (the corpus) the PTO-AS reads back as the Buffer IR it came from (`t2b-opt --verify-roundtrip`,
+4. (the corpus) the PTO-AS reads back as the Buffer IR it came from (`t2b-opt --verify-pto-roundtrip`,
    emit/pto_roundtrip.hpp; the campaign and the fuzzer check that in process for every program).
 
 Failing twins show each check can fail: a wrong segment count, a missing required property, a
@@ -245,8 +245,8 @@ def corpus(args):
 
         def emit(case):
             label, cmd, expected = case
-            # --verify-roundtrip: the PTO-AS must also read back as the Buffer IR it came from (check 4).
-            native = run([args.t2b_opt] + cmd + ["--emit=pto", "--verify-roundtrip"])
+            # --verify-pto-roundtrip: the PTO-AS must also read back as the Buffer IR it came from (check 4).
+            native = run([args.t2b_opt] + cmd + ["--emit=pto", "--verify-pto-roundtrip"])
             generic = run([args.t2b_opt] + cmd + ["--emit=pto-generic"]) if native.returncode == 0 else None
             # Nothing to emit: the pipeline rejects the input, or every kernel stayed Tile (on a5,
             # all do); and the preflight's located refusals (`error: emit-pto: ...`) are the
@@ -278,7 +278,7 @@ def corpus(args):
             roundtrips += 1
             add_program(check, programs, label, expected, native.stdout, generic.stdout)
         print(f"{skipped} modules with nothing to emit (every kernel stayed Tile, the pipeline or the preflight refused)")
-        print(f"{roundtrips} modules read back as the Buffer IR they came from (t2b-opt --verify-roundtrip)")
+        print(f"{roundtrips} modules read back as the Buffer IR they came from (t2b-opt --verify-pto-roundtrip)")
 
         if args.campaign:
             # The campaign's generated kernels (every shape), lowered under every planner and

@@ -22,6 +22,7 @@
 #include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/serialize/binary.hpp"
+#include "tile2buffer/serialize/roundtrip.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 
@@ -97,6 +98,10 @@ program check_round_trip(const program& p, const std::string& what) {
   CHECK(str(print(back.value)) == str(print(p)));
   CHECK(to_binary(back.value) == once);  // the writer is canonical: same program, same bytes
   CHECK(verify(back.value).size() == verify(p).size());
+  // The round-trip check finds nothing lost either (it compares what the checks above do, and
+  // more: every name, location, keyword and type field).
+  const std::vector<diagnostic> lost = check_binary_roundtrip(p);
+  CHECK_MESSAGE(lost.empty(), str(format_all(lost, what)));
   return back.value;
 }
 
@@ -477,7 +482,7 @@ TEST_CASE("strict: missing, unexpected and duplicate fields name the field and i
 
   d = doc;
   d.items[2]["functions"].items[0].add("memref", int_node(0));
-  check_error(d, {"unexpected fields: 'memref'", "functions[0]"});
+  check_error(d, {"unexpected field 'memref' in a function", "unexpected fields", "functions[0]"});
 
   d = doc;
   {
@@ -486,15 +491,20 @@ TEST_CASE("strict: missing, unexpected and duplicate fields name the field and i
   }
   check_error(d, {"duplicate field 'name'", "functions[0]"});
 
-  // A Buffer descriptor: the legacy `shape`-less or address-carrying forms are rejected.
-  d = doc;
-  {
-    auto& op = d.items[2]["functions"].items[0]["body"]["ops"].items[1];  // b = buffer.alloc(...)
-    auto& ty = op["results"].items[0]["type"];
-    REQUIRE(ty["kind"].s == "buffer");
-    ty.add("addr", int_node(2048));
+  // A Buffer descriptor names no storage: a legacy storage-carrying field is rejected in the
+  // reference's words ("unexpected field '<k>'"), and §7's ("unexpected fields"), at its path.
+  for (const std::string_view key : {"memref", "base", "addr", "storage"}) {
+    CAPTURE(key);
+    d = doc;
+    {
+      auto& op = d.items[2]["functions"].items[0]["body"]["ops"].items[1];  // b = buffer.alloc(...)
+      auto& ty = op["results"].items[0]["type"];
+      REQUIRE(ty["kind"].s == "buffer");
+      ty.add(std::string(key), int_node(2048));
+    }
+    const std::string phrase = "unexpected field '" + std::string(key) + "' in a buffer type";
+    check_error(d, {phrase.c_str(), "unexpected fields", "functions[0].body.ops[1].results[0].type"});
   }
-  check_error(d, {"unexpected fields: 'addr' in a buffer type", "functions[0].body.ops[1].results[0].type"});
   d = doc;
   {
     auto& ty = d.items[2]["functions"].items[0]["body"]["ops"].items[1]["results"].items[0]["type"];
@@ -611,4 +621,129 @@ TEST_CASE("msgpack: the reader accepts every integer width another writer may ch
   msgpack::reader h(huge);
   CHECK(h.array() == 0);
   CHECK(str(h.error()).find("cannot fit") != std::string::npos);
+}
+
+//===--- the round-trip instrument (issue 52 item 8): a lossy reader is caught ---===//
+
+namespace {
+
+/// Readers that read correctly and then lose one thing, as a buggy reader or writer would.
+result<program> read_dropping_stage(std::span<const std::uint8_t> b) {
+  result<program> r = deserialize(b);
+  for (function& f : r.value.functions) f.stage = ir_stage::tile;
+  return r;
+}
+/// Drops the second operand of the first op that has two value operands.
+result<program> read_dropping_operand(std::span<const std::uint8_t> b) {
+  result<program> r = deserialize(b);
+  for (function& f : r.value.functions)
+    for (std::uint32_t o = 0; o < f.ops.size(); ++o) {
+      const span32 args = args_of(f.ops[o].op);
+      if (args.count >= 2 && f.operands[args.begin].is_value() && f.operands[args.begin + 1].is_value()) {
+        f.operands[args.begin + 1] = operand{};
+        return r;
+      }
+    }
+  return r;
+}
+/// Turns the first FP32 Buffer type into FP16.
+result<program> read_dropping_dtype(std::span<const std::uint8_t> b) {
+  result<program> r = deserialize(b);
+  for (function& f : r.value.functions)
+    for (std::uint32_t v = 0; v < f.values.size(); ++v)
+      if (type t = f.type_of(value_id{v}); t.is_buffer() && t.dt == dtype::fp32) {
+        t.dt = dtype::fp16;
+        f.retype(value_id{v}, t);
+        return r;
+      }
+  return r;
+}
+/// Forgets every op's location.
+result<program> read_dropping_locations(std::span<const std::uint8_t> b) {
+  result<program> r = deserialize(b);
+  for (function& f : r.value.functions)
+    for (op_node& n : f.ops) n.loc = location{};
+  return r;
+}
+/// Corrupts the bytes, not the program: the first "FP32" written becomes "FP16".
+result<program> read_corrupted_dtype(std::span<const std::uint8_t> b) {
+  bytes c(b.begin(), b.end());
+  const std::string_view from = "\xa4" "FP32", to = "\xa4" "FP16";
+  const auto at = std::search(c.begin(), c.end(), from.begin(), from.end(), [](std::uint8_t x, char y) { return x == static_cast<std::uint8_t>(y); });
+  if (at != c.end()) std::copy(to.begin(), to.end(), at);
+  return deserialize(c);
+}
+
+const char* const two_kernels = R"(aiv @k(A: Tensor[[16, 32], FP32], B: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+  a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  b = tile.load(B, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  c = tile.add(a, b) : Tile[[16, 32], FP32, Vec]
+  r = tile.store(c, (0, 0), Out) : Tensor[[16, 32], FP32]
+  return r
+}
+)";
+
+program lowered_sample() {
+  const auto p = parse(two_kernels, "rt.t2b");
+  REQUIRE(p.ok());
+  const auto l = lower(p.value, options{});
+  REQUIRE_MESSAGE(l.ok(), str(format_all(l.errors, "rt.t2b")));
+  return l.value;
+}
+std::string lost_by(const program& p, binary_reader_fn read, location* where = nullptr) {
+  const std::vector<diagnostic> d = check_binary_roundtrip(p, "lower", read);
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].source == "roundtrip");
+  if (where != nullptr) *where = d[0].loc;
+  return str(d[0].message);
+}
+
+}  // namespace
+
+TEST_CASE("roundtrip: the binary form of a lowered program keeps everything") {
+  const program p = lowered_sample();
+  CHECK(check_binary_roundtrip(p).empty());
+  CHECK(check_binary_roundtrip(p, "lower", &deserialize<>).empty());  // the reader passed explicitly
+}
+
+TEST_CASE("roundtrip: a reader that loses the stage, an operand, a type or a location fails the check, naming it") {
+  const program p = lowered_sample();
+  location at;
+  CHECK(lost_by(p, &read_dropping_stage, &at) ==
+        "Binary roundtrip failed after pass 'lower': @k: the function's stage was buffer, reads back tile");
+  CHECK(at == location{1, 1});
+  CHECK(lost_by(p, &read_dropping_operand, &at) ==
+        "Binary roundtrip failed after pass 'lower': @k: buffer.add: operand 1 was `b`, reads back nothing");
+  CHECK(at == location{4, 3});
+  const std::string dtype_lost = lost_by(p, &read_dropping_dtype, &at);
+  CHECK(dtype_lost == "Binary roundtrip failed after pass 'lower': @k: buffer.alloc result `a`: its type's dtype was FP32, reads back FP16");
+  CHECK(at == location{2, 3});
+  CHECK(lost_by(p, &read_dropping_locations, &at) ==
+        "Binary roundtrip failed after pass 'lower': @k: buffer.alloc `a`: its location was 2:3, reads back no location");
+  CHECK(lost_by(p, &read_corrupted_dtype) == "Binary roundtrip failed after pass 'lower': @k: parameter `A`: its type's dtype was FP32, reads back FP16");
+}
+
+TEST_CASE("roundtrip: the instrument fails a pipeline run after the first pass whose output does not survive") {
+  const auto parsed = parse(two_kernels, "rt.t2b");
+  REQUIRE(parsed.ok());
+  // The real reader: every pass of the default pipeline is checked, and the run succeeds.
+  binary_roundtrip_instrument ok;
+  const pass_observer watching = ok.observer();
+  const result<program> good = run_pipeline(parsed.value, options{}, std::nullopt, {}, &watching);
+  REQUIRE_MESSAGE(good.ok(), str(format_all(good.errors, "rt.t2b")));
+  CHECK(ok.checked == std::vector<std::string_view>{"init_storage", "select", "legalize", "verify_tile_storage", "plan", "lower", "verify_buffer"});
+  // A reader that loses the stage: only Buffer-stage programs lose something, so `lower` fails.
+  binary_roundtrip_instrument lossy{.read = &read_dropping_stage};
+  const pass_observer lossy_watch = lossy.observer();
+  const result<program> bad = run_pipeline(parsed.value, options{}, std::nullopt, {}, &lossy_watch);
+  REQUIRE_FALSE(bad.ok());
+  REQUIRE(bad.errors.size() == 1);
+  CHECK(str(bad.errors[0].message) == "Binary roundtrip failed after pass 'lower': @k: the function's stage was buffer, reads back tile");
+  CHECK(lossy.checked.back() == "lower");
+  // A reader that loses locations fails at the first pass.
+  binary_roundtrip_instrument no_locations{.read = &read_dropping_locations};
+  const pass_observer no_locations_watch = no_locations.observer();
+  const result<program> early = run_pipeline(parsed.value, options{}, std::nullopt, {}, &no_locations_watch);
+  REQUIRE_FALSE(early.ok());
+  CHECK(str(early.errors[0].message).rfind("Binary roundtrip failed after pass 'init_storage': @k: ", 0) == 0);
 }

@@ -16,6 +16,7 @@
 #include "sim/twins.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/sim/compare.hpp"
+#include "tile2buffer/sim/interpreter.hpp"
 
 using namespace tile2buffer;
 using namespace tile2buffer::sim;
@@ -597,4 +598,17 @@ TEST_CASE("tile.cast float -> integer rounds by mode and saturates (hand values)
   CHECK(cast_element(dtype::fp16, dtype::uint8, element{.f = -3.0f}, 1).i == 0);
   // Integer -> BF16 rounds once: 2^24 + 2^16 + 1 is just above the midpoint of its neighbours.
   CHECK(cast_element(dtype::int32, dtype::bf16, element{.i = (1 << 24) + (1 << 16) + 1}, 1).f == static_cast<float>((1 << 24) + (1 << 17)));
+}
+
+TEST_CASE("a scalar enters a tile rounded once from its exact value") {
+  // 2^60 + 2^36 + 1 lies just above the midpoint of the FP32 neighbours 2^60 and 2^60 + 2^37;
+  // through a double first it lands on the midpoint and ties to even (2^60).
+  const std::int64_t big = (std::int64_t{1} << 60) + (std::int64_t{1} << 36) + 1;
+  CHECK(sim::detail::scalar_element(scalar_value::of_int(dtype::int64, big), dtype::fp32).f == std::ldexp(1.0f, 60) + std::ldexp(1.0f, 37));
+  // 1 + 2^-11 + 2^-40 is just above the FP16 midpoint between 1 and 1 + 2^-10; through FP32 it
+  // becomes the midpoint itself and ties to even (1).
+  const double lit = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+  CHECK(scalar_value::of_float(dtype::fp16, lit).f == 1.0 + std::ldexp(1.0, -10));
+  CHECK(element_of(dtype::fp16, lit).f == 1.0f + std::ldexp(1.0f, -10));
+  CHECK(scalar_value::of_int(dtype::int64, big).as(dtype::fp32).f == std::ldexp(1.0, 60) + std::ldexp(1.0, 37));
 }

@@ -104,6 +104,13 @@ class planner {
       }
     }
     plan_.gm_by_parameter = opt_.gm_parameter_probability > 0 && uniform() < opt_.gm_parameter_probability;
+    // Why last and behind their options: without them each seed draws what it drew before. Why
+    // only in kernels without another Tile-only construct: selection must report this one.
+    const bool clean = plan_.tile_reason.empty() && !plan_.unaligned;
+    if (opt_.extended && opt_.half_reduction_probability > 0 && uniform() < opt_.half_reduction_probability && clean)
+      half_reduction();
+    else if (opt_.abi_probability > 0 && uniform() < opt_.abi_probability && clean)
+      abi_breach();
     return plan_;
   }
 
@@ -576,6 +583,53 @@ class planner {
     std::vector<kwarg> mode;
     if (uniform() < 0.7) mode.push_back(kwarg{keyword::mode, operand::integer(1 + static_cast<std::int64_t>(below(5)))});
     return add_step(opcode::tile_cast, {x}, to, s.rows, s.cols, s.valid, std::move(mode)) >= 0;
+  }
+  /// An FP16 or BF16 row or column reduction of a fresh load, its result unused: the extended
+  /// rollout reduces FP32 only (§3.1), so the kernel must stay Tile with that reason.
+  void half_reduction() {
+    const dtype d = uniform() < 0.5 ? dtype::fp16 : dtype::bf16;
+    const shape_class k{d, opt_.rows, cols_for(d), 0};
+    const int x = load_of(k);
+    const bool rows = uniform() < 0.5;
+    static constexpr opcode rows_ops[] = {opcode::tile_row_sum, opcode::tile_row_max, opcode::tile_row_min};
+    static constexpr opcode cols_ops[] = {opcode::tile_col_sum, opcode::tile_col_max, opcode::tile_col_min};
+    const opcode op = (rows ? rows_ops : cols_ops)[below(3)];
+    const std::array<gen_index, 2> valid{fixed(rows ? k.rows : 1), fixed(rows ? 1 : k.cols)};
+    if (add_step(op, {x}, d, rows ? k.rows : 1, rows ? 1 : k.cols, valid) < 0) return;
+    plan_.tile_reason = std::string("on ") + std::string(name(d)) + " is not in the extended rollout";
+  }
+  /// One construct the PTO kernel ABI forbids (analysis/pto_abi.hpp; see gen_options::abi_probability).
+  void abi_breach() {
+    if (uniform() < 0.5) {
+      // An output only column vectors are stored to becomes one column wide; else an unused
+      // one-column input.
+      for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o) {
+        bool columns = false, others = false;
+        for (const gen_step& s : plan_.steps)
+          if (s.op == opcode::tile_store && s.tensor == o) (is_column(val(s.in[0])) ? columns : others) = true;
+        if (!columns || others) continue;
+        plan_.outputs[static_cast<std::size_t>(o)].cols = 1;
+        plan_.tile_reason = "columns > 1";
+        return;
+      }
+      plan_.inputs.push_back(gen_tensor{dtype::fp32, opt_.rows, 1});
+      plan_.tile_reason = "columns > 1";
+      return;
+    }
+    // A load of the first rows of an output a store wrote (at the top level), its result unused.
+    for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o) {
+      const gen_tensor out = plan_.outputs[static_cast<std::size_t>(o)];
+      if (out.rows <= 0 || out.cols <= 1) continue;
+      gen_step s;
+      s.op = opcode::tile_load;
+      s.tensor = o;
+      s.from_output = true;
+      s.result = new_value(out.dt, std::min(out.rows, opt_.rows), out.cols, -2, 2);
+      plan_.steps.push_back(s);
+      ++emitted_;
+      plan_.tile_reason = "parameter direction";
+      return;
+    }
   }
   /// One step of the extended rollout's families (rsqrt comes with the elementwise table).
   bool extended_step() {
@@ -2369,12 +2423,13 @@ program emit(const gen_plan& plan) {
     // Elementwise kernels load rows (s.row, 0); cube kernels load at (row, column) index operands.
     const operand origin = r.space == memory_space::vec ? b.pair(s.row, 0)
                                                         : b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])});
+    // What a load reads: an input, or (a kernel that must stay Tile) an output's current version.
+    const auto source = [&] { return operand::of((s.from_output ? current : through)[static_cast<std::size_t>(s.tensor)]); };
     if (s.op == opcode::tile_load && full) {
-      out = b.emit1(opcode::tile_load, {operand::of(through[static_cast<std::size_t>(s.tensor)]), origin, b.pair(r.rows, r.cols)},
-                    tt, vname, at);
+      out = b.emit1(opcode::tile_load, {source(), origin, b.pair(r.rows, r.cols)}, tt, vname, at);
     } else if (s.op == opcode::tile_load) {
       out = b.emit1(opcode::tile_load,
-                    {operand::of(through[static_cast<std::size_t>(s.tensor)]), origin, b.pair(r.rows, r.cols),
+                    {source(), origin, b.pair(r.rows, r.cols),
                      b.tuple({index_operand(r.valid[0]), index_operand(r.valid[1])})},
                     tt, vname, at);
     } else if (s.op == opcode::tile_create) {

@@ -159,7 +159,20 @@
 /// of the kernels (`gen_plan::gm_by_parameter`) every store outside a region names its output
 /// parameter itself instead of the latest store's result, so stores are not chained, and the
 /// kernel returns the parameters. GM is memory (reference §9.2): every store lands whether or not
-/// its result is used. The draw is the plan's last and happens only when the option is set.
+/// its result is used. The draw happens only when the option is set; only the two below follow it.
+///
+/// Kernels that must stay Tile, drawn last and only when their option is set (so other seeds'
+/// programs do not change), in kernels without another Tile-only construct (not cube kernels):
+///  - `half_reduction_probability` (with `extended`): one row or column reduction (sum, max or
+///    min) of an FP16 or BF16 tile, its result unused (`tile_reason` "on FP16 is not in the
+///    extended rollout", or BF16: extended-rollout.md §3.1 keeps them Tile; the default rollout
+///    keeps every reduction Tile);
+///  - `abi_probability`: one construct the PTO kernel ABI forbids (reference §3.3,
+///    analysis/pto_abi.hpp), which selection keeps Tile in the PTO preflight's words: every
+///    store into an output that holds only column vectors becomes a store into a one-column GM
+///    tensor (without such an output, the kernel takes an unused [rows, 1] input; `tile_reason`
+///    "columns > 1"), or the kernel loads back a window of an output it stored, an out parameter
+///    (`tile_reason` "parameter direction").
 ///
 /// Growth: `generate_plan` produces an abstract plan (steps over value numbers) that `emit`
 /// turns into IR; new features (views, control flow, runtime valid extents, cube) add step kinds
@@ -215,6 +228,8 @@ struct gen_options {
   double cube_tile_probability = 0.1;       ///< chance that a cube kernel has a store that must stay Tile
   double gm_parameter_probability = 0.0;    ///< chance that top-level stores name the parameter (see the file comment)
   double cube_guard_probability = 0.0;      ///< chance that a chain's matmul_acc sits in one arm of an if (guarded accumulator)
+  double half_reduction_probability = 0.0;  ///< with `extended`: chance of one FP16/BF16 reduction (stays Tile, see the file comment)
+  double abi_probability = 0.0;             ///< chance of one construct the PTO kernel ABI forbids (stays Tile, see the file comment)
 };
 
 /// An index operand: scalar number `scalar` (see gen_plan::scalars) when >= 0, else literal `num`.
@@ -265,6 +280,7 @@ struct gen_step {
   std::int64_t trips = 0;
   int iv = -1;               ///< cf_for: the scalar number its induction variable binds, if the body reads it
   std::vector<kwarg> flags;  ///< literal keyword arguments (a store's atomic/pre_relu/pre_quant)
+  bool from_output = false;  ///< a load whose `tensor` is an output number (it reads the output's current version)
 };
 /// What storage a value names: its own, a window of a tile (slice), or a relabel (reshape).
 enum class gen_kind : std::uint8_t { dense, window, relabel };
@@ -319,7 +335,8 @@ struct gen_plan {
   /// version": an old version is read after a set_validshape; "window": a slice is narrowed;
   /// region kernels: "step", "GM branch results must alias the same parameter", "GM loop results
   /// must retain their initial parameter alias"; cube kernels: the store keyword, "atomic",
-  /// "pre_relu" or "pre_quant").
+  /// "pre_relu" or "pre_quant"; FP16/BF16 reductions: "on FP16 is not in the extended rollout"
+  /// or BF16; the PTO kernel ABI: "columns > 1", "parameter direction").
   std::string tile_reason;
   bool cube = false;  ///< an `aic` kernel of cube chains
   bool gm_by_parameter = false;  ///< stores outside regions name the output parameter; returns name it too

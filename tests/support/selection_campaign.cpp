@@ -26,7 +26,7 @@ void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
                             const std::function<gen_options(std::uint64_t)>& options_for,
                             const std::function<int(std::uint64_t)>& ops_for, rollout_kind rollout, bool all_selected) {
   const planner_kind planners[] = {planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas};
-  int lowerings = 0, selected = 0, checks = 0;
+  int lowerings = 0, selected = 0, checks = 0, preflight_checks = 0;
   std::array<int, 3> selected_by{};
   std::map<std::string, int> must_stay;  // recorded reason -> lowerings kept Tile
   std::map<std::string, int> kept_tile;  // why other kernels stayed Tile -> lowerings
@@ -42,6 +42,20 @@ void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
       const auto lowered = lower(tile, opts);
       ++lowerings;
       const std::string head = "seed " + std::to_string(seed) + " " + std::string(name(planner));
+      // Every kernel selection lowers, under either rollout, has a PTO form: the preflight
+      // accepts it (analysis/pto_abi.hpp keeps what it would refuse on Tile). The other
+      // rollout's lowering is checked for that alone; the checks below use this rollout's.
+      const options other{.planner = planner,
+                          .rollout = rollout == rollout_kind::standard ? rollout_kind::extended : rollout_kind::standard};
+      if (const auto again = lower(tile, other); !again.ok())
+        lowering.add(head + " (" + std::string(name(other.rollout)) + " rollout): " + std::string(format_all(again.errors, "gen").view()) +
+                     std::string(print(tile).view()));
+      else if (const function& g = again.value.functions[0]; g.stage == ir_stage::buffer) {
+        ++preflight_checks;
+        if (const auto errors = check_pto(again.value, g); !errors.empty())
+          preflight.add(head + " (" + std::string(name(other.rollout)) + " rollout): " + std::string(format_all(errors, "gen").view()) +
+                        std::string(print(again.value).view()));
+      }
       if (!lowered.ok()) {
         lowering.add(head + ": " + std::string(format_all(lowered.errors, "gen").view()) + std::string(print(tile).view()));
         continue;
@@ -67,6 +81,7 @@ void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
       }
       ++selected;
       ++selected_by[which];
+      ++preflight_checks;
       if (const auto errors = check_pto(lowered.value, f); !errors.empty())
         preflight.add(head + ": " + std::string(format_all(errors, "gen").view()) + std::string(print(lowered.value).view()));
       check_every_binding(tile, lowered.value, k, plan, binds, seed, head, checks, numerics);
@@ -78,7 +93,8 @@ void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
   MESSAGE(kernels, " ", shape, " kernels, ", lowerings, " lowerings: ", selected, " lowered (pypto ", selected_by[0], ", dsa_rp ",
           selected_by[1], ", ptoas ", selected_by[2], "); stayed Tile by reason: ", stayed, " (", selected_tile_only.count,
           " Tile-only selected, ", wrong_reason.count, " with another reason); ", checks, " numerics checks, ", numerics.count,
-          " failed; ", lowering.count, " lowering errors", top);
+          " failed; ", preflight_checks, " PTO preflight checks (both rollouts), ", preflight.count, " refused; ", lowering.count,
+          " lowering errors", top);
   CHECK_MESSAGE(lowering.count == 0, lowering.count, " lowerings failed; the first:\n", lowering.first);
   CHECK_MESSAGE(preflight.count == 0, preflight.count, " selected lowerings fail the PTO-AS preflight; the first:\n", preflight.first);
   CHECK_MESSAGE(numerics.count == 0, numerics.count, " selected lowerings differ from Tile; the first:\n", numerics.first);

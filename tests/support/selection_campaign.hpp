@@ -5,6 +5,8 @@
 /// records a Tile-only construct must stay Tile and name it; every selected lowering must pass the
 /// PTO-AS preflight and equal its Tile program in the simulator under every binding; and at least
 /// half of all lowerings must be selected, so a campaign cannot pass by leaving its shape Tile.
+/// Each kernel is also lowered under the other rollout, which must not fail and whose selected
+/// lowerings must pass the preflight too (every kernel, both rollouts).
 #pragma once
 
 #include <cstdint>

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tile2buffer/analysis/descriptor.hpp"
+#include "tile2buffer/analysis/pto_abi.hpp"
 #include "tile2buffer/analysis/scalar_contract.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
@@ -25,9 +26,6 @@ namespace detail {
 
 inline constexpr std::string_view pto_source = "emit-pto";
 
-constexpr bool is_gm_param_dtype(dtype d) {
-  return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32 || d == dtype::int8;
-}
 constexpr bool is_vec_buffer_dtype(dtype d) {
   return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32 || d == dtype::int16 ||
          d == dtype::uint8;
@@ -88,37 +86,17 @@ class pto_preflight {
   constexpr void fail(location loc, const text& m) { out_.push_back(diagnostic{loc, text(pto_source), m, {}}); }
   constexpr text who() const { return text("@") << f_.name_of() << ": "; }
 
+  /// The parameters against the PTO kernel ABI (analysis/pto_abi.hpp, which selection asks too).
   constexpr void params() {
-    for (const param_info& p : f_.params) {
-      const type& t = f_.type_of(p.value);
-      const std::string_view n = f_.name_of(p.value);
-      if (!t.is_scalar() && !t.is_tensor()) {
-        fail(p.loc, who() << "parameter '" << n
-                          << "' is not a GM tensor or a scalar; the PTO kernel ABI has no buffer or tile parameters");
-        continue;
-      }
-      if (!t.is_tensor()) continue;
-      if (!is_gm_param_dtype(t.dt))
-        fail(p.loc, who() << "GM parameter '" << n << "' has dtype " << name(t.dt)
-                          << "; PTO tensor parameters are FP16, BF16, FP32, INT32 or INT8");
-      if (t.shape[0] <= 0 || t.shape[1] <= 1)
-        fail(p.loc, who() << "GM parameter '" << n << "' needs a static shape with rows > 0 and cols > 1, got ["
-                          << t.shape[0] << ", " << t.shape[1] << ']');
-      if (t.tlayout != tensor_layout::nd)
-        fail(p.loc, who() << "GM parameter '" << n << "' has layout " << name(t.tlayout)
-                          << "; PTO tensor views require ND layout");
-      if (t.has_stride && (t.stride[0] != t.shape[1] || t.stride[1] != 1))
-        fail(p.loc, who() << "GM parameter '" << n << "' has strides [" << t.stride[0] << ", " << t.stride[1]
-                          << "]; PTO tensor views need packed strides [" << t.shape[1] << ", 1]");
-    }
+    for (const param_info& p : f_.params)
+      for (const text& why : pto_parameter_problems(f_, p)) fail(p.loc, who() << why);
   }
 
   constexpr void results_and_return() {
-    for (const type& t : f_.results)
-      if (!t.is_tensor()) {
-        fail(f_.loc, who() << "every result must be a GM tensor parameter; a kernel cannot return a scalar or buffer");
-        return;
-      }
+    if (text why = pto_results_problem(f_); !why.empty()) {
+      fail(f_.loc, who() << why);
+      return;
+    }
     const auto body = f_.ops_of(f_.body);
     if (body.empty() || f_.op(body.back()).code() != opcode::cf_return) {
       fail(f_.loc, who() << "the body must end with one top-level return");
@@ -179,16 +157,14 @@ class pto_preflight {
     }
   }
 
-  constexpr void tensor_param(op_id o, const operand& t, direction forbidden, std::string_view verb) {
+  constexpr void tensor_param(op_id o, const operand& t, bool write) {
     const location loc = f_.op(o).loc;
     if (!t.is_value() || t.value().index >= f_.values.size() || f_.value(t.value()).origin() != value_origin::param) {
-      fail(loc, who() << mnemonic(f_.op(o).code()) << " must " << verb << " a GM tensor parameter");
+      fail(loc, who() << mnemonic(f_.op(o).code()) << " must " << (write ? "write" : "read") << " a GM tensor parameter");
       return;
     }
-    const param_info& p = f_.params[f_.value(t.value()).index];
-    if (p.dir == forbidden)
-      fail(loc, who() << mnemonic(f_.op(o).code()) << " cannot " << verb << " '" << f_.name_of(t.value())
-                      << "', an " << name(forbidden) << " parameter");
+    if (text why = parameter_direction_problem(f_, t.value(), write); !why.empty())
+      fail(loc, who() << mnemonic(f_.op(o).code()) << ' ' << why);
   }
 
   constexpr void op(op_id o) {
@@ -199,7 +175,9 @@ class pto_preflight {
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       const type& t = f_.type_of(f_.result(o, i));
       if (!t.is_buffer() && !t.is_scalar()) {
-        fail(loc, who() << "'" << mnemonic(c) << "' defines a value that is neither a buffer nor a scalar");
+        // A GM loop carry or branch result: lowering replaces it by the parameter it aliases.
+        fail(loc, who() << "'" << mnemonic(c) << "' defines a value that is neither a buffer nor a scalar"
+                        << (is_region_op(c) ? "; native control flow has only scalar region results and carries" : ""));
         return;
       }
       descriptor(t, loc, (text("the result of '") << mnemonic(c) << "'").view());
@@ -215,10 +193,10 @@ class pto_preflight {
     }
     switch (c) {
       case opcode::buffer_load:
-        if (args.size() == 4) tensor_param(o, view<opcode::buffer_load>(f_, o).tensor(), direction::out, "read");
+        if (args.size() == 4) tensor_param(o, view<opcode::buffer_load>(f_, o).tensor(), false);
         return;
       case opcode::buffer_store:
-        if (args.size() == 4) tensor_param(o, view<opcode::buffer_store>(f_, o).tensor(), direction::in, "write");
+        if (args.size() == 4) tensor_param(o, view<opcode::buffer_store>(f_, o).tensor(), true);
         return;
       case opcode::buffer_set_validshape:
         if (const operand h = view<opcode::buffer_set_validshape>(f_, o).buffer(); h.is_value() && h.value().index < f_.values.size()) {

@@ -152,6 +152,9 @@ constexpr result<function> lower_function(const function& f, const options& opts
     r.errors = l.errors();
     return r;
   }
+  // Last, as selection asks it, so a kernel outside the reference's rules fails for that reason.
+  for (parameter_problem& p : kernel_abi_problems(f)) r.fail(p.loc, "lower", static_cast<text&&>(p.reason));
+  if (!r.ok()) return r;
   r.value = l.rw().finish();
   return r;
 }

@@ -72,6 +72,9 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
     if (observer != nullptr && observer->before != nullptr) observer->before(observer->context, e.name);
     if (std::vector<diagnostic> errors = e.step(s); !errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));
     if (observer != nullptr && observer->after != nullptr) observer->after(observer->context, e.name, *s.latest);
+    if (observer != nullptr && observer->check != nullptr)
+      if (std::vector<diagnostic> errors = observer->check(observer->context, e.name, *s.latest); !errors.empty())
+        return failure(static_cast<std::vector<diagnostic>&&>(errors));
   }
   if (s.latest == &input) s.current.value = input;
   return static_cast<result<program>&&>(s.current);

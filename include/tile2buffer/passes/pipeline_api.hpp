@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "tile2buffer/config.hpp"
 #include "tile2buffer/detail/text.hpp"
+#include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/location.hpp"
 
 namespace tile2buffer {
@@ -45,12 +47,16 @@ struct program;
 /// Instrumentation around each pass that runs, in order (MLIR's pass instrumentation, for
 /// `t2b-opt --timing` and `--print-after`). A pass is named by its `name` in its pass set, so a
 /// host's own passes are observed too. `after` sees the program as the pass left it, also for
-/// the checking passes. Function pointers, not a template: the separately compiled pipeline
-/// takes it too. An observed run is sequential (one worker).
+/// the checking passes. `check`, when set, is asked next about that program: the diagnostics it
+/// returns fail the run as the pass's own would (an instrument that checks an invariant after
+/// every pass, such as the binary round trip of serialize/roundtrip.hpp). Function pointers, not
+/// a template: the separately compiled pipeline takes it too. An observed run is sequential (one
+/// worker).
 struct pass_observer {
   void* context = nullptr;
   void (*before)(void* context, std::string_view pass) = nullptr;
   void (*after)(void* context, std::string_view pass, const program& p) = nullptr;
+  std::vector<diagnostic> (*check)(void* context, std::string_view pass, const program& p) = nullptr;
 };
 
 /// One device function's selection: selected, or the first reason it stays Tile and where.

@@ -59,6 +59,10 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
           return keep(fn.op(o).loc, text("GM return aliases must resolve to parameters whose types match the declared results"));
       }
     });
+  // Last, so a kernel that stays Tile for a reason of the reference keeps it: a kernel the PTO
+  // preflight would refuse once lowered (a one-column GM parameter, a scalar result) stays Tile
+  // with the preflight's words.
+  for (const parameter_problem& p : kernel_abi_problems(fn)) keep(p.loc, text(p.reason));
   e.selected = e.reason.empty();
   return e;
 }

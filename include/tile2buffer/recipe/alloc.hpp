@@ -45,6 +45,20 @@ struct lower_alloc {
 };
 
 namespace detail {
+/// Where Tile value `v` comes from in the source: its defining op's location (a region
+/// argument's: its region op's), else the function's.
+constexpr location source_location(const function& f, value_id v) {
+  if (v.index < f.values.size())
+    if (const op_id d = f.value(v).def; d.valid() && d.index < f.ops.size() && f.op(d).loc.known()) return f.op(d).loc;
+  return f.loc;
+}
+/// The location of the Buffer definitions of an allocation's window `member`: the tile.alloc's,
+/// or, when it has none, its Tile handle's. Why (spec, conversion contract): "Synthetic
+/// allocations inherit the source location of their indexed Tile handle when the original
+/// allocation has no location", so native allocation diagnostics point at the user's source.
+constexpr location definition_location(const function& f, location alloc, value_id member) {
+  return alloc.known() ? alloc : source_location(f, member);
+}
 /// The first op referencing a Tile value in allocation `mem` when every such reference sits
 /// directly in one region other than the one holding `alloc` (its tile.alloc); invalid otherwise.
 constexpr op_id sole_nested_first_reference(const function& f, value_id mem, op_id alloc) {
@@ -80,7 +94,7 @@ constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
   const allocation& alloc = l.facts().allocations()[a];
   const auto ks = l.windows(a);
   if (ks.empty()) return;  // no Tile value lives here: nothing to declare
-  const location loc = op.loc();
+  const location loc = detail::definition_location(f, op.loc(), ks[0].first);
   if (alloc.capacity <= 0) return l.fail(loc, name, text("planned tile.alloc capacity must be a static positive literal"));
   // The IR says whether storage is placed: lower_function has checked it agrees with the planner.
   const bool with_address = alloc.address.has_value();
@@ -128,7 +142,7 @@ constexpr void lower_alloc::emit_matrix_root(typed<tile::alloc> op, lowering& l,
   const function& f = l.source();
   const allocation& alloc = l.facts().allocations()[a];
   const auto ks = l.windows(a);
-  const location loc = op.loc();
+  const location loc = ks.empty() ? op.loc() : detail::definition_location(f, op.loc(), ks[0].first);
   const bool with_address = alloc.address.has_value();
   auto& b = l.builder();
   value_id root;
@@ -145,7 +159,8 @@ constexpr void lower_alloc::emit_matrix_root(typed<tile::alloc> op, lowering& l,
     if (with_address || !root.valid()) {
       const operand args[] = {b.tuple({}), with_address ? operand::integer(*alloc.address + m.offset) : operand{}};
       const value_id h = b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(args, with_address ? 2 : 1), {},
-                                              std::span<const type>(m.desc, 1), names, loc));
+                                              std::span<const type>(m.desc, 1), names,
+                                              detail::definition_location(f, op.loc(), m.first)));
       if (!root.valid()) {
         root = h;
         root_offset = m.offset;
@@ -169,7 +184,7 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
   const function& f = l.source();
   const allocation& alloc = l.facts().allocations()[a];
   const auto ks = l.windows(a);
-  const location loc = op.loc();
+  const location loc = ks.empty() ? op.loc() : detail::definition_location(f, op.loc(), ks[0].first);
   auto& b = l.builder();
   // Keys in canonical order: offset, dtype name, shape, valid.
   std::vector<std::uint32_t> order(ks.size());
@@ -215,7 +230,8 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
                                      << f.name_of(m.first) << "' at offset " << m.offset << ")");
       const operand args[] = {b.tuple({}), operand::integer(*alloc.address + m.offset)};
       const std::string_view vn[] = {f.name_of(m.first)};
-      l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_alloc, args, {}, std::span<const type>(m.desc, 1), vn, loc)));
+      l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_alloc, args, {}, std::span<const type>(m.desc, 1), vn,
+                                                 detail::definition_location(f, op.loc(), m.first))));
       continue;
     }
     value_id base = whole ? root : value_id{};

@@ -370,7 +370,7 @@ class binary_reader {
       }
       if (o.count == o.fields.size()) {
         in_.seek(key_pos);
-        fail(text("unexpected fields: '") << key << "'");
+        unexpected_field(key, what);
         return false;
       }
       o.fields[o.count++] = entry{key, in_.pos()};
@@ -382,6 +382,13 @@ class binary_reader {
     o.end = in_.pos();
     return ok();
   }
+  /// A key the record `what` does not have. Why these words: the reference's tests match
+  /// "unexpected field '<k>'" (e.g. 'memref', 'base', 'addr' or 'storage' in a buffer type, which
+  /// has no storage), reference-semantics.md §7 quotes "unexpected fields"; the message holds both.
+  constexpr void unexpected_field(std::string_view key, std::string_view what) {
+    fail(text("unexpected field '") << key << "' in " << what << " (unexpected fields are rejected: a record has exactly the fields "
+                                    << "docs/binary-format.md lists)");
+  }
   /// The scanned keys must be exactly `keys`.
   constexpr bool exact(const object& o, std::span<const std::string_view> keys, std::string_view what) {
     for (std::size_t j = 0; j < o.count; ++j) {
@@ -389,7 +396,7 @@ class binary_reader {
       for (const auto& k : keys) known = known || k == o.fields[j].key;
       if (!known) {
         in_.seek(o.fields[j].pos);
-        fail(text("unexpected fields: '") << o.fields[j].key << "' in " << what);
+        unexpected_field(o.fields[j].key, what);
         return false;
       }
     }

@@ -59,11 +59,12 @@ struct slot {
 /// `(a, b)`, for messages about rectangles and positions.
 inline std::string rect(std::int64_t a, std::int64_t b) { return "(" + std::to_string(a) + ", " + std::to_string(b) + ")"; }
 
-/// The element a scalar operand becomes in a tile of type `d` (explicit conversion, §5.6).
+/// The element a scalar operand becomes in a tile of type `d` (explicit conversion, §5.6), rounded
+/// once from the scalar's exact value.
 inline element scalar_element(const scalar_value& s, dtype d) {
   element e;
   if (is_float(d))
-    e.f = round_to(d, to_float(s.number()));
+    e.f = s.floating() ? round_double_to(d, s.f) : int_to_float_by_mode(d, s.i, round_mode::rint);
   else
     e.i = wrap_integer(d, s.integer());
   return e;

@@ -149,6 +149,13 @@ constexpr bool check_models() {
 template <class Set>
 inline constexpr bool models_checked = detail::check_models<Set>();
 
+/// Whether `Set` has a row for op `c` (`t2b-opt --list-ops` prints it per simulator, so tests that
+/// must cover every modelled op ask the table instead of keeping their own list).
+template <class Set>
+constexpr bool has_model(opcode c) {
+  return detail::rows_of<Set>(c) > 0;
+}
+
 /// The model of every opcode: its row's, else `Set::otherwise`.
 template <class Set>
 inline constexpr auto model_table = [] {

@@ -329,10 +329,26 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   }
   if (in.first && !(a = s.tile_arg(o, *in.first))) return false;
   if (in.second && !(b = s.tile_arg(o, *in.second))) return false;
-  // Operands may differ from the result in physical shape and valid extents (such kernels stay
-  // Tile): an element outside an operand's valid rectangle is undefined.
   for (const image* x : {a, b})
     if (x && x->desc.dt != d) return s.fail(o, "operands and result must share the element type");
+  // Operands may differ from the result in physical shape: valid Tile IR that stays Tile (spec,
+  // default selection: "Elementwise Tile operands and their destination must have matching
+  // physical shapes and valid extents; matching valid extents alone do not qualify"). What such
+  // an op computes is defined only on one valid rectangle that every operand and the result
+  // share (reference §9.2-9.3: ops read and write the valid rectangle, "per valid element"), so
+  // the run stops at the op, naming the mismatch, when the valid extents differ at run time: a
+  // [32, 16] operand of a [16, 32] result would read elements it does not hold (poison), and a
+  // result smaller than its operands would drop theirs.
+  const auto named = [&](value_id v) {
+    const std::string_view n = s.fn().name_of(v);
+    return n.empty() ? "%" + std::to_string(v.index) : std::string(n);
+  };
+  for (const auto& [x, at] : {std::pair{a, in.first}, std::pair{b, in.second}})
+    if (x && (x->valid_rows != im.valid_rows || x->valid_cols != im.valid_cols))
+      return s.fail(o, "valid " + rect(x->valid_rows, x->valid_cols) + " of `" + named(at->value()) + "` differs from valid " +
+                           rect(im.valid_rows, im.valid_cols) + " of the result `" + named(s.fn().result(o)) +
+                           "`: elementwise operands and result must have the same valid extents (no common valid rectangle to "
+                           "compute)");
   const bool inexact = ew_inexact(op) && is_float(d);
   for (std::int64_t i = 0; i < im.valid_rows; ++i)
     for (std::int64_t j = 0; j < im.valid_cols; ++j) {
@@ -404,7 +420,9 @@ inline bool cast(state& s, view<opcode::tile_cast> v) {
   return s.set_result(o, std::move(im));
 }
 
-/// row_expand: the [R, 1] column broadcast over the result's valid extents.
+/// row_expand: the [R, 1] column broadcast over the result's valid extents. Why bits, not values:
+/// a broadcast moves data, so every pattern arrives unchanged (an FP16/BF16 signalling NaN read as
+/// a float and written back came out quiet), as in the Buffer model.
 inline bool row_expand(state& s, view<opcode::tile_row_expand> v) {
   const op_id o = v.id();
   const image* src = s.tile_arg(o, v.source());
@@ -413,8 +431,8 @@ inline bool row_expand(state& s, view<opcode::tile_row_expand> v) {
   if (src->desc.dt != im.desc.dt || src->desc.shape[1] != 1) return s.fail(o, "source must be an [R, 1] column of the result type");
   for (std::int64_t i = 0; i < im.valid_rows; ++i) {
     cell_meta m;
-    const element e = image_value(*src, i, 0, m);
-    for (std::int64_t j = 0; j < im.valid_cols; ++j) im.write(i, j, e, moved(m, o.index));
+    const element_bits e = image_bits(*src, i, 0, m);
+    for (std::int64_t j = 0; j < im.valid_cols; ++j) im.write_bits(i, j, e, moved(m, o.index));
   }
   return s.set_result(o, std::move(im));
 }
@@ -444,7 +462,7 @@ inline bool row_expand_sub(state& s, view<opcode::tile_row_expand_sub> v) { retu
 inline bool row_expand_div(state& s, view<opcode::tile_row_expand_div> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
 inline bool row_expand_mul(state& s, view<opcode::tile_row_expand_mul> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
 
-/// col_expand: the [1, C] row broadcast over the result's valid extents.
+/// col_expand: the [1, C] row broadcast over the result's valid extents (bits, as row_expand).
 inline bool col_expand(state& s, view<opcode::tile_col_expand> v) {
   const op_id o = v.id();
   const image* src = s.tile_arg(o, v.source());
@@ -454,8 +472,8 @@ inline bool col_expand(state& s, view<opcode::tile_col_expand> v) {
   for (std::int64_t i = 0; i < im.valid_rows; ++i)
     for (std::int64_t j = 0; j < im.valid_cols; ++j) {
       cell_meta m;
-      const element e = image_value(*src, 0, j, m);
-      im.write(i, j, e, moved(m, o.index));
+      const element_bits e = image_bits(*src, 0, j, m);
+      im.write_bits(i, j, e, moved(m, o.index));
     }
   return s.set_result(o, std::move(im));
 }

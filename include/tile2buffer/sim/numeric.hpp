@@ -125,20 +125,6 @@ struct element {
   std::int64_t i = 0;
 };
 
-/// `v` as a float, rounding to nearest; beyond the float range, the infinity of its sign (a plain
-/// conversion of such a double is undefined behaviour).
-inline float to_float(double v) {
-  constexpr double top = static_cast<double>(std::numeric_limits<float>::max());
-  if (v > top || v < -top) {
-    // Values that round to FLT_MAX stay finite; the rest overflow, as IEEE rounding does.
-    const double half_ulp = 0x1p103;  // half a unit in the last place of FLT_MAX
-    if (v >= top + half_ulp) return std::numeric_limits<float>::infinity();
-    if (v <= -top - half_ulp) return -std::numeric_limits<float>::infinity();
-    return v > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
-  }
-  return static_cast<float>(v);
-}
-
 /// Rounds a float to what the storage type `d` can hold (identity for FP32).
 inline float round_to(dtype d, float v) {
   switch (d) {
@@ -169,6 +155,11 @@ inline scaled decompose(float f) {
   const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
   const std::uint32_t biased = (x >> 23) & 0xFFu, frac = x & 0x7FFFFFu;
   return {(x >> 31) != 0, biased == 0 ? frac : (frac | 0x800000u), biased == 0 ? -149 : static_cast<int>(biased) - 150};
+}
+inline scaled decompose(double d) {
+  const std::uint64_t x = std::bit_cast<std::uint64_t>(d);
+  const std::uint64_t biased = (x >> 52) & 0x7FFu, frac = x & ((std::uint64_t{1} << 52) - 1u);
+  return {(x >> 63) != 0, biased == 0 ? frac : (frac | (std::uint64_t{1} << 52)), biased == 0 ? -1074 : static_cast<int>(biased) - 1075};
 }
 inline scaled decompose(std::int64_t v) {
   // Why through v + 1: the magnitude of INT64_MIN does not fit an int64.
@@ -231,8 +222,11 @@ inline float from_format_bits(dtype d, std::uint32_t bits) {
 }  // namespace detail
 
 /// Rounds `v` to float type `d` (FP16, BF16 or FP32) by rounding `mode`. NaN stays a quiet NaN
-/// (round_to's payload rule), infinities stay; finite values round once, with IEEE overflow.
+/// (round_to's payload rule; to FP32 the pattern with its quiet bit set, so that an FP16, BF16 or
+/// FP32 signalling NaN does not come out signalling: IEEE 754 §6.2, docs/ops.md), infinities stay;
+/// finite values round once, with IEEE overflow.
 inline float round_to_mode(dtype d, float v, round_mode mode) {
+  if (std::isnan(v) && d == dtype::fp32) return std::bit_cast<float>(std::bit_cast<std::uint32_t>(v) | 0x00400000u);
   if (std::isnan(v) || std::isinf(v) || d == dtype::fp32) return round_to(d, v);
   if (mode == round_mode::rint) return round_to(d, v);
   return detail::from_format_bits(d, detail::round_to_format(detail::format_of(d), detail::decompose(v), mode));
@@ -242,6 +236,13 @@ inline float round_to_mode(dtype d, float v, round_mode mode) {
 /// float, which would round twice for BF16 and for INT64 -> FP16).
 inline float int_to_float_by_mode(dtype d, std::int64_t v, round_mode mode) {
   return detail::from_format_bits(d, detail::round_to_format(detail::format_of(d), detail::decompose(v), mode));
+}
+
+/// A double rounded once to float type `d`, nearest even (a scalar entering a tile: rounding to
+/// FP32 first and then to FP16/BF16 would round twice). NaN and infinities go through round_to.
+inline float round_double_to(dtype d, double v) {
+  if (std::isnan(v) || std::isinf(v)) return round_to(d, static_cast<float>(v));
+  return detail::from_format_bits(d, detail::round_to_format(detail::format_of(d), detail::decompose(v), round_mode::rint));
 }
 
 /// The range an integer type holds, as [lo, hi] in int64.
@@ -295,7 +296,7 @@ inline element convert(dtype from, dtype to, element v) {
     const std::int64_t n = std::isnan(t) ? 0 : t >= 9.2e18 ? INT64_MAX : t <= -9.2e18 ? INT64_MIN : static_cast<std::int64_t>(t);
     r.i = wrap_integer(to, n);
   } else if (is_float(to)) {
-    r.f = round_to(to, static_cast<float>(v.i));
+    r.f = int_to_float_by_mode(to, v.i, round_mode::rint);
   } else {
     r.i = wrap_integer(to, v.i);
   }
@@ -405,11 +406,11 @@ inline element_bits encode(dtype d, element e) {
   return r;
 }
 
-/// An element holding the number `v` in type `d` (used for sentinels and fills).
+/// An element holding the number `v` in type `d` (used for sentinels and fills), rounded once.
 inline element element_of(dtype d, double v) {
   element e;
   if (is_float(d))
-    e.f = round_to(d, static_cast<float>(v));
+    e.f = round_double_to(d, v);
   else
     e.i = wrap_integer(d, static_cast<std::int64_t>(v));
   return e;

@@ -49,7 +49,7 @@ struct scalar_value {
     scalar_value r;
     r.dt = to;
     if (is_float(to))
-      r.f = static_cast<double>(round_to(to, static_cast<float>(number())));
+      r.f = static_cast<double>(floating() ? round_double_to(to, f) : int_to_float_by_mode(to, i, round_mode::rint));
     else if (to == dtype::bool_)
       r.i = truth() ? 1 : 0;
     else
@@ -57,7 +57,7 @@ struct scalar_value {
     return r;
   }
   static scalar_value of_int(dtype d, std::int64_t v) { return {d, 0.0, wrap_integer(d, v)}; }
-  static scalar_value of_float(dtype d, double v) { return {d, static_cast<double>(round_to(d, to_float(v))), 0}; }
+  static scalar_value of_float(dtype d, double v) { return {d, static_cast<double>(round_double_to(d, v)), 0}; }
 };
 
 /// A named scalar parameter value. Integer parameters take `integer` when it is set (exact over the

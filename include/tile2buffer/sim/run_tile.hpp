@@ -24,7 +24,9 @@
 /// rectangle at the offsets; set_validshape changes only the valid rectangle; extract copies the
 /// window at (row, col); matmul/matmul_acc accumulate in FP32 (INT32 for INT8), and matmul_acc
 /// poisons the parts of partially covered Acc boxes outside the product; row_sum/row_max fold each
-/// valid row in increasing column order.
+/// valid row in increasing column order; an elementwise op computes each element of the valid
+/// rectangle its operands and result share, and stops the run, naming the operand, when their
+/// valid extents differ (physical shapes may: such kernels stay Tile).
 #pragma once
 
 #include "tile2buffer/ir/function.hpp"

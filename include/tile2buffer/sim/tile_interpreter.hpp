@@ -26,7 +26,7 @@ namespace detail {
 inline element_bits image_bits(const image& im, std::int64_t r, std::int64_t c, cell_meta& m) {
   element_bits e;
   if (r < im.valid_rows && c < im.valid_cols) e = im.read_bits(r, c, m);
-  else m = cell_meta{};  // also past the physical shape of a smaller elementwise operand
+  else m = cell_meta{};  // also past the physical shape
   if (m.state == cell_state::unset) m.origin = im.value;
   return e;
 }

@@ -20,6 +20,17 @@
 
 namespace tile2buffer {
 inline namespace v0 {
+
+/// What `print` adds to the canonical text (by default nothing).
+struct print_options {
+  /// Append the source location of every op, and of each function, to its line as the comment
+  /// `# loc(FILE:LINE:COL)` (`# loc(unknown)` for none). A comment: the text still parses, to the
+  /// same program (the parser gives the ops the locations of the new text).
+  bool locations = false;
+  /// FILE in those comments; `print(const program&, ...)` uses the program's file when empty.
+  std::string_view file{};
+};
+
 namespace detail {
 
 // Where an infix op's operands sit: the same for every infix op (checked), so printing one
@@ -41,8 +52,8 @@ static_assert(infix_positions_shared(), "every infix op's record names its opera
 /// result is unique per function, deterministic, and stable under a parse/print round trip.
 class printer {
  public:
-  constexpr printer(const function& f, text& out)
-      : f_(f), out_(out), names_(f.values.size(), unassigned), type_texts_(f.types.size(), unassigned) {
+  constexpr printer(const function& f, text& out, const print_options& opts = {})
+      : f_(f), out_(out), names_(f.values.size(), unassigned), type_texts_(f.types.size(), unassigned), opts_(opts) {
     used_.reserve(f.values.size());
   }
 
@@ -256,7 +267,32 @@ class printer {
     if (f_.buffer_ir_selected) attr("buffer_ir_selected", *f_.buffer_ir_selected ? "true" : "false");
     if (f_.target) attr("target", tile2buffer::name(*f_.target));
     if (!attrs.empty()) out_ << " attributes {" << attrs << '}';
-    out_ << " {\n";
+    out_ << " {";
+    if (opts_.locations) loc_comment(f_.loc);
+    out_ << '\n';
+  }
+  /// `  # loc(FILE:LINE:COL)` (print_options::locations).
+  constexpr void loc_comment(location l) {
+    out_ << "  # loc(";
+    if (!l.known()) {
+      out_ << "unknown)";
+      return;
+    }
+    if (!opts_.file.empty()) {
+      // A control byte in the name (a newline) would end the comment early: shown as '?'.
+      for (const char c : opts_.file) out_ << (static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c);
+      out_ << ':';
+    }
+    out_ << static_cast<std::int64_t>(l.line) << ':' << static_cast<std::int64_t>(l.col) << ')';
+  }
+  /// Ends an op's first line: its location comment when asked (once: a region op's comes after
+  /// its first `{`), then the newline.
+  constexpr void end_line() {
+    if (loc_pending_) {
+      loc_pending_ = false;
+      loc_comment(pending_loc_);
+    }
+    out_ << '\n';
   }
   constexpr void indent(int level) {
     for (int i = 0; i < level; ++i) out_ << "  ";
@@ -330,7 +366,8 @@ class printer {
     out_ << ')';
   }
   constexpr void block(region_id r, int level) {
-    out_ << " {\n";
+    out_ << " {";
+    end_line();
     region(r, level + 1);
     indent(level);
     out_ << '}';
@@ -390,13 +427,17 @@ class printer {
     const opcode c = n.code();
     const auto args = f_.args(o);
     indent(level);
+    if (opts_.locations) {
+      loc_pending_ = true;
+      pending_loc_ = n.loc;
+    }
     switch (c) {
       case opcode::cf_yield:
       case opcode::cf_return:
         out_ << mnemonic(c);
         if (!args.empty()) out_ << ' ';
         operands_text(args);
-        out_ << '\n';
+        end_line();
         return;
       case opcode::cf_if:
         if (n.regions.count == 2 && args.size() == 1) {
@@ -410,7 +451,7 @@ class printer {
             out_ << " else";
             block(else_r, level);
           }
-          out_ << '\n';
+          end_line();
           return;
         }
         break;
@@ -424,7 +465,7 @@ class printer {
           iter_text(args.subspan(3), body, 1);
           region_results(n);
           block(body, level);
-          out_ << '\n';
+          end_line();
           return;
         }
         break;
@@ -444,7 +485,7 @@ class printer {
             out_ << " do";
           }
           block(body, level);
-          out_ << '\n';
+          end_line();
           return;
         }
         break;
@@ -458,7 +499,7 @@ class printer {
             out_ << " deps";
             operand_text(s.deps());
           }
-          out_ << '\n';
+          end_line();
           return;
         }
         break;
@@ -486,7 +527,7 @@ class printer {
         result_type_text(f_.value(r).ty);
       }
     }
-    out_ << '\n';
+    end_line();
   }
 
   const function& f_;
@@ -496,6 +537,9 @@ class printer {
   name_table used_;
   std::uint32_t next_unnamed_ = 0;
   std::vector<span32> type_texts_;  ///< per type id: where out_ holds its text, or unassigned
+  print_options opts_;
+  bool loc_pending_ = false;  ///< the op being printed has not written its location comment yet
+  location pending_loc_{};
 };
 
 }  // namespace detail
@@ -519,10 +563,31 @@ constexpr text print(const program& p) {
   return out;
 }
 
+/// The same with `opts` (e.g. every op's source location as a trailing comment).
+template <class = void>
+constexpr text print(const function& f, const print_options& opts) {
+  text out;
+  detail::printer(f, out, opts).run();
+  return out;
+}
+template <class = void>
+constexpr text print(const program& p, const print_options& opts) {
+  print_options o = opts;
+  if (o.file.empty()) o.file = p.file.view();
+  text out;
+  for (std::size_t i = 0; i < p.functions.size(); ++i) {
+    if (i > 0) out << '\n';
+    detail::printer(p.functions[i], out, o).run();
+  }
+  return out;
+}
+
 #ifdef TILE2BUFFER_EXTERN_PIPELINE
 namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
 text print(const function& f);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
 text print(const program& p);   // TILE2BUFFER_EXTERN_PIPELINE: run time only
+text print(const function& f, const print_options& opts);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+text print(const program& p, const print_options& opts);   // TILE2BUFFER_EXTERN_PIPELINE: run time only
 }  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::print;
 #endif
