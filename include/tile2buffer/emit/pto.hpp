@@ -260,8 +260,7 @@ class pto_emitter {
   /// op's mode, S whether it saturates (ir/cast.hpp), always written (PTOAS 0.63 changed its
   /// default); no tmp (the accepted pairs need none).
   constexpr void cast(op_id o) {
-    const auto m = f_.kwarg_of(o, keyword::mode);
-    const int mode = m && m->kind == operand_kind::int_lit && m->num >= 0 && m->num < round_mode_count ? static_cast<int>(m->num) : 1;
+    const int mode = cast_mode(f_.kwarg_of(o, keyword::mode));
     const operand source = named_operand<"source">(f_, o), dest = named_operand<"dest">(f_, o);
     const dtype from = f_.type_of(source.value()).dt, to = f_.type_of(dest.value()).dt;
     const ssa src = value(source.value());

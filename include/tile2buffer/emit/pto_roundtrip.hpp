@@ -397,8 +397,7 @@ class pto_roundtrip_compare {
     const op_node& ny = b_.op(y);
     const std::string_view mx = mnemonic(nx.code());
     if (nx.code() == opcode::buffer_cast) {
-      const auto m = a_.kwarg_of(x, keyword::mode);
-      const int mode = m && m->kind == operand_kind::int_lit && m->num >= 0 && m->num < round_mode_count ? static_cast<int>(m->num) : 1;
+      const int mode = cast_mode(a_.kwarg_of(x, keyword::mode));
       const operand src = named_operand<"source">(a_, x), dst = named_operand<"dest">(a_, x);
       const dtype from = a_.type_of(src.value()).dt, to = a_.type_of(dst.value()).dt;
       const int want = static_cast<int>(cast_rounding(from, to, mode));
@@ -409,7 +408,7 @@ class pto_roundtrip_compare {
                                                                                         : std::string_view("?");
         };
         text msg(mx);
-        msg << ' ' << name(from) << " -> " << name(to) << " with mode = " << (m ? m->num : std::int64_t{1}) << " rounds "
+        msg << ' ' << name(from) << " -> " << name(to) << " with mode = " << mode << " rounds "
             << round_name(want) << ", but its PTO-AS reads back as rmode " << (got ? round_name(got->num) : std::string_view("(none)"))
             << " (mode = " << (got ? got->num : std::int64_t{-1}) << ')';
         return differ(nx.loc, ny.loc, static_cast<text&&>(msg));

@@ -7,9 +7,11 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "tile2buffer/ir/enums.hpp"
+#include "tile2buffer/ir/operand.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -17,6 +19,14 @@ inline namespace v0 {
 /// The ISA's rounding enumeration (`mode` 0..6) [PTO ISA include/pto/common/type.hpp].
 enum class round_mode : std::uint8_t { none, rint, round, floor, ceil, trunc, odd };
 inline constexpr int round_mode_count = 7;
+
+/// A cast's `mode` from its keyword (`kwarg_of(o, keyword::mode)`): the integer literal, 1 (nearest
+/// even) when absent; anything else the verifier rejects reads as 1 too.
+constexpr int cast_mode(const std::optional<operand>& kw) {
+  return kw && kw->kind == operand_kind::int_lit && kw->num >= 0 && kw->num < round_mode_count
+             ? static_cast<int>(kw->num)
+             : 1;
+}
 
 /// The ISA name of a mode as PTOAS spells it in `#pto<round_mode NAME>`.
 constexpr std::string_view isa_name(round_mode m) {

@@ -433,7 +433,7 @@ inline bool cast(state& s, view<opcode::buffer_cast> v) {
   if (src->desc.shape != dst->desc.shape) return s.fail(o, "source and destination differ in shape");
   if (!s.same_valid(o, *src, *dst)) return false;
   if (dst->valid_rows == 0 || dst->valid_cols == 0) return s.empty_rectangle(o);
-  const int mode = cast_mode(s.fn(), o);
+  const int mode = cast_mode(s.fn().kwarg_of(o, keyword::mode));
   cells c;
   for (std::int64_t i = 0; i < dst->valid_rows; ++i)
     for (std::int64_t j = 0; j < dst->valid_cols; ++j) {

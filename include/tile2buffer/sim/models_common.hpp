@@ -26,12 +26,6 @@ inline namespace v0 {
 namespace sim {
 namespace detail {
 
-/// The rounding mode of a cast (its `mode` keyword; 1, nearest even, when absent).
-inline int cast_mode(const function& f, op_id o) {
-  const auto m = f.kwarg_of(o, keyword::mode);
-  return m && m->kind == operand_kind::int_lit ? static_cast<int>(m->num) : 1;
-}
-
 //===--- control flow ---===//
 
 template <class S>

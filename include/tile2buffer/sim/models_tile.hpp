@@ -410,7 +410,7 @@ inline bool cast(state& s, view<opcode::tile_cast> v) {
   const image* src = s.tile_arg(o, v.source());
   image im;
   if (!src || !s.fresh_result(o, im)) return false;
-  const int mode = cast_mode(s.fn(), o);
+  const int mode = cast_mode(s.fn().kwarg_of(o, keyword::mode));
   for (std::int64_t i = 0; i < im.valid_rows; ++i)
     for (std::int64_t j = 0; j < im.valid_cols; ++j) {
       cell_meta m;
