@@ -234,13 +234,15 @@ PYBIND11_MODULE(_core, m) {
 
   // The op records (ir/opcode.hpp), for the Python builder: (mnemonic, operands as the record
   // writes them ("tensor:v offsets:p shape:p valid:p?"), keywords, result arity, regions,
-  // elementwise kind, scalar infix spelling, whether it is a scalar op).
+  // elementwise kind, scalar infix spelling, whether it is a scalar op, family, result-type rule,
+  // the operand a `same_as` result copies).
   m.def("op_records", [] {
     constexpr std::string_view arities[] = {"none", "one", "variadic"};
     constexpr std::string_view ew_kinds[] = {"none", "binary", "unary", "scalar_form", "fill"};
     static_assert(std::size(arities) == static_cast<std::size_t>(t2b::arity::variadic) + 1, "one name per arity");
     static_assert(std::size(ew_kinds) == static_cast<std::size_t>(t2b::ew_kind::fill) + 1, "one name per ew_kind");
-    std::vector<std::tuple<std::string, std::string, std::vector<std::string>, std::string, unsigned, std::string, std::string, bool>>
+    std::vector<std::tuple<std::string, std::string, std::vector<std::string>, std::string, unsigned, std::string, std::string, bool,
+                           std::string, std::string, std::string>>
         out;
     for (std::size_t c = 0; c < t2b::opcode_count; ++c) {
       const auto& r = t2b::info(static_cast<t2b::opcode>(c));
@@ -249,7 +251,9 @@ PYBIND11_MODULE(_core, m) {
         if ((r.keywords & t2b::kw_bit(static_cast<t2b::keyword>(k))) != 0) keywords.emplace_back(t2b::keyword_names[k]);
       out.emplace_back(std::string(r.mnemonic), std::string(r.operands), std::move(keywords),
                        std::string(arities[static_cast<std::size_t>(r.results)]), r.regions,
-                       std::string(ew_kinds[static_cast<std::size_t>(r.ew)]), std::string(r.infix), r.dia == t2b::dialect::scalar);
+                       std::string(ew_kinds[static_cast<std::size_t>(r.ew)]), std::string(r.infix), r.dia == t2b::dialect::scalar,
+                       std::string(t2b::family_name(r.family)), std::string(t2b::result_rule_name(r.result)),
+                       std::string(r.result_like));
     }
     return out;
   });

@@ -146,16 +146,20 @@ class _Record:
     ew: str
     infix: str
     scalar: bool  # a scalar op: written as the text format's scalar statements
+    family: str  # the op's family (ir/op_record.hpp op_family)
+    result: str  # how the result type follows from the operands (ir/op_record.hpp result_rule)
+    result_like: str  # `same_as`: the operand whose type the result has
 
 
 def _records() -> Dict[str, _Record]:
     out = {}
-    for mnemonic, operands, keywords, results, regions, ew, infix, scalar in _core.op_records():
+    for mnemonic, operands, keywords, results, regions, ew, infix, scalar, family, result, like in _core.op_records():
         parsed = []
         for item in operands.split():
             name, kind = item.split(":")
             parsed.append((name, kind.rstrip("?*"), kind.endswith("?"), kind.endswith("*")))
-        out[mnemonic] = _Record(mnemonic, tuple(parsed), tuple(keywords), results, regions, ew, infix, scalar)
+        out[mnemonic] = _Record(mnemonic, tuple(parsed), tuple(keywords), results, regions, ew, infix, scalar, family, result,
+                                like)
     return out
 
 
@@ -315,11 +319,9 @@ class KernelBuilder:
         else:
             rhs = "%s(%s)" % (m, ", ".join(texts))
         inferred: Optional[Type]
-        if rec.infix in ("<", "<=", "==", "!=", ">", ">=", "and", "or") or m == "not":
-            inferred = Scalar("BOOL")
-        elif m == "cast":
-            inferred = Scalar(slots["to"])
-        else:
+        if rec.result in ("boolean", "to_dtype"):
+            inferred = _infer(rec, slots)
+        else:  # the operands' type, from whichever operand is a value (`2 * n`)
             inferred = next((v.type for v in slots.values() if isinstance(v, Value)), None)
         if type_ is None and inferred is None:
             raise TypeError("%s: no operand is a value, so give the result type (type=Scalar(...))" % m)
@@ -393,40 +395,36 @@ def _kinded(mnemonic: str, name: str, kind: str, v: Any, variadic: bool) -> str:
 
 
 def _infer(rec: _Record, slots: Dict[str, Any]) -> Optional[Type]:
-    m = rec.mnemonic
+    """The result type by the record's rule (ir/op_record.hpp result_rule); None for `declared`."""
     t = lambda key: slots[key].type if isinstance(slots.get(key), Value) else None  # noqa: E731
-    if m == "tile.load":
+    rule = rec.result
+    if rule == "same_as":
+        return t(rec.result_like)
+    if rule == "load_window":
         valid = slots.get("valid")
         return Tile(tuple(slots["shape"]), t("tensor").dtype, "Vec",
                     tuple(valid) if valid is not None and tuple(valid) != tuple(slots["shape"]) else None)
-    if m == "tile.store":
-        return t("tensor")
-    if m == "tile.slice":
+    if rule == "window":
         src, valid = t("source"), slots.get("valid")
         return Tile(tuple(slots["shape"]), src.dtype, src.space, tuple(valid) if valid is not None else None)
-    if m == "tile.assemble":
-        return t("target")
-    if m == "tile.matmul":
+    if rule == "matrix_product":
         lhs, rhs = t("lhs"), t("rhs")
         return Tile((lhs.shape[0], rhs.shape[1]), _ACCUMULATOR.get(lhs.dtype, lhs.dtype), "Acc")
-    if m == "tile.matmul_acc":
-        return t("acc")
-    if m in ("tile.row_sum", "tile.row_max", "tile.row_min"):
+    if rule == "column_of":
         src = t("source")
         return Tile((src.shape[0], 1), src.dtype, src.space)
-    if m in ("tile.col_sum", "tile.col_max", "tile.col_min"):
+    if rule == "row_of":
         src = t("source")
-        return Tile((1, src.shape[1]), src.dtype, src.space,
-                    (1, src.valid[1]) if src.valid is not None else None)
-    if m.startswith(("tile.row_expand_", "tile.col_expand_")):
-        return t("source")  # the fused broadcasts keep their source's type (extended rollout)
-    if m == "tile.cast":
+        return Tile((1, src.shape[1]), src.dtype, src.space, (1, src.valid[1]) if src.valid is not None else None)
+    if rule == "converted":
         src = t("source")
         return Tile(src.shape, slots["to"], src.space, src.valid)
-    if m.endswith(("get_block_idx", "get_block_num", "get_subblock_idx")):
+    if rule == "index":
         return Scalar("INDEX")
-    if rec.ew in ("binary", "unary", "scalar_form"):
-        return t(rec.operands[0][0])
+    if rule == "boolean":
+        return Scalar("BOOL")
+    if rule == "to_dtype":
+        return Scalar(slots["to"])
     return None
 
 

@@ -8,6 +8,10 @@
   generic_ branches          `generic_` in emit/pto.hpp (the printer alone chooses the form): 0
   region counts              one definition: `.regions =` only in the records (ir/opcode.hpp) and
                              one `region_count(` function
+  family switches            `case opcode::X:` where X is a member of a family (the records of
+                             ir/opcode.hpp say which), outside the records, in include/ and tools/: 0
+  coverage checks            "every op of kind K has exactly one entry" is implemented once
+                             (ir/coverage.hpp) and each per-op table asks it
 
 Comment lines are skipped. `--self-test` copies the tree, breaks each rule once and expects each
 break to be reported, so the check itself can fail.
@@ -23,6 +27,13 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from list_sources import public_headers  # noqa: E402  (the one listing of the public headers)
 
+# The tables that must ask the one coverage utility (ir/coverage.hpp), and its two entry points.
+COVERAGE_USERS = ["ir/opcode.hpp", "ir/verify/rule_table.hpp", "sim/model_table.hpp", "emit/pto.hpp", "emit/pto_read.hpp",
+                  "engine/registry.hpp", "ir/elementwise.hpp"]
+COVERAGE_CALL = re.compile(r"\bfirst_(?:coverage|count)_gap\b")
+FAMILY_HELPER = re.compile(r"\b(?:ew_member|row_arith|col_arith|tile_row_reduction|buffer_row_reduction|tile_col_reduction|"
+                           r"buffer_col_reduction|scalar_binary|spmd)\(o::(\w+)(?:, o::(\w+))?")
+CASE = re.compile(r"\bcase\s+opcode::(\w+)\s*:")
 POSITIONAL = re.compile(r"\b(?:args|operands)(?:\(\))?\[\s*\d+\s*\]")
 MAX_OPCODES_IN_PASSES = 5
 
@@ -35,8 +46,36 @@ def code_lines(path):
             yield n, line.split("//", 1)[0]
 
 
+def family_members(root):
+    """The opcodes the records of ir/opcode.hpp put in a family with parameters (not `single`, `control`)."""
+    with open(os.path.join(root, "tile2buffer/ir/opcode.hpp"), encoding="utf-8") as f:
+        text = f.read()
+    members = set()
+    for m in FAMILY_HELPER.finditer(text):
+        members.update(g for g in m.groups() if g)
+    # Records written out: `{.code = o::X, ... .family = fam::F ...}` up to the next record.
+    for rec in re.split(r"\{\.code = ", text)[1:]:
+        code = re.match(r"o::(\w+)", rec)
+        fam = re.search(r"\.family = fam::(\w+)", rec.split("{.code", 1)[0])
+        # Control ops share a family tag but no parameters: each has its own regions and rule.
+        if code and fam and fam.group(1) not in ("single", "control"):
+            members.add(code.group(1))
+    return members
+
+
+def other_sources(root):
+    """tools/*.cpp and *.hpp beside the include root, if there (the campaign and t2b-opt)."""
+    tools = os.path.join(os.path.dirname(os.path.abspath(root)), "tools")
+    if not os.path.isdir(tools):
+        return []
+    return sorted(os.path.join(tools, n) for n in os.listdir(tools) if n.endswith((".cpp", ".hpp")))
+
+
 def check(root):
     problems = []
+    members = family_members(root)
+    if len(members) < 10:
+        problems.append("ir/opcode.hpp: found %d family members; the records' family helpers were not recognised" % len(members))
     opcodes_in_passes = []
     region_count_defs = []
     for header in public_headers(root):
@@ -53,6 +92,25 @@ def check(root):
                 problems.append("%s: a region count outside the op records" % where)
             if re.search(r"\bregion_count\s*\(\s*opcode\b", line):
                 region_count_defs.append(where)
+            if rel != "ir/opcode.hpp":
+                for m in CASE.finditer(line):
+                    if m.group(1) in members:
+                        problems.append("%s: a switch case on family member %s (ask its record's family parameters)"
+                                        % (where, m.group(1)))
+    for path in other_sources(root):
+        for n, line in code_lines(path):
+            for m in CASE.finditer(line):
+                if m.group(1) in members:
+                    problems.append("%s:%d: a switch case on family member %s (ask its record's family parameters)"
+                                    % (os.path.relpath(path, os.path.dirname(os.path.abspath(root))), n, m.group(1)))
+    for rel in COVERAGE_USERS:
+        path = os.path.join(root, "tile2buffer", rel)
+        if os.path.exists(path) and not any(COVERAGE_CALL.search(line) for _, line in code_lines(path)):
+            problems.append("%s: checks its table's coverage without ir/coverage.hpp (first_coverage_gap/first_count_gap)" % rel)
+    defs = [h for h in public_headers(root) for _, line in code_lines(os.path.join(root, h))
+            if re.search(r"constexpr coverage_gap first_(?:coverage|count)_gap\(", line)]
+    if sorted(set(defs)) != ["tile2buffer/ir/coverage.hpp"]:
+        problems.append("the coverage utility is defined in %s (once, in ir/coverage.hpp, expected)" % sorted(set(defs)))
     if len(opcodes_in_passes) > MAX_OPCODES_IN_PASSES:
         problems.append("passes/ name %d opcodes (at most %d): %s" % (len(opcodes_in_passes), MAX_OPCODES_IN_PASSES,
                                                                     ", ".join(opcodes_in_passes)))
@@ -70,6 +128,11 @@ def self_test(root):
                     "".join("constexpr auto t2b_break_b%d = opcode::tile_add;\n" % i for i in range(6))),
         "generic": ("tile2buffer/emit/pto.hpp", "inline bool t2b_break_c(bool generic_) { return generic_; }\n"),
         "regions": ("tile2buffer/ir/verify/walk.hpp", "struct t2b_break_d { int regions = 0; }; inline t2b_break_d d{.regions = 2};\n"),
+        "family switch": ("tile2buffer/sim/kernels.hpp",
+                          "inline int t2b_break_e(opcode c) { switch (c) { case opcode::tile_row_expand_div: return 1; "
+                          "default: return 0; } }\n"),
+        "coverage twice": ("tile2buffer/sim/kernels.hpp",
+                           "constexpr coverage_gap first_coverage_gap(int) { return {}; }\n"),
     }
     missed = []
     for name, (rel, code) in breaks.items():
@@ -94,14 +157,14 @@ def main(argv):
         print("op-model count: " + p)
     if problems:
         return 1
-    print("op model counts: positional reads 0, opcodes in passes/ %d (<= %d), generic_ branches 0, one region count"
-          % (opcodes, MAX_OPCODES_IN_PASSES))
+    print("op model counts: positional reads 0, opcodes in passes/ %d (<= %d), generic_ branches 0, one region count, "
+          "family switches 0, coverage checks in one utility" % (opcodes, MAX_OPCODES_IN_PASSES))
     if "--self-test" in argv[2:]:
         missed = self_test(root)
         if missed:
             print("op-model count: the check did not catch: " + ", ".join(missed))
             return 1
-        print("self-test: each of 4 breaks reported")
+        print("self-test: each of 6 breaks reported")
     return 0
 
 

@@ -46,16 +46,30 @@ class scalar_divisibility {
       const operand lhs = named_operand<"lhs">(f, o), rhs = named_operand<"rhs">(f, o);
       const bool both = lhs.kind != operand_kind::none && rhs.kind != operand_kind::none;
       int k = 0;
-      switch (n.code()) {
-        case opcode::scalar_const: k = of(value); break;
-        case opcode::scalar_cast: k = value.is_value() && integral(value.value()) ? of(value) : 0; break;
-        case opcode::scalar_add:
-        case opcode::scalar_sub:
-        case opcode::scalar_min:
-        case opcode::scalar_max:
-        case opcode::scalar_mod: k = both ? std::min(of(lhs), of(rhs)) : 0; break;
-        case opcode::scalar_mul: k = both ? std::min(top, of(lhs) + of(rhs)) : 0; break;
-        default: return;
+      if (n.code() == opcode::scalar_const) {
+        k = of(value);
+      } else if (n.code() == opcode::scalar_cast) {
+        k = value.is_value() && integral(value.value()) ? of(value) : 0;
+      } else {
+        switch (info(n.code()).fn) {
+          case scalar_fn::add:
+          case scalar_fn::sub:
+          case scalar_fn::min:
+          case scalar_fn::max:
+          case scalar_fn::mod: k = both ? std::min(of(lhs), of(rhs)) : 0; break;
+          case scalar_fn::mul: k = both ? std::min(top, of(lhs) + of(rhs)) : 0; break;
+          case scalar_fn::none:
+          case scalar_fn::floordiv:
+          case scalar_fn::lt:
+          case scalar_fn::le:
+          case scalar_fn::eq:
+          case scalar_fn::ne:
+          case scalar_fn::gt:
+          case scalar_fn::ge:
+          case scalar_fn::logical_and:
+          case scalar_fn::logical_or:
+          case scalar_fn::logical_not: return;  // nothing known of the result's factors
+        }
       }
       bits_[f.result(o).index] = static_cast<std::uint8_t>(k);
     });

@@ -53,57 +53,30 @@ struct pto_options {
 
 namespace detail {
 
-/// The PTO op of each elementwise Buffer op (reference §2.4). The op list is the catalogue's;
-/// this table only names the PTO op and is checked against the catalogue below.
-struct pto_native {
-  opcode op;
-  pto_op pto;
-};
-inline constexpr std::array<pto_native, tile_elementwise_count> pto_natives{{
-    {opcode::buffer_full, pto_op::texpands},
-    {opcode::buffer_add, pto_op::tadd},
-    {opcode::buffer_mul, pto_op::tmul},
-    {opcode::buffer_sub, pto_op::tsub},
-    {opcode::buffer_div, pto_op::tdiv},
-    {opcode::buffer_maximum, pto_op::tmax},
-    {opcode::buffer_minimum, pto_op::tmin},
-    {opcode::buffer_abs, pto_op::tabs},
-    {opcode::buffer_exp, pto_op::texp},
-    {opcode::buffer_sqrt, pto_op::tsqrt},
-    {opcode::buffer_neg, pto_op::tneg},
-    {opcode::buffer_relu, pto_op::trelu},
-    {opcode::buffer_log, pto_op::tlog},
-    {opcode::buffer_recip, pto_op::trecip},
-    {opcode::buffer_rsqrt, pto_op::trsqrt},
-    {opcode::buffer_adds, pto_op::tadds},
-    {opcode::buffer_subs, pto_op::tsubs},
-    {opcode::buffer_muls, pto_op::tmuls},
-    {opcode::buffer_divs, pto_op::tdivs},
-    {opcode::buffer_maximums, pto_op::tmaxs},
-    {opcode::buffer_minimums, pto_op::tmins},
-    {opcode::buffer_lrelu, pto_op::tlrelu},
-}};
-/// Every row is a Buffer op, the rows cover the catalogue's elementwise family exactly, an op
-/// that may take `high_precision` has a `precisionType` property to carry it, and the PTO op
-/// takes the op's inputs and destination as its groups.
-constexpr bool pto_natives_match_catalogue() {
-  for (const auto& n : pto_natives) {
-    const bool high_precision = (info(n.op).keywords & kw_bit(keyword::high_precision)) != 0;
-    if (!is_buffer_op(n.op) || (high_precision && property_of(n.pto, "precisionType") == nullptr)) return false;
-    const int inputs = info(n.op).ew == ew_kind::binary || info(n.op).ew == ew_kind::scalar_form ? 2 : 1;
-    if (def_of(n.pto).form != native_form::ins_outs || def_of(n.pto).outs != static_cast<std::size_t>(inputs)) return false;
-  }
-  return covers_tile_elementwise(pto_natives, [](const pto_native& n) { return n.op; });
-}
-static_assert(pto_natives_match_catalogue(),
-              "tile2buffer: emit/pto.hpp pto_natives must have one Buffer row per elementwise op of the op catalogue");
+/// The PTO op a Buffer family member becomes: its record's `native` (reference §2.4).
+constexpr pto_op native_of(opcode c) { return *pto_op_named(info(c).native); }
 
-/// The PTO op of an elementwise Buffer op (which must have a row).
-constexpr pto_op native_of(opcode c) {
-  for (const auto& n : pto_natives)
-    if (n.op == c) return n.pto;
-  return pto_op::tadd;
+/// Every Buffer op of a family the record emits natively names a PTO op the facts table has, of
+/// the family's form: elementwise ops take their inputs and destination as `ins`/`outs`, and an
+/// op that may take `high_precision` has a `precisionType` property to carry it.
+constexpr bool natives_match_pto_facts() {
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    const op_record& r = info(static_cast<opcode>(i));
+    if (r.dia != dialect::buffer || r.native.empty()) continue;
+    const auto p = pto_op_named(r.native);
+    if (!p) return false;
+    const bool high_precision = (r.keywords & kw_bit(keyword::high_precision)) != 0;
+    if (high_precision && property_of(*p, "precisionType") == nullptr) return false;
+    if (r.family == op_family::elementwise) {
+      const int inputs = r.ew == ew_kind::binary || r.ew == ew_kind::scalar_form ? 2 : 1;
+      if (def_of(*p).form != native_form::ins_outs || def_of(*p).outs != static_cast<std::size_t>(inputs)) return false;
+    }
+  }
+  return true;
 }
+static_assert(natives_match_pto_facts(),
+              "tile2buffer: a Buffer op's record names a `native` PTO op that emit/pto_ops.hpp's facts table lacks or "
+              "that does not take the family's operands");
 
 inline constexpr std::string_view spmd_block_idx = "__pypto_spmd_block_idx";
 inline constexpr std::string_view spmd_block_num = "__pypto_spmd_block_num";
@@ -234,26 +207,25 @@ class pto_emitter {
   }
   /// Row reductions: `ins(%x, %tmp) outs(%dst)`, the scratch always passed.
   constexpr void row_reduction(op_id o) {
-    const opcode c = f_.op(o).code();
-    const pto_op p = c == opcode::buffer_row_sum ? pto_op::trowsum : c == opcode::buffer_row_max ? pto_op::trowmax : pto_op::trowmin;
+    const pto_op p = native_of(f_.op(o).code());
     const ssa src = value(named_operand<"source">(f_, o).value());
     const ssa tmp = value(named_operand<"tmp">(f_, o).value());
     const ssa dst = value(named_operand<"dest">(f_, o).value());
     emit(pto_record(p, {one(src), one(tmp), one(dst)}, {}));
   }
-  /// Column reductions: `tcolsum ins(%x, %tmp {isBinary = false} : ...) outs(%dst)` (the sequential
-  /// form, §3.2), `tcolmax`/`tcolmin ins(%x) outs(%dst)`.
+  /// Column reductions: with a scratch (col_sum) `tcolsum ins(%x, %tmp {isBinary = false} : ...)
+  /// outs(%dst)` (the sequential form, §3.2), else `tcolmax`/`tcolmin ins(%x) outs(%dst)`.
   constexpr void col_reduction(op_id o) {
     const opcode c = f_.op(o).code();
     const ssa src = value(named_operand<"source">(f_, o).value());
     const ssa dst = value(named_operand<"dest">(f_, o).value());
-    if (c == opcode::buffer_col_sum) {
+    if (!info(c).scratch.empty()) {
       const ssa tmp = value(named_operand<"tmp">(f_, o).value());
       const pto_set sequential{"isBinary", text("false")};
-      emit(pto_record(pto_op::tcolsum, {one(src), one(tmp), one(dst)}, {}, std::span<const pto_set>(&sequential, 1)));
+      emit(pto_record(native_of(c), {one(src), one(tmp), one(dst)}, {}, std::span<const pto_set>(&sequential, 1)));
       return;
     }
-    emit(pto_record(c == opcode::buffer_col_max ? pto_op::tcolmax : pto_op::tcolmin, {one(src), one(dst)}, {}));
+    emit(pto_record(native_of(c), {one(src), one(dst)}, {}));
   }
   /// Cast: `tcvt ins(%x {rmode = #pto<round_mode M>, satmode = #pto<saturation_mode S>} : Tx)
   /// outs(%dst : Td)`: M the ISA name of the rounding the simulator applies for the pair and the
@@ -273,14 +245,11 @@ class pto_emitter {
   constexpr void row_expand(op_id o) {
     const ssa src = value(named_operand<"source">(f_, o).value());
     const ssa dst = value(named_operand<"dest">(f_, o).value());
-    emit(pto_record(pto_op::trowexpand, {one(src), one(dst)}, {}));
+    emit(pto_record(native_of(f_.op(o).code()), {one(src), one(dst)}, {}));
   }
   /// Row-broadcast arithmetic, mode 2: `ins(%x, %blk) outs(%dst)`, no tmp.
   constexpr void row_expand_arith(op_id o) {
-    const opcode c = f_.op(o).code();
-    const pto_op p = c == opcode::buffer_row_expand_sub   ? pto_op::trowexpandsub
-                     : c == opcode::buffer_row_expand_div ? pto_op::trowexpanddiv
-                                                          : pto_op::trowexpandmul;
+    const pto_op p = native_of(f_.op(o).code());
     const ssa x = value(named_operand<"source">(f_, o).value());
     const ssa blk = value(named_operand<"blk">(f_, o).value());
     const ssa dst = value(named_operand<"dest">(f_, o).value());
@@ -290,20 +259,14 @@ class pto_emitter {
   constexpr void col_expand(op_id o) {
     const ssa src = value(named_operand<"source">(f_, o).value());
     const ssa dst = value(named_operand<"dest">(f_, o).value());
-    emit(pto_record(pto_op::tcolexpand, {one(src), one(dst)}, {}));
+    emit(pto_record(native_of(f_.op(o).code()), {one(src), one(dst)}, {}));
   }
   /// Column-broadcast arithmetic: `tcolexpand<op> ins(%x, %w) outs(%dst)`.
   constexpr void col_expand_arith(op_id o) {
-    const auto native = [](opcode c) {
-      switch (c) {
-        case opcode::buffer_col_expand_add: return pto_op::tcolexpandadd; case opcode::buffer_col_expand_sub: return pto_op::tcolexpandsub; case opcode::buffer_col_expand_mul: return pto_op::tcolexpandmul; case opcode::buffer_col_expand_div: return pto_op::tcolexpanddiv; case opcode::buffer_col_expand_max: return pto_op::tcolexpandmax; case opcode::buffer_col_expand_min: return pto_op::tcolexpandmin; case opcode::buffer_col_expand_expdif: return pto_op::tcolexpandexpdif;
-        default: return pto_op::tcolexpandexpdif;
-      }
-    };
     const ssa x = value(named_operand<"source">(f_, o).value());
     const ssa w = value(named_operand<"vector">(f_, o).value());
     const ssa dst = value(named_operand<"dest">(f_, o).value());
-    emit(pto_record(native(f_.op(o).code()), {one(x), one(w), one(dst)}, {}));
+    emit(pto_record(native_of(f_.op(o).code()), {one(x), one(w), one(dst)}, {}));
   }
   /// SPMD queries read the kernel ABI parameters the signature appended.
   constexpr void query(op_id o) {
@@ -620,32 +583,30 @@ class pto_emitter {
       return;
     }
     const ssa a = scalar(named_operand<"lhs">(f_, o), od), b = scalar(named_operand<"rhs">(f_, o), od);
-    if (is_comparison(c)) {
-      struct pred {
-        int i;
-        std::string_view in;
-        int f;
-        std::string_view fn;
-      };
-      constexpr pred preds[] = {{2, "slt", 4, "olt"}, {3, "sle", 5, "ole"}, {0, "eq", 1, "oeq"},
-                                {1, "ne", 13, "une"}, {4, "sgt", 2, "ogt"}, {5, "sge", 3, "oge"}};
-      const pred& p = preds[static_cast<std::size_t>(c) - static_cast<std::size_t>(opcode::scalar_lt)];
-      names_[res.index] = compare(flt, flt ? p.f : p.i, flt ? p.fn : p.in, a, b, f_.name_of(res)).name;
-      return;
-    }
-    const ssa r = value(res);
-    switch (c) {
-      case opcode::scalar_add: binary(flt ? "arith.addf" : "arith.addi", a, b, r); return;
-      case opcode::scalar_sub: binary(flt ? "arith.subf" : "arith.subi", a, b, r); return;
-      case opcode::scalar_mul: binary(flt ? "arith.mulf" : "arith.muli", a, b, r); return;
-      case opcode::scalar_min: binary(flt ? "arith.minimumf" : "arith.minsi", a, b, r); return;
-      case opcode::scalar_max: binary(flt ? "arith.maximumf" : "arith.maxsi", a, b, r); return;
-      case opcode::scalar_and: binary("arith.andi", a, b, r); return;
-      case opcode::scalar_or: binary("arith.ori", a, b, r); return;
-      case opcode::scalar_floordiv: binary("arith.floordivsi", a, b, r); return;
-      case opcode::scalar_mod: {
+    // The record's operation: a comparison (`arith.cmpi`/`cmpf` with MLIR's predicate numbers),
+    // an `arith` op, or floor modulo built from remsi.
+    const auto cmp = [&](int i, std::string_view in, int fp, std::string_view fn) {
+      names_[res.index] = compare(flt, flt ? fp : i, flt ? fn : in, a, b, f_.name_of(res)).name;
+    };
+    switch (info(c).fn) {
+      case scalar_fn::lt: return cmp(2, "slt", 4, "olt");
+      case scalar_fn::le: return cmp(3, "sle", 5, "ole");
+      case scalar_fn::eq: return cmp(0, "eq", 1, "oeq");
+      case scalar_fn::ne: return cmp(1, "ne", 13, "une");
+      case scalar_fn::gt: return cmp(4, "sgt", 2, "ogt");
+      case scalar_fn::ge: return cmp(5, "sge", 3, "oge");
+      case scalar_fn::add: binary(flt ? "arith.addf" : "arith.addi", a, b, value(res)); return;
+      case scalar_fn::sub: binary(flt ? "arith.subf" : "arith.subi", a, b, value(res)); return;
+      case scalar_fn::mul: binary(flt ? "arith.mulf" : "arith.muli", a, b, value(res)); return;
+      case scalar_fn::min: binary(flt ? "arith.minimumf" : "arith.minsi", a, b, value(res)); return;
+      case scalar_fn::max: binary(flt ? "arith.maximumf" : "arith.maxsi", a, b, value(res)); return;
+      case scalar_fn::logical_and: binary("arith.andi", a, b, value(res)); return;
+      case scalar_fn::logical_or: binary("arith.ori", a, b, value(res)); return;
+      case scalar_fn::floordiv: binary("arith.floordivsi", a, b, value(res)); return;
+      case scalar_fn::mod: {
         // Floor modulo (the sign follows the divisor): remsi, then add the divisor when the
         // remainder is nonzero and its sign differs from the divisor's.
+        const ssa r = value(res);
         const ssa rem{ssa_.take("rem"), r.type};
         binary("arith.remsi", a, b, rem);
         const ssa zero = constant("0", od);
@@ -662,7 +623,8 @@ class pto_emitter {
         emit(record("arith.select", native_form::select, ops, one(r)));
         return;
       }
-      default: return;
+      case scalar_fn::none:
+      case scalar_fn::logical_not: return;  // not two-operand (the preflight and `not` above)
     }
   }
 
@@ -807,58 +769,64 @@ class pto_emitter {
   int indent_ = 4;
 };
 
+/// The rule of a family's Buffer members: one per family, whatever its members.
+constexpr void (pto_emitter::*family_rule(op_family f))(op_id) {
+  switch (f) {
+    case op_family::elementwise: return &pto_emitter::elementwise;
+    case op_family::row_reduction: return &pto_emitter::row_reduction;
+    case op_family::col_reduction: return &pto_emitter::col_reduction;
+    case op_family::row_broadcast: return &pto_emitter::row_expand;
+    case op_family::col_broadcast: return &pto_emitter::col_expand;
+    case op_family::row_broadcast_arith: return &pto_emitter::row_expand_arith;
+    case op_family::col_broadcast_arith: return &pto_emitter::col_expand_arith;
+    case op_family::cast: return &pto_emitter::cast;
+    case op_family::spmd_query: return &pto_emitter::query;
+    case op_family::single:
+    case op_family::scalar_arith:
+    case op_family::scalar_compare:
+    case op_family::scalar_logic:
+    case op_family::control: return nullptr;
+  }
+  return nullptr;
+}
+/// The ops with a rule of their own; every other Buffer op gets its family's.
+inline constexpr pto_rule single_pto_rules[] = {
+    {opcode::buffer_alloc, &pto_emitter::alloc},
+    {opcode::buffer_set_validshape, &pto_emitter::set_validshape},
+    {opcode::buffer_load, &pto_emitter::load},
+    {opcode::buffer_store, &pto_emitter::store},
+    {opcode::buffer_copy, &pto_emitter::copy},
+    {opcode::buffer_subview, &pto_emitter::subview},
+    {opcode::buffer_reshape, &pto_emitter::reshape},
+    {opcode::buffer_extract, &pto_emitter::extract},
+    {opcode::buffer_matmul, &pto_emitter::matmul},
+    {opcode::buffer_matmul_acc, &pto_emitter::matmul_acc},
+};
+inline constexpr std::size_t family_rule_count = [] {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < opcode_count; ++i)
+    n += is_buffer_op(static_cast<opcode>(i)) && family_rule(family_of(static_cast<opcode>(i))) != nullptr;
+  return n;
+}();
 /// The rule of every Buffer op; `pto_rules_cover_buffer_ops` checks there is exactly one each.
 inline constexpr auto pto_rules = [] {
-  std::array<pto_rule, 32 + tile_elementwise_count> rules{{
-      {opcode::buffer_alloc, &pto_emitter::alloc},
-      {opcode::buffer_set_validshape, &pto_emitter::set_validshape},
-      {opcode::buffer_load, &pto_emitter::load},
-      {opcode::buffer_store, &pto_emitter::store},
-      {opcode::buffer_copy, &pto_emitter::copy},
-      {opcode::buffer_subview, &pto_emitter::subview},
-      {opcode::buffer_reshape, &pto_emitter::reshape},
-      {opcode::buffer_extract, &pto_emitter::extract},
-      {opcode::buffer_matmul, &pto_emitter::matmul},
-      {opcode::buffer_matmul_acc, &pto_emitter::matmul_acc},
-      {opcode::buffer_get_block_idx, &pto_emitter::query},
-      {opcode::buffer_get_block_num, &pto_emitter::query},
-      {opcode::buffer_get_subblock_idx, &pto_emitter::query},
-      {opcode::buffer_row_sum, &pto_emitter::row_reduction},
-      {opcode::buffer_row_max, &pto_emitter::row_reduction},
-      {opcode::buffer_row_min, &pto_emitter::row_reduction},
-      {opcode::buffer_cast, &pto_emitter::cast},
-      {opcode::buffer_col_sum, &pto_emitter::col_reduction},
-      {opcode::buffer_col_max, &pto_emitter::col_reduction},
-      {opcode::buffer_col_min, &pto_emitter::col_reduction},
-      {opcode::buffer_row_expand, &pto_emitter::row_expand},
-      {opcode::buffer_row_expand_sub, &pto_emitter::row_expand_arith},
-      {opcode::buffer_row_expand_div, &pto_emitter::row_expand_arith},
-      {opcode::buffer_row_expand_mul, &pto_emitter::row_expand_arith},
-      {opcode::buffer_col_expand, &pto_emitter::col_expand},
-      {opcode::buffer_col_expand_add, &pto_emitter::col_expand_arith},
-      {opcode::buffer_col_expand_sub, &pto_emitter::col_expand_arith},
-      {opcode::buffer_col_expand_mul, &pto_emitter::col_expand_arith},
-      {opcode::buffer_col_expand_div, &pto_emitter::col_expand_arith},
-      {opcode::buffer_col_expand_max, &pto_emitter::col_expand_arith},
-      {opcode::buffer_col_expand_min, &pto_emitter::col_expand_arith},
-      {opcode::buffer_col_expand_expdif, &pto_emitter::col_expand_arith},
-  }};
-  // The elementwise family shares one rule; its PTO ops are `pto_natives`.
-  for (std::size_t i = 0; i < pto_natives.size(); ++i) rules[32 + i] = pto_rule{pto_natives[i].op, &pto_emitter::elementwise};
+  std::array<pto_rule, std::size(single_pto_rules) + family_rule_count> rules{};
+  std::size_t n = 0;
+  for (const pto_rule& r : single_pto_rules) rules[n++] = r;
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    const auto c = static_cast<opcode>(i);
+    if (is_buffer_op(c) && family_rule(family_of(c)) != nullptr) rules[n++] = pto_rule{c, family_rule(family_of(c))};
+  }
   return rules;
 }();
 
-/// The first Buffer opcode without exactly one rule in `rules`, or `opcode_count`.
+/// The first Buffer opcode without exactly one rule in `rules`, or `opcode_count` (ir/coverage.hpp).
 template <std::size_t N>
 constexpr std::size_t first_buffer_op_without_rule(const std::array<pto_rule, N>& rules) {
-  for (std::size_t i = 0; i < opcode_count; ++i) {
-    const auto c = static_cast<opcode>(i);
-    if (!is_buffer_op(c)) continue;
-    int n = 0;
-    for (const pto_rule& r : rules) n += r.op == c;
-    if (n != 1) return i;
-  }
-  return opcode_count;
+  return first_coverage_gap<opcode_count>(
+             rules, [](const pto_rule& r) { return static_cast<std::size_t>(r.op); },
+             [](std::size_t c) { return is_buffer_op(static_cast<opcode>(c)) ? entries::exactly_one : entries::none; })
+      .key;
 }
 /// Undefined: the compiler's error names the Buffer op that has no (or two) PTO rules.
 template <opcode C>

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -21,7 +23,9 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
-/// The PTO ops the emitter writes.
+/// The PTO ops the emitter names in code. A PTO op that only a family member becomes (found by
+/// the record's `native` mnemonic, `pto_op_named`) needs no enumerator: its row follows the
+/// enumerated ones in `pto_facts::table`, marked `by_name`.
 enum class pto_op : std::uint8_t {
   alloc_tile, make_tensor_view, partition_view, subview, set_validshape, treshape,
   tload, tstore, tmov, textract, tmatmul, tmatmul_acc,
@@ -30,8 +34,9 @@ enum class pto_op : std::uint8_t {
   tadds, tsubs, tmuls, tdivs, tmaxs, tmins, tlrelu,
   trowsum, trowmax, trowmin, trowexpand, trowexpandsub, trowexpanddiv, trowexpandmul, trsqrt,
   tcvt, tcolsum, tcolmax, tcolmin, tcolexpand, tcolexpandadd, tcolexpandsub, tcolexpandmul, tcolexpanddiv, tcolexpandmax, tcolexpandmin, tcolexpandexpdif,
+  by_name,
 };
-inline constexpr std::size_t pto_op_count = static_cast<std::size_t>(pto_op::tcolexpandexpdif) + 1;
+inline constexpr std::size_t pto_named_ops = static_cast<std::size_t>(pto_op::by_name);
 
 /// How many operands a declared group takes: exactly one, zero or one, or any number.
 enum class group_kind : std::uint8_t { one, optional, variadic };
@@ -86,8 +91,8 @@ inline constexpr std::array<operand_group, 6> binary_groups{one("src0"), one("sr
 inline constexpr std::array<operand_group, 6> unary_groups{one("src"), one("dst")};
 inline constexpr std::array<operand_group, 6> scalar_groups{one("src"), one("scalar"), one("dst")};
 
-/// One row per `pto_op`, in enum order (checked below).
-inline constexpr std::array<pto_op_def, pto_op_count> table{{
+/// One row per enumerated `pto_op`, in enum order, then the rows found by name (checked below).
+inline constexpr pto_op_def table[] = {
     {pto_op::alloc_tile, "pto.alloc_tile", native_form::alloc_tile, {opt("addr"), opt("valid_row"), opt("valid_col")}},
     {pto_op::make_tensor_view, "pto.make_tensor_view", native_form::make_tensor_view, {one("ptr"), many("shape"), many("strides")},
      0, {property_def{"layout"}}},
@@ -157,14 +162,19 @@ inline constexpr std::array<pto_op_def, pto_op_count> table{{
     {pto_op::tcolexpandmax, "pto.tcolexpandmax", native_form::ins_outs, binary_groups, 2},
     {pto_op::tcolexpandmin, "pto.tcolexpandmin", native_form::ins_outs, binary_groups, 2},
     {pto_op::tcolexpandexpdif, "pto.tcolexpandexpdif", native_form::ins_outs, binary_groups, 2},
-}};
+};
 }  // namespace pto_facts
+inline constexpr std::size_t pto_op_count = std::size(pto_facts::table);
 
-/// Rows in enum order; an `ins_outs` op's `outs` group is a required one after at least one input.
+/// Rows in enum order, then `by_name` rows; mnemonics unique; an `ins_outs` op's `outs` group is
+/// a required one after at least one input.
 constexpr bool pto_table_is_well_formed() {
   for (std::size_t i = 0; i < pto_op_count; ++i) {
     const pto_op_def& d = pto_facts::table[i];
-    if (static_cast<std::size_t>(d.op) != i || d.group_count() == 0) return false;
+    const bool placed = i < pto_named_ops ? static_cast<std::size_t>(d.op) == i : d.op == pto_op::by_name;
+    if (!placed || d.group_count() == 0) return false;
+    for (std::size_t j = 0; j < i; ++j)
+      if (pto_facts::table[j].mnemonic == d.mnemonic) return false;
     if ((d.form == native_form::ins_outs || d.form == native_form::ins_attrs_outs) &&
         (d.outs == 0 || d.outs >= d.group_count() || d.groups[d.outs].kind != group_kind::one))
       return false;
@@ -175,6 +185,14 @@ static_assert(pto_table_is_well_formed(), "tile2buffer: emit/pto_ops.hpp pto_fac
                                           "in enum order, each ins/outs op naming a required outs group");
 
 constexpr const pto_op_def& def_of(pto_op op) { return pto_facts::table[static_cast<std::size_t>(op)]; }
+
+/// The PTO op whose mnemonic is `name` (`pto.trowexpanddiv`), if the table has it. A row after
+/// the enumerated ones is named by its position (the first is `pto_op::by_name`'s value).
+constexpr std::optional<pto_op> pto_op_named(std::string_view name) {
+  for (std::size_t i = 0; i < pto_op_count; ++i)
+    if (pto_facts::table[i].mnemonic == name) return static_cast<pto_op>(i);
+  return std::nullopt;
+}
 
 /// The property `name` of `op`, or nullptr.
 constexpr const property_def* property_of(pto_op op, std::string_view name) {

@@ -379,10 +379,36 @@ struct pto_inverse {
   opcode op;
   pto_read_kind kind;
 };
-/// Every PTO op the emitter writes for a Buffer op, inverted. (make_tensor_view and
-/// partition_view are read as parts of the parameters and of tload/tstore; the SPMD queries are
-/// `arith.index_cast`s of the ABI parameters.)
-inline constexpr std::array<pto_inverse, 51> pto_inverses{{
+/// How a family's PTO ops read back (the reader's own mapping, by family and its parameters).
+constexpr std::optional<pto_read_kind> family_read_kind(const op_record& r) {
+  switch (r.family) {
+    case op_family::elementwise:
+      switch (r.ew) {
+        case ew_kind::binary: return pto_read_kind::binary;
+        case ew_kind::unary: return pto_read_kind::unary;
+        case ew_kind::scalar_form: return pto_read_kind::scalar;
+        case ew_kind::fill: return pto_read_kind::fill;
+        case ew_kind::none: return std::nullopt;
+      }
+      return std::nullopt;
+    case op_family::row_reduction: return pto_read_kind::row_reduction;
+    case op_family::col_reduction: return r.scratch.empty() ? pto_read_kind::col_reduction : pto_read_kind::col_sum;
+    case op_family::row_broadcast:
+    case op_family::col_broadcast: return pto_read_kind::unary;
+    case op_family::row_broadcast_arith: return pto_read_kind::row_expand_arith;
+    case op_family::col_broadcast_arith: return pto_read_kind::col_expand_arith;
+    case op_family::cast: return pto_read_kind::cast;
+    case op_family::single:
+    case op_family::scalar_arith:
+    case op_family::scalar_compare:
+    case op_family::scalar_logic:
+    case op_family::control:
+    case op_family::spmd_query: return std::nullopt;
+  }
+  return std::nullopt;
+}
+/// The PTO ops read back into ops of their own.
+inline constexpr pto_inverse single_pto_inverses[] = {
     {"pto.alloc_tile", opcode::buffer_alloc, pto_read_kind::alloc},
     {"pto.set_validshape", opcode::buffer_set_validshape, pto_read_kind::set_validshape},
     {"pto.tload", opcode::buffer_load, pto_read_kind::load},
@@ -393,60 +419,39 @@ inline constexpr std::array<pto_inverse, 51> pto_inverses{{
     {"pto.textract", opcode::buffer_extract, pto_read_kind::extract},
     {"pto.tmatmul", opcode::buffer_matmul, pto_read_kind::matmul},
     {"pto.tmatmul.acc", opcode::buffer_matmul_acc, pto_read_kind::matmul_acc},
-    {"pto.texpands", opcode::buffer_full, pto_read_kind::fill},
-    {"pto.tadd", opcode::buffer_add, pto_read_kind::binary},
-    {"pto.tmul", opcode::buffer_mul, pto_read_kind::binary},
-    {"pto.tsub", opcode::buffer_sub, pto_read_kind::binary},
-    {"pto.tdiv", opcode::buffer_div, pto_read_kind::binary},
-    {"pto.tmax", opcode::buffer_maximum, pto_read_kind::binary},
-    {"pto.tmin", opcode::buffer_minimum, pto_read_kind::binary},
-    {"pto.tabs", opcode::buffer_abs, pto_read_kind::unary},
-    {"pto.texp", opcode::buffer_exp, pto_read_kind::unary},
-    {"pto.tsqrt", opcode::buffer_sqrt, pto_read_kind::unary},
-    {"pto.tneg", opcode::buffer_neg, pto_read_kind::unary},
-    {"pto.trelu", opcode::buffer_relu, pto_read_kind::unary},
-    {"pto.tlog", opcode::buffer_log, pto_read_kind::unary},
-    {"pto.trecip", opcode::buffer_recip, pto_read_kind::unary},
-    {"pto.trsqrt", opcode::buffer_rsqrt, pto_read_kind::unary},
-    {"pto.tadds", opcode::buffer_adds, pto_read_kind::scalar},
-    {"pto.tsubs", opcode::buffer_subs, pto_read_kind::scalar},
-    {"pto.tmuls", opcode::buffer_muls, pto_read_kind::scalar},
-    {"pto.tdivs", opcode::buffer_divs, pto_read_kind::scalar},
-    {"pto.tmaxs", opcode::buffer_maximums, pto_read_kind::scalar},
-    {"pto.tmins", opcode::buffer_minimums, pto_read_kind::scalar},
-    {"pto.tlrelu", opcode::buffer_lrelu, pto_read_kind::scalar},
-    {"pto.trowsum", opcode::buffer_row_sum, pto_read_kind::row_reduction},
-    {"pto.trowmax", opcode::buffer_row_max, pto_read_kind::row_reduction},
-    {"pto.trowmin", opcode::buffer_row_min, pto_read_kind::row_reduction},
-    {"pto.tcolsum", opcode::buffer_col_sum, pto_read_kind::col_sum},
-    {"pto.tcolmax", opcode::buffer_col_max, pto_read_kind::col_reduction},
-    {"pto.tcolmin", opcode::buffer_col_min, pto_read_kind::col_reduction},
     {"pto.tcvt", opcode::buffer_cast, pto_read_kind::cast},
-    {"pto.trowexpand", opcode::buffer_row_expand, pto_read_kind::unary},
-    {"pto.trowexpandsub", opcode::buffer_row_expand_sub, pto_read_kind::row_expand_arith},
-    {"pto.trowexpanddiv", opcode::buffer_row_expand_div, pto_read_kind::row_expand_arith},
-    {"pto.trowexpandmul", opcode::buffer_row_expand_mul, pto_read_kind::row_expand_arith},
-    {"pto.tcolexpand", opcode::buffer_col_expand, pto_read_kind::unary},
-    {"pto.tcolexpandadd", opcode::buffer_col_expand_add, pto_read_kind::col_expand_arith},
-    {"pto.tcolexpandsub", opcode::buffer_col_expand_sub, pto_read_kind::col_expand_arith},
-    {"pto.tcolexpandmul", opcode::buffer_col_expand_mul, pto_read_kind::col_expand_arith},
-    {"pto.tcolexpanddiv", opcode::buffer_col_expand_div, pto_read_kind::col_expand_arith},
-    {"pto.tcolexpandmax", opcode::buffer_col_expand_max, pto_read_kind::col_expand_arith},
-    {"pto.tcolexpandmin", opcode::buffer_col_expand_min, pto_read_kind::col_expand_arith},
-    {"pto.tcolexpandexpdif", opcode::buffer_col_expand_expdif, pto_read_kind::col_expand_arith},
-}};
+};
+inline constexpr std::size_t family_inverse_count = [] {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    const op_record& r = info(static_cast<opcode>(i));
+    n += r.dia == dialect::buffer && !r.native.empty() && family_read_kind(r).has_value();
+  }
+  return n;
+}();
+/// Every PTO op the emitter writes for a Buffer op, inverted: the ops of their own, then each
+/// family member's `native` PTO op. (make_tensor_view and partition_view are read as parts of
+/// the parameters and of tload/tstore; the SPMD queries are `arith.index_cast`s of the ABI
+/// parameters.)
+inline constexpr auto pto_inverses = [] {
+  std::array<pto_inverse, std::size(single_pto_inverses) + family_inverse_count> out{};
+  std::size_t n = 0;
+  for (const pto_inverse& r : single_pto_inverses) out[n++] = r;
+  for (std::size_t i = 0; i < opcode_count; ++i) {
+    const op_record& r = info(static_cast<opcode>(i));
+    if (r.dia == dialect::buffer && !r.native.empty() && family_read_kind(r).has_value())
+      out[n++] = pto_inverse{r.native, r.code, *family_read_kind(r)};
+  }
+  return out;
+}();
 
 /// The first Buffer op that nothing reads back into (no inverse row, not an SPMD query), or `opcode_count`.
 constexpr std::size_t first_buffer_op_without_inverse() {
-  for (std::size_t i = 0; i < opcode_count; ++i) {
-    const auto c = static_cast<opcode>(i);
-    if (!is_buffer_op(c)) continue;
-    int n = 0;
-    for (const pto_inverse& r : pto_inverses) n += r.op == c;
-    for (const auto& [abi, q] : pto_read_abi) n += q == c;
-    if (n != 1) return i;
-  }
-  return opcode_count;
+  std::array<std::size_t, opcode_count> seen{};
+  for (const pto_inverse& r : pto_inverses) ++seen[static_cast<std::size_t>(r.op)];
+  for (const auto& [abi, q] : pto_read_abi) ++seen[static_cast<std::size_t>(q)];
+  return first_count_gap(seen, [](std::size_t c) { return is_buffer_op(static_cast<opcode>(c)) ? entries::exactly_one : entries::none; })
+      .key;
 }
 /// Undefined: the compiler's error names the Buffer op that the PTO reader cannot produce.
 template <opcode C>

@@ -58,6 +58,30 @@ struct recipe_list {
   static constexpr auto entries = boost::hana::tuple_t<E...>;
 };
 
+/// The entries of several recipe lists, in order, as one list.
+template <class... Lists>
+struct join_recipe_lists;
+template <class... E>
+struct join_recipe_lists<recipe_list<E...>> {
+  using type = recipe_list<E...>;
+};
+template <class... A, class... B, class... Rest>
+struct join_recipe_lists<recipe_list<A...>, recipe_list<B...>, Rest...> : join_recipe_lists<recipe_list<A..., B...>, Rest...> {};
+
+namespace detail {
+template <op_family F, template <opcode> class Entry, class Seq>
+struct family_entries;
+template <op_family F, template <opcode> class Entry, std::size_t... I>
+struct family_entries<F, Entry, std::index_sequence<I...>> {
+  using type = recipe_list<Entry<members<F, dialect::tile>[I]>...>;
+};
+}  // namespace detail
+/// `Entry<member>` for every Tile member of family `F`, in opcode order: a family's recipe (or
+/// stays-Tile entry) is written once and each member, present or added later, gets it.
+template <op_family F, template <opcode> class Entry>
+using family_recipes =
+    typename detail::family_entries<F, Entry, std::make_index_sequence<members<F, dialect::tile>.size()>>::type;
+
 namespace detail {
 template <class T>
 struct is_recipe_list : std::false_type {};
@@ -264,13 +288,15 @@ struct registry {
         if (recipe_entries[i].default_rollout && recipe_entries[i].source == stays_entries[j].op) return {i, j, true};
     return {};
   }
-  /// First Tile op with neither a recipe nor a stays-Tile entry (opcode::count_ when none).
+  /// First Tile op with neither a recipe nor a stays-Tile entry (opcode::count_ when none): each
+  /// needs at least one (ir/coverage.hpp).
   static constexpr opcode first_uncovered() {
-    for (std::size_t c = 0; c < opcode_count; ++c) {
-      const auto op = static_cast<opcode>(c);
-      if (is_tile_op(op) && candidates(op).empty() && stays_tile_reason(op) == nullptr) return op;
-    }
-    return opcode::count_;
+    std::array<std::size_t, opcode_count> seen{};
+    for (const recipe_entry& e : recipe_entries) ++seen[static_cast<std::size_t>(e.source)];
+    for (const stays_tile_info& e : stays_entries) ++seen[static_cast<std::size_t>(e.op)];
+    const coverage_gap gap = first_count_gap(
+        seen, [](std::size_t c) { return is_tile_op(static_cast<opcode>(c)) ? entries::at_least_one : entries::at_most_one; });
+    return gap.found(opcode_count) && gap.count == 0 ? static_cast<opcode>(gap.key) : opcode::count_;
   }
   template <std::size_t I, class Seq>
   using at = typename std::remove_cvref_t<decltype(boost::hana::at_c<I>(std::declval<Seq>()))>::type;

@@ -438,7 +438,9 @@ consteval auto operands_type() {
   else if constexpr (info(C).ew == ew_kind::unary) return std::conditional_t<buf, create_type<o::buffer_unary>, create_type<o::unary>>{};
   else if constexpr (info(C).ew == ew_kind::scalar_form) return std::conditional_t<buf, create_type<o::buffer_scalar>, create_type<o::tile_scalar>>{};
   else if constexpr (info(C).ew == ew_kind::fill) return std::conditional_t<buf, create_type<o::buffer_fill>, create_type<o::value>>{};
-  else if constexpr (C >= opcode::scalar_add && C <= opcode::scalar_or) return create_type<o::scalar_binary>{};
+  else if constexpr (info(C).family == op_family::scalar_arith || info(C).family == op_family::scalar_compare ||
+                     (info(C).family == op_family::scalar_logic && C != opcode::scalar_not))
+    return create_type<o::scalar_binary>{};
   else if constexpr (C == opcode::scalar_const) return create_type<o::value>{};
   else if constexpr (C == opcode::scalar_not) return create_type<o::scalar_not>{};
   else if constexpr (C == opcode::scalar_cast) return create_type<o::scalar_cast>{};
@@ -453,25 +455,18 @@ consteval auto operands_type() {
   else if constexpr (C == opcode::tile_move || C == opcode::tile_reinterpret_view || C == opcode::tile_transpose_view ||
                      C == opcode::buffer_reshape)
     return create_type<o::unary>{};
-  else if constexpr (C == opcode::tile_row_sum || C == opcode::tile_row_max || C == opcode::tile_row_min || C == opcode::tile_col_sum)
-    return create_type<o::tile_row_reduction>{};
-  else if constexpr (C == opcode::tile_col_max || C == opcode::tile_col_min) return create_type<o::unary>{};
-  else if constexpr (C == opcode::buffer_col_max || C == opcode::buffer_col_min) return create_type<o::buffer_unary>{};
-  else if constexpr (C == opcode::buffer_row_sum || C == opcode::buffer_row_max || C == opcode::buffer_row_min || C == opcode::buffer_col_sum)
-    return create_type<o::buffer_row_reduction>{};
-  else if constexpr (C == opcode::tile_row_expand || C == opcode::tile_col_expand) return create_type<o::unary>{};
-  else if constexpr (C == opcode::tile_cast) return create_type<o::tile_cast>{};
-  else if constexpr (C == opcode::buffer_cast) return create_type<o::buffer_unary>{};
-  else if constexpr (C == opcode::buffer_col_expand) return create_type<o::buffer_unary>{};
-  else if constexpr (C == opcode::tile_col_expand_add || C == opcode::tile_col_expand_sub || C == opcode::tile_col_expand_mul || C == opcode::tile_col_expand_div || C == opcode::tile_col_expand_max || C == opcode::tile_col_expand_min || C == opcode::tile_col_expand_expdif)
-    return create_type<o::tile_col_expand_arith>{};
-  else if constexpr (C == opcode::buffer_col_expand_add || C == opcode::buffer_col_expand_sub || C == opcode::buffer_col_expand_mul || C == opcode::buffer_col_expand_div || C == opcode::buffer_col_expand_max || C == opcode::buffer_col_expand_min || C == opcode::buffer_col_expand_expdif)
-    return create_type<o::buffer_col_expand_arith>{};
-  else if constexpr (C == opcode::buffer_row_expand) return create_type<o::buffer_unary>{};
-  else if constexpr (C == opcode::tile_row_expand_sub || C == opcode::tile_row_expand_div || C == opcode::tile_row_expand_mul)
-    return create_type<o::tile_row_expand_arith>{};
-  else if constexpr (C == opcode::buffer_row_expand_sub || C == opcode::buffer_row_expand_div || C == opcode::buffer_row_expand_mul)
-    return create_type<o::buffer_row_expand_arith>{};
+  // Reductions: a scratch `tmp` (row reductions, col_sum) or none.
+  else if constexpr (info(C).family == op_family::row_reduction || info(C).family == op_family::col_reduction) {
+    if constexpr (info(C).scratch.empty()) return std::conditional_t<buf, create_type<o::buffer_unary>, create_type<o::unary>>{};
+    else return std::conditional_t<buf, create_type<o::buffer_row_reduction>, create_type<o::tile_row_reduction>>{};
+  } else if constexpr (info(C).family == op_family::row_broadcast || info(C).family == op_family::col_broadcast)
+    return std::conditional_t<buf, create_type<o::buffer_unary>, create_type<o::unary>>{};
+  else if constexpr (info(C).family == op_family::cast)
+    return std::conditional_t<buf, create_type<o::buffer_unary>, create_type<o::tile_cast>>{};
+  else if constexpr (info(C).family == op_family::col_broadcast_arith)
+    return std::conditional_t<buf, create_type<o::buffer_col_expand_arith>, create_type<o::tile_col_expand_arith>>{};
+  else if constexpr (info(C).family == op_family::row_broadcast_arith)
+    return std::conditional_t<buf, create_type<o::buffer_row_expand_arith>, create_type<o::tile_row_expand_arith>>{};
   else if constexpr (C == opcode::tile_reshape) return create_type<o::tile_reshape>{};
   else if constexpr (C == opcode::tile_slice) return create_type<o::tile_slice>{};
   else if constexpr (C == opcode::tile_assemble) return create_type<o::tile_assemble>{};

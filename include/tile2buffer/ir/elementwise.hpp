@@ -63,17 +63,16 @@ constexpr std::optional<opcode> tile_elementwise_form(opcode c) {
 /// to the catalogue without its row (or keeping a stale row) stops the build.
 template <class Rows, class Key>
 constexpr bool covers_tile_elementwise(const Rows& rows, Key key) {
-  std::array<std::size_t, tile_elementwise_count> seen{};
-  for (const auto& row : rows) {
+  // A row whose op has no Tile elementwise form is keyed past the end: a gap (ir/coverage.hpp).
+  const auto tile_form = [&](const auto& row) {
     const auto t = tile_elementwise_form(key(row));
-    if (!t) return false;
-    std::size_t i = 0;
-    while (tile_elementwise_ops[i] != *t) ++i;
-    if (++seen[i] != 1) return false;
-  }
-  for (std::size_t n : seen)
-    if (n != 1) return false;
-  return true;
+    return t ? static_cast<std::size_t>(*t) : opcode_count;
+  };
+  const auto needs = [](std::size_t c) {
+    const auto op = static_cast<opcode>(c);
+    return is_tile_op(op) && is_elementwise(op) ? entries::exactly_one : entries::none;
+  };
+  return first_coverage_gap<opcode_count>(rows, tile_form, needs).key == opcode_count;
 }
 
 namespace detail {

@@ -17,6 +17,8 @@ namespace tile2buffer {
 inline namespace v0 {
 
 enum class opcode : std::uint16_t;
+/// No opcode: a family parameter the family does not use.
+inline constexpr opcode no_opcode = static_cast<opcode>(0xffff);
 
 enum class dialect : std::uint8_t { scalar, control, orchestration, tile, buffer };
 
@@ -28,8 +30,67 @@ constexpr std::uint16_t kw_bit(keyword k) { return static_cast<std::uint16_t>(1u
 
 /// How many results an op defines.
 enum class arity : std::uint8_t { none, one, variadic };
-/// Elementwise shape of an op (drives recipes, verifier and simulator alike).
+/// Elementwise shape of an op (drives recipes, verifier and simulator alike): the parameter of
+/// the elementwise family.
 enum class ew_kind : std::uint8_t { none, binary, unary, scalar_form, fill };
+
+/// The family an op belongs to: members of one family share their operands, verifier rule,
+/// simulator model, PTO rule and recipe, and differ only in the family's parameters
+/// (`combine`, `then`, `native`, `ew`). Code that treats a family asks the record for the
+/// parameter instead of listing the members, so a new member is a record, not a new case.
+enum class op_family : std::uint8_t {
+  single,               ///< an op with no siblings (alloc, load, store, matmul, ...)
+  scalar_arith,         ///< scalar.add ... max: `lhs op rhs` in the operands' type
+  scalar_compare,       ///< scalar.lt ... ge: a BOOL
+  scalar_logic,         ///< and, or, not: BOOL in, BOOL out
+  control,              ///< if, for, while, yield, return
+  elementwise,          ///< `ew` says binary, unary, scalar form or fill; `native` the PTO op
+  row_reduction,        ///< each row folded by `combine` into an [R, 1] column
+  col_reduction,        ///< each column folded by `combine` into a [1, C] row
+  row_broadcast,        ///< an [R, 1] column repeated along rows
+  col_broadcast,        ///< a [1, C] row repeated down columns
+  row_broadcast_arith,  ///< `source[i, j] combine vector[i]`
+  col_broadcast_arith,  ///< `then(source[i, j] combine vector[0, j])`
+  cast,                 ///< a dtype conversion by rounding mode
+  spmd_query,           ///< a launch index or count
+};
+
+/// The scalar families' parameter: the operation a scalar op computes. Switches over it list
+/// every enumerator and no default, so a new scalar op that the simulator, the emitter or an
+/// analysis does not handle is a compile error (-Wswitch under -Werror), never a silent branch.
+enum class scalar_fn : std::uint8_t {
+  none, add, sub, mul, floordiv, mod, min, max, lt, le, eq, ne, gt, ge, logical_and, logical_or, logical_not
+};
+
+/// Each family's name as `--list-ops`, docs/ops.md and the Python package spell it.
+inline constexpr std::array<std::string_view, 14> family_names{
+    "single",        "scalar_arith",  "scalar_compare", "scalar_logic",        "control",
+    "elementwise",   "row_reduction", "col_reduction",  "row_broadcast",       "col_broadcast",
+    "row_broadcast_arith", "col_broadcast_arith", "cast", "spmd_query"};
+static_assert(family_names.size() == static_cast<std::size_t>(op_family::spmd_query) + 1, "one name per op_family");
+constexpr std::string_view family_name(op_family f) { return family_names[static_cast<std::size_t>(f)]; }
+
+/// How an op's result type follows from its operands (the Python builder and `--list-ops` read
+/// it; the verifier checks the same facts). `declared`: the result type is the author's.
+enum class result_rule : std::uint8_t {
+  none,            ///< no result, or region results the arms yield
+  declared,        ///< given by the author (alloc, create, views whose shape is the author's)
+  same_as,         ///< the type of operand `result_like`
+  load_window,     ///< a Vec tile of `shape` in the tensor's dtype, `valid` extents if given
+  window,          ///< `shape` of `source`'s dtype and space, `valid` extents if given
+  matrix_product,  ///< [lhs rows, rhs cols] in the accumulator dtype, in Acc
+  column_of,       ///< [R, 1] of `source`
+  row_of,          ///< [1, C] of `source`, its valid columns kept
+  converted,       ///< `source`'s shape and space in dtype `to`
+  boolean,         ///< a BOOL scalar
+  to_dtype,        ///< a scalar of dtype `to`
+  index,           ///< an INDEX scalar
+};
+inline constexpr std::array<std::string_view, 12> result_rule_names{
+    "none", "declared", "same_as", "load_window", "window", "matrix_product",
+    "column_of", "row_of", "converted", "boolean", "to_dtype", "index"};
+static_assert(result_rule_names.size() == static_cast<std::size_t>(result_rule::index) + 1, "one name per result_rule");
+constexpr std::string_view result_rule_name(result_rule r) { return result_rule_names[static_cast<std::size_t>(r)]; }
 
 /// What passes ask about an op instead of naming it. Each bit is a fact the record states; the
 /// operand-naming facts (`in_place_of`, `writes`, `disjoint_from`, `extent_of`) are fields.
@@ -81,6 +142,17 @@ struct op_record {
   std::string_view scratch = {};
   std::string_view infix = {};          ///< scalar operators: their text spelling
   std::string_view summary = {};        ///< one-line semantics (docs/ops.md)
+  op_family family = op_family::single;
+  /// Reductions and fused broadcasts: the Tile elementwise binary op that combines two elements.
+  opcode combine = no_opcode;
+  /// Fused broadcasts: a Tile elementwise unary op applied to the combined element (expdif's exp).
+  opcode then = no_opcode;
+  /// The PTO op a Buffer op of an emitted family becomes (`pto.trowexpanddiv`); the Tile member
+  /// carries its Buffer twin's.
+  std::string_view native = {};
+  result_rule result = result_rule::declared;
+  std::string_view result_like = {};    ///< `same_as`: the operand whose type the result has
+  scalar_fn fn = scalar_fn::none;       ///< scalar families: the operation
   [[nodiscard]] constexpr bool has(trait t) const { return any(traits, t); }
 };
 
@@ -140,6 +212,38 @@ inline void op_record_relabel_or_window_without_in_place_of() {}
 inline void op_record_lists_more_than_two_disjoint_operands() {}
 
 inline void op_record_has_more_operands_than_operand_list_holds() {}
+inline void op_record_family_member_without_its_combine_op() {}
+inline void op_record_family_member_without_its_native_op() {}
+inline void op_record_elementwise_kind_outside_the_elementwise_family() {}
+inline void op_record_same_as_without_an_operand() {}
+inline void op_record_scalar_family_member_without_its_operation() {}
+
+/// What a family requires of its members' parameters (a member without them does not compile).
+constexpr bool family_needs_combine(op_family f) {
+  switch (f) {
+    case op_family::row_reduction:
+    case op_family::col_reduction:
+    case op_family::row_broadcast_arith:
+    case op_family::col_broadcast_arith: return true;
+    case op_family::single:
+    case op_family::scalar_arith:
+    case op_family::scalar_compare:
+    case op_family::scalar_logic:
+    case op_family::control:
+    case op_family::elementwise:
+    case op_family::row_broadcast:
+    case op_family::col_broadcast:
+    case op_family::cast:
+    case op_family::spmd_query: return false;
+  }
+  return false;
+}
+/// The families whose Buffer members are emitted as one PTO op named by the record.
+constexpr bool family_needs_native(op_family f) {
+  return f == op_family::elementwise || f == op_family::row_reduction || f == op_family::col_reduction ||
+         f == op_family::row_broadcast || f == op_family::col_broadcast || f == op_family::row_broadcast_arith ||
+         f == op_family::col_broadcast_arith;
+}
 
 constexpr void check_record(const op_record& r, std::size_t position) {
   if (static_cast<std::size_t>(r.code) != position) op_record_is_not_at_its_opcodes_position();
@@ -155,6 +259,13 @@ constexpr void check_record(const op_record& r, std::size_t position) {
     if (ops.position(disjoint.names[i]) < 0) op_record_trait_names_a_missing_operand();
   if (r.regions > 0 && r.results != arity::variadic) op_record_regions_without_a_region_op_result();
   if ((r.has(trait::relabel) || r.has(trait::window)) && r.in_place_of.empty()) op_record_relabel_or_window_without_in_place_of();
+  if (family_needs_combine(r.family) && r.combine == no_opcode) op_record_family_member_without_its_combine_op();
+  if (family_needs_native(r.family) && r.dia != dialect::scalar && r.native.empty()) op_record_family_member_without_its_native_op();
+  if ((r.family == op_family::elementwise) != (r.ew != ew_kind::none)) op_record_elementwise_kind_outside_the_elementwise_family();
+  if (r.result == result_rule::same_as && ops.position(r.result_like) < 0) op_record_same_as_without_an_operand();
+  const bool scalar_family =
+      r.family == op_family::scalar_arith || r.family == op_family::scalar_compare || r.family == op_family::scalar_logic;
+  if (scalar_family != (r.fn != scalar_fn::none)) op_record_scalar_family_member_without_its_operation();
 }
 }  // namespace detail
 

@@ -8,9 +8,12 @@
 
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <optional>
+#include <span>
 #include <string_view>
 
+#include "tile2buffer/ir/coverage.hpp"
 #include "tile2buffer/ir/op_record.hpp"
 
 namespace tile2buffer {
@@ -62,109 +65,305 @@ using op_info = op_record;
 namespace detail {
 using d = dialect;
 using r = op_record;
+using o = opcode;
+using k = ew_kind;
+using fam = op_family;
+using res = result_rule;
 inline constexpr std::uint16_t hp = kw_bit(keyword::high_precision);
 inline constexpr auto store_kws =
     static_cast<std::uint16_t>(kw_bit(keyword::atomic) | kw_bit(keyword::st_phase) | kw_bit(keyword::pre_quant) |
                                kw_bit(keyword::pre_relu));
-// Families share a shape; each helper states that shape once.
-constexpr r scalar_binary(opcode c, std::string_view m, std::string_view infix, std::string_view summary, trait t = trait::none) {
-  return {.code = c, .mnemonic = m, .dia = d::scalar, .operands = "lhs:s rhs:s", .traits = t, .infix = infix, .summary = summary};
+
+//===--- families of both stages: one line per member ---===//
+
+/// One member of a family that exists in both stages, written once: its Tile record and its
+/// Buffer twin are derived from it (`family_records`), their mnemonics `tile.` / `buffer.` +
+/// `stem`, their summaries from `meaning` or from the combining op's meaning. Adding a member
+/// of an existing family is an opcode of each stage and one of these lines.
+struct member {
+  op_family family;
+  opcode tile, buffer;
+  std::string_view stem;
+  std::string_view native;        ///< the PTO op of the Buffer twin
+  opcode combine = no_opcode;     ///< fused broadcasts: the Tile elementwise binary op they apply
+  opcode then = no_opcode;        ///< fused broadcasts: a Tile elementwise unary op applied after
+  ew_kind ew = ew_kind::none;     ///< elementwise members: their operand shape
+  std::string_view meaning = {};  ///< elementwise members: the formula over `lhs`, `rhs`, `source`, `scalar`
+  std::uint16_t keywords = 0;
+  bool never_in_place = false;    ///< the result never shares storage with its source (recip)
+};
+constexpr member ew_member(opcode t, opcode b, std::string_view stem, ew_kind ew, std::string_view native,
+                           std::string_view meaning, std::uint16_t kws = 0, bool never_in_place = false) {
+  return {.family = fam::elementwise, .tile = t, .buffer = b, .stem = stem, .native = native, .ew = ew, .meaning = meaning,
+          .keywords = kws, .never_in_place = never_in_place};
 }
-constexpr r tile_ew(opcode c, std::string_view m, ew_kind ew, std::string_view summary, std::uint16_t kws = 0) {
-  const std::string_view operands = ew == ew_kind::binary ? "lhs:v rhs:v" : ew == ew_kind::unary ? "source:v" : "source:v scalar:s";
-  return {.code = c, .mnemonic = m, .dia = d::tile, .operands = operands, .keywords = kws, .ew = ew,
-          .traits = trait::moves_valid_data, .summary = summary};
+constexpr member row_arith(opcode t, opcode b, std::string_view stem, opcode combine, std::string_view native) {
+  return {.family = fam::row_broadcast_arith, .tile = t, .buffer = b, .stem = stem, .native = native, .combine = combine};
 }
-/// A Buffer elementwise op writes `dest`, which may be exactly one of its inputs' windows (in
-/// place) or disjoint from it, never partially overlapping.
-constexpr r buffer_ew(opcode c, std::string_view m, ew_kind ew, std::string_view summary, std::uint16_t kws = 0) {
-  const std::string_view operands =
-      ew == ew_kind::binary ? "lhs:v rhs:v dest:v" : ew == ew_kind::unary ? "source:v dest:v" : "source:v scalar:s dest:v";
-  return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = operands, .keywords = kws, .results = arity::none, .ew = ew,
-          .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = ew == ew_kind::binary ? "lhs rhs" : "source",
-          .summary = summary};
+constexpr member col_arith(opcode t, opcode b, std::string_view stem, opcode combine, std::string_view native,
+                           opcode then = no_opcode) {
+  return {.family = fam::col_broadcast_arith, .tile = t, .buffer = b, .stem = stem, .native = native, .combine = combine,
+          .then = then};
 }
-/// Row reductions (extended rollout): the source's valid [r, c] folded per row into an [R, 1]
-/// column vector; `tmp` is the native instruction's scratch (optional on Tile, where the
-/// MaterializeNativeScratch pass supplies it). The result never shares storage with either.
-constexpr r tile_row_reduction(opcode c, std::string_view m, std::string_view summary) {
+
+inline constexpr member family_members[] = {
+    ew_member(o::tile_add, o::buffer_add, "add", k::binary, "pto.tadd", "lhs + rhs"),
+    ew_member(o::tile_mul, o::buffer_mul, "mul", k::binary, "pto.tmul", "lhs * rhs"),
+    ew_member(o::tile_sub, o::buffer_sub, "sub", k::binary, "pto.tsub", "lhs - rhs"),
+    ew_member(o::tile_div, o::buffer_div, "div", k::binary, "pto.tdiv", "lhs / rhs", hp),
+    ew_member(o::tile_maximum, o::buffer_maximum, "maximum", k::binary, "pto.tmax", "max(lhs, rhs)"),
+    ew_member(o::tile_minimum, o::buffer_minimum, "minimum", k::binary, "pto.tmin", "min(lhs, rhs)"),
+    ew_member(o::tile_abs, o::buffer_abs, "abs", k::unary, "pto.tabs", "abs(source)"),
+    ew_member(o::tile_exp, o::buffer_exp, "exp", k::unary, "pto.texp", "e^source"),
+    ew_member(o::tile_sqrt, o::buffer_sqrt, "sqrt", k::unary, "pto.tsqrt", "sqrt(source)"),
+    ew_member(o::tile_neg, o::buffer_neg, "neg", k::unary, "pto.tneg", "-source"),
+    ew_member(o::tile_relu, o::buffer_relu, "relu", k::unary, "pto.trelu", "max(source, 0)"),
+    ew_member(o::tile_log, o::buffer_log, "log", k::unary, "pto.tlog", "ln(source)", hp),
+    ew_member(o::tile_recip, o::buffer_recip, "recip", k::unary, "pto.trecip", "1 / source, never in its source's storage", hp, true),
+    ew_member(o::tile_rsqrt, o::buffer_rsqrt, "rsqrt", k::unary, "pto.trsqrt", "1 / sqrt(source)"),
+    ew_member(o::tile_adds, o::buffer_adds, "adds", k::scalar_form, "pto.tadds", "source + scalar"),
+    ew_member(o::tile_subs, o::buffer_subs, "subs", k::scalar_form, "pto.tsubs", "source - scalar"),
+    ew_member(o::tile_muls, o::buffer_muls, "muls", k::scalar_form, "pto.tmuls", "source * scalar"),
+    ew_member(o::tile_divs, o::buffer_divs, "divs", k::scalar_form, "pto.tdivs", "source / scalar"),
+    ew_member(o::tile_maximums, o::buffer_maximums, "maximums", k::scalar_form, "pto.tmaxs", "max(source, scalar)"),
+    ew_member(o::tile_minimums, o::buffer_minimums, "minimums", k::scalar_form, "pto.tmins", "min(source, scalar)"),
+    ew_member(o::tile_lrelu, o::buffer_lrelu, "lrelu", k::scalar_form, "pto.tlrelu", "source, times scalar where negative"),
+    row_arith(o::tile_row_expand_sub, o::buffer_row_expand_sub, "row_expand_sub", o::tile_sub, "pto.trowexpandsub"),
+    row_arith(o::tile_row_expand_div, o::buffer_row_expand_div, "row_expand_div", o::tile_div, "pto.trowexpanddiv"),
+    row_arith(o::tile_row_expand_mul, o::buffer_row_expand_mul, "row_expand_mul", o::tile_mul, "pto.trowexpandmul"),
+    col_arith(o::tile_col_expand_add, o::buffer_col_expand_add, "col_expand_add", o::tile_add, "pto.tcolexpandadd"),
+    col_arith(o::tile_col_expand_sub, o::buffer_col_expand_sub, "col_expand_sub", o::tile_sub, "pto.tcolexpandsub"),
+    col_arith(o::tile_col_expand_mul, o::buffer_col_expand_mul, "col_expand_mul", o::tile_mul, "pto.tcolexpandmul"),
+    col_arith(o::tile_col_expand_div, o::buffer_col_expand_div, "col_expand_div", o::tile_div, "pto.tcolexpanddiv"),
+    col_arith(o::tile_col_expand_max, o::buffer_col_expand_max, "col_expand_max", o::tile_maximum, "pto.tcolexpandmax"),
+    col_arith(o::tile_col_expand_min, o::buffer_col_expand_min, "col_expand_min", o::tile_minimum, "pto.tcolexpandmin"),
+    col_arith(o::tile_col_expand_expdif, o::buffer_col_expand_expdif, "col_expand_expdif", o::tile_sub, "pto.tcolexpandexpdif", o::tile_exp),
+};
+inline constexpr std::size_t member_count = std::size(family_members);
+
+/// The strings the members' records derive (mnemonics, summaries), built once at compile time
+/// into one array the records' string_views point into.
+struct derived_strings {
+  std::array<char, 8192> chars{};
+  std::size_t used = 0;
+  struct span {
+    std::size_t at = 0, size = 0;
+  };
+  /// Per member: Tile mnemonic, Buffer mnemonic, Tile summary, Buffer summary.
+  std::array<std::array<span, 4>, member_count> of{};
+};
+inline void op_record_derived_strings_exceed_their_array() {}
+constexpr void put(derived_strings& s, std::string_view text) {
+  if (s.used + text.size() > s.chars.size()) op_record_derived_strings_exceed_their_array();
+  for (const char c : text) s.chars[s.used++] = c;
+}
+constexpr bool word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+/// `text` with each whole word `from[i]` replaced by `to[i]`.
+constexpr void put_substituted(derived_strings& s, std::string_view text, std::span<const std::string_view> from,
+                               std::span<const std::string_view> to) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    bool replaced = false;
+    if (i == 0 || !word_char(text[i - 1]))
+      for (std::size_t w = 0; w < from.size() && !replaced; ++w) {
+        const std::string_view f = from[w];
+        const std::size_t end = i + f.size();
+        if (text.substr(i, f.size()) == f && (end == text.size() || !word_char(text[end]))) {
+          put(s, to[w]);
+          i = end;
+          replaced = true;
+        }
+      }
+    if (!replaced) put(s, text.substr(i++, 1));
+  }
+}
+constexpr std::string_view meaning_of(opcode tile_op) {
+  for (const member& m : family_members)
+    if (m.tile == tile_op) return m.meaning;
+  return {};
+}
+/// A fused broadcast's formula: the combining op's over `source[i, j]` and `vector`, inside
+/// `then`'s when given (`e^(source[i, j] - vector[0, j])`).
+constexpr void put_fused(derived_strings& s, const member& m, std::string_view vector) {
+  const std::array<std::string_view, 2> from{"lhs", "rhs"};
+  const std::array<std::string_view, 2> to{"source[i, j]", vector};
+  if (m.then == no_opcode) return put_substituted(s, meaning_of(m.combine), from, to);
+  derived_strings inner;
+  put(inner, "(");
+  put_substituted(inner, meaning_of(m.combine), from, to);
+  put(inner, ")");
+  const std::array<std::string_view, 1> source{"source"};
+  const std::array<std::string_view, 1> wrapped{std::string_view(inner.chars.data(), inner.used)};
+  put_substituted(s, meaning_of(m.then), source, wrapped);
+}
+inline constexpr derived_strings member_strings = [] {
+  derived_strings s;
+  for (std::size_t i = 0; i < member_count; ++i) {
+    const member& m = family_members[i];
+    const auto piece = [&](std::size_t k, auto&& write) {
+      const std::size_t at = s.used;
+      write();
+      s.of[i][k] = {at, s.used - at};
+    };
+    piece(0, [&] { put(s, "tile."), put(s, m.stem); });
+    piece(1, [&] { put(s, "buffer."), put(s, m.stem); });
+    const bool row = m.family == fam::row_broadcast_arith;
+    piece(2, [&] {
+      if (m.family == fam::elementwise) put(s, m.meaning);
+      else put_fused(s, m, row ? "vector[i]" : "vector[0, j]");
+    });
+    piece(3, [&] {
+      if (m.family == fam::elementwise) {
+        put(s, "dest = "), put(s, m.meaning);
+      } else {
+        put(s, "dest[i, j] = "), put_fused(s, m, row ? "blk[i, 0]" : "vector[0, j]");
+      }
+    });
+  }
+  return s;
+}();
+constexpr std::string_view member_string(std::size_t i, std::size_t k) {
+  const derived_strings::span p = member_strings.of[i][k];
+  return std::string_view(member_strings.chars.data() + p.at, p.size);
+}
+
+/// A member's two records: the family's operand shape, traits and scratch at each stage.
+inline void op_record_family_has_no_two_stage_members() {}
+constexpr std::array<op_record, 2> member_records(std::size_t i) {
+  const member& m = family_members[i];
+  r t{.code = m.tile, .mnemonic = member_string(i, 0), .dia = d::tile, .operands = {}, .keywords = m.keywords, .summary = member_string(i, 2),
+      .family = m.family, .combine = m.combine, .then = m.then, .native = m.native};
+  r b{.code = m.buffer, .mnemonic = member_string(i, 1), .dia = d::buffer, .operands = {}, .keywords = m.keywords, .results = arity::none,
+      .writes = "dest", .summary = member_string(i, 3), .family = m.family, .combine = m.combine, .then = m.then,
+      .native = m.native, .result = res::none};
+  switch (m.family) {
+    case fam::elementwise:
+      // A Buffer elementwise op writes `dest`, which may be exactly one of its inputs' windows
+      // (in place) or disjoint from it, never partially overlapping.
+      t.operands = m.ew == k::binary ? "lhs:v rhs:v" : m.ew == k::unary ? "source:v" : "source:v scalar:s";
+      b.operands = m.ew == k::binary ? "lhs:v rhs:v dest:v" : m.ew == k::unary ? "source:v dest:v" : "source:v scalar:s dest:v";
+      t.ew = b.ew = m.ew;
+      t.traits = trait::moves_valid_data;
+      b.traits = m.never_in_place ? trait::none : trait::may_alias_exactly;
+      t.disjoint_from = m.never_in_place ? "source" : "";
+      b.disjoint_from = m.ew == k::binary ? "lhs rhs" : "source";
+      t.result = res::same_as;
+      t.result_like = m.ew == k::binary ? "lhs" : "source";
+      break;
+    case fam::row_broadcast_arith:
+      // `source[i, j] op vector[i]` for an [R, 1] column `vector`; `blk` is the [R, 32 / esize]
+      // block the native mode-2 instruction reads the per-row value from (optional on Tile,
+      // where MaterializeNativeScratch supplies it).
+      t.operands = "source:v vector:v blk:v?";
+      b.operands = "source:v blk:v dest:v";
+      t.traits = trait::moves_valid_data | trait::may_alias_exactly;
+      b.traits = trait::may_alias_exactly;
+      t.disjoint_from = "source vector";
+      b.disjoint_from = "source";
+      t.scratch = b.scratch = "blk";
+      t.result = res::same_as;
+      t.result_like = "source";
+      break;
+    case fam::col_broadcast_arith:
+      // `source[i, j] op vector[0, j]` for a [1, C] row `vector`; no scratch. The result may be
+      // its source's storage, never the vector's.
+      t.operands = "source:v vector:v";
+      b.operands = "source:v vector:v dest:v";
+      t.traits = trait::moves_valid_data | trait::may_alias_exactly;
+      b.traits = trait::may_alias_exactly;
+      t.disjoint_from = b.disjoint_from = "source vector";
+      t.result = res::same_as;
+      t.result_like = "source";
+      break;
+    case fam::single:
+    case fam::scalar_arith:
+    case fam::scalar_compare:
+    case fam::scalar_logic:
+    case fam::control:
+    case fam::row_reduction:
+    case fam::col_reduction:
+    case fam::row_broadcast:
+    case fam::col_broadcast:
+    case fam::cast:
+    case fam::spmd_query: op_record_family_has_no_two_stage_members();
+  }
+  return {t, b};
+}
+
+//===--- every other op: families of one stage, and ops of their own ---===//
+
+constexpr r scalar_binary(opcode c, std::string_view m, scalar_fn fn, std::string_view infix, std::string_view summary,
+                          op_family f = fam::scalar_arith) {
+  return {.code = c, .mnemonic = m, .dia = d::scalar, .operands = "lhs:s rhs:s",
+          .traits = f == fam::scalar_compare ? trait::comparison : trait::none, .infix = infix, .summary = summary, .family = f,
+          .result = f == fam::scalar_arith ? res::same_as : res::boolean, .result_like = f == fam::scalar_arith ? "lhs" : "",
+          .fn = fn};
+}
+/// Row reductions (extended rollout): the source's valid [r, c] folded per row by `combine` into
+/// an [R, 1] column vector; `tmp` is the native instruction's scratch (optional on Tile, where
+/// the MaterializeNativeScratch pass supplies it). The result never shares storage with either.
+constexpr r tile_row_reduction(opcode c, std::string_view m, opcode combine, std::string_view native, std::string_view summary) {
   return {.code = c, .mnemonic = m, .dia = d::tile, .operands = "source:v tmp:v?", .traits = trait::moves_valid_data,
-          .disjoint_from = "source tmp", .extent_of = "source", .scratch = "tmp", .summary = summary};
+          .disjoint_from = "source tmp", .extent_of = "source", .scratch = "tmp", .summary = summary,
+          .family = fam::row_reduction, .combine = combine, .native = native, .result = res::column_of};
 }
-constexpr r buffer_row_reduction(opcode c, std::string_view m, std::string_view summary) {
+constexpr r buffer_row_reduction(opcode c, std::string_view m, opcode combine, std::string_view native, std::string_view summary) {
   return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = "source:v tmp:v dest:v", .results = arity::none,
-          .writes = "dest", .disjoint_from = "source tmp", .scratch = "tmp", .summary = summary};
-}
-/// Row-broadcast arithmetic (extended rollout §3.4): `source[i, j] op vector[i]` for an [R, 1]
-/// column `vector`; `blk` is the [R, 32 / esize] block the native mode-2 instruction reads the
-/// per-row value from (optional on Tile, where MaterializeNativeScratch supplies it).
-constexpr r tile_row_expand_arith(opcode c, std::string_view m, std::string_view summary, std::uint16_t kws = 0) {
-  return {.code = c, .mnemonic = m, .dia = d::tile, .operands = "source:v vector:v blk:v?", .keywords = kws,
-          .traits = trait::moves_valid_data | trait::may_alias_exactly, .disjoint_from = "source vector", .scratch = "blk",
-          .summary = summary};
-}
-constexpr r buffer_row_expand_arith(opcode c, std::string_view m, std::string_view summary, std::uint16_t kws = 0) {
-  return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = "source:v blk:v dest:v", .keywords = kws, .results = arity::none,
-          .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = "source", .scratch = "blk", .summary = summary};
-}
-/// Column-broadcast arithmetic (extended rollout §3.5b): `source[i, j] op vector[0, j]` for a
-/// [1, C] row `vector`; no scratch. The result may be its source's storage, never the vector's.
-constexpr r tile_col_expand_arith(opcode c, std::string_view m, std::string_view summary) {
-  return {.code = c, .mnemonic = m, .dia = d::tile, .operands = "source:v vector:v",
-          .traits = trait::moves_valid_data | trait::may_alias_exactly, .disjoint_from = "source vector", .summary = summary};
-}
-constexpr r buffer_col_expand_arith(opcode c, std::string_view m, std::string_view summary) {
-  return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = "source:v vector:v dest:v", .results = arity::none,
-          .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = "source vector", .summary = summary};
+          .writes = "dest", .disjoint_from = "source tmp", .scratch = "tmp", .summary = summary,
+          .family = fam::row_reduction, .combine = combine, .native = native, .result = res::none};
 }
 /// Column reductions (extended rollout §3.2): the source's valid [r, c] folded per column into a
 /// [1, C] row; only col_sum's native form takes a scratch `tmp`.
-constexpr r tile_col_reduction(opcode c, std::string_view m, std::string_view summary, bool scratch) {
+constexpr r tile_col_reduction(opcode c, std::string_view m, opcode combine, std::string_view native, std::string_view summary,
+                               bool scratch) {
   return {.code = c, .mnemonic = m, .dia = d::tile, .operands = scratch ? "source:v tmp:v?" : "source:v",
           .traits = trait::moves_valid_data, .disjoint_from = scratch ? "source tmp" : "source", .extent_of = "source",
-          .scratch = scratch ? "tmp" : "", .summary = summary};
+          .scratch = scratch ? "tmp" : "", .summary = summary, .family = fam::col_reduction, .combine = combine, .native = native,
+          .result = res::row_of};
 }
-constexpr r buffer_col_reduction(opcode c, std::string_view m, std::string_view summary, bool scratch) {
+constexpr r buffer_col_reduction(opcode c, std::string_view m, opcode combine, std::string_view native, std::string_view summary,
+                                 bool scratch) {
   return {.code = c, .mnemonic = m, .dia = d::buffer, .operands = scratch ? "source:v tmp:v dest:v" : "source:v dest:v",
           .results = arity::none, .writes = "dest", .disjoint_from = scratch ? "source tmp" : "source",
-          .scratch = scratch ? "tmp" : "", .summary = summary};
+          .scratch = scratch ? "tmp" : "", .summary = summary, .family = fam::col_reduction, .combine = combine, .native = native,
+          .result = res::none};
 }
 constexpr r spmd(opcode c, std::string_view m, dialect dia, std::string_view summary) {
-  return {.code = c, .mnemonic = m, .dia = dia, .operands = "", .traits = trait::spmd_query, .summary = summary};
+  return {.code = c, .mnemonic = m, .dia = dia, .operands = "", .traits = trait::spmd_query, .summary = summary,
+          .family = fam::spmd_query, .result = res::index};
 }
-using o = opcode;
-using k = ew_kind;
-inline constexpr std::array<op_record, opcode_count> op_table = checked_records(std::array<op_record, opcode_count>{{
-    {.code = o::scalar_const, .mnemonic = "scalar.const", .dia = d::scalar, .operands = "value:s", .summary = "the literal `value`"},
-    scalar_binary(o::scalar_add, "scalar.add", "+", "lhs + rhs"),
-    scalar_binary(o::scalar_sub, "scalar.sub", "-", "lhs - rhs"),
-    scalar_binary(o::scalar_mul, "scalar.mul", "*", "lhs * rhs"),
-    scalar_binary(o::scalar_floordiv, "scalar.floordiv", "//", "lhs divided by rhs, rounded toward negative infinity"),
-    scalar_binary(o::scalar_mod, "scalar.mod", "%", "lhs modulo rhs, with the sign of rhs"),
-    scalar_binary(o::scalar_min, "min", {}, "the smaller of lhs and rhs"),
-    scalar_binary(o::scalar_max, "max", {}, "the larger of lhs and rhs"),
-    scalar_binary(o::scalar_lt, "scalar.lt", "<", "lhs < rhs", trait::comparison),
-    scalar_binary(o::scalar_le, "scalar.le", "<=", "lhs <= rhs", trait::comparison),
-    scalar_binary(o::scalar_eq, "scalar.eq", "==", "lhs == rhs", trait::comparison),
-    scalar_binary(o::scalar_ne, "scalar.ne", "!=", "lhs != rhs", trait::comparison),
-    scalar_binary(o::scalar_gt, "scalar.gt", ">", "lhs > rhs", trait::comparison),
-    scalar_binary(o::scalar_ge, "scalar.ge", ">=", "lhs >= rhs", trait::comparison),
-    scalar_binary(o::scalar_and, "scalar.and", "and", "logical and of two BOOLs"),
-    scalar_binary(o::scalar_or, "scalar.or", "or", "logical or of two BOOLs"),
-    {.code = o::scalar_not, .mnemonic = "not", .dia = d::scalar, .operands = "arg:s", .summary = "logical not of a BOOL"},
-    {.code = o::scalar_cast, .mnemonic = "cast", .dia = d::scalar, .operands = "value:s to:d", .summary = "`value` converted to dtype `to`"},
+
+inline constexpr op_record single_records[] = {
+    {.code = o::scalar_const, .mnemonic = "scalar.const", .dia = d::scalar, .operands = "value:s", .summary = "the literal `value`", .result = res::declared},
+    scalar_binary(o::scalar_add, "scalar.add", scalar_fn::add, "+", "lhs + rhs"),
+    scalar_binary(o::scalar_sub, "scalar.sub", scalar_fn::sub, "-", "lhs - rhs"),
+    scalar_binary(o::scalar_mul, "scalar.mul", scalar_fn::mul, "*", "lhs * rhs"),
+    scalar_binary(o::scalar_floordiv, "scalar.floordiv", scalar_fn::floordiv, "//", "lhs divided by rhs, rounded toward negative infinity"),
+    scalar_binary(o::scalar_mod, "scalar.mod", scalar_fn::mod, "%", "lhs modulo rhs, with the sign of rhs"),
+    scalar_binary(o::scalar_min, "min", scalar_fn::min, {}, "the smaller of lhs and rhs"),
+    scalar_binary(o::scalar_max, "max", scalar_fn::max, {}, "the larger of lhs and rhs"),
+    scalar_binary(o::scalar_lt, "scalar.lt", scalar_fn::lt, "<", "lhs < rhs", fam::scalar_compare),
+    scalar_binary(o::scalar_le, "scalar.le", scalar_fn::le, "<=", "lhs <= rhs", fam::scalar_compare),
+    scalar_binary(o::scalar_eq, "scalar.eq", scalar_fn::eq, "==", "lhs == rhs", fam::scalar_compare),
+    scalar_binary(o::scalar_ne, "scalar.ne", scalar_fn::ne, "!=", "lhs != rhs", fam::scalar_compare),
+    scalar_binary(o::scalar_gt, "scalar.gt", scalar_fn::gt, ">", "lhs > rhs", fam::scalar_compare),
+    scalar_binary(o::scalar_ge, "scalar.ge", scalar_fn::ge, ">=", "lhs >= rhs", fam::scalar_compare),
+    scalar_binary(o::scalar_and, "scalar.and", scalar_fn::logical_and, "and", "logical and of two BOOLs", fam::scalar_logic),
+    scalar_binary(o::scalar_or, "scalar.or", scalar_fn::logical_or, "or", "logical or of two BOOLs", fam::scalar_logic),
+    {.code = o::scalar_not, .mnemonic = "not", .dia = d::scalar, .operands = "arg:s", .summary = "logical not of a BOOL", .family = fam::scalar_logic, .result = res::boolean, .fn = scalar_fn::logical_not},
+    {.code = o::scalar_cast, .mnemonic = "cast", .dia = d::scalar, .operands = "value:s to:d", .summary = "`value` converted to dtype `to`", .result = res::to_dtype},
     {.code = o::cf_if, .mnemonic = "if", .dia = d::control, .operands = "cond:s", .results = arity::variadic, .regions = 2,
-     .summary = "runs the then region when `cond` holds, else the else region; results are what the arm yields"},
+     .summary = "runs the then region when `cond` holds, else the else region; results are what the arm yields", .family = fam::control, .result = res::none},
     {.code = o::cf_for, .mnemonic = "for", .dia = d::control, .operands = "start:s stop:s step:s inits:s*",
      .results = arity::variadic, .regions = 1, .traits = trait::loop,
-     .summary = "runs its body for start <= i < stop by step, carrying `inits` through each iteration's yield"},
+     .summary = "runs its body for start <= i < stop by step, carrying `inits` through each iteration's yield", .family = fam::control, .result = res::none},
     {.code = o::cf_while, .mnemonic = "while", .dia = d::control, .operands = "inits:s*", .results = arity::variadic,
      .regions = 2, .traits = trait::loop | trait::condition_region,
-     .summary = "runs its body while the condition region yields true, carrying `inits`"},
+     .summary = "runs its body while the condition region yields true, carrying `inits`", .family = fam::control, .result = res::none},
     {.code = o::cf_yield, .mnemonic = "yield", .dia = d::control, .operands = "values:s*", .results = arity::none,
-     .traits = trait::terminator, .summary = "ends a region, passing `values` to its owner"},
+     .traits = trait::terminator, .summary = "ends a region, passing `values` to its owner", .family = fam::control, .result = res::none},
     {.code = o::cf_return, .mnemonic = "return", .dia = d::control, .operands = "values:s*", .results = arity::none,
-     .traits = trait::terminator | trait::exits_function, .summary = "ends the function, returning `values`"},
+     .traits = trait::terminator | trait::exits_function, .summary = "ends the function, returning `values`", .family = fam::control, .result = res::none},
     {.code = o::orch_submit, .mnemonic = "submit", .dia = d::orchestration, .operands = "callee:f call_args:t deps:t",
      .traits = trait::side_effects, .summary = "submits a task running `callee` on `call_args` after `deps`; the result is the task"},
     {.code = o::tile_alloc, .mnemonic = "tile.alloc", .dia = d::tile, .operands = "space:m capacity:s",
@@ -173,13 +372,13 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
     {.code = o::tile_create, .mnemonic = "tile.create", .dia = d::tile, .operands = "",
      .summary = "a tile of its result type whose contents are undefined"},
     {.code = o::tile_full, .mnemonic = "tile.full", .dia = d::tile, .operands = "value:s", .ew = k::fill,
-     .traits = trait::moves_valid_data, .summary = "a tile with every valid element `value`"},
+     .traits = trait::moves_valid_data, .summary = "a tile with every valid element `value`", .family = fam::elementwise, .native = "pto.texpands"},
     {.code = o::tile_load, .mnemonic = "tile.load", .dia = d::tile, .operands = "tensor:v offsets:p shape:p valid:p?",
      .keywords = kw_bit(keyword::cache), .traits = trait::moves_valid_data,
-     .summary = "the `shape` window of GM `tensor` at `offsets`, `valid` extents read"},
+     .summary = "the `shape` window of GM `tensor` at `offsets`, `valid` extents read", .result = res::load_window},
     {.code = o::tile_store, .mnemonic = "tile.store", .dia = d::tile, .operands = "tile:v offsets:p tensor:v",
      .keywords = store_kws, .traits = trait::moves_valid_data | trait::side_effects, .writes = "tensor", .extent_of = "tile",
-     .summary = "writes `tile`'s valid elements into GM `tensor` at `offsets`; the result is the tensor"},
+     .summary = "writes `tile`'s valid elements into GM `tensor` at `offsets`; the result is the tensor", .result = res::same_as, .result_like = "tensor"},
     {.code = o::tile_move, .mnemonic = "tile.move", .dia = d::tile, .operands = "source:v",
      .traits = trait::moves_valid_data | trait::may_alias_exactly, .disjoint_from = "source",
      .summary = "a copy of `source` in the result's storage (a layout or memory-space change)"},
@@ -190,150 +389,99 @@ inline constexpr std::array<op_record, opcode_count> op_table = checked_records(
     {.code = o::tile_transpose_view, .mnemonic = "tile.transpose_view", .dia = d::tile, .operands = "source:v",
      .traits = trait::relabel, .in_place_of = "source", .summary = "`source` seen transposed (its layout swaps)"},
     {.code = o::tile_slice, .mnemonic = "tile.slice", .dia = d::tile, .operands = "source:v shape:p offsets:p valid:p?",
-     .traits = trait::window, .in_place_of = "source", .summary = "the `shape` window of `source` at `offsets`"},
+     .traits = trait::window, .in_place_of = "source", .summary = "the `shape` window of `source` at `offsets`", .result = res::window},
     {.code = o::tile_assemble, .mnemonic = "tile.assemble", .dia = d::tile, .operands = "target:v source:v offsets:p",
-     .in_place_of = "target", .writes = "target", .summary = "`target` with `source` written at `offsets`"},
+     .in_place_of = "target", .writes = "target", .summary = "`target` with `source` written at `offsets`", .result = res::same_as, .result_like = "target"},
     {.code = o::tile_set_validshape, .mnemonic = "tile.set_validshape", .dia = d::tile, .operands = "tile:v rows:s cols:s",
      .traits = trait::relabel, .in_place_of = "tile", .summary = "`tile` with valid extents `rows` x `cols`"},
     {.code = o::tile_extract, .mnemonic = "tile.extract", .dia = d::tile, .operands = "source:v row:s col:s",
      .summary = "the scalar element of `source` at (`row`, `col`)"},
     {.code = o::tile_matmul, .mnemonic = "tile.matmul", .dia = d::tile, .operands = "lhs:v rhs:v",
-     .summary = "the matrix product lhs x rhs"},
+     .summary = "the matrix product lhs x rhs", .result = res::matrix_product},
     {.code = o::tile_matmul_acc, .mnemonic = "tile.matmul_acc", .dia = d::tile, .operands = "acc:v lhs:v rhs:v",
      .keywords = kw_bit(keyword::init_cond), .in_place_of = "acc", .writes = "acc",
-     .summary = "acc + lhs x rhs in `acc`'s storage (lhs x rhs alone when `init_cond` holds)"},
-    tile_ew(o::tile_add, "tile.add", k::binary, "lhs + rhs"),
-    tile_ew(o::tile_mul, "tile.mul", k::binary, "lhs * rhs"),
-    tile_ew(o::tile_sub, "tile.sub", k::binary, "lhs - rhs"),
-    tile_ew(o::tile_div, "tile.div", k::binary, "lhs / rhs", hp),
-    tile_ew(o::tile_maximum, "tile.maximum", k::binary, "max(lhs, rhs)"),
-    tile_ew(o::tile_minimum, "tile.minimum", k::binary, "min(lhs, rhs)"),
-    tile_ew(o::tile_abs, "tile.abs", k::unary, "abs(source)"),
-    tile_ew(o::tile_exp, "tile.exp", k::unary, "e^source"),
-    tile_ew(o::tile_sqrt, "tile.sqrt", k::unary, "sqrt(source)"),
-    tile_ew(o::tile_neg, "tile.neg", k::unary, "-source"),
-    tile_ew(o::tile_relu, "tile.relu", k::unary, "max(source, 0)"),
-    tile_ew(o::tile_log, "tile.log", k::unary, "ln(source)", hp),
-    [] {
-      r rec = tile_ew(o::tile_recip, "tile.recip", k::unary, "1 / source; its result never shares storage with its source", hp);
-      rec.disjoint_from = "source";
-      return rec;
-    }(),
-    tile_ew(o::tile_rsqrt, "tile.rsqrt", k::unary, "1 / sqrt(source) (extended rollout)"),
-    tile_ew(o::tile_adds, "tile.adds", k::scalar_form, "source + scalar"),
-    tile_ew(o::tile_subs, "tile.subs", k::scalar_form, "source - scalar"),
-    tile_ew(o::tile_muls, "tile.muls", k::scalar_form, "source * scalar"),
-    tile_ew(o::tile_divs, "tile.divs", k::scalar_form, "source / scalar"),
-    tile_ew(o::tile_maximums, "tile.maximums", k::scalar_form, "max(source, scalar)"),
-    tile_ew(o::tile_minimums, "tile.minimums", k::scalar_form, "min(source, scalar)"),
-    tile_ew(o::tile_lrelu, "tile.lrelu", k::scalar_form, "source, times scalar where negative"),
-    tile_row_reduction(o::tile_row_sum, "tile.row_sum", "each row's sum over its valid columns, as a column vector"),
-    tile_row_reduction(o::tile_row_max, "tile.row_max", "each row's maximum over its valid columns, as a column vector"),
-    tile_row_reduction(o::tile_row_min, "tile.row_min", "each row's minimum over its valid columns, as a column vector"),
-    tile_col_reduction(o::tile_col_sum, "tile.col_sum", "each column's sum over its valid rows, top to bottom, as a row", true),
-    tile_col_reduction(o::tile_col_max, "tile.col_max", "each column's maximum over its valid rows, as a row", false),
-    tile_col_reduction(o::tile_col_min, "tile.col_min", "each column's minimum over its valid rows, as a row", false),
+     .summary = "acc + lhs x rhs in `acc`'s storage (lhs x rhs alone when `init_cond` holds)", .result = res::same_as, .result_like = "acc"},
+    tile_row_reduction(o::tile_row_sum, "tile.row_sum", o::tile_add, "pto.trowsum", "each row's sum over its valid columns, as a column vector"),
+    tile_row_reduction(o::tile_row_max, "tile.row_max", o::tile_maximum, "pto.trowmax", "each row's maximum over its valid columns, as a column vector"),
+    tile_row_reduction(o::tile_row_min, "tile.row_min", o::tile_minimum, "pto.trowmin", "each row's minimum over its valid columns, as a column vector"),
+    tile_col_reduction(o::tile_col_sum, "tile.col_sum", o::tile_add, "pto.tcolsum", "each column's sum over its valid rows, top to bottom, as a row", true),
+    tile_col_reduction(o::tile_col_max, "tile.col_max", o::tile_maximum, "pto.tcolmax", "each column's maximum over its valid rows, as a row", false),
+    tile_col_reduction(o::tile_col_min, "tile.col_min", o::tile_minimum, "pto.tcolmin", "each column's minimum over its valid rows, as a row", false),
     {.code = o::tile_cast, .mnemonic = "tile.cast", .dia = d::tile, .operands = "source:v to:d", .keywords = kw_bit(keyword::mode),
      .traits = trait::moves_valid_data, .disjoint_from = "source",
-     .summary = "`source` converted to dtype `to`, rounded by `mode` (the ISA's enumeration; 1, nearest-even, by default)"},
+     .summary = "`source` converted to dtype `to`, rounded by `mode` (the ISA's enumeration; 1, nearest-even, by default)", .family = fam::cast, .result = res::converted},
     {.code = o::tile_row_expand, .mnemonic = "tile.row_expand", .dia = d::tile, .operands = "source:v",
      .traits = trait::moves_valid_data, .disjoint_from = "source",
-     .summary = "the [R, 1] column `source` broadcast along each row of the result type"},
-    tile_row_expand_arith(o::tile_row_expand_sub, "tile.row_expand_sub", "source[i, j] - vector[i]"),
-    tile_row_expand_arith(o::tile_row_expand_div, "tile.row_expand_div", "source[i, j] / vector[i]"),
-    tile_row_expand_arith(o::tile_row_expand_mul, "tile.row_expand_mul", "source[i, j] * vector[i]"),
+     .summary = "the [R, 1] column `source` broadcast along each row of the result type", .family = fam::row_broadcast, .native = "pto.trowexpand"},
     {.code = o::tile_col_expand, .mnemonic = "tile.col_expand", .dia = d::tile, .operands = "source:v",
      .traits = trait::moves_valid_data, .disjoint_from = "source",
-     .summary = "the [1, C] row `source` broadcast down each column of the result type"},
-    tile_col_expand_arith(o::tile_col_expand_add, "tile.col_expand_add", "source[i, j] + vector[0, j]"),
-    tile_col_expand_arith(o::tile_col_expand_sub, "tile.col_expand_sub", "source[i, j] - vector[0, j]"),
-    tile_col_expand_arith(o::tile_col_expand_mul, "tile.col_expand_mul", "source[i, j] * vector[0, j]"),
-    tile_col_expand_arith(o::tile_col_expand_div, "tile.col_expand_div", "source[i, j] / vector[0, j]"),
-    tile_col_expand_arith(o::tile_col_expand_max, "tile.col_expand_max", "max(source[i, j], vector[0, j])"),
-    tile_col_expand_arith(o::tile_col_expand_min, "tile.col_expand_min", "min(source[i, j], vector[0, j])"),
-    tile_col_expand_arith(o::tile_col_expand_expdif, "tile.col_expand_expdif", "exp(source[i, j] - vector[0, j])"),
+     .summary = "the [1, C] row `source` broadcast down each column of the result type", .family = fam::col_broadcast, .native = "pto.tcolexpand"},
     spmd(o::tile_get_block_idx, "tile.get_block_idx", d::tile, "this block's index in the launch"),
     spmd(o::tile_get_block_num, "tile.get_block_num", d::tile, "the launch's block count"),
     spmd(o::tile_get_subblock_idx, "tile.get_subblock_idx", d::tile, "this subblock's index in its block"),
     {.code = o::buffer_alloc, .mnemonic = "buffer.alloc", .dia = d::buffer, .operands = "init_valid:t address:s?",
      .traits = trait::allocates, .summary = "a handle of fresh storage with valid extents `init_valid`, at `address` when placed"},
     {.code = o::buffer_set_validshape, .mnemonic = "buffer.set_validshape", .dia = d::buffer, .operands = "buffer:v valid:p",
-     .results = arity::none, .summary = "sets the runtime valid extents of the handle `buffer`"},
+     .results = arity::none, .summary = "sets the runtime valid extents of the handle `buffer`", .result = res::none},
     {.code = o::buffer_load, .mnemonic = "buffer.load", .dia = d::buffer, .operands = "tensor:v offsets:p valid:p dest:v",
-     .results = arity::none, .writes = "dest", .summary = "copies the `valid` window of GM `tensor` at `offsets` into `dest`"},
+     .results = arity::none, .writes = "dest", .summary = "copies the `valid` window of GM `tensor` at `offsets` into `dest`", .result = res::none},
     {.code = o::buffer_store, .mnemonic = "buffer.store", .dia = d::buffer, .operands = "source:v offsets:p valid:p tensor:v",
      .results = arity::none, .traits = trait::side_effects, .writes = "tensor",
-     .summary = "copies `source`'s `valid` window into GM `tensor` at `offsets`"},
+     .summary = "copies `source`'s `valid` window into GM `tensor` at `offsets`", .result = res::none},
     {.code = o::buffer_copy, .mnemonic = "buffer.copy", .dia = d::buffer, .operands = "source:v dest:v", .results = arity::none,
      .traits = trait::may_alias_exactly, .writes = "dest", .disjoint_from = "source",
-     .summary = "copies `source`'s valid elements into `dest`"},
+     .summary = "copies `source`'s valid elements into `dest`", .result = res::none},
     {.code = o::buffer_subview, .mnemonic = "buffer.subview", .dia = d::buffer, .operands = "source:v offsets:p valid:p?",
      .traits = trait::window, .in_place_of = "source", .summary = "the handle of `source`'s window at `offsets`"},
     {.code = o::buffer_reshape, .mnemonic = "buffer.reshape", .dia = d::buffer, .operands = "source:v",
      .traits = trait::relabel, .in_place_of = "source", .summary = "`source`'s bytes under the result's descriptor"},
     {.code = o::buffer_extract, .mnemonic = "buffer.extract", .dia = d::buffer, .operands = "source:v row:s col:s dest:v",
      .results = arity::none, .writes = "dest", .disjoint_from = "source",
-     .summary = "copies the window of `source` at (`row`, `col`) into `dest`"},
+     .summary = "copies the window of `source` at (`row`, `col`) into `dest`", .result = res::none},
     {.code = o::buffer_matmul, .mnemonic = "buffer.matmul", .dia = d::buffer, .operands = "lhs:v rhs:v dest:v",
-     .results = arity::none, .writes = "dest", .summary = "dest = lhs x rhs"},
+     .results = arity::none, .writes = "dest", .summary = "dest = lhs x rhs", .result = res::none},
     {.code = o::buffer_matmul_acc, .mnemonic = "buffer.matmul_acc", .dia = d::buffer, .operands = "lhs:v rhs:v dest:v",
-     .results = arity::none, .writes = "dest", .summary = "dest += lhs x rhs"},
+     .results = arity::none, .writes = "dest", .summary = "dest += lhs x rhs", .result = res::none},
     {.code = o::buffer_full, .mnemonic = "buffer.full", .dia = d::buffer, .operands = "value:s dest:v", .results = arity::none,
-     .ew = k::fill, .writes = "dest", .summary = "sets every valid element of `dest` to `value`"},
-    buffer_ew(o::buffer_add, "buffer.add", k::binary, "dest = lhs + rhs"),
-    buffer_ew(o::buffer_mul, "buffer.mul", k::binary, "dest = lhs * rhs"),
-    buffer_ew(o::buffer_sub, "buffer.sub", k::binary, "dest = lhs - rhs"),
-    buffer_ew(o::buffer_div, "buffer.div", k::binary, "dest = lhs / rhs", hp),
-    buffer_ew(o::buffer_maximum, "buffer.maximum", k::binary, "dest = max(lhs, rhs)"),
-    buffer_ew(o::buffer_minimum, "buffer.minimum", k::binary, "dest = min(lhs, rhs)"),
-    buffer_ew(o::buffer_abs, "buffer.abs", k::unary, "dest = abs(source)"),
-    buffer_ew(o::buffer_exp, "buffer.exp", k::unary, "dest = e^source"),
-    buffer_ew(o::buffer_sqrt, "buffer.sqrt", k::unary, "dest = sqrt(source)"),
-    buffer_ew(o::buffer_neg, "buffer.neg", k::unary, "dest = -source"),
-    buffer_ew(o::buffer_relu, "buffer.relu", k::unary, "dest = max(source, 0)"),
-    buffer_ew(o::buffer_log, "buffer.log", k::unary, "dest = ln(source)", hp),
-    [] {
-      r rec = buffer_ew(o::buffer_recip, "buffer.recip", k::unary, "dest = 1 / source; dest never overlaps source", hp);
-      rec.traits = trait::none;  // never in place
-      return rec;
-    }(),
-    buffer_ew(o::buffer_rsqrt, "buffer.rsqrt", k::unary, "dest = 1 / sqrt(source)"),
-    buffer_ew(o::buffer_adds, "buffer.adds", k::scalar_form, "dest = source + scalar"),
-    buffer_ew(o::buffer_subs, "buffer.subs", k::scalar_form, "dest = source - scalar"),
-    buffer_ew(o::buffer_muls, "buffer.muls", k::scalar_form, "dest = source * scalar"),
-    buffer_ew(o::buffer_divs, "buffer.divs", k::scalar_form, "dest = source / scalar"),
-    buffer_ew(o::buffer_maximums, "buffer.maximums", k::scalar_form, "dest = max(source, scalar)"),
-    buffer_ew(o::buffer_minimums, "buffer.minimums", k::scalar_form, "dest = min(source, scalar)"),
-    buffer_ew(o::buffer_lrelu, "buffer.lrelu", k::scalar_form, "dest = source, times scalar where negative"),
-    buffer_row_reduction(o::buffer_row_sum, "buffer.row_sum", "dest[i, 0] = the sum of source's row i; clobbers tmp"),
-    buffer_row_reduction(o::buffer_row_max, "buffer.row_max", "dest[i, 0] = the maximum of source's row i; clobbers tmp"),
-    buffer_row_reduction(o::buffer_row_min, "buffer.row_min", "dest[i, 0] = the minimum of source's row i; clobbers tmp"),
-    buffer_col_reduction(o::buffer_col_sum, "buffer.col_sum", "dest[0, j] = the sum of source's column j, row by row; clobbers tmp", true),
-    buffer_col_reduction(o::buffer_col_max, "buffer.col_max", "dest[0, j] = the maximum of source's column j", false),
-    buffer_col_reduction(o::buffer_col_min, "buffer.col_min", "dest[0, j] = the minimum of source's column j", false),
+     .ew = k::fill, .writes = "dest", .summary = "sets every valid element of `dest` to `value`", .family = fam::elementwise, .native = "pto.texpands", .result = res::none},
+    buffer_row_reduction(o::buffer_row_sum, "buffer.row_sum", o::tile_add, "pto.trowsum", "dest[i, 0] = the sum of source's row i; clobbers tmp"),
+    buffer_row_reduction(o::buffer_row_max, "buffer.row_max", o::tile_maximum, "pto.trowmax", "dest[i, 0] = the maximum of source's row i; clobbers tmp"),
+    buffer_row_reduction(o::buffer_row_min, "buffer.row_min", o::tile_minimum, "pto.trowmin", "dest[i, 0] = the minimum of source's row i; clobbers tmp"),
+    buffer_col_reduction(o::buffer_col_sum, "buffer.col_sum", o::tile_add, "pto.tcolsum", "dest[0, j] = the sum of source's column j, row by row; clobbers tmp", true),
+    buffer_col_reduction(o::buffer_col_max, "buffer.col_max", o::tile_maximum, "pto.tcolmax", "dest[0, j] = the maximum of source's column j", false),
+    buffer_col_reduction(o::buffer_col_min, "buffer.col_min", o::tile_minimum, "pto.tcolmin", "dest[0, j] = the minimum of source's column j", false),
     {.code = o::buffer_cast, .mnemonic = "buffer.cast", .dia = d::buffer, .operands = "source:v dest:v",
      .keywords = kw_bit(keyword::mode), .results = arity::none, .writes = "dest", .disjoint_from = "source",
-     .summary = "dest = source converted to dest's dtype, rounded by `mode`"},
+     .summary = "dest = source converted to dest's dtype, rounded by `mode`", .family = fam::cast, .result = res::none},
     {.code = o::buffer_row_expand, .mnemonic = "buffer.row_expand", .dia = d::buffer, .operands = "source:v dest:v",
      .results = arity::none, .writes = "dest", .disjoint_from = "source",
-     .summary = "dest[i, j] = source[i, 0] over dest's valid extents (an [R, 1] column broadcast along rows)"},
-    buffer_row_expand_arith(o::buffer_row_expand_sub, "buffer.row_expand_sub", "dest[i, j] = source[i, j] - blk[i, 0]"),
-    buffer_row_expand_arith(o::buffer_row_expand_div, "buffer.row_expand_div", "dest[i, j] = source[i, j] / blk[i, 0]"),
-    buffer_row_expand_arith(o::buffer_row_expand_mul, "buffer.row_expand_mul", "dest[i, j] = source[i, j] * blk[i, 0]"),
+     .summary = "dest[i, j] = source[i, 0] over dest's valid extents (an [R, 1] column broadcast along rows)", .family = fam::row_broadcast, .native = "pto.trowexpand", .result = res::none},
     {.code = o::buffer_col_expand, .mnemonic = "buffer.col_expand", .dia = d::buffer, .operands = "source:v dest:v",
      .results = arity::none, .writes = "dest", .disjoint_from = "source",
-     .summary = "dest[i, j] = source[0, j] over dest's valid extents (a [1, C] row broadcast down columns)"},
-    buffer_col_expand_arith(o::buffer_col_expand_add, "buffer.col_expand_add", "dest[i, j] = source[i, j] + vector[0, j]"),
-    buffer_col_expand_arith(o::buffer_col_expand_sub, "buffer.col_expand_sub", "dest[i, j] = source[i, j] - vector[0, j]"),
-    buffer_col_expand_arith(o::buffer_col_expand_mul, "buffer.col_expand_mul", "dest[i, j] = source[i, j] * vector[0, j]"),
-    buffer_col_expand_arith(o::buffer_col_expand_div, "buffer.col_expand_div", "dest[i, j] = source[i, j] / vector[0, j]"),
-    buffer_col_expand_arith(o::buffer_col_expand_max, "buffer.col_expand_max", "dest[i, j] = max(source[i, j], vector[0, j])"),
-    buffer_col_expand_arith(o::buffer_col_expand_min, "buffer.col_expand_min", "dest[i, j] = min(source[i, j], vector[0, j])"),
-    buffer_col_expand_arith(o::buffer_col_expand_expdif, "buffer.col_expand_expdif", "dest[i, j] = exp(source[i, j] - vector[0, j])"),
+     .summary = "dest[i, j] = source[0, j] over dest's valid extents (a [1, C] row broadcast down columns)", .family = fam::col_broadcast, .native = "pto.tcolexpand", .result = res::none},
     spmd(o::buffer_get_block_idx, "buffer.get_block_idx", d::buffer, "this block's index in the launch"),
     spmd(o::buffer_get_block_num, "buffer.get_block_num", d::buffer, "the launch's block count"),
     spmd(o::buffer_get_subblock_idx, "buffer.get_subblock_idx", d::buffer, "this subblock's index in its block"),
-}});
+};
+inline constexpr std::size_t single_count = std::size(single_records);
+
+inline void op_record_missing_or_twice_for_an_opcode() {}
+/// The records placed at their opcodes' positions: every opcode has exactly one record, from
+/// `single_records` or a member of `family_members` (ir/coverage.hpp), and each is checked.
+consteval std::array<op_record, opcode_count> place_records() {
+  std::array<op_record, single_count + 2 * member_count> all{};
+  std::size_t n = 0;
+  for (const op_record& rec : single_records) all[n++] = rec;
+  for (std::size_t i = 0; i < member_count; ++i)
+    for (const op_record& rec : member_records(i)) all[n++] = rec;
+  const coverage_gap gap = first_coverage_gap<opcode_count>(all, [](const op_record& rec) { return static_cast<std::size_t>(rec.code); },
+                                                            [](std::size_t) { return entries::exactly_one; });
+  if (gap.key != opcode_count) op_record_missing_or_twice_for_an_opcode();
+  std::array<op_record, opcode_count> table{};
+  for (const op_record& rec : all) table[static_cast<std::size_t>(rec.code)] = rec;
+  return checked_records(table);
+}
+inline constexpr std::array<op_record, opcode_count> op_table = place_records();
 }  // namespace detail
 
 constexpr const op_info& info(opcode c) { return detail::op_table[static_cast<std::size_t>(c)]; }
@@ -411,11 +559,28 @@ constexpr bool is_loop_op(opcode c) { return has_trait(c, trait::loop); }
 /// A region op that runs one of its regions once (`if`).
 constexpr bool is_branch_op(opcode c) { return is_region_op(c) && !is_loop_op(c); }
 constexpr bool is_relabel_op(opcode c) { return has_trait(c, trait::relabel); }
+/// The family of `c` and its parameters (ir/op_record.hpp `op_family`).
+constexpr op_family family_of(opcode c) { return info(c).family; }
+namespace detail {
+template <op_family F, dialect D>
+inline constexpr std::size_t member_count_of = [] {
+  std::size_t n = 0;
+  for (const op_record& rec : op_table) n += rec.family == F && rec.dia == D;
+  return n;
+}();
+}  // namespace detail
+/// The ops of family `F` in dialect `D`, in opcode order: what a table with one entry per
+/// member (a simulator's rows, the recipes, the PTO rules) is generated from.
+template <op_family F, dialect D>
+inline constexpr std::array<opcode, detail::member_count_of<F, D>> members = [] {
+  std::array<opcode, detail::member_count_of<F, D>> out{};
+  std::size_t n = 0;
+  for (const op_record& rec : detail::op_table)
+    if (rec.family == F && rec.dia == D) out[n++] = rec.code;
+  return out;
+}();
 /// The fused column-broadcast arithmetic ops of either stage (extended rollout §3.5b).
-constexpr bool is_col_expand_arith(opcode c) {
-  return (c >= opcode::tile_col_expand_add && c <= opcode::tile_col_expand_expdif) ||
-         (c >= opcode::buffer_col_expand_add && c <= opcode::buffer_col_expand_expdif);
-}
+constexpr bool is_col_expand_arith(opcode c) { return family_of(c) == op_family::col_broadcast_arith; }
 
 /// Looks an op up by its text mnemonic (scalar infix operators are looked up by `infix`).
 constexpr std::optional<opcode> find_mnemonic(std::string_view m) {
@@ -443,17 +608,7 @@ constexpr std::optional<opcode> buffer_counterpart(opcode c) {
 /// Whether a reduction folds each row (row_sum/max/min, Tile or Buffer, into an [R, 1] column)
 /// rather than each column (col_sum/max/min, into a [1, C] row). The simulators and the recipes
 /// pick their axis from it.
-constexpr bool folds_rows(opcode reduction) {
-  switch (reduction) {
-    case opcode::tile_row_sum:
-    case opcode::tile_row_max:
-    case opcode::tile_row_min:
-    case opcode::buffer_row_sum:
-    case opcode::buffer_row_max:
-    case opcode::buffer_row_min: return true;
-    default: return false;
-  }
-}
+constexpr bool folds_rows(opcode reduction) { return family_of(reduction) == op_family::row_reduction; }
 
 }  // namespace v0
 }  // namespace tile2buffer

@@ -41,8 +41,7 @@ constexpr text broadcast_row_problem(const type& w, const type& dst) {
 /// Whether broadcast `c` spreads an [R, 1] column along each row (row_expand*) rather than a
 /// [1, C] row down each column (col_expand*).
 constexpr bool expands_rows(opcode c) {
-  return c == opcode::tile_row_expand || c == opcode::tile_row_expand_sub || c == opcode::tile_row_expand_div ||
-         c == opcode::tile_row_expand_mul;
+  return family_of(c) == op_family::row_broadcast || family_of(c) == op_family::row_broadcast_arith;
 }
 
 /// Why the destination of broadcast `c` does not qualify, or empty: an extended-rollout dtype, dense.

@@ -121,57 +121,26 @@ element fold_row(const ew_semantics& step, dtype d, std::int64_t cols, Read&& re
   return acc;
 }
 
-/// The elementwise op each row or column reduction folds with.
-constexpr opcode row_fold_step(opcode reduction) {
-  switch (reduction) {
-    case opcode::tile_row_sum:
-    case opcode::buffer_row_sum:
-    case opcode::tile_col_sum:
-    case opcode::buffer_col_sum: return opcode::tile_add;
-    case opcode::tile_row_max:
-    case opcode::buffer_row_max:
-    case opcode::tile_col_max:
-    case opcode::buffer_col_max: return opcode::tile_maximum;
-    default: return opcode::tile_minimum;
-  }
-}
+/// The elementwise op each row or column reduction folds with (its record's `combine`).
+constexpr opcode row_fold_step(opcode reduction) { return info(reduction).combine; }
 
 /// The elementwise op a row-broadcast arithmetic op applies between each element and its row's
 /// value (both stages share the row of ew_table, so both runs round alike).
-constexpr opcode row_expand_step(opcode c) {
-  switch (c) {
-    case opcode::tile_row_expand_sub:
-    case opcode::buffer_row_expand_sub: return opcode::tile_sub;
-    case opcode::tile_row_expand_div:
-    case opcode::buffer_row_expand_div: return opcode::tile_div;
-    default: return opcode::tile_mul;
-  }
-}
+constexpr opcode row_expand_step(opcode c) { return info(c).combine; }
 
-/// One element of a column-broadcast arithmetic op: `x op w` with the ew_table row of the op
-/// (`expdif` is the unfused pair: the difference rounded, then exp rounded), so both runs agree.
+/// One element of a column-broadcast arithmetic op: `x combine w` with the ew_table row of the
+/// record's `combine`, then its `then` when it has one (`expdif` is the unfused pair: the
+/// difference rounded, then exp rounded), so both runs agree.
 inline element col_expand_apply(opcode c, dtype d, element x, element w) {
-  const auto row = [](opcode t) -> const ew_semantics& { return *ew_op_of(t); };
-  switch (c) {
-    case opcode::tile_col_expand_add:
-    case opcode::buffer_col_expand_add: return ew_apply(row(opcode::tile_add), d, x, w);
-    case opcode::tile_col_expand_sub:
-    case opcode::buffer_col_expand_sub: return ew_apply(row(opcode::tile_sub), d, x, w);
-    case opcode::tile_col_expand_mul:
-    case opcode::buffer_col_expand_mul: return ew_apply(row(opcode::tile_mul), d, x, w);
-    case opcode::tile_col_expand_div:
-    case opcode::buffer_col_expand_div: return ew_apply(row(opcode::tile_div), d, x, w);
-    case opcode::tile_col_expand_max:
-    case opcode::buffer_col_expand_max: return ew_apply(row(opcode::tile_maximum), d, x, w);
-    case opcode::tile_col_expand_min:
-    case opcode::buffer_col_expand_min: return ew_apply(row(opcode::tile_minimum), d, x, w);
-    default: return ew_apply(row(opcode::tile_exp), d, ew_apply(row(opcode::tile_sub), d, x, w), element{});
-  }
+  const op_record& r = info(c);
+  const element combined = ew_apply(*ew_op_of(r.combine), d, x, w);
+  return r.then == no_opcode ? combined : ew_apply(*ew_op_of(r.then), d, combined, element{});
 }
-/// Whether a column-broadcast arithmetic op is compared with a tolerance (div, expdif).
-constexpr bool col_expand_inexact(opcode c) {
-  return c == opcode::tile_col_expand_div || c == opcode::buffer_col_expand_div || c == opcode::tile_col_expand_expdif ||
-         c == opcode::buffer_col_expand_expdif;
+/// Whether a column-broadcast arithmetic op is compared with a tolerance: when its `combine` or
+/// its `then` is (div, expdif).
+inline bool col_expand_inexact(opcode c) {
+  const op_record& r = info(c);
+  return ew_inexact(*ew_op_of(r.combine)) || (r.then != no_opcode && ew_inexact(*ew_op_of(r.then)));
 }
 
 /// One element of a cast: rounded by `mode`, saturated where ir/cast.hpp says (cast_by_mode).

@@ -20,7 +20,9 @@
 
 #include <array>
 #include <cstddef>
+#include <utility>
 
+#include "tile2buffer/ir/coverage.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 
@@ -55,6 +57,13 @@ struct through_view<Fn> {
 /// The row of a model that reads its op through the typed view: `typed_model<&load>`.
 template <auto Fn>
 inline constexpr auto typed_model = detail::through_view<Fn>::row;
+
+/// One row per member of family `F` in dialect `D`, each `Model<member>::row`: a family's model
+/// is written once, as a template over the member, and a new member gets its row from its record.
+template <class S, op_family F, dialect D, template <opcode> class Model>
+inline constexpr auto family_rows = []<std::size_t... I>(std::index_sequence<I...>) {
+  return std::array<model_row<S>, sizeof...(I)>{{Model<members<F, D>[I]>::row...}};
+}(std::make_index_sequence<members<F, D>.size()>{});
 
 /// The rows of `a` followed by those of `b` (a set built from shared and stage rows, or a host's
 /// set extending the library's).
@@ -110,19 +119,13 @@ constexpr std::size_t rows_of(opcode c) {
   for (const auto& r : Set::rows) n += r.op == c;
   return n;
 }
-/// The first op `Set` needs that has no row, or `opcode::count_`.
+/// The first op of `Set` with a wrong number of rows (ir/coverage.hpp): none where one is
+/// needed, or more than one anywhere.
 template <class Set>
-constexpr opcode first_op_without_model() {
-  for (std::size_t i = 0; i < opcode_count; ++i)
-    if (Set::needs(static_cast<opcode>(i)) && rows_of<Set>(static_cast<opcode>(i)) == 0) return static_cast<opcode>(i);
-  return opcode::count_;
-}
-/// The first op with more than one row in `Set`, or `opcode::count_`.
-template <class Set>
-constexpr opcode first_op_with_two_models() {
-  for (std::size_t i = 0; i < opcode_count; ++i)
-    if (rows_of<Set>(static_cast<opcode>(i)) > 1) return static_cast<opcode>(i);
-  return opcode::count_;
+constexpr coverage_gap first_model_gap() {
+  return first_coverage_gap<opcode_count>(
+      Set::rows, [](const auto& r) { return static_cast<std::size_t>(r.op); },
+      [](std::size_t c) { return Set::needs(static_cast<opcode>(c)) ? entries::exactly_one : entries::at_most_one; });
 }
 /// Instantiates the template that names the mistake (its static_assert is the one error) and
 /// answers false. Why through decltype: reading a member of the failed class would add errors.
@@ -133,12 +136,11 @@ constexpr bool report_model_mistake() {
 }
 template <class Set>
 constexpr bool check_models() {
-  constexpr opcode missing = first_op_without_model<Set>();
-  constexpr opcode twice = first_op_with_two_models<Set>();
-  if constexpr (missing != opcode::count_)
-    return report_model_mistake<missing_simulator_model<missing>>();
-  else if constexpr (twice != opcode::count_)
-    return report_model_mistake<two_simulator_models<twice>>();
+  constexpr coverage_gap gap = first_model_gap<Set>();
+  if constexpr (gap.found(opcode_count) && gap.count == 0)
+    return report_model_mistake<missing_simulator_model<static_cast<opcode>(gap.key)>>();
+  else if constexpr (gap.found(opcode_count))
+    return report_model_mistake<two_simulator_models<static_cast<opcode>(gap.key)>>();
   else
     return true;
 }

@@ -493,9 +493,10 @@ inline bool row_expand_arith(state& s, op_id o, const operand& source, const ope
   s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
   return true;
 }
-inline bool row_expand_sub(state& s, view<opcode::buffer_row_expand_sub> v) { return row_expand_arith(s, v.id(), v.source(), v.blk(), v.dest()); }
-inline bool row_expand_div(state& s, view<opcode::buffer_row_expand_div> v) { return row_expand_arith(s, v.id(), v.source(), v.blk(), v.dest()); }
-inline bool row_expand_mul(state& s, view<opcode::buffer_row_expand_mul> v) { return row_expand_arith(s, v.id(), v.source(), v.blk(), v.dest()); }
+template <opcode C>
+bool row_expand_member(state& s, view<C> v) {
+  return row_expand_arith(s, v.id(), v.source(), v.blk(), v.dest());
+}
 
 /// col_expand: `dest[i, j] = source[0, j]` over dest's valid extents (the source's valid columns).
 inline bool col_expand(state& s, view<opcode::buffer_col_expand> v) {
@@ -545,11 +546,25 @@ bool col_expand_arith(state& s, view<C> v) {
   return true;
 }
 
+// The families' models, one row per member (sim/model_table.hpp `family_rows`).
+template <opcode C>
+struct reduction_row {
+  static constexpr auto row = typed_model<&reduction<C>>;
+};
+template <opcode C>
+struct row_expand_row {
+  static constexpr auto row = typed_model<&row_expand_member<C>>;
+};
+template <opcode C>
+struct col_expand_row {
+  static constexpr auto row = typed_model<&col_expand_arith<C>>;
+};
+
 /// Any op without a Buffer model: another stage's op.
 inline bool not_buffer(state& s, op_id o) { return s.fail(o, "not a Buffer-stage op; the Buffer interpreter cannot run it"); }
 
-/// The rows of the models above but the elementwise family (see `buffer_models`).
-inline constexpr std::array<model_row<state>, 29> ops{{
+/// The rows of the models above but the families' (see `buffer_models`).
+inline constexpr std::array<model_row<state>, 13> singles{{
     typed_model<&alloc>,
     typed_model<&set_validshape>,
     typed_model<&load>,
@@ -560,26 +575,15 @@ inline constexpr std::array<model_row<state>, 29> ops{{
     typed_model<&extract>,
     typed_model<&matmul>,
     typed_model<&matmul_acc>,
-    typed_model<&reduction<opcode::buffer_row_sum>>,
-    typed_model<&reduction<opcode::buffer_row_max>>,
-    typed_model<&reduction<opcode::buffer_row_min>>,
-    typed_model<&reduction<opcode::buffer_col_sum>>,
-    typed_model<&reduction<opcode::buffer_col_max>>,
-    typed_model<&reduction<opcode::buffer_col_min>>,
     typed_model<&cast>,
     typed_model<&row_expand>,
-    typed_model<&row_expand_sub>,
-    typed_model<&row_expand_div>,
-    typed_model<&row_expand_mul>,
     typed_model<&col_expand>,
-    typed_model<&col_expand_arith<opcode::buffer_col_expand_add>>,
-    typed_model<&col_expand_arith<opcode::buffer_col_expand_sub>>,
-    typed_model<&col_expand_arith<opcode::buffer_col_expand_mul>>,
-    typed_model<&col_expand_arith<opcode::buffer_col_expand_div>>,
-    typed_model<&col_expand_arith<opcode::buffer_col_expand_max>>,
-    typed_model<&col_expand_arith<opcode::buffer_col_expand_min>>,
-    typed_model<&col_expand_arith<opcode::buffer_col_expand_expdif>>,
 }};
+inline constexpr auto ops = concat_rows(
+    concat_rows(concat_rows(singles, family_rows<state, op_family::row_reduction, dialect::buffer, reduction_row>),
+                family_rows<state, op_family::col_reduction, dialect::buffer, reduction_row>),
+    concat_rows(family_rows<state, op_family::row_broadcast_arith, dialect::buffer, row_expand_row>,
+                family_rows<state, op_family::col_broadcast_arith, dialect::buffer, col_expand_row>));
 }  // namespace buffer_model
 }  // namespace detail
 

@@ -162,85 +162,128 @@ bool scalar_not(S& s, view<opcode::scalar_not> v) {
   return true;
 }
 
-/// Every two-operand scalar op (arithmetic, comparisons, and/or): one model for the family, as
-/// the elementwise ops share one per kind.
+/// A comparison or and/or of two scalars (the record's `scalar_fn`), as the BOOL it gives.
+inline bool scalar_truth(scalar_fn fn, const scalar_value& a, const scalar_value& b) {
+  const bool fp = a.floating() || b.floating();
+  const double x = a.number(), y = b.number();
+  const std::int64_t i = a.i, j = b.i;
+  switch (fn) {
+    case scalar_fn::lt: return fp ? x < y : i < j;
+    case scalar_fn::le: return fp ? x <= y : i <= j;
+    case scalar_fn::eq: return fp ? x == y : i == j;
+    case scalar_fn::ne: return fp ? x != y : i != j;
+    case scalar_fn::gt: return fp ? x > y : i > j;
+    case scalar_fn::ge: return fp ? x >= y : i >= j;
+    case scalar_fn::logical_and: return a.truth() && b.truth();
+    case scalar_fn::logical_or: return a.truth() || b.truth();
+    case scalar_fn::none:
+    case scalar_fn::add:
+    case scalar_fn::sub:
+    case scalar_fn::mul:
+    case scalar_fn::floordiv:
+    case scalar_fn::mod:
+    case scalar_fn::min:
+    case scalar_fn::max:
+    case scalar_fn::logical_not: return false;  // not a two-scalar truth (scalar_binary routes by family)
+  }
+  return false;
+}
+
+/// Every two-operand scalar op (arithmetic, comparisons, and/or): one model for the families,
+/// computing the record's `scalar_fn`, as the elementwise ops share one per kind.
 template <class S>
 bool scalar_binary(S& s, op_id o) {
   const function& f = s.fn();
-  const opcode c = f.op(o).code();
+  const op_record& rec = info(f.op(o).code());
   const dtype rt = s.result_type(o).dt;
   const operand lhs = named_operand<"lhs">(f, o);
   const operand rhs = named_operand<"rhs">(f, o);
   scalar_value a, b;
   if (lhs.kind == operand_kind::none || rhs.kind == operand_kind::none || !s.scalar(o, lhs, a) || !s.scalar(o, rhs, b))
     return s.fail(o, "needs two scalar operands");
-  if (is_comparison(c) || c == opcode::scalar_and || c == opcode::scalar_or) {
-    bool r = false;
-    const bool fp = a.floating() || b.floating();
-    const double x = a.number(), y = b.number();
-    const std::int64_t i = a.i, j = b.i;
-    switch (c) {
-      case opcode::scalar_lt: r = fp ? x < y : i < j; break;
-      case opcode::scalar_le: r = fp ? x <= y : i <= j; break;
-      case opcode::scalar_eq: r = fp ? x == y : i == j; break;
-      case opcode::scalar_ne: r = fp ? x != y : i != j; break;
-      case opcode::scalar_gt: r = fp ? x > y : i > j; break;
-      case opcode::scalar_ge: r = fp ? x >= y : i >= j; break;
-      case opcode::scalar_and: r = a.truth() && b.truth(); break;
-      case opcode::scalar_or: r = a.truth() || b.truth(); break;
-      default: break;
-    }
-    s.bind(f.result(o), slot::of(scalar_value::of_int(rt, r ? 1 : 0)));
+  if (rec.family != op_family::scalar_arith) {
+    s.bind(f.result(o), slot::of(scalar_value::of_int(rt, scalar_truth(rec.fn, a, b) ? 1 : 0)));
     return true;
   }
   if (is_float(rt)) {
     const double x = a.number(), y = b.number();
     double r = 0.0;
-    switch (c) {
-      case opcode::scalar_add: r = x + y; break;
-      case opcode::scalar_sub: r = x - y; break;
-      case opcode::scalar_mul: r = x * y; break;
-      case opcode::scalar_floordiv: r = std::floor(x / y); break;
-      case opcode::scalar_mod: r = x - std::floor(x / y) * y; break;
-      case opcode::scalar_min: r = x < y ? x : y; break;
-      case opcode::scalar_max: r = x > y ? x : y; break;
-      default: return s.fail(o, "unsupported scalar op");
+    switch (rec.fn) {
+      case scalar_fn::add: r = x + y; break;
+      case scalar_fn::sub: r = x - y; break;
+      case scalar_fn::mul: r = x * y; break;
+      case scalar_fn::floordiv: r = std::floor(x / y); break;
+      case scalar_fn::mod: r = x - std::floor(x / y) * y; break;
+      case scalar_fn::min: r = x < y ? x : y; break;
+      case scalar_fn::max: r = x > y ? x : y; break;
+      case scalar_fn::none:
+      case scalar_fn::lt:
+      case scalar_fn::le:
+      case scalar_fn::eq:
+      case scalar_fn::ne:
+      case scalar_fn::gt:
+      case scalar_fn::ge:
+      case scalar_fn::logical_and:
+      case scalar_fn::logical_or:
+      case scalar_fn::logical_not: return s.fail(o, "unsupported scalar op");
     }
     s.bind(f.result(o), slot::of(scalar_value::of_float(rt, r)));
     return true;
   }
   const std::int64_t x = a.integer(), y = b.integer();
   std::int64_t r = 0;
-  switch (c) {
-    case opcode::scalar_add: r = wrapping_add(rt, x, y); break;
-    case opcode::scalar_sub: r = wrapping_sub(rt, x, y); break;
-    case opcode::scalar_mul: r = wrapping_mul(rt, x, y); break;
-    case opcode::scalar_floordiv:
-    case opcode::scalar_mod: {
+  switch (rec.fn) {
+    case scalar_fn::add: r = wrapping_add(rt, x, y); break;
+    case scalar_fn::sub: r = wrapping_sub(rt, x, y); break;
+    case scalar_fn::mul: r = wrapping_mul(rt, x, y); break;
+    case scalar_fn::floordiv:
+    case scalar_fn::mod: {
+      const bool quotient = rec.fn == scalar_fn::floordiv;
       if (y == 0) return s.fail(o, "integer division by zero");
       if (y == -1) {  // exact; and x / -1 traps for the smallest INT64 on x86 (the quotient wraps)
-        r = c == opcode::scalar_floordiv ? wrapping_sub(rt, 0, x) : 0;
+        r = quotient ? wrapping_sub(rt, 0, x) : 0;
         break;
       }
       std::int64_t q = x / y;
       if ((x % y != 0) && ((x < 0) != (y < 0))) --q;  // floor, as Python's //
-      r = c == opcode::scalar_floordiv ? q : wrapping_sub(rt, x, wrapping_mul(rt, q, y));
+      r = quotient ? q : wrapping_sub(rt, x, wrapping_mul(rt, q, y));
       break;
     }
-    case opcode::scalar_min: r = x < y ? x : y; break;
-    case opcode::scalar_max: r = x > y ? x : y; break;
-    default: return s.fail(o, "unsupported scalar op");
+    case scalar_fn::min: r = x < y ? x : y; break;
+    case scalar_fn::max: r = x > y ? x : y; break;
+    case scalar_fn::none:
+    case scalar_fn::lt:
+    case scalar_fn::le:
+    case scalar_fn::eq:
+    case scalar_fn::ne:
+    case scalar_fn::gt:
+    case scalar_fn::ge:
+    case scalar_fn::logical_and:
+    case scalar_fn::logical_or:
+    case scalar_fn::logical_not: return s.fail(o, "unsupported scalar op");
   }
   s.bind(f.result(o), slot::of(scalar_value::of_int(rt, r)));
   return true;
 }
 
-/// The scalar ops with two operands (`lhs rhs`), each run by `scalar_binary`.
-inline constexpr std::array scalar_binary_ops{
-    opcode::scalar_add, opcode::scalar_sub, opcode::scalar_mul, opcode::scalar_floordiv, opcode::scalar_mod,
-    opcode::scalar_min, opcode::scalar_max, opcode::scalar_lt,  opcode::scalar_le,       opcode::scalar_eq,
-    opcode::scalar_ne,  opcode::scalar_gt,  opcode::scalar_ge,  opcode::scalar_and,      opcode::scalar_or,
-};
+/// The scalar ops with two operands (`lhs rhs`), each run by `scalar_binary`: the members of
+/// the scalar families but `not`, from their records.
+constexpr bool scalar_binary_op(opcode c) {
+  const op_record& r = info(c);
+  return r.dia == dialect::scalar && r.fn != scalar_fn::none && r.fn != scalar_fn::logical_not;
+}
+inline constexpr auto scalar_binary_ops = [] {
+  constexpr std::size_t n = [] {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < opcode_count; ++i) k += scalar_binary_op(static_cast<opcode>(i));
+    return k;
+  }();
+  std::array<opcode, n> out{};
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < opcode_count; ++i)
+    if (scalar_binary_op(static_cast<opcode>(i))) out[k++] = static_cast<opcode>(i);
+  return out;
+}();
 
 /// The rows of the models above, for a simulator state `S`.
 template <class S>

@@ -458,9 +458,10 @@ inline bool row_expand_arith(state& s, op_id o, const operand& source, const ope
   }
   return s.set_result(o, std::move(im));
 }
-inline bool row_expand_sub(state& s, view<opcode::tile_row_expand_sub> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
-inline bool row_expand_div(state& s, view<opcode::tile_row_expand_div> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
-inline bool row_expand_mul(state& s, view<opcode::tile_row_expand_mul> v) { return row_expand_arith(s, v.id(), v.source(), v.vector()); }
+template <opcode C>
+bool row_expand_member(state& s, view<C> v) {
+  return row_expand_arith(s, v.id(), v.source(), v.vector());
+}
 
 /// col_expand: the [1, C] row broadcast over the result's valid extents (bits, as row_expand).
 inline bool col_expand(state& s, view<opcode::tile_col_expand> v) {
@@ -498,11 +499,25 @@ bool col_expand_arith(state& s, view<C> v) {
   return s.set_result(o, std::move(im));
 }
 
+// The families' models, one row per member (sim/model_table.hpp `family_rows`).
+template <opcode C>
+struct reduce_row {
+  static constexpr auto row = typed_model<&reduce<C>>;
+};
+template <opcode C>
+struct row_expand_row {
+  static constexpr auto row = typed_model<&row_expand_member<C>>;
+};
+template <opcode C>
+struct col_expand_row {
+  static constexpr auto row = typed_model<&col_expand_arith<C>>;
+};
+
 /// Any op without a Tile model: another stage's op.
 inline bool not_tile(state& s, op_id o) { return s.fail(o, "not a Tile-stage op; the Tile interpreter cannot run it"); }
 
-/// The rows of the models above but the elementwise family (see `tile_models`).
-inline constexpr std::array<model_row<state>, 33> ops{{
+/// The rows of the models above but the families' (see `tile_models`).
+inline constexpr std::array<model_row<state>, 17> singles{{
     typed_model<&alloc>,
     typed_model<&create>,
     typed_model<&load>,
@@ -517,26 +532,15 @@ inline constexpr std::array<model_row<state>, 33> ops{{
     typed_model<&extract>,
     typed_model<&matmul>,
     typed_model<&matmul_acc>,
-    typed_model<&reduce<opcode::tile_row_sum>>,
-    typed_model<&reduce<opcode::tile_row_max>>,
-    typed_model<&reduce<opcode::tile_row_min>>,
-    typed_model<&reduce<opcode::tile_col_sum>>,
-    typed_model<&reduce<opcode::tile_col_max>>,
-    typed_model<&reduce<opcode::tile_col_min>>,
     typed_model<&cast>,
     typed_model<&row_expand>,
-    typed_model<&row_expand_sub>,
-    typed_model<&row_expand_div>,
-    typed_model<&row_expand_mul>,
     typed_model<&col_expand>,
-    typed_model<&col_expand_arith<opcode::tile_col_expand_add>>,
-    typed_model<&col_expand_arith<opcode::tile_col_expand_sub>>,
-    typed_model<&col_expand_arith<opcode::tile_col_expand_mul>>,
-    typed_model<&col_expand_arith<opcode::tile_col_expand_div>>,
-    typed_model<&col_expand_arith<opcode::tile_col_expand_max>>,
-    typed_model<&col_expand_arith<opcode::tile_col_expand_min>>,
-    typed_model<&col_expand_arith<opcode::tile_col_expand_expdif>>,
 }};
+inline constexpr auto ops = concat_rows(
+    concat_rows(concat_rows(singles, family_rows<state, op_family::row_reduction, dialect::tile, reduce_row>),
+                family_rows<state, op_family::col_reduction, dialect::tile, reduce_row>),
+    concat_rows(family_rows<state, op_family::row_broadcast_arith, dialect::tile, row_expand_row>,
+                family_rows<state, op_family::col_broadcast_arith, dialect::tile, col_expand_row>));
 }  // namespace tile_model
 }  // namespace detail
 

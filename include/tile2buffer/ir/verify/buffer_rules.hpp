@@ -199,7 +199,7 @@ struct op_rule<opcode::buffer_matmul, V> : buffer_matmul_rule<V> {};
 template <class V>
 struct op_rule<opcode::buffer_matmul_acc, V> : buffer_matmul_rule<V> {};
 
-/// buffer.row_sum, buffer.row_max and buffer.row_min: Vec source, scratch and destination of one
+/// The row reductions (buffer.row_sum, ...): Vec source, scratch and destination of one
 /// dtype; the destination is the [R, 1] column of the source's rows.
 template <class = void>
 struct buffer_row_reduction_rule {
@@ -214,14 +214,11 @@ struct buffer_row_reduction_rule {
     if (dst->shape[0] != src->shape[0] || dst->shape[1] != 1) s.fail(v.loc, v.mn, " destination must be [R, 1] with the source's rows");
   }
 };
-template <class V>
-struct op_rule<opcode::buffer_row_sum, V> : buffer_row_reduction_rule<V> {};
-template <class V>
-struct op_rule<opcode::buffer_row_max, V> : buffer_row_reduction_rule<V> {};
-template <class V>
-struct op_rule<opcode::buffer_row_min, V> : buffer_row_reduction_rule<V> {};
+template <opcode C, class V>
+  requires(is_buffer_op(C) && family_of(C) == op_family::row_reduction)
+struct op_rule<C, V> : buffer_row_reduction_rule<V> {};
 
-/// buffer.col_sum, buffer.col_max and buffer.col_min: Vec source (and col_sum's scratch) and
+/// The column reductions (buffer.col_sum, ...): Vec source (and col_sum's scratch) and
 /// destination of one dtype; the destination is the [1, C] row of the source's columns.
 template <class = void>
 struct buffer_col_reduction_rule {
@@ -237,12 +234,9 @@ struct buffer_col_reduction_rule {
     if (dst->shape[1] != src->shape[1] || dst->shape[0] != 1) s.fail(v.loc, v.mn, " destination must be [1, C] with the source's columns");
   }
 };
-template <class V>
-struct op_rule<opcode::buffer_col_sum, V> : buffer_col_reduction_rule<V> {};
-template <class V>
-struct op_rule<opcode::buffer_col_max, V> : buffer_col_reduction_rule<V> {};
-template <class V>
-struct op_rule<opcode::buffer_col_min, V> : buffer_col_reduction_rule<V> {};
+template <opcode C, class V>
+  requires(is_buffer_op(C) && family_of(C) == op_family::col_reduction)
+struct op_rule<C, V> : buffer_col_reduction_rule<V> {};
 
 /// buffer.cast: Vec source and destination of one physical shape and valid shape.
 template <class V>
@@ -299,7 +293,7 @@ struct op_rule<C, V> : model<C> {
   }
 };
 
-/// buffer.row_expand_sub/div/mul: source and destination share one descriptor; `blk` is a Vec
+/// buffer.row_expand_<op>: source and destination share one descriptor; `blk` is a Vec
 /// block of the source's rows and dtype (its first column is each row's value).
 template <class = void>
 struct buffer_row_expand_arith_rule {
@@ -313,12 +307,9 @@ struct buffer_row_expand_arith_rule {
       s.fail(v.loc, v.mn, " blk must be a Vec block with the destination's rows and dtype");
   }
 };
-template <class V>
-struct op_rule<opcode::buffer_row_expand_sub, V> : buffer_row_expand_arith_rule<V> {};
-template <class V>
-struct op_rule<opcode::buffer_row_expand_div, V> : buffer_row_expand_arith_rule<V> {};
-template <class V>
-struct op_rule<opcode::buffer_row_expand_mul, V> : buffer_row_expand_arith_rule<V> {};
+template <opcode C, class V>
+  requires(is_buffer_op(C) && family_of(C) == op_family::row_broadcast_arith)
+struct op_rule<C, V> : buffer_row_expand_arith_rule<V> {};
 
 /// Elementwise Buffer ops (and buffer.full): inputs..., destination; every buffer input is the
 /// destination's descriptor.

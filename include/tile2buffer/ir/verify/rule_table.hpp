@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <utility>
 
+#include "tile2buffer/ir/coverage.hpp"
 #include "tile2buffer/ir/verify/buffer_rules.hpp"
 #include "tile2buffer/ir/verify/op_rule.hpp"
 #include "tile2buffer/ir/verify/orchestration_rules.hpp"
@@ -36,18 +37,13 @@ struct no_verifier_model {
 template <template <opcode, class> class Rule, opcode C>
 concept has_verifier_model = requires { rule_fn{&Rule<C, void>::check}; };
 
-template <std::size_t N>
-consteval std::size_t first_unmodelled(std::array<bool, N> modelled) {
-  std::size_t i = 0;
-  while (i < N && modelled[i]) ++i;
-  return i;
-}
 
 /// The models of `Rule` by opcode; the first op without one is reported by name, alone.
 template <template <opcode, class> class Rule, std::size_t... I>
 consteval std::array<rule_fn, sizeof...(I)> collect_rules(std::index_sequence<I...>) {
-  constexpr std::array<bool, sizeof...(I)> modelled{has_verifier_model<Rule, static_cast<opcode>(I)>...};
-  constexpr std::size_t missing = first_unmodelled(modelled);
+  // A specialization is one model or none, so the counts are 0 or 1 (ir/coverage.hpp).
+  constexpr std::array<std::size_t, sizeof...(I)> models{std::size_t{has_verifier_model<Rule, static_cast<opcode>(I)>}...};
+  constexpr std::size_t missing = first_count_gap(models, [](std::size_t) { return entries::exactly_one; }).key;
   if constexpr (missing < sizeof...(I)) {
     // Why through decltype: instantiating the class is the one error; reading it would add more.
     using named [[maybe_unused]] = decltype(no_verifier_model<static_cast<opcode>(missing)>{});

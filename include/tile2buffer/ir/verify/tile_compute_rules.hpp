@@ -60,18 +60,12 @@ struct tile_reduction_rule {
     if (tmp.is_value() && source.is_value() && tmp.value() == source.value()) s.fail(v.loc, v.mn, " scratch tmp must not be the source");
   }
 };
-template <class V>
-struct op_rule<opcode::tile_row_sum, V> : tile_reduction_rule<0> {};
-template <class V>
-struct op_rule<opcode::tile_row_max, V> : tile_reduction_rule<0> {};
-template <class V>
-struct op_rule<opcode::tile_row_min, V> : tile_reduction_rule<0> {};
-template <class V>
-struct op_rule<opcode::tile_col_sum, V> : tile_reduction_rule<1> {};
-template <class V>
-struct op_rule<opcode::tile_col_max, V> : tile_reduction_rule<1> {};
-template <class V>
-struct op_rule<opcode::tile_col_min, V> : tile_reduction_rule<1> {};
+template <opcode C, class V>
+  requires(is_tile_op(C) && family_of(C) == op_family::row_reduction)
+struct op_rule<C, V> : tile_reduction_rule<0> {};
+template <opcode C, class V>
+  requires(is_tile_op(C) && family_of(C) == op_family::col_reduction)
+struct op_rule<C, V> : tile_reduction_rule<1> {};
 
 /// tile.cast: the result is the source's shape, space and valid extents in dtype `to`.
 template <class V>
@@ -130,7 +124,7 @@ struct op_rule<C, V> : model<C> {
   }
 };
 
-/// tile.row_expand_sub/div/mul: the result is the source's type; `vector` is an [R, 1] column of
+/// tile.row_expand_<op>: the result is the source's type; `vector` is an [R, 1] column of
 /// the source's rows and dtype; the optional `blk` a tile of the source's dtype.
 template <class = void>
 struct tile_row_expand_arith_rule {
@@ -149,12 +143,9 @@ struct tile_row_expand_arith_rule {
     if (b != nullptr && b->dt != src->dt) s.fail(v.loc, v.mn, " scratch blk must have the source's dtype");
   }
 };
-template <class V>
-struct op_rule<opcode::tile_row_expand_sub, V> : tile_row_expand_arith_rule<V> {};
-template <class V>
-struct op_rule<opcode::tile_row_expand_div, V> : tile_row_expand_arith_rule<V> {};
-template <class V>
-struct op_rule<opcode::tile_row_expand_mul, V> : tile_row_expand_arith_rule<V> {};
+template <opcode C, class V>
+  requires(is_tile_op(C) && family_of(C) == op_family::row_broadcast_arith)
+struct op_rule<C, V> : tile_row_expand_arith_rule<V> {};
 
 /// Elementwise Tile ops: every tile operand and the result agree on dtype and space. Physical
 /// shapes and valid extents may differ: such a kernel is valid Tile IR that does not qualify for
