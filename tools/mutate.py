@@ -201,8 +201,8 @@ MUTATIONS = [
       "an integer literal scalar operand becomes a float literal ten times too large",
       ("lower/int_literal_scalars.t2b",)),
     M("divisibility-sum-takes-max", "include/tile2buffer/analysis/divisibility.hpp",
-      "        case opcode::scalar_mod: k = both ? std::min(of(lhs), of(rhs)) : 0; break;\n",
-      "        case opcode::scalar_mod: k = both ? std::max(of(lhs), of(rhs)) : 0; break;\n",
+      "          case scalar_fn::mod: k = both ? std::min(of(lhs), of(rhs)) : 0; break;\n",
+      "          case scalar_fn::mod: k = both ? std::max(of(lhs), of(rhs)) : 0; break;\n",
       "the alignment proof gives a sum, difference, min, max or mod its better-aligned operand's trailing "
       "zero bits (p * 32 + 1 passes as 32-byte aligned)",
       ("lower/windows/alignment_terms.t2b",)),
@@ -220,8 +220,10 @@ MUTATIONS = [
       ("lower/explicit_lower_runtime_window-invalid.t2b", "campaign-tool")),
     # Issue 52: both simulators share these, or only the campaign reached them.
     M("sim-expdif-exp-then-sub", "include/tile2buffer/sim/kernels.hpp",
-      "    default: return ew_apply(row(opcode::tile_exp), d, ew_apply(row(opcode::tile_sub), d, x, w), element{});\n",
-      "    default: return ew_apply(row(opcode::tile_sub), d, ew_apply(row(opcode::tile_exp), d, x, element{}), w);\n",
+      "  const element combined = ew_apply(*ew_op_of(r.combine), d, x, w);\n"
+      "  return r.then == no_opcode ? combined : ew_apply(*ew_op_of(r.then), d, combined, element{});\n",
+      "  return r.then == no_opcode ? ew_apply(*ew_op_of(r.combine), d, x, w)\n"
+      "                             : ew_apply(*ew_op_of(r.combine), d, ew_apply(*ew_op_of(r.then), d, x, element{}), w);\n",
       "the shared col_expand_expdif kernel computes exp(x) - w instead of exp(x - w) (Tile and Buffer runs agree)",
       ("sim-kernels-numpy",)),
     M("sim-cast-float-int-truncates", "include/tile2buffer/sim/numeric.hpp",
