@@ -4,10 +4,10 @@
 /// (`tile::add`, `buffer::subview`, ...); operands live in the function's pools.
 #pragma once
 
+#include <array>
 #include <concepts>
 #include <cstdint>
 #include <type_traits>
-#include <array>
 #include <utility>
 #include <variant>
 
@@ -41,30 +41,52 @@ template <class T>
 concept buffer_op = ir_op<T> && (dialect_of(T::code) == dialect::buffer);
 
 namespace detail {
-template <opcode First, std::size_t... I>
-auto make_dialect_variant(std::index_sequence<I...>)
-    -> std::variant<op_t<static_cast<opcode>(static_cast<std::size_t>(First) + I)>...>;
-template <opcode First, opcode Last>
-using dialect_variant = decltype(make_dialect_variant<First>(
-    std::make_index_sequence<static_cast<std::size_t>(Last) - static_cast<std::size_t>(First) + 1>{}));
+template <dialect D>
+inline constexpr std::size_t dialect_size = [] {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < opcode_count; ++i) n += dialect_of(static_cast<opcode>(i)) == D;
+  return n;
+}();
+/// The opcodes of dialect D in opcode order: the alternatives of its variant. Why from the
+/// records rather than an opcode range: a new op (a family member appended to the enum) joins
+/// its dialect's variant wherever its enumerator sits.
+template <dialect D>
+inline constexpr std::array<opcode, dialect_size<D>> dialect_ops = [] {
+  std::array<opcode, dialect_size<D>> out{};
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < opcode_count; ++i)
+    if (dialect_of(static_cast<opcode>(i)) == D) out[n++] = static_cast<opcode>(i);
+  return out;
+}();
+/// Each op's index in its dialect's variant.
+inline constexpr std::array<std::uint16_t, opcode_count> dialect_index = [] {
+  std::array<std::uint16_t, opcode_count> out{};
+  std::array<std::uint16_t, 5> next{};
+  for (std::size_t i = 0; i < opcode_count; ++i) out[i] = next[static_cast<std::size_t>(dialect_of(static_cast<opcode>(i)))]++;
+  return out;
+}();
+template <dialect D, std::size_t... I>
+auto make_dialect_variant(std::index_sequence<I...>) -> std::variant<op_t<dialect_ops<D>[I]>...>;
+template <dialect D>
+using dialect_variant = decltype(make_dialect_variant<D>(std::make_index_sequence<dialect_size<D>>{}));
 }  // namespace detail
 
-/// The op alternatives, one variant per dialect; a variant's index is the op's offset in its
-/// dialect's opcode range (the dispatch tables are indexed the same way).
+/// The op alternatives, one variant per dialect; a variant's index is the op's position among
+/// its dialect's opcodes (`detail::dialect_index`).
 namespace scalar {
-using op = detail::dialect_variant<opcode::scalar_const, opcode::scalar_cast>;
+using op = detail::dialect_variant<dialect::scalar>;
 }
 namespace cf {
-using op = detail::dialect_variant<opcode::cf_if, opcode::cf_return>;
+using op = detail::dialect_variant<dialect::control>;
 }
 namespace orch {
-using op = detail::dialect_variant<opcode::orch_submit, opcode::orch_submit>;
+using op = detail::dialect_variant<dialect::orchestration>;
 }
 namespace tile {
-using op = detail::dialect_variant<opcode::tile_alloc, opcode::tile_get_subblock_idx>;
+using op = detail::dialect_variant<dialect::tile>;
 }
 namespace buffer {
-using op = detail::dialect_variant<opcode::buffer_alloc, opcode::buffer_get_subblock_idx>;
+using op = detail::dialect_variant<dialect::buffer>;
 }
 static_assert(std::variant_size_v<scalar::op> + std::variant_size_v<cf::op> + std::variant_size_v<orch::op> +
                       std::variant_size_v<tile::op> +
@@ -111,8 +133,7 @@ constexpr Variant as_variant_impl(const op_header& h, std::size_t index, std::in
 /// Instantiated only by hosts that ask for it. Precondition: the op belongs to that dialect.
 template <class Variant>
 constexpr Variant as_variant(const op_header& h) {
-  constexpr auto first = static_cast<std::size_t>(std::variant_alternative_t<0, Variant>::code);
-  return detail::as_variant_impl<Variant>(h, static_cast<std::size_t>(h.code) - first,
+  return detail::as_variant_impl<Variant>(h, detail::dialect_index[static_cast<std::size_t>(h.code)],
                                           std::make_index_sequence<std::variant_size_v<Variant>>{});
 }
 
