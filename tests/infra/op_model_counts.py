@@ -9,12 +9,13 @@
   region counts              one definition: `.regions =` only in the records (ir/opcode.hpp) and
                              one `region_count(` function
   family switches            `case opcode::X:` where X is a member of a family (the records of
-                             ir/opcode.hpp say which), outside the records, in include/ and tools/: 0
+                             ir/opcode.hpp say which), outside the records, in include/, tools/ and
+                             tests/support/ (the program generator): 0
   coverage checks            "every op of kind K has exactly one entry" is implemented once
                              (ir/coverage.hpp) and each per-op table asks it
 
-Comment lines are skipped. `--self-test` copies the tree, breaks each rule once and expects each
-break to be reported, so the check itself can fail.
+Comment lines are skipped. `--self-test` copies the tree (and tools/ and tests/support/ beside it),
+breaks each rule once and expects each break to be reported, so the check itself can fail.
 
     op_model_counts.py INCLUDE_ROOT [--self-test]
 """
@@ -63,12 +64,25 @@ def family_members(root):
     return members
 
 
+# The directories beside the include root whose sources are held to the family rule too: the
+# campaign and t2b-opt, and the program generator the tests and the campaign share.
+OTHER_SOURCE_DIRS = ["tools", os.path.join("tests", "support")]
+
+
+def present_source_dirs(root):
+    """The OTHER_SOURCE_DIRS that are beside this include root (an installed tree has none)."""
+    top = os.path.dirname(os.path.abspath(root))
+    return [rel for rel in OTHER_SOURCE_DIRS if os.path.isdir(os.path.join(top, rel))]
+
+
 def other_sources(root):
-    """tools/*.cpp and *.hpp beside the include root, if there (the campaign and t2b-opt)."""
-    tools = os.path.join(os.path.dirname(os.path.abspath(root)), "tools")
-    if not os.path.isdir(tools):
-        return []
-    return sorted(os.path.join(tools, n) for n in os.listdir(tools) if n.endswith((".cpp", ".hpp")))
+    """*.cpp and *.hpp of the OTHER_SOURCE_DIRS beside the include root."""
+    top = os.path.dirname(os.path.abspath(root))
+    out = []
+    for rel in present_source_dirs(root):
+        d = os.path.join(top, rel)
+        out.extend(sorted(os.path.join(d, n) for n in os.listdir(d) if n.endswith((".cpp", ".hpp"))))
+    return out
 
 
 def check(root):
@@ -121,7 +135,10 @@ def check(root):
 
 
 def self_test(root):
-    """Each break must be reported; returns the list of breaks that were not."""
+    """Each break must be reported; returns the breaks that were not and how many were tried."""
+    family_switch = ("inline int t2b_break_f(opcode c) { switch (c) { case opcode::tile_col_expand_max: return 1; "
+                     "default: return 0; } }\n")
+    # Paths are relative to the include root; the last two reach its siblings.
     breaks = {
         "positional": ("tile2buffer/emit/pto.hpp", "inline int t2b_break_a(const int* args) { return args[1]; }\n"),
         "opcodes": ("tile2buffer/passes/plan.hpp",
@@ -133,18 +150,28 @@ def self_test(root):
                           "default: return 0; } }\n"),
         "coverage twice": ("tile2buffer/sim/kernels.hpp",
                            "constexpr coverage_gap first_coverage_gap(int) { return {}; }\n"),
+        "family switch in tools/": (os.path.join("..", "tools", "campaign.cpp"), family_switch),
+        "family switch in tests/support/": (os.path.join("..", "tests", "support", "gen_program.cpp"), family_switch),
     }
+    top = os.path.dirname(os.path.abspath(root))
     missed = []
+    tried = 0
     for name, (rel, code) in breaks.items():
         with tempfile.TemporaryDirectory() as tmp:
             copy = os.path.join(tmp, "include")
             shutil.copytree(root, copy)
-            with open(os.path.join(copy, rel), "a", encoding="utf-8") as f:
+            for sibling in present_source_dirs(root):
+                shutil.copytree(os.path.join(top, sibling), os.path.join(tmp, sibling))
+            target = os.path.join(copy, rel)
+            if not os.path.exists(target):
+                continue  # a sibling this tree does not have (an installed include tree)
+            tried += 1
+            with open(target, "a", encoding="utf-8") as f:
                 f.write(code)
             problems, _ = check(copy)
             if not problems:
                 missed.append(name)
-    return missed
+    return missed, tried
 
 
 def main(argv):
@@ -158,13 +185,14 @@ def main(argv):
     if problems:
         return 1
     print("op model counts: positional reads 0, opcodes in passes/ %d (<= %d), generic_ branches 0, one region count, "
-          "family switches 0, coverage checks in one utility" % (opcodes, MAX_OPCODES_IN_PASSES))
+          "family switches 0 (%s), coverage checks in one utility"
+          % (opcodes, MAX_OPCODES_IN_PASSES, ", ".join(d + "/" for d in ["include"] + present_source_dirs(root))))
     if "--self-test" in argv[2:]:
-        missed = self_test(root)
+        missed, tried = self_test(root)
         if missed:
             print("op-model count: the check did not catch: " + ", ".join(missed))
             return 1
-        print("self-test: each of 6 breaks reported")
+        print("self-test: each of %d breaks reported" % tried)
     return 0
 
 

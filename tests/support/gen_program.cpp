@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -19,6 +20,9 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/ir/coverage.hpp"
+#include "tile2buffer/ir/elementwise.hpp"
+#include "tile2buffer/ir/opcode.hpp"
 #include "tile2buffer/recipe/spec_tables.hpp"
 
 namespace tile2buffer {
@@ -31,6 +35,212 @@ struct literal {
   int exp10;
   [[nodiscard]] double value() const { return static_cast<double>(mantissa) * std::pow(10.0, exp10); }
 };
+
+//===--- what the generator knows of each op beyond its record ---===//
+/// A value's bounds: what the interval rules read and give.
+struct bounds {
+  double lo, hi;
+};
+/// The smallest interval holding `xs`.
+bounds hull(std::initializer_list<double> xs) {
+  return {*std::min_element(xs.begin(), xs.end()), *std::max_element(xs.begin(), xs.end())};
+}
+constexpr bool away_from_zero(bounds x) { return x.lo >= 0.5 || x.hi <= -0.5; }
+
+/// The result's bounds from operand `a` (and `b` of a binary op, scalar `s` of a scalar form or
+/// fill); none when the op's precondition fails, so the generator never emits it there.
+using interval_rule = std::optional<bounds> (*)(bounds a, bounds b, double s);
+
+/// How `compute` conditions an FP32 operand that an op's precondition rejects before trying the
+/// op once more (and, for a fused broadcast's combining op, how its vector is conditioned).
+enum class conditioning : std::uint8_t {
+  none,          ///< no precondition, or none one op on an operand fixes
+  at_most_two,   ///< minimums(x, 2): keeps exp's argument under its bound of 4
+  abs_plus_one,  ///< adds(abs(x), 1): at least 1, for a logarithm, a root or a divisor
+};
+/// A reduction's bounds when this op is its combining op: a fold of 1 to n elements of [lo, hi].
+enum class fold : std::uint8_t {
+  none,   ///< no rule: a reduction combining by this op does not compile (see below)
+  stays,  ///< idempotent (max, min): within [lo, hi]
+  sums,   ///< a sum of 1 to n elements: the hull of [lo, hi] and [n lo, n hi]
+};
+
+inline constexpr std::array<literal, 6> general_literals{{{5, -1}, {15, -1}, {2, 0}, {-1, 0}, {25, -2}, {3, 0}}};
+inline constexpr std::array<literal, 4> divisor_literals{{{5, -1}, {2, 0}, {4, 0}, {-2, 0}}};
+inline constexpr std::array<literal, 2> slope_literals{{{25, -2}, {5, -1}}};
+inline constexpr std::array<literal, 4> fill_literals{{{0, 0}, {1, 0}, {-25, -1}, {75, -2}}};
+
+/// One Tile elementwise op as the generator uses it. Why a table and not the record: bounds,
+/// literals and conditioning are the generator's policy for keeping values finite, not facts of
+/// the op; the static_assert below makes a new elementwise op a compile error here until it has
+/// its row, instead of an op the generator silently never emits or cannot bound.
+struct elementwise_rule {
+  opcode op;
+  interval_rule interval;
+  /// What its scalar operand is drawn from. Why every op has a list: `scalar_for` draws for every
+  /// op, so each seed's sequence of draws (and program) does not depend on the op's shape.
+  std::span<const literal> scalars = general_literals;
+  conditioning fix = conditioning::none;
+  std::size_t fix_operand = 0;  ///< the operand `fix` conditions
+  fold folds = fold::none;
+  /// Its position in `update_menu` (what `update_of` draws a loop carry's update from), or -1.
+  /// Why a position: the menu's order fixes each seed's program.
+  int update_slot = -1;
+  std::optional<literal> update_scalar = std::nullopt;  ///< the literal an update uses instead of a drawn one
+};
+
+using rule_result = std::optional<bounds>;
+inline constexpr std::array<elementwise_rule, 22> elementwise_rules{{
+    {.op = opcode::tile_full, .interval = [](bounds, bounds, double s) -> rule_result { return bounds{s, s}; },
+     .scalars = fill_literals},
+    {.op = opcode::tile_add,
+     .interval = [](bounds a, bounds b, double) -> rule_result { return hull({a.lo + b.lo, a.hi + b.hi}); },
+     .folds = fold::sums, .update_slot = 9},
+    {.op = opcode::tile_mul,
+     .interval = [](bounds a, bounds b, double) -> rule_result {
+       return hull({a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi});
+     },
+     .update_slot = 11},
+    {.op = opcode::tile_sub,
+     .interval = [](bounds a, bounds b, double) -> rule_result { return hull({a.lo - b.hi, a.hi - b.lo}); },
+     .update_slot = 10},
+    {.op = opcode::tile_div,
+     .interval = [](bounds a, bounds b, double) -> rule_result {
+       if (!away_from_zero(b)) return std::nullopt;
+       return hull({a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi});
+     },
+     .fix = conditioning::abs_plus_one, .fix_operand = 1},
+    {.op = opcode::tile_maximum,
+     .interval = [](bounds a, bounds b, double) -> rule_result { return hull({std::max(a.lo, b.lo), std::max(a.hi, b.hi)}); },
+     .folds = fold::stays},
+    {.op = opcode::tile_minimum,
+     .interval = [](bounds a, bounds b, double) -> rule_result { return hull({std::min(a.lo, b.lo), std::min(a.hi, b.hi)}); },
+     .folds = fold::stays},
+    {.op = opcode::tile_abs,
+     .interval = [](bounds a, bounds, double) -> rule_result {
+       if (a.lo >= 0) return hull({a.lo, a.hi});
+       if (a.hi <= 0) return hull({-a.hi, -a.lo});
+       return hull({0.0, std::max(-a.lo, a.hi)});
+     },
+     .update_slot = 5},
+    {.op = opcode::tile_exp,
+     .interval = [](bounds a, bounds, double) -> rule_result {
+       if (a.hi > 4) return std::nullopt;
+       return hull({std::exp(a.lo), std::exp(a.hi)});
+     },
+     .fix = conditioning::at_most_two},
+    {.op = opcode::tile_sqrt,
+     .interval = [](bounds a, bounds, double) -> rule_result {
+       if (a.lo < 0) return std::nullopt;
+       return hull({std::sqrt(a.lo), std::sqrt(a.hi)});
+     },
+     .fix = conditioning::abs_plus_one},
+    {.op = opcode::tile_neg, .interval = [](bounds a, bounds, double) -> rule_result { return hull({-a.hi, -a.lo}); },
+     .update_slot = 6},
+    {.op = opcode::tile_relu,
+     .interval = [](bounds a, bounds, double) -> rule_result { return hull({std::max(a.lo, 0.0), std::max(a.hi, 0.0)}); },
+     .update_slot = 7},
+    {.op = opcode::tile_log,
+     .interval = [](bounds a, bounds, double) -> rule_result {
+       if (a.lo < 0.25) return std::nullopt;
+       return hull({std::log(a.lo), std::log(a.hi)});
+     },
+     .fix = conditioning::abs_plus_one},
+    {.op = opcode::tile_recip,
+     .interval = [](bounds a, bounds, double) -> rule_result {
+       if (!away_from_zero(a)) return std::nullopt;
+       return hull({1.0 / a.lo, 1.0 / a.hi});
+     },
+     .fix = conditioning::abs_plus_one},
+    {.op = opcode::tile_rsqrt,
+     .interval = [](bounds a, bounds, double) -> rule_result {
+       if (a.lo < 0.25) return std::nullopt;
+       return hull({1.0 / std::sqrt(a.lo), 1.0 / std::sqrt(a.hi)});
+     },
+     .fix = conditioning::abs_plus_one},
+    {.op = opcode::tile_adds, .interval = [](bounds a, bounds, double s) -> rule_result { return hull({a.lo + s, a.hi + s}); },
+     .update_slot = 0},
+    {.op = opcode::tile_subs, .interval = [](bounds a, bounds, double s) -> rule_result { return hull({a.lo - s, a.hi - s}); },
+     .update_slot = 2},
+    // Why a fixed half as an update: the drawn literals reach 3, and a carry multiplied by 3 on
+    // every iteration soon leaves the bounds.
+    {.op = opcode::tile_muls, .interval = [](bounds a, bounds, double s) -> rule_result { return hull({a.lo * s, a.hi * s}); },
+     .update_slot = 1, .update_scalar = literal{5, -1}},
+    {.op = opcode::tile_divs, .interval = [](bounds a, bounds, double s) -> rule_result { return hull({a.lo / s, a.hi / s}); },
+     .scalars = divisor_literals},
+    {.op = opcode::tile_maximums,
+     .interval = [](bounds a, bounds, double s) -> rule_result { return hull({std::max(a.lo, s), std::max(a.hi, s)}); },
+     .update_slot = 3},
+    {.op = opcode::tile_minimums,
+     .interval = [](bounds a, bounds, double s) -> rule_result { return hull({std::min(a.lo, s), std::min(a.hi, s)}); },
+     .update_slot = 4},
+    // Monotonic for slopes in (0, 1), the only ones drawn.
+    {.op = opcode::tile_lrelu,
+     .interval = [](bounds a, bounds, double s) -> rule_result {
+       return hull({a.lo > 0 ? a.lo : a.lo * s, a.hi > 0 ? a.hi : a.hi * s});
+     },
+     .scalars = slope_literals, .update_slot = 8},
+}};
+static_assert(covers_tile_elementwise(elementwise_rules, [](const elementwise_rule& r) { return r.op; }),
+              "gen_program: elementwise_rules must have one row per Tile elementwise op (its bounds, literals, conditioning)");
+
+inline void gen_program_has_no_elementwise_rule_for_this_op() {}
+/// The rule of `op`. Why a call that is not constexpr on a miss: in the static_asserts below a
+/// family member whose combining op has no rule is then a compile error naming it.
+constexpr const elementwise_rule& rule_of(opcode op) {
+  for (const elementwise_rule& r : elementwise_rules)
+    if (r.op == op) return r;
+  gen_program_has_no_elementwise_rule_for_this_op();
+  throw std::logic_error("gen_program: an op without an elementwise rule");
+}
+/// Whether a fused broadcast's vector is made nonzero before use: its combining op conditions its
+/// right operand (a divisor) to at least 1.
+constexpr bool conditions_vector(opcode fused) {
+  const elementwise_rule& c = rule_of(info(fused).combine);
+  return c.fix == conditioning::abs_plus_one && c.fix_operand == 1;
+}
+/// Every reduction's combining op says how its fold is bounded, and every fused broadcast's
+/// combining op (and `then`) has a rule: a new member is bounded, or does not compile.
+constexpr bool family_members_have_rules() {
+  for (const auto& family : {std::span<const opcode>(members<op_family::row_reduction, dialect::tile>),
+                             std::span<const opcode>(members<op_family::col_reduction, dialect::tile>)})
+    for (const opcode m : family)
+      if (rule_of(info(m).combine).folds == fold::none) return false;
+  for (const auto& family : {std::span<const opcode>(members<op_family::row_broadcast_arith, dialect::tile>),
+                             std::span<const opcode>(members<op_family::col_broadcast_arith, dialect::tile>)})
+    for (const opcode m : family)
+      if (rule_of(info(m).combine).interval == nullptr || (info(m).then != no_opcode && rule_of(info(m).then).interval == nullptr))
+        return false;
+  return true;
+}
+static_assert(family_members_have_rules(), "gen_program: a reduction whose combining op has no fold, or a fused broadcast without rules");
+
+/// The loop-carry updates (`update_slot`), in slot order.
+inline constexpr std::size_t update_count = [] {
+  std::size_t n = 0;
+  for (const elementwise_rule& r : elementwise_rules) n += r.update_slot >= 0;
+  return n;
+}();
+inline constexpr std::array<opcode, update_count> update_menu = [] {
+  std::array<opcode, update_count> out{};
+  for (const elementwise_rule& r : elementwise_rules)
+    if (r.update_slot >= 0 && static_cast<std::size_t>(r.update_slot) < update_count) out[static_cast<std::size_t>(r.update_slot)] = r.op;
+  return out;
+}();
+constexpr bool update_slots_are_each_taken_once() {
+  std::array<std::size_t, update_count> seen{};
+  for (const elementwise_rule& r : elementwise_rules) {
+    if (r.update_slot < 0) continue;
+    if (static_cast<std::size_t>(r.update_slot) >= update_count) return false;
+    ++seen[static_cast<std::size_t>(r.update_slot)];
+  }
+  return first_count_gap(seen, [](std::size_t) { return entries::exactly_one; }).key == update_count;
+}
+static_assert(update_slots_are_each_taken_once(), "gen_program: update_slot must number the updates 0, 1, ... once each");
+
+/// Whether a plan step defines a scalar (INDEX or BOOL) rather than a tile: the emitter builds it
+/// from its two index operands, and interval re-derivation passes over it.
+constexpr bool defines_scalar(opcode c) { return dialect_of(c) == dialect::scalar || is_spmd_query(c); }
 
 class planner {
  public:
@@ -254,103 +464,54 @@ class planner {
   }
 
   static double limit(dtype d) { return d == dtype::fp16 ? 1e3 : d == dtype::fp32 ? 1e4 : 1e18; }
-  static bool away_from_zero(const gen_value& x) { return x.lo >= 0.5 || x.hi <= -0.5; }
 
   /// Interval of `op` over operand intervals; false when its precondition fails.
   static bool result_interval(opcode op, const gen_value& a, const gen_value* b, double s, double& lo, double& hi) {
-    const auto span = [&](std::initializer_list<double> xs) {
-      lo = *std::min_element(xs.begin(), xs.end());
-      hi = *std::max_element(xs.begin(), xs.end());
-    };
-    switch (op) {
-      case opcode::tile_add: span({a.lo + b->lo, a.hi + b->hi}); return true;
-      case opcode::tile_sub: span({a.lo - b->hi, a.hi - b->lo}); return true;
-      case opcode::tile_mul: span({a.lo * b->lo, a.lo * b->hi, a.hi * b->lo, a.hi * b->hi}); return true;
-      case opcode::tile_div:
-        if (!away_from_zero(*b)) return false;
-        span({a.lo / b->lo, a.lo / b->hi, a.hi / b->lo, a.hi / b->hi});
-        return true;
-      case opcode::tile_maximum: span({std::max(a.lo, b->lo), std::max(a.hi, b->hi)}); return true;
-      case opcode::tile_minimum: span({std::min(a.lo, b->lo), std::min(a.hi, b->hi)}); return true;
-      case opcode::tile_abs:
-        if (a.lo >= 0) span({a.lo, a.hi});
-        else if (a.hi <= 0) span({-a.hi, -a.lo});
-        else span({0.0, std::max(-a.lo, a.hi)});
-        return true;
-      case opcode::tile_exp:
-        if (a.hi > 4) return false;
-        span({std::exp(a.lo), std::exp(a.hi)});
-        return true;
-      case opcode::tile_sqrt:
-        if (a.lo < 0) return false;
-        span({std::sqrt(a.lo), std::sqrt(a.hi)});
-        return true;
-      case opcode::tile_neg: span({-a.hi, -a.lo}); return true;
-      case opcode::tile_relu: span({std::max(a.lo, 0.0), std::max(a.hi, 0.0)}); return true;
-      case opcode::tile_log:
-        if (a.lo < 0.25) return false;
-        span({std::log(a.lo), std::log(a.hi)});
-        return true;
-      case opcode::tile_recip:
-        if (!away_from_zero(a)) return false;
-        span({1.0 / a.lo, 1.0 / a.hi});
-        return true;
-      case opcode::tile_adds: span({a.lo + s, a.hi + s}); return true;
-      case opcode::tile_subs: span({a.lo - s, a.hi - s}); return true;
-      case opcode::tile_muls: span({a.lo * s, a.hi * s}); return true;
-      case opcode::tile_divs: span({a.lo / s, a.hi / s}); return true;
-      case opcode::tile_maximums: span({std::max(a.lo, s), std::max(a.hi, s)}); return true;
-      case opcode::tile_minimums: span({std::min(a.lo, s), std::min(a.hi, s)}); return true;
-      case opcode::tile_lrelu:  // monotonic for slopes in (0, 1)
-        span({a.lo > 0 ? a.lo : a.lo * s, a.hi > 0 ? a.hi : a.hi * s});
-        return true;
-      // The extended rollout: rsqrt, reductions (a sum of 1 to n valid elements), broadcasts
-      // (the fused forms as their elementwise pair), cast (values kept: rounding is far inside the bounds).
-      case opcode::tile_rsqrt:
-        if (a.lo < 0.25) return false;
-        span({1.0 / std::sqrt(a.lo), 1.0 / std::sqrt(a.hi)});
-        return true;
-      case opcode::tile_row_sum:
-      case opcode::tile_col_sum: {
-        const double n = static_cast<double>(op == opcode::tile_row_sum ? a.cols : a.rows);
-        span({a.lo, a.hi, n * a.lo, n * a.hi});
-        return true;
+    const std::optional<bounds> r = interval_of(op, a, b, s);
+    if (r) lo = r->lo, hi = r->hi;
+    return r.has_value();
+  }
+  /// The extended rollout's families are bounded by their combining op: a reduction as a fold of
+  /// 1 to n valid elements, a fused broadcast as its elementwise pair (then `then`); broadcasts
+  /// and casts keep the values (rounding is far inside the bounds).
+  static std::optional<bounds> interval_of(opcode op, const gen_value& x, const gen_value* y, double s) {
+    const bounds a{x.lo, x.hi};
+    const bounds b = y != nullptr ? bounds{y->lo, y->hi} : bounds{0, 0};
+    const op_record& r = info(op);
+    switch (r.family) {
+      case op_family::elementwise: return rule_of(op).interval(a, b, s);
+      case op_family::row_reduction:
+      case op_family::col_reduction: {
+        const double n = static_cast<double>(folds_rows(op) ? x.cols : x.rows);
+        switch (rule_of(r.combine).folds) {
+          case fold::stays: return hull({a.lo, a.hi});
+          case fold::sums: return hull({a.lo, a.hi, n * a.lo, n * a.hi});
+          case fold::none: return std::nullopt;
+        }
+        return std::nullopt;
       }
-      case opcode::tile_row_max:
-      case opcode::tile_row_min:
-      case opcode::tile_col_max:
-      case opcode::tile_col_min:
-      case opcode::tile_row_expand:
-      case opcode::tile_col_expand:
-      case opcode::tile_cast: span({a.lo, a.hi}); return true;
-      case opcode::tile_col_expand_add: return result_interval(opcode::tile_add, a, b, s, lo, hi);
-      case opcode::tile_row_expand_sub:
-      case opcode::tile_col_expand_sub: return result_interval(opcode::tile_sub, a, b, s, lo, hi);
-      case opcode::tile_row_expand_mul:
-      case opcode::tile_col_expand_mul: return result_interval(opcode::tile_mul, a, b, s, lo, hi);
-      case opcode::tile_row_expand_div:
-      case opcode::tile_col_expand_div: return result_interval(opcode::tile_div, a, b, s, lo, hi);
-      case opcode::tile_col_expand_max: return result_interval(opcode::tile_maximum, a, b, s, lo, hi);
-      case opcode::tile_col_expand_min: return result_interval(opcode::tile_minimum, a, b, s, lo, hi);
-      case opcode::tile_col_expand_expdif:
-        if (a.hi - b->lo > 4) return false;
-        span({std::exp(a.lo - b->hi), std::exp(a.hi - b->lo)});
-        return true;
-      default: return false;
+      case op_family::row_broadcast:
+      case op_family::col_broadcast:
+      case op_family::cast: return hull({a.lo, a.hi});
+      case op_family::row_broadcast_arith:
+      case op_family::col_broadcast_arith: {
+        const std::optional<bounds> combined = rule_of(r.combine).interval(a, b, s);
+        if (!combined || r.then == no_opcode) return combined;
+        return rule_of(r.then).interval(*combined, bounds{0, 0}, s);
+      }
+      case op_family::single:
+      case op_family::scalar_arith:
+      case op_family::scalar_compare:
+      case op_family::scalar_logic:
+      case op_family::control:
+      case op_family::spmd_query: return std::nullopt;
     }
+    return std::nullopt;
   }
 
   literal scalar_for(opcode op) {
-    static constexpr std::array<literal, 6> general{{{5, -1}, {15, -1}, {2, 0}, {-1, 0}, {25, -2}, {3, 0}}};
-    static constexpr std::array<literal, 4> divisors{{{5, -1}, {2, 0}, {4, 0}, {-2, 0}}};
-    static constexpr std::array<literal, 2> slopes{{{25, -2}, {5, -1}}};
-    static constexpr std::array<literal, 4> fills{{{0, 0}, {1, 0}, {-25, -1}, {75, -2}}};
-    switch (op) {
-      case opcode::tile_divs: return divisors[below(divisors.size())];
-      case opcode::tile_lrelu: return slopes[below(slopes.size())];
-      case opcode::tile_full: return fills[below(fills.size())];
-      default: return general[below(general.size())];
-    }
+    const std::span<const literal> of = rule_of(op).scalars;
+    return of[below(of.size())];
   }
 
   /// Emits `op` on `in` (value numbers) if its interval is safe; returns the result or -1.
@@ -393,28 +554,29 @@ class planner {
     for (int attempt = 0; attempt < 8; ++attempt) {
       const opcode op = table_ops[below(table_ops.size())];
       const literal s = scalar_for(op);
-      if (op == opcode::tile_full) {
+      const ew_kind kind = info(op).ew;
+      if (kind == ew_kind::fill) {
         full_rows_ = k.rows;
         full_cols_ = k.cols;
         if (emit(op, {}, s) >= 0) return true;
         continue;
       }
-      const ew_kind kind = info(op).ew;
       std::vector<int> in{pick_recent(k)};
       const std::array<gen_index, 2> like = val(in[0]).valid;
       if (kind == ew_kind::binary) in.push_back(pick_recent(k, &like));
       if (emit(op, in, s) >= 0) return true;
       // Condition an FP32 operand so the op's precondition holds, then retry once.
       if (k.dt != dtype::fp32 || emitted_ + 3 > ops_) continue;
-      if (op == opcode::tile_exp) {
-        in[0] = emit(opcode::tile_minimums, {in[0]}, literal{2, 0});
-      } else if (op == opcode::tile_log || op == opcode::tile_recip || op == opcode::tile_sqrt || op == opcode::tile_div ||
-                 op == opcode::tile_rsqrt) {
-        const std::size_t which = op == opcode::tile_div ? 1 : 0;
-        const int t = emit(opcode::tile_abs, {in[which]}, literal{0, 0});
-        in[which] = t < 0 ? -1 : emit(opcode::tile_adds, {t}, literal{1, 0});
-      } else {
-        continue;
+      const elementwise_rule& rule = rule_of(op);
+      const std::size_t which = rule.fix_operand;
+      switch (rule.fix) {
+        case conditioning::none: continue;
+        case conditioning::at_most_two: in[which] = emit(opcode::tile_minimums, {in[which]}, literal{2, 0}); break;
+        case conditioning::abs_plus_one: {
+          const int t = emit(opcode::tile_abs, {in[which]}, literal{0, 0});
+          in[which] = t < 0 ? -1 : emit(opcode::tile_adds, {t}, literal{1, 0});
+          break;
+        }
       }
       if (in[0] < 0 || (in.size() > 1 && in[1] < 0)) continue;
       if (emit(op, in, s) >= 0) return true;
@@ -504,15 +666,15 @@ class planner {
   int reduce(int axis) {
     const int x = reduction_source(axis);
     if (x < 0) return -1;
-    static constexpr opcode rows_ops[] = {opcode::tile_row_sum, opcode::tile_row_max, opcode::tile_row_min};
-    static constexpr opcode cols_ops[] = {opcode::tile_col_sum, opcode::tile_col_max, opcode::tile_col_min};
+    constexpr auto& rows_ops = members<op_family::row_reduction, dialect::tile>;
+    constexpr auto& cols_ops = members<op_family::col_reduction, dialect::tile>;
     const gen_value s = val(x);
-    if (axis == 0) return add_step(rows_ops[below(3)], {x}, dtype::fp32, s.rows, 1, {s.valid[0], fixed(1)});
-    return add_step(cols_ops[below(3)], {x}, dtype::fp32, 1, s.cols, {fixed(1), s.valid[1]});
+    if (axis == 0) return add_step(rows_ops[below(rows_ops.size())], {x}, dtype::fp32, s.rows, 1, {s.valid[0], fixed(1)});
+    return add_step(cols_ops[below(cols_ops.size())], {x}, dtype::fp32, 1, s.cols, {fixed(1), s.valid[1]});
   }
   /// `x` made nonzero for a divisor: |x| + 1 (elementwise, so also on a column vector or row).
   int away_from_zero_of(int x) {
-    if (away_from_zero(val(x))) return x;
+    if (away_from_zero(bounds{val(x).lo, val(x).hi})) return x;
     const int t = emit(opcode::tile_abs, {x}, literal{0, 0});
     return t < 0 ? -1 : emit(opcode::tile_adds, {t}, literal{1, 0});
   }
@@ -530,9 +692,9 @@ class planner {
     const std::vector<int> xs = recent([&](int, const gen_value& x) { return axis_operand(x) && x.rows == c.rows && x.valid[0] == c.valid[0]; });
     if (xs.empty()) return true;  // the reduction (or nothing new) is this step
     const int x = pick(xs);
-    static constexpr opcode ops[] = {opcode::tile_row_expand_sub, opcode::tile_row_expand_div, opcode::tile_row_expand_mul};
-    const opcode op = ops[below(3)];
-    if (op == opcode::tile_row_expand_div && (v = away_from_zero_of(v)) < 0) return true;
+    constexpr auto& ops = members<op_family::row_broadcast_arith, dialect::tile>;
+    const opcode op = ops[below(ops.size())];
+    if (conditions_vector(op) && (v = away_from_zero_of(v)) < 0) return true;
     const gen_value s = val(x);
     add_step(op, {x, v}, dtype::fp32, s.rows, s.cols, s.valid);
     return true;
@@ -554,14 +716,13 @@ class planner {
     const std::vector<int> xs = recent([&](int, const gen_value& x) { return axis_operand(x) && x.cols == r.cols && x.valid[1] == r.valid[1]; });
     if (xs.empty()) return true;
     const int x = pick(xs);
-    static constexpr opcode ops[] = {opcode::tile_col_expand_add, opcode::tile_col_expand_sub, opcode::tile_col_expand_mul,
-                                     opcode::tile_col_expand_div, opcode::tile_col_expand_max, opcode::tile_col_expand_min,
-                                     opcode::tile_col_expand_expdif};
-    const opcode op = ops[below(std::size(ops))];
-    if (op == opcode::tile_col_expand_div && (w = away_from_zero_of(w)) < 0) return true;
+    constexpr auto& ops = members<op_family::col_broadcast_arith, dialect::tile>;
+    const opcode op = ops[below(ops.size())];
+    if (conditions_vector(op) && (w = away_from_zero_of(w)) < 0) return true;
     const gen_value s = val(x);
-    if (add_step(op, {x, w}, dtype::fp32, s.rows, s.cols, s.valid) < 0 && op == opcode::tile_col_expand_expdif) {
-      // exp(x - w) overflows the bound: bring x under 2 and w over -2 first.
+    if (add_step(op, {x, w}, dtype::fp32, s.rows, s.cols, s.valid) < 0 && info(op).then != no_opcode) {
+      // then(x - w) overflows the bound (expdif's exp, the one `then`): bring x under 2 and w
+      // over -2 first.
       const int xc = emit(opcode::tile_minimums, {x}, literal{2, 0});
       const int wc = xc < 0 ? -1 : emit(opcode::tile_maximums, {w}, literal{-2, 0});
       if (wc >= 0) add_step(op, {xc, wc}, dtype::fp32, s.rows, s.cols, s.valid);
@@ -591,9 +752,9 @@ class planner {
     const shape_class k{d, opt_.rows, cols_for(d), 0};
     const int x = load_of(k);
     const bool rows = uniform() < 0.5;
-    static constexpr opcode rows_ops[] = {opcode::tile_row_sum, opcode::tile_row_max, opcode::tile_row_min};
-    static constexpr opcode cols_ops[] = {opcode::tile_col_sum, opcode::tile_col_max, opcode::tile_col_min};
-    const opcode op = (rows ? rows_ops : cols_ops)[below(3)];
+    const std::span<const opcode> ops = rows ? std::span<const opcode>(members<op_family::row_reduction, dialect::tile>)
+                                             : std::span<const opcode>(members<op_family::col_reduction, dialect::tile>);
+    const opcode op = ops[below(ops.size())];
     const std::array<gen_index, 2> valid{fixed(rows ? k.rows : 1), fixed(rows ? 1 : k.cols)};
     if (add_step(op, {x}, d, rows ? k.rows : 1, rows ? 1 : k.cols, valid) < 0) return;
     plan_.tile_reason = std::string("on ") + std::string(name(d)) + " is not in the extended rollout";
@@ -681,18 +842,33 @@ class planner {
   }
   /// A scalar op on nonnegative operands (`sub`: a - b never negative; `mod`: by a positive literal).
   int scalar_step(opcode op, gen_index a, gen_index b) {
-    std::int64_t lo = low(a) + low(b), hi = high(a) + high(b);
-    switch (op) {
-      case opcode::scalar_mul: lo = low(a) * low(b), hi = high(a) * high(b); break;
-      case opcode::scalar_min: lo = std::min(low(a), low(b)), hi = std::min(high(a), high(b)); break;
-      case opcode::scalar_max: lo = std::max(low(a), low(b)), hi = std::max(high(a), high(b)); break;
-      case opcode::scalar_sub: lo = low(a) - high(b), hi = high(a) - low(b); break;
-      case opcode::scalar_mod: lo = high(a) < b.num ? low(a) : 0, hi = std::min(high(a), b.num - 1); break;
-      default: break;
+    std::int64_t lo = 0, hi = 0;
+    const scalar_fn fn = info(op).fn;
+    switch (fn) {
+      case scalar_fn::add: lo = low(a) + low(b), hi = high(a) + high(b); break;
+      case scalar_fn::mul: lo = low(a) * low(b), hi = high(a) * high(b); break;
+      case scalar_fn::min: lo = std::min(low(a), low(b)), hi = std::min(high(a), high(b)); break;
+      case scalar_fn::max: lo = std::max(low(a), low(b)), hi = std::max(high(a), high(b)); break;
+      case scalar_fn::sub: lo = low(a) - high(b), hi = high(a) - low(b); break;
+      case scalar_fn::mod: lo = high(a) < b.num ? low(a) : 0, hi = std::min(high(a), b.num - 1); break;
+      // Why no range: the generator draws none of these as an INDEX step (its BOOL `eq` is built
+      // apart), and a rule nothing exercises would be a guess.
+      case scalar_fn::none:
+      case scalar_fn::floordiv:
+      case scalar_fn::lt:
+      case scalar_fn::le:
+      case scalar_fn::eq:
+      case scalar_fn::ne:
+      case scalar_fn::gt:
+      case scalar_fn::ge:
+      case scalar_fn::logical_and:
+      case scalar_fn::logical_or:
+      case scalar_fn::logical_not:
+        throw std::logic_error("gen_program: scalar_step has no range rule for " + std::string(mnemonic(op)));
     }
     // Why gcd for every other op: a sum, difference, min, max or remainder is a multiple of
     // whatever divides both operands (the remainder a - q * b, too), and of nothing more in general.
-    const std::int64_t mult = op == opcode::scalar_mul ? multiple(a) * multiple(b) : std::gcd(multiple(a), multiple(b));
+    const std::int64_t mult = fn == scalar_fn::mul ? multiple(a) * multiple(b) : std::gcd(multiple(a), multiple(b));
     gen_step st;
     st.op = op;
     st.args = {a, b};
@@ -1183,7 +1359,7 @@ class planner {
         const opcode op = table_ops[below(table_ops.size())];
         const literal s = scalar_for(op);
         int r = -1;
-        if (op == opcode::tile_full) {
+        if (info(op).ew == ew_kind::fill) {
           full_rows_ = k.rows;
           full_cols_ = k.cols;
           r = emit(op, {}, s);
@@ -1204,15 +1380,13 @@ class planner {
     const gen_value v = val(x);
     const shape_class k{v.dt, v.rows, v.cols, 0};
     if (v.dt == dtype::fp32) {
-      static constexpr opcode ops[] = {opcode::tile_adds, opcode::tile_muls, opcode::tile_subs, opcode::tile_maximums,
-                                       opcode::tile_minimums, opcode::tile_abs, opcode::tile_neg, opcode::tile_relu,
-                                       opcode::tile_lrelu, opcode::tile_add, opcode::tile_sub, opcode::tile_mul};
       for (int attempt = 0; attempt < 4; ++attempt) {
-        const opcode op = ops[below(std::size(ops))];
+        const opcode op = update_menu[below(update_menu.size())];
         std::vector<int> in{x};
         if (info(op).ew == ew_kind::binary) in.push_back(pick_recent(k));
         if (in.back() < 0) continue;
-        const int r = emit(op, in, op == opcode::tile_muls ? literal{5, -1} : scalar_for(op));
+        const std::optional<literal> fixed_scalar = rule_of(op).update_scalar;
+        const int r = emit(op, in, fixed_scalar ? *fixed_scalar : scalar_for(op));
         if (r >= 0) return r;
       }
       return x;
@@ -2110,10 +2284,6 @@ class planner {
     }
     return plan_.steps.size();
   }
-  static bool scalar_op(opcode c) {
-    return c == opcode::tile_get_block_idx || c == opcode::scalar_mul || c == opcode::scalar_add || c == opcode::scalar_min ||
-           c == opcode::scalar_sub || c == opcode::scalar_max || c == opcode::scalar_mod || c == opcode::scalar_eq;
-  }
   /// Re-derives the intervals of the values steps [from, to) define from their operands' current
   /// intervals; false when a precondition fails or a bound is exceeded.
   bool rederive(std::size_t from, std::size_t to) {
@@ -2125,7 +2295,7 @@ class planner {
         i = end;
         continue;
       }
-      if (s.result < 0 || s.mark != gen_mark::none || scalar_op(s.op) || s.op == opcode::tile_load) continue;
+      if (s.result < 0 || s.mark != gen_mark::none || defines_scalar(s.op) || s.op == opcode::tile_load) continue;
       gen_value& r = val(s.result);
       const gen_value& a = val(s.in.empty() ? s.result : s.in[0]);
       switch (s.op) {
@@ -2139,7 +2309,6 @@ class planner {
           r.lo = std::min(a.lo, val(s.in[1]).lo);
           r.hi = std::max(a.hi, val(s.in[1]).hi);
           break;
-        case opcode::tile_full: break;
         default: {
           double lo = 0, hi = 0;
           const literal lit{s.mantissa, s.exp10};
@@ -2404,11 +2573,9 @@ program emit(const gen_plan& plan) {
       if (!unchained) cur = stored;
       continue;
     }
-    if (s.op == opcode::tile_get_block_idx || s.op == opcode::scalar_mul || s.op == opcode::scalar_add ||
-        s.op == opcode::scalar_min || s.op == opcode::scalar_sub || s.op == opcode::scalar_max || s.op == opcode::scalar_mod ||
-        s.op == opcode::scalar_eq) {
+    if (detail::defines_scalar(s.op)) {
       const std::string& sname = plan.scalars[static_cast<std::size_t>(s.result)].name;
-      const type st = s.op == opcode::scalar_eq ? scalar_type(dtype::bool_) : index;
+      const type st = info(s.op).result == result_rule::boolean ? scalar_type(dtype::bool_) : index;
       scalars[static_cast<std::size_t>(s.result)] =
           s.args.empty() ? b.emit1(s.op, {}, st, sname, at)
                          : b.emit1(s.op, {index_operand(s.args[0]), index_operand(s.args[1])}, st, sname, at);
