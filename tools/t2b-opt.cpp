@@ -160,6 +160,7 @@ int main_body(int argc, char** argv) {
   }
   if (opts.list_recipes) return list_recipes();
   if (opts.list_ops) return list_ops();
+  if (opts.list_passes) return list_passes();
   return run(opts);
 }
 

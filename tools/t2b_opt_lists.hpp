@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file tools/t2b_opt_lists.hpp
 /// t2b-opt's listings of what the library holds, each generated from the library's own tables:
-/// --list-recipes (docs/recipes.md is generated from it) and --list-ops (docs/ops.md).
+/// --list-recipes (docs/recipes.md is generated from it), --list-ops (docs/ops.md) and
+/// --list-passes (the docs' pass lists are checked against it: tests/infra/docs_from_tables.py).
 #pragma once
 
 #include <cstddef>
 #include <cstdio>
+#include <iterator>
 #include <string_view>
 #include <utility>
 
 #include "tile2buffer/engine/registry.hpp"
+#include "tile2buffer/passes/pipeline_api.hpp"
 #include "tile2buffer/recipe/table.hpp"
 #include "tile2buffer/sim/compare.hpp"
 
@@ -37,6 +40,43 @@ inline int list_recipes() {
     }
     if (const stays_tile_info* why = reg::stays_tile_reason(op)) out << mnemonic(op) << ": stays Tile: " << why->reason << '\n';
   }
+  std::fwrite(out.view().data(), 1, out.size(), stdout);
+  return 0;
+}
+
+/// What each pass of the default set does, in the set's order, for --list-passes. Why here and
+/// not beside each pass: a pass type carries no description, and the pass headers are the
+/// pipeline's (this tool compiles without them, TILE2BUFFER_EXTERN_PIPELINE). The names are
+/// checked against `pass_names`, so a pass added to the set stops this build until it has a line.
+struct pass_summary {
+  std::string_view pass;
+  std::string_view summary;
+};
+inline constexpr pass_summary pass_summaries[] = {
+    {"materialize_native_scratch",
+     "give each native row reduction and row-broadcast op its scratch tile (tile.create); only under --rollout=extended"},
+    {"init_storage", "give an unplanned device function storage: one allocation per Tile value, shared where a result is in place"},
+    {"select", "decide per device kernel whether it lowers to Buffer IR, and record why a kernel stays Tile"},
+    {"legalize", "make the storage of selected kernels lowerable: distinct recip destinations, assemble snapshots, region boundaries"},
+    {"verify_tile_storage", "check the storage facts lowering relies on (a checking pass)"},
+    {"plan", "place every allocation with the chosen planner (--planner); fail when a memory space overflows"},
+    {"lower", "rewrite each selected kernel into Buffer IR through the recipe set (--list-recipes)"},
+    {"verify_buffer", "check the Buffer IR: descriptors, window provenance and the storage proofs (a checking pass)"},
+};
+constexpr bool summaries_follow_pass_names() {
+  if (std::size(pass_summaries) != pass_names.size()) return false;
+  for (std::size_t i = 0; i < pass_names.size(); ++i)
+    if (pass_summaries[i].pass != pass_names[i]) return false;
+  return true;
+}
+static_assert(summaries_follow_pass_names(),
+              "pass_summaries must give each pass of default_passes (pass_names, passes/pipeline_api.hpp) one line, in its order");
+
+/// --list-passes: `NAME: summary`, one line per pass of the default pipeline, in the order it runs
+/// them (what --pass-pipeline takes, and what --lower runs).
+inline int list_passes() {
+  text out;
+  for (std::size_t i = 0; i < pass_names.size(); ++i) out << pass_names[i] << ": " << pass_summaries[i].summary << '\n';
   std::fwrite(out.view().data(), 1, out.size(), stdout);
   return 0;
 }
