@@ -29,7 +29,13 @@ operands may be left out, a *variadic* rest takes any number. Traits are what th
 instead of naming ops (`include/tile2buffer/ir/op_record.hpp` defines each); *in place of* names
 the operand whose storage the result lives in, *writes* the operand whose storage the op writes,
 *disjoint from* the operands that storage must not partially overlap, *extents of* the operand
-whose valid extents a data movement covers (the result's when not given).
+whose valid extents a data movement covers (the result's when not given). The *family* column
+names the op's family and its parameters (`op_family` in `ir/op_record.hpp`): members of a family
+share their verifier rule, simulator model, PTO rule and recipe, and differ only in these
+parameters (*combine*: the elementwise op a reduction folds with or a fused broadcast applies;
+*then*: a unary applied after it; *native*: the PTO op of the Buffer member; *ew*: the elementwise
+operand shape; *fn*: a scalar op's operation). A result rule after the result arity says how the
+result type follows from the operands (the Python builder infers it by that rule).
 """
 
 
@@ -130,10 +136,11 @@ def render(ops_listing, recipes_listing):
     rows = {name: [] for name, _ in SECTIONS}
     for line in ops_listing.splitlines():
         f = line.split("\t")
-        if len(f) != 15:
-            sys.exit("gen_ops_doc: a --list-ops line has %d fields, not 15: %r" % (len(f), line))
-        # The last field (which simulators model the op) is for tests/sim/kernels_numpy.py, not the doc.
-        (mn, dia, ops, kws, results, regions, traits, in_place, writes, disjoint, extent, scratch, infix, summary, _sims) = f
+        if len(f) != 18:
+            sys.exit("gen_ops_doc: a --list-ops line has %d fields, not 18: %r" % (len(f), line))
+        # Which simulators model the op (the 15th field) is for tests/sim/kernels_numpy.py, not the doc.
+        (mn, dia, ops, kws, results, regions, traits, in_place, writes, disjoint, extent, scratch, infix, summary, _sims,
+         family, params, result) = f
         if infix != "-":
             summary += " (also written `lhs %s rhs`)" % infix
         facts = []
@@ -143,15 +150,19 @@ def render(ops_listing, recipes_listing):
                              ("extents of", extent), ("scratch", scratch)):
             if value != "-":
                 facts.append("%s %s" % (label, ", ".join("`%s`" % v for v in value.split())))
+        fam = "`%s`" % family
+        if params != "-":
+            fam += " (%s)" % ", ".join("`%s`" % p for p in params.split())
+        result_text = results if result in ("-", "none", "declared") else "%s: `%s`" % (results, result)
         row = [("`%s`" % mn), operands(ops), "—" if kws == "-" else ", ".join("`%s`" % k for k in kws.split()),
-               results, regions, "; ".join(facts) or "—", summary]
+               result_text, regions, fam, "; ".join(facts) or "—", summary]
         if dia == "tile":
             row.append(lowered.get(mn, "no recipe and no stays-Tile reason"))
         rows[dia].append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
     out = [HEADER]
     for dia, title in SECTIONS:
-        head = "| op | operands | keywords | results | regions | traits | semantics |"
-        rule = "|---|---|---|---|---:|---|---|"
+        head = "| op | operands | keywords | results | regions | family | traits | semantics |"
+        rule = "|---|---|---|---|---:|---|---|---|"
         if dia == "tile":
             head += " lowered by |"
             rule += "---|"

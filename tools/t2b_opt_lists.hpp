@@ -124,6 +124,27 @@ inline int list_ops() {
     if (sim::has_model<sim::tile_models>(static_cast<opcode>(c))) sims << "tile";
     if (sim::has_model<sim::buffer_models>(static_cast<opcode>(c))) sims << (sims.size() ? " " : "") << "buffer";
     field(out, sims.view());
+    // The family and its parameters (ir/op_record.hpp), then the result rule.
+    field(out, family_name(r.family));
+    text params;
+    const auto param = [&](std::string_view key, std::string_view value) {
+      if (!value.empty()) params << (params.size() ? " " : "") << key << '=' << value;
+    };
+    constexpr std::string_view ew_names[] = {"", "binary", "unary", "scalar_form", "fill"};
+    constexpr std::string_view fn_names[] = {"",   "add", "sub", "mul", "floordiv", "mod", "min", "max", "lt",
+                                             "le", "eq",  "ne",  "gt",  "ge",       "and", "or",  "not"};
+    static_assert(std::size(ew_names) == static_cast<std::size_t>(ew_kind::fill) + 1, "one name per ew_kind");
+    static_assert(std::size(fn_names) == static_cast<std::size_t>(scalar_fn::logical_not) + 1, "one name per scalar_fn");
+    param("ew", ew_names[static_cast<std::size_t>(r.ew)]);
+    param("fn", fn_names[static_cast<std::size_t>(r.fn)]);
+    if (r.combine != no_opcode) param("combine", mnemonic(r.combine));
+    if (r.then != no_opcode) param("then", mnemonic(r.then));
+    param("native", r.native);
+    field(out, params.view());
+    text result;
+    result << result_rule_name(r.result);
+    if (!r.result_like.empty()) result << '(' << r.result_like << ')';
+    field(out, result.view());
     out << '\n';
   }
   std::fwrite(out.view().data(), 1, out.size(), stdout);

@@ -28,6 +28,26 @@ constexpr int cast_mode(const std::optional<operand>& kw) {
              : 1;
 }
 
+/// A cast pair the extended rollout lowers (§3.7) and the `mode`s it takes there: the one list
+/// the cast recipe, the docs and the tests read. Adding a pair is one row (its rounding and
+/// saturation already follow from `cast_rounding` / `cast_saturates` below).
+struct cast_pair {
+  dtype from, to;
+  int min_mode = 0, max_mode = round_mode_count - 1;  ///< modes outside stay Tile with a reason
+};
+inline constexpr cast_pair extended_cast_pairs[] = {
+    {dtype::fp16, dtype::fp32},        // widening is exact: any mode
+    {dtype::bf16, dtype::fp32},
+    {dtype::fp32, dtype::fp16, 1, 5},  // RINT, ROUND, FLOOR, CEIL, TRUNC (the a2a3 TCvt modes)
+    {dtype::fp32, dtype::bf16, 1, 5},
+};
+/// The extended rollout's row for the pair, if it lowers.
+constexpr const cast_pair* extended_cast_pair(dtype from, dtype to) {
+  for (const cast_pair& p : extended_cast_pairs)
+    if (p.from == from && p.to == to) return &p;
+  return nullptr;
+}
+
 /// The ISA name of a mode as PTOAS spells it in `#pto<round_mode NAME>`.
 constexpr std::string_view isa_name(round_mode m) {
   constexpr std::array<std::string_view, round_mode_count> names{"NONE", "RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"};

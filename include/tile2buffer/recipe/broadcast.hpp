@@ -9,6 +9,7 @@
 
 #include <string_view>
 
+#include "tile2buffer/ir/cast.hpp"
 #include "tile2buffer/recipe/reduction.hpp"
 
 namespace tile2buffer {
@@ -140,8 +141,8 @@ struct lower_expand_arith {
   }
 };
 
-/// tile.cast (§3.7): FP16/BF16 -> FP32 (exact, any mode) and FP32 -> FP16/BF16 with modes 1-5
-/// (RINT, ROUND, FLOOR, CEIL, TRUNC), both rows 32-byte aligned; other pairs stay Tile.
+/// tile.cast (§3.7): the pairs of `extended_cast_pairs` (ir/cast.hpp) with their modes, both rows
+/// 32-byte aligned; other pairs stay Tile.
 struct lower_cast {
   using source = tile::cast;
   static constexpr std::string_view name = "lower-cast";
@@ -157,14 +158,13 @@ struct lower_cast {
     if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(text("result: ") << why);
     const auto m = op.kwarg_of(keyword::mode);
     const std::int64_t mode = m && m->kind == operand_kind::int_lit ? m->num : 1;
-    const bool widen = (src->dt == dtype::fp16 || src->dt == dtype::bf16) && dst.dt == dtype::fp32;
-    const bool narrow = src->dt == dtype::fp32 && (dst.dt == dtype::fp16 || dst.dt == dtype::bf16);
-    if (!widen && !narrow)
+    const cast_pair* pair = extended_cast_pair(src->dt, dst.dt);
+    if (pair == nullptr)
       return match_result::no(text("tile.cast from ") << tile2buffer::name(src->dt) << " to " << tile2buffer::name(dst.dt)
                                                       << " is not in the extended rollout");
-    if (narrow && (mode < 1 || mode > 5))
-      return match_result::no(text("tile.cast to ") << tile2buffer::name(dst.dt) << " takes rounding modes 1 to 5 in the extended rollout, got "
-                                                    << mode);
+    if (mode < pair->min_mode || mode > pair->max_mode)
+      return match_result::no(text("tile.cast to ") << tile2buffer::name(dst.dt) << " takes rounding modes " << pair->min_mode
+                                                    << " to " << pair->max_mode << " in the extended rollout, got " << mode);
     if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     return match_result::yes();
   }
