@@ -8,6 +8,8 @@
   generic_ branches          `generic_` in emit/pto.hpp (the printer alone chooses the form): 0
   region counts              one definition: `.regions =` only in the records (ir/opcode.hpp) and
                              one `region_count(` function
+  passes including passes    pass files (passes/ headers defining a pass of `default_passes`) that
+                             reach another pass file through their includes (check_layers.py): 0
 
 Comment lines are skipped. `--self-test` copies the tree, breaks each rule once and expects each
 break to be reported, so the check itself can fail.
@@ -22,6 +24,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from list_sources import public_headers  # noqa: E402  (the one listing of the public headers)
+import check_layers  # noqa: E402  (the one definition of a pass file and of what it reaches)
 
 POSITIONAL = re.compile(r"\b(?:args|operands)(?:\(\))?\[\s*\d+\s*\]")
 MAX_OPCODES_IN_PASSES = 5
@@ -59,20 +62,29 @@ def check(root):
     if len(region_count_defs) != 1:
         problems.append("region_count(opcode) defined %d times (once expected): %s" % (len(region_count_defs),
                                                                                   ", ".join(region_count_defs)))
+    tree = os.path.join(root, "tile2buffer")
+    headers = check_layers.list_headers(tree)
+    passes, errors = check_layers.pass_files(tree, headers)
+    problems += ["pass files: " + e for e in errors]
+    for p, line, other, _ in check_layers.passes_reaching_passes(check_layers.include_edges(tree, headers), passes):
+        problems.append("%s:%d: a pass including a pass: %s reaches %s" % (p, line, p, other))
     return problems, len(opcodes_in_passes)
+
+
+SELF_TEST_BREAKS = {
+    "positional": ("tile2buffer/emit/pto.hpp", "inline int t2b_break_a(const int* args) { return args[1]; }\n"),
+    "opcodes": ("tile2buffer/passes/plan.hpp",
+                "".join("constexpr auto t2b_break_b%d = opcode::tile_add;\n" % i for i in range(6))),
+    "generic": ("tile2buffer/emit/pto.hpp", "inline bool t2b_break_c(bool generic_) { return generic_; }\n"),
+    "regions": ("tile2buffer/ir/verify/walk.hpp", "struct t2b_break_d { int regions = 0; }; inline t2b_break_d d{.regions = 2};\n"),
+    "pass includes pass": ("tile2buffer/passes/plan.hpp", '#include "tile2buffer/passes/select.hpp"\n'),
+}
 
 
 def self_test(root):
     """Each break must be reported; returns the list of breaks that were not."""
-    breaks = {
-        "positional": ("tile2buffer/emit/pto.hpp", "inline int t2b_break_a(const int* args) { return args[1]; }\n"),
-        "opcodes": ("tile2buffer/passes/plan.hpp",
-                    "".join("constexpr auto t2b_break_b%d = opcode::tile_add;\n" % i for i in range(6))),
-        "generic": ("tile2buffer/emit/pto.hpp", "inline bool t2b_break_c(bool generic_) { return generic_; }\n"),
-        "regions": ("tile2buffer/ir/verify/walk.hpp", "struct t2b_break_d { int regions = 0; }; inline t2b_break_d d{.regions = 2};\n"),
-    }
     missed = []
-    for name, (rel, code) in breaks.items():
+    for name, (rel, code) in SELF_TEST_BREAKS.items():
         with tempfile.TemporaryDirectory() as tmp:
             copy = os.path.join(tmp, "include")
             shutil.copytree(root, copy)
@@ -94,14 +106,14 @@ def main(argv):
         print("op-model count: " + p)
     if problems:
         return 1
-    print("op model counts: positional reads 0, opcodes in passes/ %d (<= %d), generic_ branches 0, one region count"
-          % (opcodes, MAX_OPCODES_IN_PASSES))
+    print("op model counts: positional reads 0, opcodes in passes/ %d (<= %d), generic_ branches 0, one region count, "
+          "passes including passes 0" % (opcodes, MAX_OPCODES_IN_PASSES))
     if "--self-test" in argv[2:]:
         missed = self_test(root)
         if missed:
             print("op-model count: the check did not catch: " + ", ".join(missed))
             return 1
-        print("self-test: each of 4 breaks reported")
+        print("self-test: each of %d breaks reported" % len(SELF_TEST_BREAKS))
     return 0
 
 
