@@ -13,6 +13,8 @@
                              tests/support/ (the program generator): 0
   coverage checks            "every op of kind K has exactly one entry" is implemented once
                              (ir/coverage.hpp) and each per-op table asks it
+  passes including passes    pass files (passes/ headers defining a pass of `default_passes`) that
+                             reach another pass file through their includes (check_layers.py): 0
 
 Comment lines are skipped. `--self-test` copies the tree (and tools/ and tests/support/ beside it),
 breaks each rule once and expects each break to be reported, so the check itself can fail.
@@ -27,6 +29,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from list_sources import public_headers  # noqa: E402  (the one listing of the public headers)
+import check_layers  # noqa: E402  (the one definition of a pass file and of what it reaches)
 
 # The tables that must ask the one coverage utility (ir/coverage.hpp), and its two entry points.
 COVERAGE_USERS = ["ir/opcode.hpp", "ir/verify/rule_table.hpp", "sim/model_table.hpp", "emit/pto.hpp", "emit/pto_read.hpp",
@@ -131,7 +134,15 @@ def check(root):
     if len(region_count_defs) != 1:
         problems.append("region_count(opcode) defined %d times (once expected): %s" % (len(region_count_defs),
                                                                                   ", ".join(region_count_defs)))
+    tree = os.path.join(root, "tile2buffer")
+    headers = check_layers.list_headers(tree)
+    passes, errors = check_layers.pass_files(tree, headers)
+    problems += ["pass files: " + e for e in errors]
+    for p, line, other, _ in check_layers.passes_reaching_passes(check_layers.include_edges(tree, headers), passes):
+        problems.append("%s:%d: a pass including a pass: %s reaches %s" % (p, line, p, other))
     return problems, len(opcodes_in_passes)
+
+
 
 
 def self_test(root):
@@ -152,6 +163,7 @@ def self_test(root):
                            "constexpr coverage_gap first_coverage_gap(int) { return {}; }\n"),
         "family switch in tools/": (os.path.join("..", "tools", "campaign.cpp"), family_switch),
         "family switch in tests/support/": (os.path.join("..", "tests", "support", "gen_program.cpp"), family_switch),
+        "pass includes pass": ("tile2buffer/passes/plan.hpp", '#include "tile2buffer/passes/select.hpp"\n'),
     }
     top = os.path.dirname(os.path.abspath(root))
     missed = []
@@ -185,7 +197,7 @@ def main(argv):
     if problems:
         return 1
     print("op model counts: positional reads 0, opcodes in passes/ %d (<= %d), generic_ branches 0, one region count, "
-          "family switches 0 (%s), coverage checks in one utility"
+          "family switches 0 (%s), coverage checks in one utility, passes including passes 0"
           % (opcodes, MAX_OPCODES_IN_PASSES, ", ".join(d + "/" for d in ["include"] + present_source_dirs(root))))
     if "--self-test" in argv[2:]:
         missed, tried = self_test(root)

@@ -17,8 +17,8 @@
 
 #include "support/numerics.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/parallel_move.hpp"
 #include "tile2buffer/lower.hpp"
-#include "tile2buffer/passes/parallel_move.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 

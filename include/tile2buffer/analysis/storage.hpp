@@ -60,5 +60,17 @@ class storage_facts {
   bool any_storage_ = false;
 };
 
+namespace detail {
+/// The operand whose storage an in-place result shares (assemble's target, matmul_acc's
+/// accumulator, the tile of set_validshape, the source of a relabelling view), if any. A
+/// window's result is a window of its source, which the window analysis places instead.
+template <class = void>
+constexpr std::optional<operand> storage_source(const function& f, op_id o) {
+  if (has_trait(f.op(o).code(), trait::window)) return std::nullopt;
+  const operand x = in_place_operand(f, o);
+  return x.kind == operand_kind::none ? std::nullopt : std::optional<operand>(x);
+}
+}  // namespace detail
+
 }  // namespace v0
 }  // namespace tile2buffer

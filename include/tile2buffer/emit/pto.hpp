@@ -33,7 +33,7 @@
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/ir/walk.hpp"
-#include "tile2buffer/passes/verify_buffer.hpp"
+#include "tile2buffer/checks/buffer.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {

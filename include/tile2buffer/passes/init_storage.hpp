@@ -11,8 +11,6 @@
 /// Planned functions (any tile.alloc or storage clause) pass through unchanged.
 #pragma once
 
-#include <array>
-#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +23,7 @@
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
+#include "tile2buffer/engine/storage_alloc.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/options.hpp"
@@ -32,42 +31,6 @@
 namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
-
-/// The operand whose storage an in-place result shares (assemble's target, matmul_acc's
-/// accumulator, the tile of set_validshape, the source of a relabelling view), if any. A
-/// window's result is a window of its source, which the window analysis places instead.
-template <class = void>
-constexpr std::optional<operand> storage_source(const function& f, op_id o) {
-  if (has_trait(f.op(o).code(), trait::window)) return std::nullopt;
-  const operand x = in_place_operand(f, o);
-  return x.kind == operand_kind::none ? std::nullopt : std::optional<operand>(x);
-}
-
-/// Emits `mem_<name> = tile.alloc(SPACE, bytes)` sized for source Tile value `v` into the
-/// rewriter's current region, at `loc`; returns the new allocation (a target value). `suffix`
-/// extends the name (`mem_<name><suffix>`).
-template <class = void>
-constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::string_view suffix = {}) {
-  const function& f = rw.source();
-  const type& t = f.type_of(v);
-  // Why a stack buffer: this runs once per allocation, and a heap-built name was a tenth of the
-  // pass (the builder copies the name into its pool anyway).
-  const std::string_view base = f.name_of(v);
-  std::array<char, 96> small{};
-  text large;
-  std::string_view nm;
-  if (4 + base.size() + suffix.size() <= small.size()) {
-    std::size_t n = 0;
-    for (const char c : std::string_view("mem_")) small[n++] = c;
-    for (const char c : base) small[n++] = c;
-    for (const char c : suffix) small[n++] = c;
-    nm = std::string_view(small.data(), n);
-  } else {
-    large << "mem_" << base << suffix;
-    nm = large.view();
-  }
-  return rw.builder().create<tile::alloc>({.space = t.space, .capacity = t.bytes()}, mem_type(), nm, loc);
-}
 
 /// Ops whose result overwrites the storage of an operand (`storage_source`) in place.
 constexpr bool writes_in_place(opcode c) { return !info(c).writes.empty() && info(c).writes == info(c).in_place_of; }

@@ -26,15 +26,15 @@
 #include "tile2buffer/analysis/kernel.hpp"
 #include "tile2buffer/analysis/regions.hpp"
 #include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/analysis/storage_overlap.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
+#include "tile2buffer/engine/storage_alloc.hpp"
 #include "tile2buffer/options.hpp"
-#include "tile2buffer/passes/init_storage.hpp"
 #include "tile2buffer/passes/legalize_regions.hpp"
-#include "tile2buffer/passes/verify_tile_storage.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {

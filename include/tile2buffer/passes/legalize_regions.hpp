@@ -12,6 +12,7 @@
 /// - a loop body yielding a value outside its carry's window moves it in before the backedge.
 /// The transfers of one yield (or of one loop entry) form a parallel move: they are sequenced
 /// by `schedule_parallel_moves`, with `scratch_<name>` snapshots in their own allocations.
+/// A part of the legalize pass, not a pass: only passes/legalize.hpp includes it.
 #pragma once
 
 #include <cstdint>
@@ -22,12 +23,13 @@
 
 #include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/parallel_move.hpp"
 #include "tile2buffer/analysis/regions.hpp"
+#include "tile2buffer/analysis/storage.hpp"
+#include "tile2buffer/analysis/storage_overlap.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
-#include "tile2buffer/passes/init_storage.hpp"
-#include "tile2buffer/passes/parallel_move.hpp"
-#include "tile2buffer/passes/verify_tile_storage.hpp"
+#include "tile2buffer/engine/storage_alloc.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {

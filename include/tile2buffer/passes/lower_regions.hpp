@@ -7,7 +7,8 @@
 /// checked, never repaired: a yield or initializer outside its carry's storage is an internal
 /// error ("implicit region transfer"). Nothing here allocates or copies. Each region is lowered in
 /// its own yield context, so nested regions never see each other's yields, and each initializer
-/// is rewritten once, at its loop.
+/// is rewritten once, at its loop. A part of the lower pass, not a pass: only passes/lower.hpp
+/// includes it.
 #pragma once
 
 #include <cstdint>

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-/// @file passes/parallel_move.hpp
+/// @file analysis/parallel_move.hpp
 /// Sequencing a parallel move: the transfers of one branch exit, loop backedge or loop entry
 /// all read their sources before any destination is written (reference §4.1). The scheduler
 /// orders them so that no transfer overwrites a source another transfer still has to read, and
 /// snapshots a source into scratch storage when every order would (a cycle: swaps, rotations)
 /// or when a source partially overlaps its own destination. Fan-out (one source, several
 /// destinations) needs no snapshot. It works on abstract windows: the caller says which
-/// windows are identical and which may share bytes.
+/// windows are identical and which may share bytes. Why an analysis and not part of legalize
+/// (passes/legalize_regions.hpp emits the moves): it reads no IR, so it is tested on its own.
 #pragma once
 
 #include <cstdint>
