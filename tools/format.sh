@@ -91,7 +91,7 @@ fi
 # check_files FILE...: prints a unified diff for each file that clang-format would change (up to
 # 300 lines in all), then the count; returns 1 when any differs.
 check_files() {
-  local f bad=() shown=0 d n
+  local f bad=() candidates=() shown=0 d n
   # Why one clang-format process for all files: its start-up dominates; --dry-run reports every
   # place it would change as `FILE:LINE:COL: warning: ... [-Wclang-format-violations]`.
   if ! d="$("$clang_format" --style="file:$style" --dry-run "$@" 2>&1)"; then
@@ -99,8 +99,13 @@ check_files() {
     echo "format.sh: $clang_format failed"
     return 2
   fi
-  mapfile -t bad < <(printf '%s\n' "$d" | sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: .*\[-Wclang-format-violations\]$/\1/p' | sort -u)
-  if [[ ${#bad[@]} -eq 0 && -n "$d" ]]; then
+  mapfile -t candidates < <(printf '%s\n' "$d" | sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: .*\[-Wclang-format-violations\]$/\1/p' | sort -u)
+  # Why each candidate is formatted again and compared: --dry-run also reports replacements that
+  # change nothing (clang-format-14 rewrites `}  // namespace a::inline b` with the same text).
+  for f in "${candidates[@]}"; do
+    "$clang_format" --style="file:$style" "$f" | cmp -s - "$f" || bad+=("$f")
+  done
+  if [[ ${#candidates[@]} -eq 0 && -n "$d" ]]; then
     # Why: output that names no file is a message this script does not know; it must not pass.
     printf '%s\n' "$d" | head -n 50
     echo "format.sh: unexpected output from $clang_format --dry-run"
