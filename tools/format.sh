@@ -78,6 +78,7 @@ if [[ -z "$clang_format" ]]; then
   clang_format="$(command -v clang-format-14 || true)"
 fi
 if [[ -z "$clang_format" || ! -x "$(command -v "$clang_format" || true)" ]]; then
+  # shellcheck disable=SC2016 # the quotes are literal; $clang_format expands
   echo "format.sh: SKIP: clang-format-14 not found${clang_format:+ (tried '$clang_format')}; install it with" \
     "'bash tools/install-deps.sh' (Debian package clang-format-14) or pass --clang-format PATH" >&2
   exit 77
@@ -164,7 +165,7 @@ case "$mode" in
       echo "format.sh: self-test FAILED: --check passed a file with a misformatted line"
       exit 1
     fi
-    if ! grep -q 'misformatted' "$tmp/fail.log"; then
+    if ! grep -q '^+namespace format_self_test {$' "$tmp/fail.log"; then
       cat "$tmp/fail.log"
       echo "format.sh: self-test FAILED: --check failed but its diff does not show the misformatted line"
       exit 1
