@@ -89,6 +89,7 @@ inline int list_passes() {
 inline int list_ops() {
   constexpr std::string_view dialects[] = {"scalar", "control", "orchestration", "tile", "buffer"};
   constexpr std::string_view arities[] = {"none", "one", "variadic"};
+  // clang-format off
   constexpr std::pair<trait, std::string_view> traits[] = {
       {trait::relabel, "relabel"},       {trait::window, "window"},
       {trait::allocates, "allocates"},   {trait::moves_valid_data, "moves_valid_data"},
@@ -96,6 +97,7 @@ inline int list_ops() {
       {trait::exits_function, "exits_function"}, {trait::loop, "loop"},
       {trait::condition_region, "condition_region"}, {trait::spmd_query, "spmd_query"},
       {trait::comparison, "comparison"}, {trait::may_alias_exactly, "may_alias_exactly"}};
+  // clang-format on
   const auto field = [](text& out, std::string_view s) { out << '\t' << (s.empty() ? std::string_view("-") : s); };
   text out;
   for (std::size_t c = 0; c < opcode_count; ++c) {

@@ -538,6 +538,7 @@ TEST_CASE("tile.cast rounding modes: FP32 -> FP16 and BF16 by the ISA's enumerat
     int mode;
     float want;
   };
+  // clang-format off
   const row rows[] = {
       {tie, 1, 1.0f}, {tie, 2, up}, {tie, 3, 1.0f}, {tie, 4, up}, {tie, 5, 1.0f}, {tie, 6, up},
       {-tie, 1, -1.0f}, {-tie, 2, -up}, {-tie, 3, -up}, {-tie, 4, -1.0f}, {-tie, 5, -1.0f},
@@ -548,6 +549,7 @@ TEST_CASE("tile.cast rounding modes: FP32 -> FP16 and BF16 by the ISA's enumerat
       {0.5f, 3, 0.5f}, {0.5f, 4, 0.5f}, {std::ldexp(1.0f, -26), 4, std::ldexp(1.0f, -24)}, {std::ldexp(1.0f, -26), 3, 0.0f},
       {-std::ldexp(1.0f, -26), 3, -std::ldexp(1.0f, -24)},
   };
+  // clang-format on
   const auto narrow = [](dtype to, float x, int mode) { return cast_element(dtype::fp32, to, element{.f = x}, mode).f; };
   for (const row& r : rows) {
     CAPTURE(r.x);

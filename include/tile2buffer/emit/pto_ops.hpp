@@ -26,6 +26,7 @@ namespace detail {
 /// The PTO ops the emitter names in code. A PTO op that only a family member becomes (found by
 /// the record's `native` mnemonic, `pto_op_named`) needs no enumerator: its row follows the
 /// enumerated ones in `pto_facts::table`, marked `by_name`.
+// clang-format off
 enum class pto_op : std::uint8_t {
   alloc_tile, make_tensor_view, partition_view, subview, set_validshape, treshape,
   tload, tstore, tmov, textract, tmatmul, tmatmul_acc,
@@ -36,6 +37,7 @@ enum class pto_op : std::uint8_t {
   tcvt, tcolsum, tcolmax, tcolmin, tcolexpand, tcolexpandadd, tcolexpandsub, tcolexpandmul, tcolexpanddiv, tcolexpandmax, tcolexpandmin, tcolexpandexpdif,
   by_name,
 };
+// clang-format on
 inline constexpr std::size_t pto_named_ops = static_cast<std::size_t>(pto_op::by_name);
 
 /// How many operands a declared group takes: exactly one, zero or one, or any number.
@@ -92,6 +94,7 @@ inline constexpr std::array<operand_group, 6> unary_groups{one("src"), one("dst"
 inline constexpr std::array<operand_group, 6> scalar_groups{one("src"), one("scalar"), one("dst")};
 
 /// One row per enumerated `pto_op`, in enum order, then the rows found by name (checked below).
+// clang-format off
 inline constexpr pto_op_def table[] = {
     {pto_op::alloc_tile, "pto.alloc_tile", native_form::alloc_tile, {opt("addr"), opt("valid_row"), opt("valid_col")}},
     {pto_op::make_tensor_view, "pto.make_tensor_view", native_form::make_tensor_view, {one("ptr"), many("shape"), many("strides")},
@@ -163,6 +166,7 @@ inline constexpr pto_op_def table[] = {
     {pto_op::tcolexpandmin, "pto.tcolexpandmin", native_form::ins_outs, binary_groups, 2},
     {pto_op::tcolexpandexpdif, "pto.tcolexpandexpdif", native_form::ins_outs, binary_groups, 2},
 };
+// clang-format on
 }  // namespace pto_facts
 inline constexpr std::size_t pto_op_count = std::size(pto_facts::table);
 

@@ -347,6 +347,7 @@ class generic_parser {
 
 //===--- the reader's own spellings (independent of the emitter's) ---===//
 
+// clang-format off
 /// MLIR element and scalar types.
 inline constexpr std::array<std::pair<std::string_view, dtype>, 11> pto_read_types{{
     {"i1", dtype::bool_}, {"i8", dtype::int8}, {"ui8", dtype::uint8}, {"i16", dtype::int16}, {"i32", dtype::int32},
@@ -358,6 +359,7 @@ inline constexpr std::array<std::pair<std::string_view, memory_space>, 5> pto_re
     {"vec", memory_space::vec}, {"mat", memory_space::mat}, {"left", memory_space::left}, {"right", memory_space::right},
     {"acc", memory_space::acc},
 }};
+// clang-format on
 /// `#pto<round_mode NAME>` (pto-dialect.md §2: values 0-7); buffer.cast's `mode` is the ISA
 /// enumeration 0-6, the same numbers; CAST_RINT (7) has no Buffer spelling.
 inline constexpr std::array<std::string_view, 8> pto_round_mode_names{"NONE", "RINT", "ROUND", "FLOOR",
@@ -369,11 +371,13 @@ inline constexpr std::array<std::pair<std::string_view, opcode>, 3> pto_read_abi
     {"__pypto_spmd_subblock_idx", opcode::buffer_get_subblock_idx},
 }};
 
+// clang-format off
 /// How a PTO op reads back: which Buffer op, and how its operand groups become that op's operands.
 enum class pto_read_kind : std::uint8_t {
   binary, unary, scalar, fill, row_reduction, col_sum, col_reduction, cast, row_expand_arith, col_expand_arith,
   alloc, set_validshape, load, store, subview, reshape, extract, matmul, matmul_acc,
 };
+// clang-format on
 struct pto_inverse {
   std::string_view mnemonic;
   opcode op;
@@ -1140,10 +1144,12 @@ class pto_reader {
     const std::optional<std::int64_t> pred = p && p->size() > 6 && p->substr(p->size() - 6) == " : i64" ? pto_read_int(p->substr(0, p->size() - 6)) : std::nullopt;
     // arith's predicate numbers (MLIR's CmpIPredicate / CmpFPredicate): the signed and the
     // ordered ones, and `une` (which a float `!=` must be, to hold for NaN).
+    // clang-format off
     constexpr std::array<std::pair<std::int64_t, opcode>, 6> ints{{{0, opcode::scalar_eq}, {1, opcode::scalar_ne}, {2, opcode::scalar_lt},
                                                                    {3, opcode::scalar_le}, {4, opcode::scalar_gt}, {5, opcode::scalar_ge}}};
     constexpr std::array<std::pair<std::int64_t, opcode>, 6> floats{{{1, opcode::scalar_eq}, {13, opcode::scalar_ne}, {4, opcode::scalar_lt},
                                                                      {5, opcode::scalar_le}, {2, opcode::scalar_gt}, {3, opcode::scalar_ge}}};
+    // clang-format on
     const auto& table = o.name == "arith.cmpi" ? ints : floats;
     for (const auto& [n, c] : table)
       if (pred && *pred == n) {
@@ -1160,6 +1166,7 @@ class pto_reader {
     if (n.substr(0, 4) == "pto.") return read_pto_op(o);
     if (n == "scf.if" || n == "scf.for" || n == "scf.while") return control(o);
     if (n == "arith.cmpi" || n == "arith.cmpf") return compare(o);
+    // clang-format off
     constexpr std::array<std::pair<std::string_view, opcode>, 13> binaries{{
         {"arith.addi", opcode::scalar_add}, {"arith.addf", opcode::scalar_add}, {"arith.subi", opcode::scalar_sub},
         {"arith.subf", opcode::scalar_sub}, {"arith.muli", opcode::scalar_mul}, {"arith.mulf", opcode::scalar_mul},
@@ -1167,6 +1174,7 @@ class pto_reader {
         {"arith.maximumf", opcode::scalar_max}, {"arith.andi", opcode::scalar_and}, {"arith.ori", opcode::scalar_or},
         {"arith.floordivsi", opcode::scalar_floordiv},
     }};
+    // clang-format on
     for (const auto& [m, c] : binaries)
       if (m == n) return binary_scalar(o, c);
     if (n == "arith.xori") {

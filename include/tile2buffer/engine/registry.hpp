@@ -91,9 +91,11 @@ struct is_recipe_list<recipe_list<E...>> : std::true_type {};
 
 /// A type usable as the recipe set of `select<>`/`lower<>`: a `recipe_list` or a struct derived
 /// from one. Its entries are checked when the set is first used (`registry<Set>::checked`).
+// clang-format off
 template <class S>
 concept recipe_set = requires { typename S::list_type; } && detail::is_recipe_list<typename S::list_type>::value &&
                      std::is_base_of_v<typename S::list_type, S>;
+// clang-format on
 
 //===--- the mistakes a set can contain, each reported once by name ---===//
 // Why class templates with a failing static_assert: the first line of the compiler's error

@@ -197,11 +197,13 @@ class scalar_list {
   std::span<const operand> operands_;
   from from_ = from::scalars;
 };
+// clang-format off
 template <class R>
 concept scalar_range = requires(const R& r) {
   std::data(r);
   std::size(r);
 } && one_of<decltype(*std::data(std::declval<const R&>())), scalar_operand, value_id, operand>;
+// clang-format on
 template <class R>
 constexpr scalar_list list_of(const R& r) {
   using E = std::remove_cvref_t<decltype(*std::data(r))>;
@@ -288,12 +290,14 @@ struct optional_operand {
   template <class T>
     requires(!std::same_as<std::remove_cvref_t<T>, optional_operand>)
   constexpr optional_operand(T&& t) : operand_(std::forward<T>(t)), present(true) {}
+  // clang-format off
   constexpr optional_operand(scalar_operand a, scalar_operand b)
     requires std::same_as<W, pair_operand>
       : operand_(a, b), present(true) {}
   constexpr optional_operand(std::initializer_list<scalar_operand> l)
     requires std::same_as<W, tuple_operand>
       : operand_(l), present(true) {}
+  // clang-format on
 };
 using optional_scalar = optional_operand<scalar_operand>;
 using optional_pair = optional_operand<pair_operand>;
@@ -338,6 +342,7 @@ constexpr void lay_out(function_builder& b, const W& m, Out& out) {
 }  // namespace detail
 
 //===--- the operand structs, one per op or family, adapted for reflection at the end ---===//
+// clang-format off
 namespace operands {
 struct none {};
 struct value { scalar_operand value; };             // scalar.const, tile.full
@@ -419,6 +424,7 @@ struct matmul_acc { optional_scalar init_cond = {}; };
 struct precision { optional_scalar high_precision = {}; };
 struct rounding { optional_scalar mode = {}; };
 }  // namespace keywords
+// clang-format on
 
 }  // namespace v0
 }  // namespace tile2buffer

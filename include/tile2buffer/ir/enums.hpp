@@ -81,12 +81,14 @@ constexpr std::optional<target_arch> parse_target(std::string_view s) {
 
 /// Bytes per element; BOOL and INDEX are scalar-only and report their host width.
 constexpr int element_bytes(dtype d) {
+  // clang-format off
   switch (d) {
     case dtype::bool_: case dtype::int8: case dtype::uint8: return 1;
     case dtype::int16: case dtype::fp16: case dtype::bf16: return 2;
     case dtype::int32: case dtype::uint32: case dtype::fp32: return 4;
     case dtype::int64: case dtype::index: return 8;
   }
+  // clang-format on
   return 0;
 }
 constexpr bool is_float(dtype d) { return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32; }

@@ -19,6 +19,7 @@
 namespace tile2buffer {
 inline namespace v0 {
 
+// clang-format off
 enum class opcode : std::uint16_t {
   // scalar SSA
   scalar_const, scalar_add, scalar_sub, scalar_mul, scalar_floordiv, scalar_mod, scalar_min, scalar_max,
@@ -51,6 +52,7 @@ enum class opcode : std::uint16_t {
   buffer_get_block_idx, buffer_get_block_num, buffer_get_subblock_idx,
   count_
 };
+// clang-format on
 inline constexpr std::size_t opcode_count = static_cast<std::size_t>(opcode::count_);
 
 constexpr std::optional<keyword> parse_keyword(std::string_view s) {
@@ -92,6 +94,7 @@ struct member {
   std::uint16_t keywords = 0;
   bool never_in_place = false;    ///< the result never shares storage with its source (recip)
 };
+// clang-format off
 constexpr member ew_member(opcode t, opcode b, std::string_view stem, ew_kind ew, std::string_view native,
                            std::string_view meaning, std::uint16_t kws = 0, bool never_in_place = false) {
   return {.family = fam::elementwise, .tile = t, .buffer = b, .stem = stem, .native = native, .ew = ew, .meaning = meaning,
@@ -139,6 +142,7 @@ inline constexpr member family_members[] = {
     col_arith(o::tile_col_expand_min, o::buffer_col_expand_min, "col_expand_min", o::tile_minimum, "pto.tcolexpandmin"),
     col_arith(o::tile_col_expand_expdif, o::buffer_col_expand_expdif, "col_expand_expdif", o::tile_sub, "pto.tcolexpandexpdif", o::tile_exp),
 };
+// clang-format on
 inline constexpr std::size_t member_count = std::size(family_members);
 
 /// The strings the members' records derive (mnemonics, summaries), built once at compile time
@@ -292,6 +296,7 @@ constexpr std::array<op_record, 2> member_records(std::size_t i) {
 
 //===--- every other op: families of one stage, and ops of their own ---===//
 
+// clang-format off
 constexpr r scalar_binary(opcode c, std::string_view m, scalar_fn fn, std::string_view infix, std::string_view summary,
                           op_family f = fam::scalar_arith) {
   return {.code = c, .mnemonic = m, .dia = d::scalar, .operands = "lhs:s rhs:s",
@@ -350,20 +355,26 @@ inline constexpr op_record single_records[] = {
     scalar_binary(o::scalar_ge, "scalar.ge", scalar_fn::ge, ">=", "lhs >= rhs", fam::scalar_compare),
     scalar_binary(o::scalar_and, "scalar.and", scalar_fn::logical_and, "and", "logical and of two BOOLs", fam::scalar_logic),
     scalar_binary(o::scalar_or, "scalar.or", scalar_fn::logical_or, "or", "logical or of two BOOLs", fam::scalar_logic),
-    {.code = o::scalar_not, .mnemonic = "not", .dia = d::scalar, .operands = "arg:s", .summary = "logical not of a BOOL", .family = fam::scalar_logic, .result = res::boolean, .fn = scalar_fn::logical_not},
+    {.code = o::scalar_not, .mnemonic = "not", .dia = d::scalar, .operands = "arg:s", .summary = "logical not of a BOOL",
+     .family = fam::scalar_logic, .result = res::boolean, .fn = scalar_fn::logical_not},
     {.code = o::scalar_cast, .mnemonic = "cast", .dia = d::scalar, .operands = "value:s to:d", .summary = "`value` converted to dtype `to`", .result = res::to_dtype},
     {.code = o::cf_if, .mnemonic = "if", .dia = d::control, .operands = "cond:s", .results = arity::variadic, .regions = 2,
-     .summary = "runs the then region when `cond` holds, else the else region; results are what the arm yields", .family = fam::control, .result = res::none},
+     .summary = "runs the then region when `cond` holds, else the else region; results are what the arm yields",
+     .family = fam::control, .result = res::none},
     {.code = o::cf_for, .mnemonic = "for", .dia = d::control, .operands = "start:s stop:s step:s inits:s*",
      .results = arity::variadic, .regions = 1, .traits = trait::loop,
-     .summary = "runs its body for start <= i < stop by step, carrying `inits` through each iteration's yield", .family = fam::control, .result = res::none},
+     .summary = "runs its body for start <= i < stop by step, carrying `inits` through each iteration's yield",
+     .family = fam::control, .result = res::none},
     {.code = o::cf_while, .mnemonic = "while", .dia = d::control, .operands = "inits:s*", .results = arity::variadic,
      .regions = 2, .traits = trait::loop | trait::condition_region,
-     .summary = "runs its body while the condition region yields true, carrying `inits`", .family = fam::control, .result = res::none},
+     .summary = "runs its body while the condition region yields true, carrying `inits`",
+     .family = fam::control, .result = res::none},
     {.code = o::cf_yield, .mnemonic = "yield", .dia = d::control, .operands = "values:s*", .results = arity::none,
-     .traits = trait::terminator, .summary = "ends a region, passing `values` to its owner", .family = fam::control, .result = res::none},
+     .traits = trait::terminator, .summary = "ends a region, passing `values` to its owner",
+     .family = fam::control, .result = res::none},
     {.code = o::cf_return, .mnemonic = "return", .dia = d::control, .operands = "values:s*", .results = arity::none,
-     .traits = trait::terminator | trait::exits_function, .summary = "ends the function, returning `values`", .family = fam::control, .result = res::none},
+     .traits = trait::terminator | trait::exits_function, .summary = "ends the function, returning `values`",
+     .family = fam::control, .result = res::none},
     {.code = o::orch_submit, .mnemonic = "submit", .dia = d::orchestration, .operands = "callee:f call_args:t deps:t",
      .traits = trait::side_effects, .summary = "submits a task running `callee` on `call_args` after `deps`; the result is the task"},
     {.code = o::tile_alloc, .mnemonic = "tile.alloc", .dia = d::tile, .operands = "space:m capacity:s",
@@ -372,7 +383,8 @@ inline constexpr op_record single_records[] = {
     {.code = o::tile_create, .mnemonic = "tile.create", .dia = d::tile, .operands = "",
      .summary = "a tile of its result type whose contents are undefined"},
     {.code = o::tile_full, .mnemonic = "tile.full", .dia = d::tile, .operands = "value:s", .ew = k::fill,
-     .traits = trait::moves_valid_data, .summary = "a tile with every valid element `value`", .family = fam::elementwise, .native = "pto.texpands"},
+     .traits = trait::moves_valid_data, .summary = "a tile with every valid element `value`",
+     .family = fam::elementwise, .native = "pto.texpands"},
     {.code = o::tile_load, .mnemonic = "tile.load", .dia = d::tile, .operands = "tensor:v offsets:p shape:p valid:p?",
      .keywords = kw_bit(keyword::cache), .traits = trait::moves_valid_data,
      .summary = "the `shape` window of GM `tensor` at `offsets`, `valid` extents read", .result = res::load_window},
@@ -409,13 +421,16 @@ inline constexpr op_record single_records[] = {
     tile_col_reduction(o::tile_col_min, "tile.col_min", o::tile_minimum, "pto.tcolmin", "each column's minimum over its valid rows, as a row", false),
     {.code = o::tile_cast, .mnemonic = "tile.cast", .dia = d::tile, .operands = "source:v to:d", .keywords = kw_bit(keyword::mode),
      .traits = trait::moves_valid_data, .disjoint_from = "source",
-     .summary = "`source` converted to dtype `to`, rounded by `mode` (the ISA's enumeration; 1, nearest-even, by default)", .family = fam::cast, .result = res::converted},
+     .summary = "`source` converted to dtype `to`, rounded by `mode` (the ISA's enumeration; 1, nearest-even, by default)",
+     .family = fam::cast, .result = res::converted},
     {.code = o::tile_row_expand, .mnemonic = "tile.row_expand", .dia = d::tile, .operands = "source:v",
      .traits = trait::moves_valid_data, .disjoint_from = "source",
-     .summary = "the [R, 1] column `source` broadcast along each row of the result type", .family = fam::row_broadcast, .native = "pto.trowexpand"},
+     .summary = "the [R, 1] column `source` broadcast along each row of the result type",
+     .family = fam::row_broadcast, .native = "pto.trowexpand"},
     {.code = o::tile_col_expand, .mnemonic = "tile.col_expand", .dia = d::tile, .operands = "source:v",
      .traits = trait::moves_valid_data, .disjoint_from = "source",
-     .summary = "the [1, C] row `source` broadcast down each column of the result type", .family = fam::col_broadcast, .native = "pto.tcolexpand"},
+     .summary = "the [1, C] row `source` broadcast down each column of the result type",
+     .family = fam::col_broadcast, .native = "pto.tcolexpand"},
     spmd(o::tile_get_block_idx, "tile.get_block_idx", d::tile, "this block's index in the launch"),
     spmd(o::tile_get_block_num, "tile.get_block_num", d::tile, "the launch's block count"),
     spmd(o::tile_get_subblock_idx, "tile.get_subblock_idx", d::tile, "this subblock's index in its block"),
@@ -455,14 +470,17 @@ inline constexpr op_record single_records[] = {
      .summary = "dest = source converted to dest's dtype, rounded by `mode`", .family = fam::cast, .result = res::none},
     {.code = o::buffer_row_expand, .mnemonic = "buffer.row_expand", .dia = d::buffer, .operands = "source:v dest:v",
      .results = arity::none, .writes = "dest", .disjoint_from = "source",
-     .summary = "dest[i, j] = source[i, 0] over dest's valid extents (an [R, 1] column broadcast along rows)", .family = fam::row_broadcast, .native = "pto.trowexpand", .result = res::none},
+     .summary = "dest[i, j] = source[i, 0] over dest's valid extents (an [R, 1] column broadcast along rows)",
+     .family = fam::row_broadcast, .native = "pto.trowexpand", .result = res::none},
     {.code = o::buffer_col_expand, .mnemonic = "buffer.col_expand", .dia = d::buffer, .operands = "source:v dest:v",
      .results = arity::none, .writes = "dest", .disjoint_from = "source",
-     .summary = "dest[i, j] = source[0, j] over dest's valid extents (a [1, C] row broadcast down columns)", .family = fam::col_broadcast, .native = "pto.tcolexpand", .result = res::none},
+     .summary = "dest[i, j] = source[0, j] over dest's valid extents (a [1, C] row broadcast down columns)",
+     .family = fam::col_broadcast, .native = "pto.tcolexpand", .result = res::none},
     spmd(o::buffer_get_block_idx, "buffer.get_block_idx", d::buffer, "this block's index in the launch"),
     spmd(o::buffer_get_block_num, "buffer.get_block_num", d::buffer, "the launch's block count"),
     spmd(o::buffer_get_subblock_idx, "buffer.get_subblock_idx", d::buffer, "this subblock's index in its block"),
 };
+// clang-format on
 inline constexpr std::size_t single_count = std::size(single_records);
 
 inline void op_record_missing_or_twice_for_an_opcode() {}

@@ -88,9 +88,11 @@ template <class P>
 concept pass = detail::named_pass<P> && (detail::runs_with<P, default_recipes> || detail::runs_plain<P> || detail::checking_pass<P>);
 
 /// A type usable as the pass set of `run_pipeline<>`: a `pass_list` or a struct derived from one.
+// clang-format off
 template <class S>
 concept pass_set = requires { typename S::pass_list_type; } && detail::is_pass_list<typename S::pass_list_type>::value &&
                    std::is_base_of_v<typename S::pass_list_type, S>;
+// clang-format on
 
 /// What one pipeline run hands from pass to pass.
 struct pass_state {

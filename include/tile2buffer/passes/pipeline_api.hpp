@@ -22,9 +22,11 @@ inline namespace v0 {
 
 /// The default pass set's passes (`default_passes`, passes/table.hpp, checks that these follow
 /// it), for the pipeline's callers that stop after or run one of them.
+// clang-format off
 enum class pass_id : std::uint8_t {
   materialize_native_scratch, init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer
 };
+// clang-format on
 inline constexpr std::array<std::string_view, 8> pass_names{"materialize_native_scratch", "init_storage", "select",
                                                             "legalize", "verify_tile_storage", "plan", "lower",
                                                             "verify_buffer"};

@@ -140,6 +140,7 @@ class reader {
     if (b <= 0x8f) return family::map;
     if (b <= 0x9f) return family::array;
     if (b <= 0xbf) return family::str;
+    // clang-format off
     switch (b) {
       case 0xc0: return family::nil;
       case 0xc1: return family::invalid;
@@ -153,6 +154,7 @@ class reader {
       case 0xdc: case 0xdd: return family::array;
       default: return family::map;  // 0xde, 0xdf
     }
+    // clang-format on
   }
 
   /// Fails with "expected <what>, got <family>" unless the next value is of family `f`.

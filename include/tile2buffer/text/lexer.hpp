@@ -16,6 +16,7 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
+// clang-format off
 enum class tok : std::uint8_t {
   eof, newline, ident, symbol, integer, floating,
   lparen, rparen, lbracket, rbracket, lbrace, rbrace,
@@ -23,6 +24,7 @@ enum class tok : std::uint8_t {
   plus, minus, star, slashslash, percent, lt, le, eqeq, ne, gt, ge,
   error
 };
+// clang-format on
 
 /// Largest number of significant decimal digits a float literal may have (fits an int64 mantissa).
 inline constexpr int max_float_digits = 18;
@@ -123,6 +125,7 @@ class lexer {
     if (is_digit(c)) return number(t, start);
     ++pos_;
     const char d = pos_ < src_.size() ? src_[pos_] : '\0';
+    // clang-format off
     switch (c) {
       case '(': ++depth_; return finish(t, tok::lparen, start);
       case '[': ++depth_; return finish(t, tok::lbracket, start);
@@ -157,6 +160,7 @@ class lexer {
         return finish(t, tok::gt, start);
       default: break;
     }
+    // clang-format on
     return fail(t, start, "unexpected character");
   }
 

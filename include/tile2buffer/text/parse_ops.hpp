@@ -267,12 +267,14 @@ class parser_ops : public parser_types {
   //===--- scalar statements ---===//
 
   static constexpr bool infix_token(const token& t) {
+    // clang-format off
     switch (t.kind) {
       case tok::plus: case tok::minus: case tok::star: case tok::slashslash: case tok::percent:
       case tok::lt: case tok::le: case tok::eqeq: case tok::ne: case tok::gt: case tok::ge: return true;
       case tok::ident: return t.spelling == "and" || t.spelling == "or";
       default: return false;
     }
+    // clang-format on
   }
   /// A scalar expression: `a`, `a OP b`, `not a`, `min(a, b)`, `max(a, b)`, `cast(a, DTYPE)`.
   /// Leaves the operands in `args_`; `c` is `scalar_const` for a plain operand.
