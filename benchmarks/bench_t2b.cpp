@@ -193,7 +193,8 @@ void measure(benchmark::State& state, std::int64_t ops, Fn fn, Validate validate
   }
   state.counters["ns/op"] = benchmark::Counter(ns_sum, benchmark::Counter::kAvgIterations);
   state.counters["wall_ns/op"] = benchmark::Counter(wall_sum, benchmark::Counter::kAvgIterations);
-  state.counters["faults/kop"] = benchmark::Counter(faults * 1000.0 / static_cast<double>(ops), benchmark::Counter::kAvgIterations);
+  state.counters["faults/kop"] =
+      benchmark::Counter(faults * 1000.0 / static_cast<double>(ops), benchmark::Counter::kAvgIterations);
   state.counters["B/op"] = benchmark::Counter(static_cast<double>(peak) / static_cast<double>(ops));
   state.counters["ops"] = benchmark::Counter(static_cast<double>(ops));
 }
@@ -235,42 +236,50 @@ void register_kernel(bench::shape s, std::int64_t n) {
 
   add("parse", [=](benchmark::State& st) {
     const t2b::text& src = in().source();
-    measure(st, n, [&] { return t2b::parse(src.view()); }, [](const auto& r) { check(r, "parse"); });
+    measure(
+        st, n, [&] { return t2b::parse(src.view()); }, [](const auto& r) { check(r, "parse"); });
   });
   add("print", [=](benchmark::State& st) {
     const t2b::program& p = in().tile();
-    measure(st, n, [&] { return t2b::print(p); }, [&](const t2b::text& t) {
-      if (t.view() != in().source().view()) die("print differs from the generated text");
-    });
+    measure(
+        st, n, [&] { return t2b::print(p); },
+        [&](const t2b::text& t) {
+          if (t.view() != in().source().view()) die("print differs from the generated text");
+        });
   });
   add("select", [=](benchmark::State& st) {
     const t2b::program& p = in().after(t2b::pass_id::init_storage, t2b::planner_kind::pypto);
-    measure(st, n, [&] { return t2b::select(p, t2b::options{}); }, [&](const t2b::result<t2b::program>& r) {
-      check(r, "select");
-      if (r.value.functions[0].buffer_ir_selected != std::optional<bool>(true)) die("unexpected selection");
-    });
+    measure(
+        st, n, [&] { return t2b::select(p, t2b::options{}); },
+        [&](const t2b::result<t2b::program>& r) {
+          check(r, "select");
+          if (r.value.functions[0].buffer_ir_selected != std::optional<bool>(true)) die("unexpected selection");
+        });
   });
   for (const auto planner : all_planners) {
     const std::string pn(t2b::name(planner));
     add("plan/" + pn, [=](benchmark::State& st) {
       const t2b::program& p = in().after(t2b::pass_id::verify_tile_storage, planner);
-      measure(st, n, [&] { return t2b::plan(p, with_planner(planner)); }, [](const auto& r) { check(r, "plan"); });
+      measure(
+          st, n, [&] { return t2b::plan(p, with_planner(planner)); }, [](const auto& r) { check(r, "plan"); });
     });
   }
   for (const auto planner : all_planners) {
     const std::string pn(t2b::name(planner));
     add("lower/" + pn, [=](benchmark::State& st) {
       const t2b::program& p = in().after(t2b::pass_id::plan, planner);
-      measure(st, n, [&] { return t2b::lower_tile_to_buffer(p, with_planner(planner)); },
-              [](const auto& r) { expect_stage(r, t2b::ir_stage::buffer, "lower"); });
+      measure(
+          st, n, [&] { return t2b::lower_tile_to_buffer(p, with_planner(planner)); },
+          [](const auto& r) { expect_stage(r, t2b::ir_stage::buffer, "lower"); });
     });
   }
   for (const auto planner : all_planners) {
     const std::string pn(t2b::name(planner));
     add("pipeline/" + pn, [=](benchmark::State& st) {
       const t2b::program& p = in().tile();
-      measure(st, n, [&] { return t2b::lower(p, with_planner(planner)); },
-              [](const auto& r) { expect_stage(r, t2b::ir_stage::buffer, "pipeline"); });
+      measure(
+          st, n, [&] { return t2b::lower(p, with_planner(planner)); },
+          [](const auto& r) { expect_stage(r, t2b::ir_stage::buffer, "pipeline"); });
     });
   }
   for (const unsigned workers : {1u, 2u}) {
@@ -286,7 +295,8 @@ void register_kernel(bench::shape s, std::int64_t n) {
   }
   add("print_buffer", [=](benchmark::State& st) {
     const t2b::program& p = in().after(t2b::pass_id::verify_buffer, t2b::planner_kind::pypto);
-    measure(st, n, [&] { return t2b::print(p); }, no_check);
+    measure(
+        st, n, [&] { return t2b::print(p); }, no_check);
   });
 }
 
@@ -388,12 +398,15 @@ void register_zoo(const std::string& dir) {
       const std::string name = "zoo/" + path.stem().string() + "/" + std::string(t2b::name(planner));
       benchmark::RegisterBenchmark(name.c_str(),
                                    [program, o, ops, name](benchmark::State& st) {
-                                     measure(st, ops, [&] { return t2b::lower(*program, o); }, [&](const auto& r) {
-                                       check(r, name);
-                                       bool lowered = false;
-                                       for (const auto& f : r.value.functions) lowered = lowered || f.stage == t2b::ir_stage::buffer;
-                                       if (!lowered) die(name + ": no kernel reached Buffer IR");
-                                     });
+                                     measure(
+                                         st, ops, [&] { return t2b::lower(*program, o); },
+                                         [&](const auto& r) {
+                                           check(r, name);
+                                           bool lowered = false;
+                                           for (const auto& f : r.value.functions)
+                                             lowered = lowered || f.stage == t2b::ir_stage::buffer;
+                                           if (!lowered) die(name + ": no kernel reached Buffer IR");
+                                         });
                                    })
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);

@@ -63,16 +63,21 @@ bool within_reserve(bench::shape s, std::int64_t n, bool mutate, const char* nam
     if (!f.is_device()) continue;
     const kernel_analyses analyses(f);
     function_builder::arena_sizes want = buffer_arena_sizes(f, analyses);
-    if (mutate) want = {want.values / 2, want.ops / 2, want.region_ops / 2, want.regions / 2, want.operands / 2, want.kwargs / 2, want.names / 2, want.types};
+    if (mutate)
+      want = {want.values / 2,   want.ops / 2,    want.region_ops / 2, want.regions / 2,
+              want.operands / 2, want.kwargs / 2, want.names / 2,      want.types};
     const result<function> lowered = lower_function(f, opts, analyses);
     if (!lowered) std::abort();
     const function& g = lowered.value;
     const struct {
       const char* arena;
       std::size_t capacity, reserved;
-    } arenas[] = {{"values", g.values.capacity(), want.values},       {"ops", g.ops.capacity(), want.ops},
-                  {"region_ops", g.region_ops.capacity(), want.region_ops}, {"regions", g.regions.capacity(), want.regions},
-                  {"operands", g.operands.capacity(), want.operands}, {"names", g.names.capacity(), want.names}};
+    } arenas[] = {{"values", g.values.capacity(), want.values},
+                  {"ops", g.ops.capacity(), want.ops},
+                  {"region_ops", g.region_ops.capacity(), want.region_ops},
+                  {"regions", g.regions.capacity(), want.regions},
+                  {"operands", g.operands.capacity(), want.operands},
+                  {"names", g.names.capacity(), want.names}};
     for (const auto& a : arenas)
       if (a.capacity != a.reserved) {
         std::printf("%-7s lower's %s arena grew: capacity %zu, reserved %zu\n", name, a.arena, a.capacity, a.reserved);

@@ -19,7 +19,7 @@ using namespace tile2buffer;
 
 /// The quadratic planner loop as it was before the sweep: every placement scans all allocations.
 std::vector<std::optional<std::int64_t>> reference_place(planner_kind planner, const std::vector<allocation>& allocs,
-                                                          std::vector<live_interval> live) {
+                                                         std::vector<live_interval> live) {
   std::vector<std::optional<std::int64_t>> addr(allocs.size());
   if (planner == planner_kind::ptoas) return addr;
   std::vector<std::uint32_t> order;
@@ -39,10 +39,8 @@ std::vector<std::optional<std::int64_t>> reference_place(planner_kind planner, c
     for (std::uint32_t j = 0; j < allocs.size(); ++j) {
       if (j == i || !addr[j] || allocs[j].space != allocs[i].space) continue;
       const placed_range range{*addr[j], *addr[j] + allocs[j].capacity};
-      if (live[j].overlaps(live[i]))
-        busy.push_back(range);
-      else if (live[j].end < live[i].start && live[i].start - live[j].end <= dsa_cooldown)
-        cooling.push_back(range);
+      if (live[j].overlaps(live[i])) busy.push_back(range);
+      else if (live[j].end < live[i].start && live[i].start - live[j].end <= dsa_cooldown) cooling.push_back(range);
     }
     if (planner == planner_kind::pypto) {
       addr[i] = detail::first_fit(busy, allocs[i].capacity);
@@ -108,9 +106,9 @@ int main() {
         continue;
       }
       const auto a = static_cast<std::uint32_t>(pick(0, static_cast<int>(positions) - 1));
-      const auto b = static_cast<std::uint32_t>(pick(0, 2) == 0 ? pick(static_cast<int>(a), static_cast<int>(positions) - 1)
-                                                                 : std::min<int>(static_cast<int>(a) + pick(0, 5),
-                                                                                 static_cast<int>(positions) - 1));
+      const auto b = static_cast<std::uint32_t>(
+          pick(0, 2) == 0 ? pick(static_cast<int>(a), static_cast<int>(positions) - 1)
+                          : std::min<int>(static_cast<int>(a) + pick(0, 5), static_cast<int>(positions) - 1));
       live.push_back(live_interval{a, b});
     }
     std::vector<live_interval> want = live;
@@ -126,7 +124,7 @@ int main() {
     std::mt19937 rng(seed);
     const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const int n = pick(0, seed % 10 == 0 ? 600 : 60);
-    const int span = pick(1, 3 * n + 2);      // program length: short spans force many ties
+    const int span = pick(1, 3 * n + 2);  // program length: short spans force many ties
     const int spaces = pick(1, 3);
     std::vector<allocation> allocs;
     std::vector<live_interval> live;

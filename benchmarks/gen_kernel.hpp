@@ -99,8 +99,8 @@ inline function make_window_kernel(std::int64_t n) {
                               b.emit1(opcode::tile_load, {operand::of(B), b.pair(0, 0), b.pair(64, 32)}, parent_t, "p1")};
   value_id last{};
   for (std::int64_t i = 0; i < n; ++i) {
-    const value_id w = b.emit1(opcode::tile_slice,
-                               {operand::of(parents[i % 2]), b.pair(16, 32), b.pair(16 * (i / 2 % 4), 0)}, tt, nm("w", i));
+    const value_id w =
+        b.emit1(opcode::tile_slice, {operand::of(parents[i % 2]), b.pair(16, 32), b.pair(16 * (i / 2 % 4), 0)}, tt, nm("w", i));
     const value_id lhs = i == 0 ? w : last;
     last = b.emit1(i % 2 == 0 ? opcode::tile_add : opcode::tile_mul, {operand::of(lhs), operand::of(w)}, tt, nm("v", i));
   }
@@ -128,8 +128,8 @@ inline function make_cube_kernel(std::int64_t n) {
   value_id last = b.emit1(opcode::tile_matmul, {operand::of(la), operand::of(rb)}, acc_t, "v0");
   for (std::int64_t i = 1; i < n; ++i) {
     const bool even = i % 2 == 0;
-    last = b.emit1(opcode::tile_matmul_acc, {operand::of(last), operand::of(even ? la : lb), operand::of(even ? rb : ra)},
-                   acc_t, nm("v", i));
+    last = b.emit1(opcode::tile_matmul_acc, {operand::of(last), operand::of(even ? la : lb), operand::of(even ? rb : ra)}, acc_t,
+                   nm("v", i));
   }
   const value_id result = b.emit1(opcode::tile_store, {operand::of(last), b.pair(0, 0), operand::of(Out)}, gm_out, "result");
   b.emit0(opcode::cf_return, {operand::of(result)});
@@ -144,7 +144,8 @@ inline function make_valid_kernel(std::int64_t n) {
   const value_id rows = b.param("rows", scalar_type(dtype::index));
   const type vt = with_valid(tile_type(16, 32, dtype::fp32), extent::of(rows), extent::of(32));
   detail::numbered_name nm;
-  const value_id v0 = b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, tile_type(16, 32, dtype::fp32), "v0");
+  const value_id v0 =
+      b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, tile_type(16, 32, dtype::fp32), "v0");
   value_id last = b.emit1(opcode::tile_set_validshape, {operand::of(v0), operand::of(rows), operand::integer(32)}, vt, "w0");
   for (std::int64_t i = 0; i < n; ++i)
     last = b.emit1(i % 2 == 0 ? opcode::tile_add : opcode::tile_mul, {operand::of(last), operand::of(last)}, vt, nm("w", i + 1));

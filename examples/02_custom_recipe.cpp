@@ -22,7 +22,8 @@ struct muls_by_one_is_copy {
 
   static constexpr t2b::match_result match(t2b::typed<source> muls, const t2b::match_context& ctx) {
     const t2b::operand s = muls.scalar();
-    const bool one = (s.kind == t2b::operand_kind::float_lit || s.kind == t2b::operand_kind::int_lit) && s.num == 1 && s.exp10 == 0;
+    const bool one = (s.kind == t2b::operand_kind::float_lit || s.kind == t2b::operand_kind::int_lit) && s.num == 1 &&
+                     s.exp10 == 0;
     if (!one) return t2b::match_result::no(t2b::text("the scalar is not the literal 1"));
     // Everything else the default recipe requires (descriptors, dtypes) must hold too.
     return t2b::lower_elementwise<t2b::opcode::tile_muls>::match(muls, ctx);
@@ -40,7 +41,8 @@ static_assert(t2b::recipe<muls_by_one_is_copy>);
 struct host_recipes : t2b::with_recipes<t2b::default_recipes, muls_by_one_is_copy> {};
 static_assert(t2b::registry<host_recipes>::checked);
 
-constexpr std::string_view kernel = R"(aiv @scale(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+constexpr std::string_view kernel =
+    R"(aiv @scale(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
   x = tile.load(X, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   y = tile.muls(x, 1.0) : Tile[[16, 32], FP32, Vec]
   z = tile.muls(y, 3.0) : Tile[[16, 32], FP32, Vec]

@@ -10,7 +10,8 @@
 
 namespace t2b = tile2buffer;
 
-constexpr std::string_view kernel = R"(aiv @too_small(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+constexpr std::string_view kernel =
+    R"(aiv @too_small(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
   m = tile.alloc(Vec, 1024)
   x = tile.load(X, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec] in m
   r = tile.store(x, (0, 0), Out) : Tensor[[16, 32], FP32]

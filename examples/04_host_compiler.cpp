@@ -72,8 +72,7 @@ int main(int argc, char** argv) {
   const auto storage = t2b::run_pipeline(parsed.value, opts, t2b::pass_id::init_storage);
   if (!storage) return fail(storage.errors, argv[1], source);
   for (const auto& e : t2b::explain_selection(storage.value, opts)) {
-    if (e.selected)
-      std::printf("@%s: selected\n", std::string(e.function.view()).c_str());
+    if (e.selected) std::printf("@%s: selected\n", std::string(e.function.view()).c_str());
     else
       std::printf("@%s: stays Tile (%u:%u): %s\n", std::string(e.function.view()).c_str(), e.loc.line, e.loc.col,
                   std::string(e.reason.view()).c_str());

@@ -16,7 +16,8 @@ namespace t2b = tile2buffer;
 
 namespace {
 
-constexpr std::string_view kernel = R"(aiv @scale_add(X: Tensor[[16, 32], FP32], Y: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+constexpr std::string_view kernel =
+    R"(aiv @scale_add(X: Tensor[[16, 32], FP32], Y: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
   x = tile.load(X, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   y = tile.load(Y, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   s = tile.muls(x, 2.0) : Tile[[16, 32], FP32, Vec]

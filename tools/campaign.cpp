@@ -115,8 +115,8 @@ struct config {
   std::vector<target_arch> targets{target_arch::a2a3};
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string out = ".";
-  std::string pto_out;            ///< where the PTO-AS of sampled lowered kernels goes ("" = nowhere)
-  std::uint64_t pto_every = 1;    ///< sample rate: kernels whose index is a multiple of it
+  std::string pto_out;           ///< where the PTO-AS of sampled lowered kernels goes ("" = nowhere)
+  std::uint64_t pto_every = 1;   ///< sample rate: kernels whose index is a multiple of it
   bool break_addresses = false;  ///< hidden: proves the campaign reports a wrong lowering
   bool break_selection = false;  ///< hidden: lowers nothing, proves it reports kernels kept Tile
   bool break_pto = false;        ///< hidden: an emitter writing every address as 0, proves it reports a wrong read-back
@@ -125,7 +125,8 @@ struct config {
 /// The extended rollout's op families, counted in the Tile programs of lowered kernels: by each
 /// op's record (a new member is counted with its family), and rsqrt, the extended rollout's one
 /// elementwise op.
-constexpr std::string_view tally_names[] = {"row reductions", "column reductions", "row broadcasts", "column broadcasts", "casts", "rsqrt"};
+constexpr std::string_view tally_names[] = {"row reductions", "column reductions", "row broadcasts", "column broadcasts", "casts",
+                                            "rsqrt"};
 constexpr int tally_of(opcode c) {
   if (c == opcode::tile_rsqrt) return 5;
   if (!is_tile_op(c)) return -1;
@@ -178,8 +179,9 @@ struct tally {
 /// `selection`: the failure is the kernel's selection, which `--explain-selection` shows.
 void write_reproducer(const config& cfg, std::uint64_t seed, shape s, const options& opts, const std::string& binding,
                       const std::string& report, const program& tile, bool selection = false) {
-  const std::filesystem::path path = std::filesystem::path(cfg.out) / ("seed-" + std::to_string(seed) + "-" + std::string(name(opts.planner)) +
-                                                                        "-" + std::string(name(opts.target)) + ".t2b");
+  const std::filesystem::path path =
+      std::filesystem::path(cfg.out) /
+      ("seed-" + std::to_string(seed) + "-" + std::string(name(opts.planner)) + "-" + std::string(name(opts.target)) + ".t2b");
   std::ofstream f(path);
   f << "# t2b-campaign seed " << seed << ", shape " << shape_names[static_cast<int>(s)] << ", planner " << name(opts.planner)
     << ", target " << name(opts.target) << "\n# binding: " << binding << "\n# reproduce: t2b-opt --planner=" << name(opts.planner)
@@ -201,8 +203,10 @@ void write_reproducer(const config& cfg, std::uint64_t seed, shape s, const opti
 
 /// Writes the PTO-AS of `lowered` in both forms under cfg.pto_out; false when the emitter refuses.
 bool write_pto(const config& cfg, std::uint64_t seed, const options& opts, const program& lowered) {
-  const std::string stem = (std::filesystem::path(cfg.pto_out) / ("seed-" + std::to_string(seed) + "-" + std::string(name(opts.planner)) +
-                                                                    "-" + std::string(name(opts.target)))).string();
+  const std::string stem =
+      (std::filesystem::path(cfg.pto_out) /
+       ("seed-" + std::to_string(seed) + "-" + std::string(name(opts.planner)) + "-" + std::string(name(opts.target))))
+          .string();
   for (const bool generic : {false, true}) {
     const auto emitted = emit_pto(lowered, pto_options{.generic = generic, .target = opts.target, .skip_tile_kernels = true});
     if (!emitted) return false;
@@ -229,8 +233,8 @@ std::string pto_roundtrip_problem(const config& cfg, const program& lowered, con
     differ = check_pto_roundtrip(lowered, po);
   }
   if (differ.empty() || differ.front().source.view() == detail::pto_source) return {};
-  return "the PTO-AS does not read back as its Buffer IR (t2b-opt --planner=" + std::string(name(opts.planner)) + " --target=" +
-         std::string(name(opts.target)) + (opts.rollout == rollout_kind::extended ? " --rollout=extended" : "") +
+  return "the PTO-AS does not read back as its Buffer IR (t2b-opt --planner=" + std::string(name(opts.planner)) +
+         " --target=" + std::string(name(opts.target)) + (opts.rollout == rollout_kind::extended ? " --rollout=extended" : "") +
          " --emit=pto --verify-pto-roundtrip shows it)\n" + std::string(format_all(differ, "lowered").view());
 }
 
@@ -285,9 +289,11 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
   }
   if ((selected && must_stay_tile) || (!selected && must_select)) {
     ++t.failures;
-    const std::string why = a5 ? std::string("target a5 retains Tile IR") : plan.unaligned ? std::string("an unalignable slice") : plan.tile_reason;
+    const std::string why = a5               ? std::string("target a5 retains Tile IR")
+                            : plan.unaligned ? std::string("an unalignable slice")
+                                             : plan.tile_reason;
     write_reproducer(cfg, seed, s, opts, "-",
-                     selected                ? "selected although it must stay Tile (" + why + ")"
+                     selected           ? "selected although it must stay Tile (" + why + ")"
                      : s == shape::line ? std::string("a straight-line kernel was not selected")
                                         : std::string("an extended-rollout kernel with no Tile-only construct was not selected"),
                      tile, true);
@@ -300,7 +306,8 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
     const std::string reason = why.size() == 1 ? std::string(why[0].reason.view()) : std::string();
     if (reason.find(plan.tile_reason) == std::string::npos) {
       ++t.failures;
-      write_reproducer(cfg, seed, s, opts, "-", "stayed Tile for `" + reason + "`, not for `" + plan.tile_reason + "`", tile, true);
+      write_reproducer(cfg, seed, s, opts, "-", "stayed Tile for `" + reason + "`, not for `" + plan.tile_reason + "`", tile,
+                       true);
       return;
     }
   }
@@ -359,7 +366,9 @@ tally run_kernel(const config& cfg, std::uint64_t seed, shape s) {
   for (const planner_kind planner : cfg.planners)
     for (const target_arch target : cfg.targets)
       lower_and_check(cfg, seed, s, plan, tile,
-                      options{.enable_buffer_ir = !cfg.break_selection, .planner = planner, .target = target,
+                      options{.enable_buffer_ir = !cfg.break_selection,
+                              .planner = planner,
+                              .target = target,
                               .rollout = s == shape::extended ? rollout_kind::extended : rollout_kind::standard},
                       t);
   return t;
@@ -390,7 +399,9 @@ std::string parse_args(int argc, char** argv, config& cfg) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
     if (flag == "--break-addresses" || flag == "--break-selection" || flag == "--break-pto") {
-      (flag == "--break-addresses" ? cfg.break_addresses : flag == "--break-selection" ? cfg.break_selection : cfg.break_pto) = true;
+      (flag == "--break-addresses"   ? cfg.break_addresses
+       : flag == "--break-selection" ? cfg.break_selection
+                                     : cfg.break_pto) = true;
       continue;
     }
     if (i + 1 >= argc) return "unknown flag or missing value: " + std::string(flag);
@@ -460,15 +471,18 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < shape_count; ++i)
     if (total.shape_kernels[i] > 0)
       std::printf("shape %s: kernels %llu, lowered %llu, stayed Tile %llu\n", std::string(shape_names[i]).c_str(),
-                  static_cast<unsigned long long>(total.shape_kernels[i]), static_cast<unsigned long long>(total.shape_lowered[i]),
+                  static_cast<unsigned long long>(total.shape_kernels[i]),
+                  static_cast<unsigned long long>(total.shape_lowered[i]),
                   static_cast<unsigned long long>(total.shape_stayed[i]));
   if (total.shape_kernels[static_cast<std::size_t>(shape::extended)] > 0) {
     std::printf("extended ops in lowered kernels:");
     for (std::size_t i = 0; i < family_count; ++i)
-      std::printf("%s %s %llu", i == 0 ? "" : ",", std::string(tally_names[i]).c_str(), static_cast<unsigned long long>(total.families[i]));
+      std::printf("%s %s %llu", i == 0 ? "" : ",", std::string(tally_names[i]).c_str(),
+                  static_cast<unsigned long long>(total.families[i]));
     std::printf("\n");
   }
-  std::printf("PTO preflight (both rollouts, every lowered kernel): %llu checked\n", static_cast<unsigned long long>(total.preflights));
+  std::printf("PTO preflight (both rollouts, every lowered kernel): %llu checked\n",
+              static_cast<unsigned long long>(total.preflights));
   std::printf("PTO-AS read back as its Buffer IR: %llu lowered programs\n", static_cast<unsigned long long>(total.roundtrips));
   std::printf("kernels %llu, lowerings %llu, lowered %llu, stayed Tile %llu, mismatches %llu, failures %llu\n",
               static_cast<unsigned long long>(total.kernels), static_cast<unsigned long long>(total.lowerings),

@@ -13,8 +13,7 @@ namespace t2b_tools {
 
 /// The decimal number `v` when it lies in [min, max]; nullopt otherwise (also for anything but
 /// digits, and for more digits than a 64-bit count can take).
-inline std::optional<std::uint64_t> decimal_in(std::string_view v, std::uint64_t min = 0,
-                                               std::uint64_t max = UINT64_MAX) {
+inline std::optional<std::uint64_t> decimal_in(std::string_view v, std::uint64_t min = 0, std::uint64_t max = UINT64_MAX) {
   if (v.empty() || v.size() > 19) return std::nullopt;  // 19 digits never overflow 64 bits
   std::uint64_t n = 0;
   for (const char c : v) {

@@ -28,8 +28,7 @@ inline bool read_all(std::FILE* in, std::string& out, std::size_t limit = std::n
 
 /// Appends the file at `path` to `out` (see `read_all` for `limit`); false when it cannot be read,
 /// with `errno` saying why (the caller prints `std::strerror(errno)`).
-inline bool read_file(const std::string& path, std::string& out,
-                      std::size_t limit = std::numeric_limits<std::size_t>::max()) {
+inline bool read_file(const std::string& path, std::string& out, std::size_t limit = std::numeric_limits<std::size_t>::max()) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
   const bool ok = read_all(f, out, limit);

@@ -191,10 +191,8 @@ inline std::string parse(std::string_view file, array& out) {
         have_descr = true;
       } else if (key == "fortran_order") {
         if (have_order) return "malformed .npy header (key 'fortran_order' given twice)";
-        if (h.word("True"))
-          fortran = true;
-        else if (!h.word("False"))
-          return "malformed .npy header (fortran_order is not True or False)";
+        if (h.word("True")) fortran = true;
+        else if (!h.word("False")) return "malformed .npy header (fortran_order is not True or False)";
         have_order = true;
       } else if (key == "shape") {
         if (have_shape) return "malformed .npy header (key 'shape' given twice)";
@@ -211,7 +209,10 @@ inline std::string parse(std::string_view file, array& out) {
   h.skip_space();
   if (h.i != header.size()) return "malformed .npy header (text after the dictionary)";
   if (!have_descr || !have_order || !have_shape)
-    return std::string("malformed .npy header (missing key '") + (!have_descr ? "descr" : !have_order ? "fortran_order" : "shape") +
+    return std::string("malformed .npy header (missing key '") +
+           (!have_descr   ? "descr"
+            : !have_order ? "fortran_order"
+                          : "shape") +
            "')";
   if (fortran) return "fortran_order is True; only C-order arrays are read (save np.ascontiguousarray(x))";
   std::string normalized;

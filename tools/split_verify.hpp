@@ -54,7 +54,8 @@ struct expectation {
 /// The expectations written in `source`: a comment that starts with `expected-error {{text}}`
 /// asks for it on the comment's own line, `expected-error@+N {{text}}` / `@-N` N lines below /
 /// above it. A malformed one is reported in `problems`.
-inline std::vector<expectation> parse_expectations(std::string_view source, std::string_view display, std::vector<std::string>& problems) {
+inline std::vector<expectation> parse_expectations(std::string_view source, std::string_view display,
+                                                   std::vector<std::string>& problems) {
   std::vector<expectation> out;
   std::uint32_t line = 0;
   for (std::size_t at = 0; at <= source.size();) {
@@ -117,17 +118,19 @@ inline std::vector<expectation> parse_expectations(std::string_view source, std:
 /// Matches the errors and the notices (remarks, warnings: `source` names the kind) a chunk produced against its expectations; appends one line
 /// per mismatch to `problems`.
 inline void check(std::vector<expectation>& expected, const std::vector<tile2buffer::diagnostic>& errors,
-                  const std::vector<tile2buffer::diagnostic>& notices, std::string_view display, std::vector<std::string>& problems) {
+                  const std::vector<tile2buffer::diagnostic>& notices, std::string_view display,
+                  std::vector<std::string>& problems) {
   const auto match = [&](const tile2buffer::diagnostic& d, std::string_view kind, std::string said) {
     for (expectation& e : expected)
       if (!e.seen && e.kind == kind && e.line == d.loc.line && said.find(e.text) != std::string::npos) {
         e.seen = true;
         return;
       }
-    problems.push_back(std::string(display) + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": unexpected " +
-                       std::string(kind) + ": " + said);
+    problems.push_back(std::string(display) + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) +
+                       ": unexpected " + std::string(kind) + ": " + said);
   };
-  for (const tile2buffer::diagnostic& d : errors) match(d, "error", std::string(d.source.view()) + ": " + std::string(d.message.view()));
+  for (const tile2buffer::diagnostic& d : errors)
+    match(d, "error", std::string(d.source.view()) + ": " + std::string(d.message.view()));
   for (const tile2buffer::diagnostic& d : notices) match(d, d.source.view(), std::string(d.message.view()));
   for (const expectation& e : expected)
     if (!e.seen)

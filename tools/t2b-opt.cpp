@@ -70,8 +70,9 @@ int run_session(session& s) {
     s.source = {};
     return report(s, std::vector<diagnostic>{input_too_large(opts.limits.max_file_size)});
   }
-  result<program> parsed = s.timed("parse", [&] { return binary ? deserialize(s.source) : parse(s.source, s.display, opts.limits); });
-  if (binary) s.source = {};  // no source lines to show under diagnostics
+  result<program> parsed =
+      s.timed("parse", [&] { return binary ? deserialize(s.source) : parse(s.source, s.display, opts.limits); });
+  if (binary) s.source = {};                     // no source lines to show under diagnostics
   if (s.mapped != nullptr) s.mapped->release();  // only a diagnostic's source line reads it again
   if (!parsed) return report(s, parsed.errors);
   const bool pto = writes_pto(opts);
@@ -107,15 +108,20 @@ int run_session(session& s) {
 /// its own whose output is collected; the outputs are joined by the separator line.
 int run_chunks(const cli_options& opts, session& whole) {
   namespace sv = t2b_split_verify;
-  const std::vector<std::string> chunks =
-      opts.split_input_file ? sv::split_input(whole.source) : std::vector<std::string>{std::string(whole.source)};
+  const std::vector<std::string> chunks = opts.split_input_file ? sv::split_input(whole.source)
+                                                                : std::vector<std::string>{std::string(whole.source)};
   std::string joined;
   std::vector<std::string> problems;
   bool failed = false;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     std::string out;
     std::vector<diagnostic> caught, notices;
-    session chunk{opts, whole.display, chunks[i], {}, &out, opts.verify_diagnostics ? &caught : nullptr,
+    session chunk{opts,
+                  whole.display,
+                  chunks[i],
+                  {},
+                  &out,
+                  opts.verify_diagnostics ? &caught : nullptr,
                   opts.verify_diagnostics ? &notices : nullptr};
     const int rc = run_session(chunk);
     if (opts.verify_diagnostics) {
@@ -140,8 +146,8 @@ int main_body(int argc, char** argv) {
   // Why before parsing: a command-line error is reported in the format asked for, even when
   // --diagnostics=json comes after the mistake.
   for (int i = 1; i < argc; ++i)
-    if (std::string_view(argv[i]) == "--diagnostics=json" || (i + 1 < argc && std::string_view(argv[i]) == "--diagnostics" &&
-                                                                 std::string_view(argv[i + 1]) == "json"))
+    if (std::string_view(argv[i]) == "--diagnostics=json" ||
+        (i + 1 < argc && std::string_view(argv[i]) == "--diagnostics" && std::string_view(argv[i + 1]) == "json"))
       t2b_tools::json_errors = true;
   if (const std::string err = parse_command_line(argc, argv, opts); !err.empty()) {
     // One line, as mlir-opt does: the whole usage would bury the mistake.

@@ -45,8 +45,8 @@ inline void notice(const session& s, std::string_view kind, location loc, std::s
   }
   if (s.opts.quiet && kind == "remark") return;
   if (t2b_tools::json_errors) {
-    t2b_tools::json_add(diagnostic{loc, text("t2b-opt"), text(message), {}, kind == "remark" ? severity::remark : severity::warning},
-                        s.display);
+    t2b_tools::json_add(
+        diagnostic{loc, text("t2b-opt"), text(message), {}, kind == "remark" ? severity::remark : severity::warning}, s.display);
     return;
   }
   if (!loc.known()) {  // about the whole input
@@ -76,8 +76,8 @@ inline void warn_ptoas_overflow(const session& s, const program& input) {
       if (peak <= space_capacity(space) || at >= order.size()) continue;
       const op_node& where = f->op(order.ops()[at]);
       text message;
-      message << '@' << k.name << ": planner ptoas: " << peak << " bytes are live in " << name(space) << " at once here, more than its "
-              << space_capacity(space) << " bytes (pypto and dsa_rp cannot place it)";
+      message << '@' << k.name << ": planner ptoas: " << peak << " bytes are live in " << name(space)
+              << " at once here, more than its " << space_capacity(space) << " bytes (pypto and dsa_rp cannot place it)";
       notice(s, "warning", where.loc, message.view());
     }
   }

@@ -63,7 +63,8 @@ inline int write_memory_map(const session& s, const program& prog) {
     }
     panels.push_back(memory_map_of(planned.value, p, &prog));
   }
-  if (failures.size() > 0 && std::all_of(panels.begin(), panels.end(), [](const memory_map_panel& p) { return !p.failure.empty(); }))
+  if (failures.size() > 0 &&
+      std::all_of(panels.begin(), panels.end(), [](const memory_map_panel& p) { return !p.failure.empty(); }))
     return report(s, failures);
   const text svg = render_memory_map(panels, s.display);
   if (!t2b_tools::write_file(opts.memory_map, svg.view())) {
@@ -101,8 +102,10 @@ inline int write_ir(session& s, const program& p, bool lowered_all) {
     // out, each with a remark saying why; with none, emission rejects them (nothing to emit).
     const bool skip = opts.pto_kernel.empty() && any_buffer_kernel(p);
     auto emitted = s.timed("emit", [&] {
-      return emit_pto(p, pto_options{.generic = opts.format == F::pto_generic, .kernel = opts.pto_kernel,
-                                     .target = opts.pass_options.target, .skip_tile_kernels = skip});
+      return emit_pto(p, pto_options{.generic = opts.format == F::pto_generic,
+                                     .kernel = opts.pto_kernel,
+                                     .target = opts.pass_options.target,
+                                     .skip_tile_kernels = skip});
     });
     const auto stays_tile = [](const function& f) { return f.is_device() && f.stage != ir_stage::buffer; };
     const bool any_tile = std::any_of(p.functions.begin(), p.functions.end(), stays_tile);
@@ -113,10 +116,12 @@ inline int write_ir(session& s, const program& p, bool lowered_all) {
       return report(s, emitted.errors);
     }
     if (opts.verify_pto_roundtrip)
-      if (const auto differ = s.timed("pto roundtrip", [&] {
-            return check_pto_roundtrip(p, pto_options{.kernel = opts.pto_kernel, .target = opts.pass_options.target,
-                                                      .skip_tile_kernels = skip});
-          });
+      if (const auto differ = s.timed(
+              "pto roundtrip",
+              [&] {
+                return check_pto_roundtrip(
+                    p, pto_options{.kernel = opts.pto_kernel, .target = opts.pass_options.target, .skip_tile_kernels = skip});
+              });
           !differ.empty())
         return report(s, differ);
     if (skip && any_tile) remark_tile_kernels(s, p, ", not emitted");

@@ -55,9 +55,11 @@ struct pass_summary {
 inline constexpr pass_summary pass_summaries[] = {
     {"materialize_native_scratch",
      "give each native row reduction and row-broadcast op its scratch tile (tile.create); only under --rollout=extended"},
-    {"init_storage", "give an unplanned device function storage: one allocation per Tile value, shared where a result is in place"},
+    {"init_storage",
+     "give an unplanned device function storage: one allocation per Tile value, shared where a result is in place"},
     {"select", "decide per device kernel whether it lowers to Buffer IR, and record why a kernel stays Tile"},
-    {"legalize", "make the storage of selected kernels lowerable: distinct recip destinations, assemble snapshots, region boundaries"},
+    {"legalize",
+     "make the storage of selected kernels lowerable: distinct recip destinations, assemble snapshots, region boundaries"},
     {"verify_tile_storage", "check the storage facts lowering relies on (a checking pass)"},
     {"plan", "place every allocation with the chosen planner (--planner); fail when a memory space overflows"},
     {"lower", "rewrite each selected kernel into Buffer IR through the recipe set (--list-recipes)"},
@@ -69,8 +71,9 @@ constexpr bool summaries_follow_pass_names() {
     if (pass_summaries[i].pass != pass_names[i]) return false;
   return true;
 }
-static_assert(summaries_follow_pass_names(),
-              "pass_summaries must give each pass of default_passes (pass_names, passes/pipeline_api.hpp) one line, in its order");
+static_assert(
+    summaries_follow_pass_names(),
+    "pass_summaries must give each pass of default_passes (pass_names, passes/pipeline_api.hpp) one line, in its order");
 
 /// --list-passes: `NAME: summary`, one line per pass of the default pipeline, in the order it runs
 /// them (what --pass-pipeline takes, and what --lower runs).

@@ -29,12 +29,14 @@ inline bool was_lowered(const program& tile_program, const program& lowered, con
   };
   if (f.is_device()) return one(f);
   const auto kernels = sim::kernels_of(lowered, f);
-  return tile_program.find(f.name_of()) != nullptr && std::any_of(kernels.begin(), kernels.end(), [&](const function* k) { return one(*k); });
+  return tile_program.find(f.name_of()) != nullptr &&
+         std::any_of(kernels.begin(), kernels.end(), [&](const function* k) { return one(*k); });
 }
 
 /// Runs every kernel that was lowered, and every orchestration that submits one, in both
 /// simulators and prints one verdict per function.
-inline int check_numerics(const cli_options& opts, const std::string& display, const program& tile_program, const program& lowered) {
+inline int check_numerics(const cli_options& opts, const std::string& display, const program& tile_program,
+                          const program& lowered) {
   bool all_ok = true;
   int compared = 0;
   for (const auto& f : lowered.functions) {
@@ -50,7 +52,8 @@ inline int check_numerics(const cli_options& opts, const std::string& display, c
     for (const auto& p : before->params) {
       const std::string_view pname = before->name_of(p.value);
       const type& t = before->type_of(p.value);
-      const bool is_bound = std::any_of(bound.begin(), bound.end(), [&](const sim::scalar_binding& b) { return b.name == pname; });
+      const bool is_bound =
+          std::any_of(bound.begin(), bound.end(), [&](const sim::scalar_binding& b) { return b.name == pname; });
       if (!t.is_scalar() || t.dt != dtype::bool_ || is_bound) continue;
       if (runs.size() == 1) runs.push_back(bound);
       runs[0].push_back(sim::scalar_binding{std::string(pname), 0.0});
@@ -65,7 +68,8 @@ inline int check_numerics(const cli_options& opts, const std::string& display, c
       opts.run.launch(so);
       r = sim::check_numerics(tile_program, lowered, f.name_of(), so);
       if (!r.ok) {
-        if (runs.size() > 1) r.text = std::string("with ") + (run.back().value != 0.0 ? "flags true: " : "flags false: ") + r.text;
+        if (runs.size() > 1)
+          r.text = std::string("with ") + (run.back().value != 0.0 ? "flags true: " : "flags false: ") + r.text;
         break;
       }
     }

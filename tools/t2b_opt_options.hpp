@@ -109,8 +109,8 @@ struct cli_options {
     return print_after_all || print_after || print_before_all || print_before || print_after_failure;
   }
   bool diagnostics_json = false;
-  bool quiet = false;  ///< --quiet: no remarks on stderr
-  std::string memory_map;    ///< --memory-map FILE: the SVG of the plan, besides the normal output
+  bool quiet = false;         ///< --quiet: no remarks on stderr
+  std::string memory_map;     ///< --memory-map FILE: the SVG of the plan, besides the normal output
   bool all_planners = false;  ///< --planner=all: one memory-map column per planner
 };
 
@@ -140,27 +140,37 @@ struct flag {
 };
 
 inline constexpr flag flags[] = {
-    {"--version", {}, "print the version and exit",
+    {"--version",
+     {},
+     "print the version and exit",
      [](cli_options& o, std::string_view) -> std::string {
        o.version = true;
        return {};
      }},
-    {"--help", {}, "print this help and exit",
+    {"--help",
+     {},
+     "print this help and exit",
      [](cli_options& o, std::string_view) -> std::string {
        o.help = true;
        return {};
      }},
-    {"--verify-only", {}, "parse and verify; print no IR on success",
+    {"--verify-only",
+     {},
+     "parse and verify; print no IR on success",
      [](cli_options& o, std::string_view) -> std::string {
        o.verify_only = true;
        return {};
      }},
-    {"--split-input-file", {}, "process each chunk of the input between lines '# -----' alone; join the outputs with that line",
+    {"--split-input-file",
+     {},
+     "process each chunk of the input between lines '# -----' alone; join the outputs with that line",
      [](cli_options& o, std::string_view) -> std::string {
        o.split_input_file = true;
        return {};
      }},
-    {"--verify-diagnostics", {}, "check the diagnostics against the input's '# expected-error@+N {{text}}' comments (expected-remark, "
+    {"--verify-diagnostics",
+     {},
+     "check the diagnostics against the input's '# expected-error@+N {{text}}' comments (expected-remark, "
      "expected-warning likewise) instead of "
      "printing them: exit 0 when each expected one appears at its line and no other does",
      [](cli_options& o, std::string_view) -> std::string {
@@ -174,12 +184,15 @@ inline constexpr flag flags[] = {
        o.output_flag = "-o";
        return {};
      }},
-    {"--lower", {}, "run the default pipeline ({passes})",
+    {"--lower",
+     {},
+     "run the default pipeline ({passes})",
      [](cli_options& o, std::string_view) -> std::string {
        o.pipeline = true;
        return {};
      }},
-    {"--planner", "P", "memory planner: pypto (default), dsa_rp or ptoas; implies --lower. "
+    {"--planner", "P",
+     "memory planner: pypto (default), dsa_rp or ptoas; implies --lower. "
      "all (only with --memory-map): draw the three side by side, the output uses pypto",
      [](cli_options& o, std::string_view v) -> std::string {
        o.pipeline = true;
@@ -211,7 +224,8 @@ inline constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--rollout", "R", "recipes selection may use: default (the spec's default rollout, the default) or extended "
+    {"--rollout", "R",
+     "recipes selection may use: default (the spec's default rollout, the default) or extended "
      "(also the recipes a set declares outside it); implies --lower",
      [](cli_options& o, std::string_view v) -> std::string {
        const auto r = pick<rollout_kind>(rollout_names, v);
@@ -220,26 +234,30 @@ inline constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--no-buffer-ir", {}, "enable_buffer_ir = false: every kernel keeps Tile IR; implies --lower",
+    {"--no-buffer-ir",
+     {},
+     "enable_buffer_ir = false: every kernel keeps Tile IR; implies --lower",
      [](cli_options& o, std::string_view) -> std::string {
        o.pass_options.enable_buffer_ir = false;
        o.pipeline = true;
        return {};
      }},
-    {"--no-verify", {}, "skip structural verification of the pipeline's input and output (the checking passes still run)",
+    {"--no-verify",
+     {},
+     "skip structural verification of the pipeline's input and output (the checking passes still run)",
      [](cli_options& o, std::string_view) -> std::string {
        o.pass_options.verify = false;
        return {};
      }},
-    {"--verify-each", {}, "also verify the program structurally after every pass (for debugging a pass)",
+    {"--verify-each",
+     {},
+     "also verify the program structurally after every pass (for debugging a pass)",
      [](cli_options& o, std::string_view) -> std::string {
        o.pass_options.verify_each = true;
        return {};
      }},
     {"--workers", "N", "lower the kernels on N threads (0: one per hardware thread); the output does not change",
-     [](cli_options& o, std::string_view v) -> std::string {
-       return set_count(o.workers.workers, "--workers", v, 0, 9999);
-     }},
+     [](cli_options& o, std::string_view v) -> std::string { return set_count(o.workers.workers, "--workers", v, 0, 9999); }},
     // Input limits (docs/text-format.md, "Limits"): each exceeded limit is one located error.
     {"--max-nesting", "N", "reject text whose regions nest deeper than N (default 64, at most 1024)",
      [](cli_options& o, std::string_view v) -> std::string {
@@ -257,7 +275,9 @@ inline constexpr flag flags[] = {
      [](cli_options& o, std::string_view v) -> std::string {
        return set_count(o.limits.max_file_size, "--max-file-size", v, 1, (std::uint64_t{1} << 32) - 2);
      }},
-    {"--explain-selection", {}, "print one line per kernel: selected, or why it stays Tile",
+    {"--explain-selection",
+     {},
+     "print one line per kernel: selected, or why it stays Tile",
      [](cli_options& o, std::string_view) -> std::string {
        o.explain_selection = true;
        o.pipeline = true;
@@ -270,7 +290,8 @@ inline constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--pass-pipeline", "P1,P2,...", "run these passes in this order instead of the default pipeline "
+    {"--pass-pipeline", "P1,P2,...",
+     "run these passes in this order instead of the default pipeline "
      "({pipeline}); e.g. without plan on planned input",
      [](cli_options& o, std::string_view v) -> std::string {
        o.pass_pipeline.clear();
@@ -296,7 +317,8 @@ inline constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--check-numerics", "[=SEED]", "lower, run Tile and Buffer IR in the reference simulator on seeded inputs and compare, for each lowered kernel and each "
+    {"--check-numerics", "[=SEED]",
+     "lower, run Tile and Buffer IR in the reference simulator on seeded inputs and compare, for each lowered kernel and each "
      "orchestration that submits one (unbound BOOL parameters: both values)",
      [](cli_options& o, std::string_view v) -> std::string {
        std::uint64_t seed = 1;
@@ -311,15 +333,19 @@ inline constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--scalar", "NAME=VALUE", "with --run or --check-numerics: bind scalar parameter NAME (repeatable; integers and INDEX "
+    {"--scalar", "NAME=VALUE",
+     "with --run or --check-numerics: bind scalar parameter NAME (repeatable; integers and INDEX "
      "take an integer, BOOL true/false/1/0, floats a number); --run needs every scalar parameter bound",
      [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.add_scalar(v)); }},
-    {"--grid", "N", "with --run or --check-numerics: launch N blocks (get_block_num = N), blocks 0..N-1 in order on the same GM; "
+    {"--grid", "N",
+     "with --run or --check-numerics: launch N blocks (get_block_num = N), blocks 0..N-1 in order on the same GM; "
      "an orchestration's submits launch N each (default 1)",
      [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.set_launch("--grid", v)); }},
-    {"--subblocks", "M", "with --run or --check-numerics: run subblocks 0..M-1 (get_subblock_idx) of every block in order (default 1)",
+    {"--subblocks", "M",
+     "with --run or --check-numerics: run subblocks 0..M-1 (get_subblock_idx) of every block in order (default 1)",
      [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.set_launch("--subblocks", v)); }},
-    {"--run", "FUNCTION", "run @FUNCTION in the reference simulator (as written, or lowered with pipeline flags) on --input files "
+    {"--run", "FUNCTION",
+     "run @FUNCTION in the reference simulator (as written, or lowered with pipeline flags) on --input files "
      "(scalars: --scalar) and write its out/inout tensors to --output-dir; an orchestration runs its submits in order, "
      "one grid each; not with -o or --emit",
      [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.set_kernel(v)); }},
@@ -343,32 +369,44 @@ inline constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--list-recipes", {}, "print the registered recipe set: each Tile op's recipes (name, benefit, dtypes) or why it stays Tile",
+    {"--list-recipes",
+     {},
+     "print the registered recipe set: each Tile op's recipes (name, benefit, dtypes) or why it stays Tile",
      [](cli_options& o, std::string_view) -> std::string {
        o.list_recipes = true;
        return {};
      }},
-    {"--list-ops", {}, "print the op records: one tab-separated line per op, the last field the simulators that model it (docs/ops.md is generated from it)",
+    {"--list-ops",
+     {},
+     "print the op records: one tab-separated line per op, the last field the simulators that model it (docs/ops.md is generated from it)",
      [](cli_options& o, std::string_view) -> std::string {
        o.list_ops = true;
        return {};
      }},
-    {"--list-passes", {}, "print the default pipeline's passes in the order it runs them, one per line with what it does",
+    {"--list-passes",
+     {},
+     "print the default pipeline's passes in the order it runs them, one per line with what it does",
      [](cli_options& o, std::string_view) -> std::string {
        o.list_passes = true;
        return {};
      }},
-    {"--quiet", {}, "print no remarks on stderr (which kernels stay Tile); errors and warnings still print",
+    {"--quiet",
+     {},
+     "print no remarks on stderr (which kernels stay Tile); errors and warnings still print",
      [](cli_options& o, std::string_view) -> std::string {
        o.quiet = true;
        return {};
      }},
-    {"--timing", {}, "report the wall time of parsing, verification, each pass and printing on stderr",
+    {"--timing",
+     {},
+     "report the wall time of parsing, verification, each pass and printing on stderr",
      [](cli_options& o, std::string_view) -> std::string {
        o.timing = true;
        return {};
      }},
-    {"--print-after-all", {}, "print the program after every pass on stderr; implies --lower",
+    {"--print-after-all",
+     {},
+     "print the program after every pass on stderr; implies --lower",
      [](cli_options& o, std::string_view) -> std::string {
        o.print_after_all = true;
        o.pipeline = true;
@@ -381,7 +419,9 @@ inline constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--print-before-all", {}, "print the program before every pass on stderr; implies --lower",
+    {"--print-before-all",
+     {},
+     "print the program before every pass on stderr; implies --lower",
      [](cli_options& o, std::string_view) -> std::string {
        o.print_before_all = true;
        o.pipeline = true;
@@ -394,24 +434,32 @@ inline constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--print-after-change", {}, "with --print-after(-all): print only after a pass that changed the program",
+    {"--print-after-change",
+     {},
+     "with --print-after(-all): print only after a pass that changed the program",
      [](cli_options& o, std::string_view) -> std::string {
        o.print_after_change = true;
        return {};
      }},
-    {"--print-after-failure", {}, "when a pass fails, print the program it started from on stderr; implies --lower",
+    {"--print-after-failure",
+     {},
+     "when a pass fails, print the program it started from on stderr; implies --lower",
      [](cli_options& o, std::string_view) -> std::string {
        o.print_after_failure = true;
        o.pipeline = true;
        return {};
      }},
-    {"--print-locations", {}, "end every printed op and function header with its source location, as the comment "
+    {"--print-locations",
+     {},
+     "end every printed op and function header with its source location, as the comment "
      "'# loc(FILE:LINE:COL)' (also in --print-after/--print-before output); synthetic ops show the location they inherit",
      [](cli_options& o, std::string_view) -> std::string {
        o.print_locations = true;
        return {};
      }},
-    {"--verify-roundtrip", {}, "after every pass, write the program in the binary form, read it back and compare: the first pass "
+    {"--verify-roundtrip",
+     {},
+     "after every pass, write the program in the binary form, read it back and compare: the first pass "
      "whose output does not survive fails with 'Binary roundtrip failed' and what was lost (stage, name, location, operand, "
      "keyword or type field); implies --lower",
      [](cli_options& o, std::string_view) -> std::string {
@@ -419,14 +467,17 @@ inline constexpr flag flags[] = {
        o.pipeline = true;
        return {};
      }},
-    {"--diagnostics", "text|json", "text (default): file:line:col, the source line and a caret; json: one JSON array on stderr with errors, "
+    {"--diagnostics", "text|json",
+     "text (default): file:line:col, the source line and a caret; json: one JSON array on stderr with errors, "
      "warnings and remarks",
      [](cli_options& o, std::string_view v) -> std::string {
        if (v != "text" && v != "json") return "--diagnostics must be text or json";
        o.diagnostics_json = v == "json";
        return {};
      }},
-    {"--verify-pto-roundtrip", {}, "with --emit=pto or pto-generic: read the PTO-AS back into Buffer IR (its generic form) and fail, "
+    {"--verify-pto-roundtrip",
+     {},
+     "with --emit=pto or pto-generic: read the PTO-AS back into Buffer IR (its generic form) and fail, "
      "at the first op that differs in each kernel, unless it equals the Buffer IR it came from (docs/pto-as.md)",
      [](cli_options& o, std::string_view) -> std::string {
        o.verify_pto_roundtrip = true;
@@ -440,9 +491,8 @@ inline constexpr flag flags[] = {
      }},
 };
 // The limit flags' help spells the library's defaults and cap; keep them in step.
-static_assert(parse_limits{}.max_nesting == 64 && text_limits::max_depth_cap == 1024 &&
-                  parse_limits{}.max_ops == 16777216 && parse_limits{}.max_name_length == 1024 &&
-                  parse_limits{}.max_file_size == 1073741824,
+static_assert(parse_limits{}.max_nesting == 64 && text_limits::max_depth_cap == 1024 && parse_limits{}.max_ops == 16777216 &&
+                  parse_limits{}.max_name_length == 1024 && parse_limits{}.max_file_size == 1073741824,
               "update the help of --max-nesting, --max-ops, --max-name-length and --max-file-size");
 
 /// `help` with the default pass set filled in, at run time, from `pass_names` (which
@@ -458,7 +508,8 @@ inline std::string with_pass_lists(std::string_view help) {
       if (!names.empty()) names.append(separator);
       names.append(n);
     }
-    for (std::size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + names.size())) out.replace(at, key.size(), names);
+    for (std::size_t at = out.find(key); at != std::string::npos; at = out.find(key, at + names.size()))
+      out.replace(at, key.size(), names);
   };
   fill("{passes}", ", ");
   fill("{pipeline}", ",");
@@ -521,12 +572,15 @@ inline std::string parse_command_line(int argc, char** argv, cli_options& opts) 
     if (std::string err = hit->apply(opts, value); !err.empty()) return err;
   }
   if (opts.inputs.size() > 1) return "expected at most one input file";
-  if (opts.verify_pto_roundtrip && opts.format != cli_options::output_format::pto && opts.format != cli_options::output_format::pto_generic)
+  if (opts.verify_pto_roundtrip && opts.format != cli_options::output_format::pto &&
+      opts.format != cli_options::output_format::pto_generic)
     return "--verify-pto-roundtrip reads back PTO-AS: it needs --emit=pto or --emit=pto-generic";
   if (!opts.pass_pipeline.empty()) {
     // Why errors rather than a guess: each of these would run passes the list does not name.
     if (opts.single_pass) return "--pass and --pass-pipeline exclude each other";
-    const auto runs = [&](pass_id p) { return std::find(opts.pass_pipeline.begin(), opts.pass_pipeline.end(), name(p)) != opts.pass_pipeline.end(); };
+    const auto runs = [&](pass_id p) {
+      return std::find(opts.pass_pipeline.begin(), opts.pass_pipeline.end(), name(p)) != opts.pass_pipeline.end();
+    };
     if (opts.stop_after && !runs(*opts.stop_after)) return "--stop-after names a pass that --pass-pipeline does not run";
     if (opts.emit_tile && !runs(pass_id::plan)) return "--emit=tile stops after plan, which --pass-pipeline does not run";
   }
@@ -534,13 +588,15 @@ inline std::string parse_command_line(int argc, char** argv, cli_options& opts) 
   // never overwrite the input, nor an existing file that is not a picture.
   if (!opts.memory_map.empty()) {
     std::error_code ec;
-    if (!opts.inputs.empty() && (opts.memory_map == opts.inputs.front() || std::filesystem::equivalent(opts.memory_map, opts.inputs.front(), ec)))
+    if (!opts.inputs.empty() &&
+        (opts.memory_map == opts.inputs.front() || std::filesystem::equivalent(opts.memory_map, opts.inputs.front(), ec)))
       return "--memory-map names the input file '" + opts.memory_map + "'; refusing to overwrite it with the picture";
     if (std::FILE* f = std::fopen(opts.memory_map.c_str(), "rb")) {
       const int first = std::fgetc(f);
       std::fclose(f);
       if (first != EOF && first != '<')
-        return "--memory-map would overwrite '" + opts.memory_map + "', which is not an SVG picture (write --memory-map=FILE.svg KERNEL)";
+        return "--memory-map would overwrite '" + opts.memory_map +
+               "', which is not an SVG picture (write --memory-map=FILE.svg KERNEL)";
     }
   }
   // Why a usage error: "all" names three plans, and only the picture can show three at once.

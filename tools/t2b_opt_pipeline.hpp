@@ -94,7 +94,9 @@ inline result<program> run_passes(session& s, program& prog, bool consume) {
     if (r.ok() && (opts.pass_options.verify || opts.pass_options.verify_each)) r.errors = verify(r.value);
     if (r.ok() && opts.verify_roundtrip) {
       r.errors = check_binary_roundtrip(r.value, name(*opts.single_pass));
-      if (r.ok()) remark(s, location{}, (text("--verify-roundtrip: the binary form kept the program after pass ") << name(*opts.single_pass)).view());
+      if (r.ok())
+        remark(s, location{},
+               (text("--verify-roundtrip: the binary form kept the program after pass ") << name(*opts.single_pass)).view());
     }
     return r;
   }
@@ -105,8 +107,7 @@ inline result<program> run_passes(session& s, program& prog, bool consume) {
     text lines;
     for (const auto& e : explain_selection(before.value, opts.pass_options)) {
       lines << '@' << e.function << ": ";
-      if (e.selected)
-        lines << "selected\n";
+      if (e.selected) lines << "selected\n";
       else
         lines << "stays Tile: " << static_cast<std::int64_t>(e.loc.line) << ':' << static_cast<std::int64_t>(e.loc.col) << ": "
               << e.reason << '\n';
@@ -127,8 +128,9 @@ inline result<program> run_passes(session& s, program& prog, bool consume) {
   const auto t0 = std::chrono::steady_clock::now();
   result<program> r;
   if (opts.pass_pipeline.empty()) {
-    r = consume ? run_pipeline(static_cast<program&&>(prog), opts.pass_options, stop, opts.workers, observed ? &observer : nullptr)
-                : run_pipeline(prog, opts.pass_options, stop, opts.workers, observed ? &observer : nullptr);
+    r = consume
+            ? run_pipeline(static_cast<program&&>(prog), opts.pass_options, stop, opts.workers, observed ? &observer : nullptr)
+            : run_pipeline(prog, opts.pass_options, stop, opts.workers, observed ? &observer : nullptr);
   } else {
     // --stop-after (or --emit=tile) ends the list after the first run of that pass.
     auto end = opts.pass_pipeline.end();
@@ -143,7 +145,8 @@ inline result<program> run_passes(session& s, program& prog, bool consume) {
     remark(s, location{}, checked.view());
   }
   // Passes are all-or-nothing: the IR at a failure is the one the failing pass started from.
-  if (!r.ok() && opts.print_after_failure && !watch.current.empty()) watch.dump("after failure of", watch.current, watch.last_text());
+  if (!r.ok() && opts.print_after_failure && !watch.current.empty())
+    watch.dump("after failure of", watch.current, watch.last_text());
   if (opts.timing) {
     // What the pipeline spent outside its passes: verifying its input and output.
     double rest = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -79,10 +79,10 @@ struct request {
   std::string kernel;
   std::vector<std::pair<std::string, std::string>> inputs;  ///< NAME, FILE in command-line order
   std::string output_dir;
-  std::vector<scalar_arg> scalars;        ///< in command-line order
-  std::int64_t grid = 1;                  ///< blocks of a launch
-  std::int64_t subblocks = 1;             ///< subblocks of each block
-  std::string_view launch_flag;           ///< "--grid" or "--subblocks" when one was given
+  std::vector<scalar_arg> scalars;  ///< in command-line order
+  std::int64_t grid = 1;            ///< blocks of a launch
+  std::int64_t subblocks = 1;       ///< subblocks of each block
+  std::string_view launch_flag;     ///< "--grid" or "--subblocks" when one was given
   std::string message;
 
   std::string_view set_kernel(std::string_view v) {
@@ -180,7 +180,8 @@ inline int run(const request& req, const program& written, const program& to_run
   for (const auto& prm : prepared.named->params) {
     const std::string_view name = prepared.named->name_of(prm.value);
     if (prepared.named->type_of(prm.value).is_tensor() && prm.dir != direction::in && !tile2buffer::detail::is_identifier(name))
-      return detail::fail("--run " + at + ": output parameter '" + std::string(name) + "' is not an identifier, so it names no file");
+      return detail::fail("--run " + at + ": output parameter '" + std::string(name) +
+                          "' is not an identifier, so it names no file");
   }
   for (std::size_t p = 0; p < prepared.input_of.size(); ++p) {
     if (prepared.input_of[p] < 0) continue;
@@ -188,9 +189,11 @@ inline int run(const request& req, const program& written, const program& to_run
     std::string bytes;
     if (!t2b_tools::read_file(path, bytes)) return detail::fail("--input " + name + ": cannot read '" + path + "'");
     t2b_npy::array a;
-    if (const std::string e = t2b_npy::parse(bytes, a); !e.empty()) return detail::fail("--input " + name + ": '" + path + "': " + e);
+    if (const std::string e = t2b_npy::parse(bytes, a); !e.empty())
+      return detail::fail("--input " + name + ": '" + path + "': " + e);
     const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(a.data.data()), a.data.size());
-    if (const std::string e = sim::bind_input(prepared, p, name, a.descr, a.shape, data, "'" + path + "'"); !e.empty()) return detail::fail(e);
+    if (const std::string e = sim::bind_input(prepared, p, name, a.descr, a.shape, data, "'" + path + "'"); !e.empty())
+      return detail::fail(e);
   }
 
   const sim::finished_run r = sim::finish_run(prepared);
@@ -207,8 +210,8 @@ inline int run(const request& req, const program& written, const program& to_run
     const std::string path = (std::filesystem::path(req.output_dir) / (o.name + ".npy")).string();
     if (!t2b_tools::write_file(path, t2b_npy::serialize(sim::host_descr(o.dt), {o.rows, o.cols}, data)))
       return detail::fail("--output-dir: cannot write '" + path + "'");
-    std::printf("%s (%s): wrote %s %s %s\n", at.c_str(), r.stage.c_str(), path.c_str(), std::string(tile2buffer::name(o.dt)).c_str(),
-                t2b_npy::shape_text({o.rows, o.cols}).c_str());
+    std::printf("%s (%s): wrote %s %s %s\n", at.c_str(), r.stage.c_str(), path.c_str(),
+                std::string(tile2buffer::name(o.dt)).c_str(), t2b_npy::shape_text({o.rows, o.cols}).c_str());
   }
   std::fflush(stdout);
   return 0;

@@ -24,7 +24,7 @@ using namespace tile2buffer;
 struct session {
   const cli_options& opts;
   std::string display;
-  std::string_view source;  ///< the input: `read` or `mapped`'s bytes, or a chunk of them
+  std::string_view source;                            ///< the input: `read` or `mapped`'s bytes, or a chunk of them
   std::vector<std::pair<std::string, double>> times;  ///< (step, seconds), in order
   std::string* collected_output = nullptr;            ///< when set, the output goes here, not to -o
   std::vector<diagnostic>* captured = nullptr;        ///< when set, diagnostics go here, not to stderr
@@ -40,7 +40,8 @@ struct session {
       std::string_view name;
       std::chrono::steady_clock::time_point t0;
       ~record() {
-        if (s.opts.timing) s.times.emplace_back(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        if (s.opts.timing)
+          s.times.emplace_back(name, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
     } r{*this, name, t0};
     return step();

@@ -46,7 +46,8 @@ inline void json_flush() {
 
 /// Prints `extra` (IR diagnostics that explain the error, e.g. where a simulation stopped) after
 /// the tool's message; returns 1, the exit status of a failed run.
-inline int tool_error(std::string_view message, std::string_view file = {}, const std::vector<tile2buffer::diagnostic>& extra = {}) {
+inline int tool_error(std::string_view message, std::string_view file = {},
+                      const std::vector<tile2buffer::diagnostic>& extra = {}) {
   using namespace tile2buffer;
   if (json_errors) {
     json_add(diagnostic{location{}, text("t2b-opt"), text(message), {}}, file);
@@ -64,10 +65,8 @@ inline int tool_error(std::string_view message, std::string_view file = {}, cons
 /// A warning of the tool's own (`t2b-opt: warning: message`); the run goes on.
 inline void tool_warning(std::string_view message) {
   using namespace tile2buffer;
-  if (json_errors)
-    json_add(diagnostic{location{}, text("t2b-opt"), text(message), {}, severity::warning}, {});
-  else
-    std::fprintf(stderr, "t2b-opt: warning: %.*s\n", static_cast<int>(message.size()), message.data());
+  if (json_errors) json_add(diagnostic{location{}, text("t2b-opt"), text(message), {}, severity::warning}, {});
+  else std::fprintf(stderr, "t2b-opt: warning: %.*s\n", static_cast<int>(message.size()), message.data());
 }
 
 }  // namespace t2b_tools

@@ -61,8 +61,8 @@ result<program> lower(const program& p);                                        
 result<program> lower(program&& p, const options& opts, parallelism par = {});       // TILE2BUFFER_EXTERN_PIPELINE: run time only
 result<program> run_pipeline(const program& input, const options& opts, std::optional<pass_id> stop_after = {},
                              parallelism par = {}, const pass_observer* observer = nullptr);
-result<program> run_pipeline(program&& input, const options& opts, std::optional<pass_id> stop_after = {},
-                             parallelism par = {}, const pass_observer* observer = nullptr);
+result<program> run_pipeline(program&& input, const options& opts, std::optional<pass_id> stop_after = {}, parallelism par = {},
+                             const pass_observer* observer = nullptr);
 result<program> run_pass(pass_id id, const program& p, const options& opts);
 /// The default set's passes named by `passes`, in that order (see passes/pipeline.hpp).
 result<program> run_pass_pipeline(const program& input, const options& opts, std::span<const std::string_view> passes,

@@ -77,7 +77,8 @@ bool structurally_equal(const function& a, const function& b) { return v0::struc
 bool structurally_equal(const program& a, const program& b) { return v0::structurally_equal<>(a, b); }
 result<text> emit_pto(const program& p, const pto_options& o) { return v0::emit_pto<>(p, o); }
 result<pto_reading> read_pto(std::string_view generic_text) { return v0::read_pto<>(generic_text); }
-std::vector<diagnostic> compare_pto_reading(const program& p, const pto_reading& reading, std::string_view pto_text, const pto_options& o) {
+std::vector<diagnostic> compare_pto_reading(const program& p, const pto_reading& reading, std::string_view pto_text,
+                                            const pto_options& o) {
   return v0::compare_pto_reading<>(p, reading, pto_text, o);
 }
 std::vector<diagnostic> check_pto_roundtrip(const program& p, const pto_options& o) { return v0::check_pto_roundtrip<>(p, o); }

@@ -84,7 +84,8 @@ t2b::target_arch target_of(std::string_view s) { return one_of<t2b::target_arch>
 
 t2b::rollout_kind rollout_of(std::string_view s) { return one_of<t2b::rollout_kind>("rollout", t2b::rollout_names, s); }
 
-t2b::options options_of(std::string_view planner, std::string_view target, std::string_view rollout, bool enable_buffer_ir, bool verify) {
+t2b::options options_of(std::string_view planner, std::string_view target, std::string_view rollout, bool enable_buffer_ir,
+                        bool verify) {
   t2b::options o;
   o.planner = planner_of(planner);
   o.target = target_of(target);
@@ -241,8 +242,8 @@ PYBIND11_MODULE(_core, m) {
     constexpr std::string_view ew_kinds[] = {"none", "binary", "unary", "scalar_form", "fill"};
     static_assert(std::size(arities) == static_cast<std::size_t>(t2b::arity::variadic) + 1, "one name per arity");
     static_assert(std::size(ew_kinds) == static_cast<std::size_t>(t2b::ew_kind::fill) + 1, "one name per ew_kind");
-    std::vector<std::tuple<std::string, std::string, std::vector<std::string>, std::string, unsigned, std::string, std::string, bool,
-                           std::string, std::string, std::string>>
+    std::vector<std::tuple<std::string, std::string, std::vector<std::string>, std::string, unsigned, std::string, std::string,
+                           bool, std::string, std::string, std::string>>
         out;
     for (std::size_t c = 0; c < t2b::opcode_count; ++c) {
       const auto& r = t2b::info(static_cast<t2b::opcode>(c));
@@ -262,8 +263,8 @@ PYBIND11_MODULE(_core, m) {
   // start (ValueError), `diagnostics` the located errors of a simulation that stopped.
   m.def(
       "run",
-      [](const py_program& p, std::string kernel, std::vector<array_in> inputs, std::vector<std::pair<std::string, std::string>> scalars,
-         std::int64_t grid, std::int64_t subblocks) {
+      [](const py_program& p, std::string kernel, std::vector<array_in> inputs,
+         std::vector<std::pair<std::string, std::string>> scalars, std::int64_t grid, std::int64_t subblocks) {
         std::vector<std::string> data;
         t2b::sim::run_request req;
         req.kernel = std::move(kernel);
@@ -297,7 +298,8 @@ PYBIND11_MODULE(_core, m) {
             } else if (!r.error.empty()) {
               error = r.error;
             } else {
-              for (const t2b::sim::run_output& o : r.outputs) warnings.insert(warnings.end(), o.warnings.begin(), o.warnings.end());
+              for (const t2b::sim::run_output& o : r.outputs)
+                warnings.insert(warnings.end(), o.warnings.begin(), o.warnings.end());
               stage = r.stage;
               for (const t2b::sim::run_output& o : r.outputs)
                 raw.emplace_back(o.name, std::string(t2b::sim::host_descr(o.dt)), o.rows, o.cols,

@@ -24,7 +24,9 @@ struct exp_recipe {
   static constexpr t2b::match_result match(t2b::typed<source> op, const t2b::match_context& ctx) {
     return t2b::lower_elementwise<t2b::opcode::tile_exp>::match(op, ctx);
   }
-  static constexpr void rewrite(t2b::typed<source> op, t2b::lowering& l) { t2b::lower_elementwise<t2b::opcode::tile_exp>::rewrite(op, l); }
+  static constexpr void rewrite(t2b::typed<source> op, t2b::lowering& l) {
+    t2b::lower_elementwise<t2b::opcode::tile_exp>::rewrite(op, l);
+  }
 };
 
 /// The default set without any entry for `Op` (a host trimming the set with Hana).

@@ -8,6 +8,10 @@
 
 namespace t2b = tile2buffer;
 constexpr auto records = t2b::checked_records(std::array<t2b::op_record, 1>{{
-    {.code = t2b::opcode::scalar_const, .mnemonic = "tile.row_expand_add", .dia = t2b::dialect::tile,
-     .operands = "source:v vector:v blk:v?", .family = t2b::op_family::row_broadcast_arith, .native = "pto.trowexpandadd"},
+    {.code = t2b::opcode::scalar_const,
+     .mnemonic = "tile.row_expand_add",
+     .dia = t2b::dialect::tile,
+     .operands = "source:v vector:v blk:v?",
+     .family = t2b::op_family::row_broadcast_arith,
+     .native = "pto.trowexpandadd"},
 }});

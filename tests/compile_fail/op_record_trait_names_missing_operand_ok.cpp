@@ -5,7 +5,11 @@
 
 namespace t2b = tile2buffer;
 constexpr auto records = t2b::checked_records(std::array<t2b::op_record, 1>{{
-    {.code = t2b::opcode::scalar_const, .mnemonic = "my.accumulate", .dia = t2b::dialect::tile,
-     .operands = "target:v lhs:v rhs:v", .in_place_of = "target", .writes = "target"},
+    {.code = t2b::opcode::scalar_const,
+     .mnemonic = "my.accumulate",
+     .dia = t2b::dialect::tile,
+     .operands = "target:v lhs:v rhs:v",
+     .in_place_of = "target",
+     .writes = "target"},
 }});
 static_assert(records[0].writes == "target");

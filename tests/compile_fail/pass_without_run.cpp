@@ -13,7 +13,8 @@
 struct count_ops_pass {
   static constexpr std::string_view name = "count_ops";
   template <class Recipes>
-  static constexpr tile2buffer::program run(const tile2buffer::program& p, const tile2buffer::options&, tile2buffer::analysis_cache&) {
+  static constexpr tile2buffer::program run(const tile2buffer::program& p, const tile2buffer::options&,
+                                            tile2buffer::analysis_cache&) {
     return p;
   }
 };

@@ -10,8 +10,8 @@ inline bool no_exp(sim::tile_models::state& s, t2b::view<t2b::opcode::tile_exp> 
   return s.fail(v.id(), "this host does not simulate exp");
 }
 struct my_models : sim::tile_models {
-  static constexpr auto rows = sim::concat_rows(sim::rows_without<sim::tile_models, t2b::opcode::tile_exp>,
-                                                std::array{sim::typed_model<&no_exp>});
+  static constexpr auto rows =
+      sim::concat_rows(sim::rows_without<sim::tile_models, t2b::opcode::tile_exp>, std::array{sim::typed_model<&no_exp>});
 };
 static_assert(sim::model_table<my_models>[static_cast<std::size_t>(t2b::opcode::tile_exp)] == sim::typed_model<&no_exp>.run);
 t2b::sim::run_result run(const t2b::program& p, const t2b::function& f, const t2b::sim::sim_inputs& in) {

@@ -12,4 +12,5 @@ struct my_rules<t2b::opcode::tile_exp, V> {
 };
 constexpr auto table = t2b::detail::rule_table<my_rules>();
 static_assert(table[static_cast<std::size_t>(t2b::opcode::tile_exp)] == &my_rules<t2b::opcode::tile_exp, void>::check);
-static_assert(table[static_cast<std::size_t>(t2b::opcode::tile_add)] == t2b::detail::op_rules<>[static_cast<std::size_t>(t2b::opcode::tile_add)]);
+static_assert(table[static_cast<std::size_t>(t2b::opcode::tile_add)] ==
+              t2b::detail::op_rules<>[static_cast<std::size_t>(t2b::opcode::tile_add)]);

@@ -30,10 +30,10 @@ constexpr program small_kernel(ir_stage stage) {
   function_builder b(function_kind::aiv, "k", location{1, 1});
   const value_id a = b.param("A", tensor_type(16, 32, dtype::fp32), direction::in);
   const value_id out = b.param("Out", tensor_type(16, 32, dtype::fp32), direction::out);
-  const value_id x = b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(0)}, buffer_type(16, 32, dtype::fp32),
-                             "x", location{2, 3});
-  const value_id y = b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(2048)},
-                             buffer_type(16, 32, dtype::fp32), "y", location{3, 3});
+  const value_id x =
+      b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(0)}, buffer_type(16, 32, dtype::fp32), "x", location{2, 3});
+  const value_id y =
+      b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(2048)}, buffer_type(16, 32, dtype::fp32), "y", location{3, 3});
   b.emit0(opcode::buffer_load, {operand::of(a), b.pair(0, 0), b.pair(16, 32), operand::of(x)}, location{4, 3});
   b.emit0(opcode::buffer_muls, {operand::of(x), operand::decimal(5, -1), operand::of(y)}, location{5, 3});
   b.emit0(opcode::buffer_store, {operand::of(y), b.pair(0, 0), b.pair(16, 32), operand::of(out)}, location{6, 3});
@@ -45,8 +45,9 @@ constexpr program small_kernel(ir_stage stage) {
   return p;
 }
 
-#define T2B_TB "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, " \
-               "slayout=none_box, fractal=512, pad=0>"
+#define T2B_TB                                                                                  \
+  "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, " \
+  "slayout=none_box, fractal=512, pad=0>"
 constexpr std::string_view small_kernel_pto =
     "module attributes {pto.target_arch = \"a3\"} {\n"
     "  func.func @k(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>) attributes {pto.kernel_kind = "
@@ -85,8 +86,9 @@ static_assert(emits_exactly(), "constant-evaluated PTO emission of the small ker
 // The generic form prints what MLIR's printer prints for the real ops: tload's six operand
 // segments, tstore's four and its materialised default properties (sorted by name), and no
 // properties on tmuls, which has none; the module's target is a discardable attribute.
-#define T2B_TB "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, " \
-               "slayout=none_box, fractal=512, pad=0>"
+#define T2B_TB                                                                                  \
+  "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, " \
+  "slayout=none_box, fractal=512, pad=0>"
 constexpr std::string_view small_kernel_generic_ops[] = {
     "    \"pto.tload\"(%pv, %x) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>}> : "
     "(!pto.partition_tensor_view<16x32xf32>, " T2B_TB ") -> ()\n",
@@ -110,8 +112,8 @@ constexpr program copy_kernel() {
   function_builder b(function_kind::aiv, "k", location{1, 1});
   const value_id a = b.param("A", tensor_type(16, 32, dtype::fp32), direction::in);
   const value_id out = b.param("Out", tensor_type(16, 32, dtype::fp32), direction::out);
-  const value_id y = b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(2048)},
-                             buffer_type(16, 32, dtype::fp32), "y", location{2, 3});
+  const value_id y =
+      b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(2048)}, buffer_type(16, 32, dtype::fp32), "y", location{2, 3});
   b.emit0(opcode::buffer_load, {operand::of(a), b.pair(0, 0), b.pair(16, 32), operand::of(y)}, location{3, 3});
   b.emit0(opcode::buffer_store, {operand::of(y), b.pair(0, 0), b.pair(16, 32), operand::of(out)}, location{4, 3});
   b.emit0(opcode::cf_return, {operand::of(out)}, location{5, 3});
@@ -121,8 +123,9 @@ constexpr program copy_kernel() {
   p.functions.push_back(b.finish());
   return p;
 }
-#define T2B_TB "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, " \
-               "slayout=none_box, fractal=512, pad=0>"
+#define T2B_TB                                                                                  \
+  "!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, " \
+  "slayout=none_box, fractal=512, pad=0>"
 constexpr std::string_view copy_kernel_generic_ops[] = {
     "    \"pto.tload\"(%pv, %y) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>}> : "
     "(!pto.partition_tensor_view<16x32xf32>, " T2B_TB ") -> ()\n",
@@ -165,7 +168,8 @@ TEST_CASE("the constant-evaluated emission also holds at run time") {
 }
 
 TEST_CASE("one PTO module has one level: addresses on every allocation or on none") {
-  const auto parsed = parse(R"(aiv @k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], Out2: out Tensor[[16, 32], FP32]) -> (Tensor[[16, 32], FP32], Tensor[[16, 32], FP32]) attributes {stage = buffer} {
+  const auto parsed = parse(
+      R"(aiv @k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], Out2: out Tensor[[16, 32], FP32]) -> (Tensor[[16, 32], FP32], Tensor[[16, 32], FP32]) attributes {stage = buffer} {
   a = buffer.alloc((), 0) : Buffer[[16, 32], FP32, Vec]
   b = buffer.alloc(()) : Buffer[[16, 32], FP32, Vec]
   buffer.load(X, (0, 0), (16, 32), a)
@@ -175,7 +179,7 @@ TEST_CASE("one PTO module has one level: addresses on every allocation or on non
   return Out, Out2
 }
 )",
-                            "k.t2b");
+      "k.t2b");
   REQUIRE(parsed.ok());
   const auto r = emit_pto(parsed.value);
   REQUIRE_FALSE(r.ok());
@@ -195,14 +199,15 @@ TEST_CASE("the module's target: the option, or the kernels' own, which must agre
   const auto own = emit_pto(p);
   REQUIRE(own.ok());
   CHECK(str(own.value).find("module attributes {pto.target_arch = \"a5\"} {\n") == 0);
-  const auto parsed = parse(R"(aiv @k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] attributes {stage = buffer} {
+  const auto parsed = parse(
+      R"(aiv @k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] attributes {stage = buffer} {
   return Out
 }
 aiv @k5(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] attributes {stage = buffer, target = a5} {
   return Out
 }
 )",
-                            "two.t2b");
+      "two.t2b");
   REQUIRE(parsed.ok());
   const auto mixed = emit_pto(parsed.value);
   REQUIRE_FALSE(mixed.ok());
@@ -274,19 +279,22 @@ TEST_CASE("invalid Buffer IR is a hard failure before any preflight") {
 }
 
 TEST_CASE("preflight diagnostics are located and name the kernel") {
-  const auto parsed = parse(R"(aiv @k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] attributes {stage = buffer} {
+  const auto parsed = parse(
+      R"(aiv @k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] attributes {stage = buffer} {
   b = buffer.alloc(()) : Buffer[[16, 32], FP32, Vec]
   buffer.load(Out, (0, 0), (16, 32), b)
   buffer.store(b, (0, 0), (16, 32), X)
   return Out
 }
 )",
-                            "k.t2b");
+      "k.t2b");
   REQUIRE(parsed.ok());
   const auto errors = check_pto(parsed.value, parsed.value.functions[0]);
   REQUIRE(errors.size() == 2);
   CHECK(errors[0].loc == location{3, 3});
-  CHECK(str(errors[0].message) == "@k: buffer.load cannot read 'Out', an out parameter (parameter direction out: the kernel only writes it)");
+  CHECK(str(errors[0].message) ==
+        "@k: buffer.load cannot read 'Out', an out parameter (parameter direction out: the kernel only writes it)");
   CHECK(errors[1].loc == location{4, 3});
-  CHECK(str(errors[1].message) == "@k: buffer.store cannot write 'X', an in parameter (parameter direction in: the kernel only reads it)");
+  CHECK(str(errors[1].message) ==
+        "@k: buffer.store cannot write 'X', an in parameter (parameter direction in: the kernel only reads it)");
 }

@@ -57,7 +57,8 @@ pto_options emit_options(const program& p, target_arch t) {
 }
 
 /// Casts of every mode FP32 -> FP16, a high-precision recip, a reduction with runtime valid rows.
-constexpr std::string_view casts_kernel = R"(aiv @casts(X: Tensor[[16, 64], FP32], A: out Tensor[[16, 64], FP16], B: out Tensor[[16, 64], FP16], C: out Tensor[[16, 64], FP32]) -> (Tensor[[16, 64], FP16], Tensor[[16, 64], FP16], Tensor[[16, 64], FP32]) {
+constexpr std::string_view casts_kernel =
+    R"(aiv @casts(X: Tensor[[16, 64], FP32], A: out Tensor[[16, 64], FP16], B: out Tensor[[16, 64], FP16], C: out Tensor[[16, 64], FP32]) -> (Tensor[[16, 64], FP16], Tensor[[16, 64], FP16], Tensor[[16, 64], FP32]) {
   x = tile.load(X, (0, 0), (16, 64)) : Tile[[16, 64], FP32, Vec]
   up = tile.cast(x, FP16, mode = 4) : Tile[[16, 64], FP16, Vec]
   down = tile.cast(x, FP16, mode = 5) : Tile[[16, 64], FP16, Vec]
@@ -71,7 +72,8 @@ constexpr std::string_view casts_kernel = R"(aiv @casts(X: Tensor[[16, 64], FP32
 
 /// Scalars the PTO form spells otherwise: a conversion to BOOL (`x != 0`), conversion chains, an
 /// unsigned value, named constants, float literals of an FP16 op.
-constexpr std::string_view scalars_kernel = R"(aiv @scalars(X: Tensor[[16, 32], FP16], Out: out Tensor[[16, 32], FP16], n: Scalar[INT32], u: Scalar[UINT8], f: Scalar[FP32]) -> Tensor[[16, 32], FP16] attributes {stage = buffer} {
+constexpr std::string_view scalars_kernel =
+    R"(aiv @scalars(X: Tensor[[16, 32], FP16], Out: out Tensor[[16, 32], FP16], n: Scalar[INT32], u: Scalar[UINT8], f: Scalar[FP32]) -> Tensor[[16, 32], FP16] attributes {stage = buffer} {
   a = buffer.alloc(()) : Buffer[[16, 32], FP16, Vec]
   b = buffer.alloc(()) : Buffer[[16, 32], FP16, Vec]
   buffer.load(X, (0, 0), (16, 32), a)
@@ -138,7 +140,8 @@ TEST_CASE("every example kernel and Buffer golden reads back as the Buffer IR it
   for (const auto& dir : {std::filesystem::path(T2B_EXAMPLES_DIR), std::filesystem::path(T2B_EXAMPLES_DIR) / "zoo",
                           std::filesystem::path(T2B_GOLDEN_DIR) / "emit"})
     for (const auto& e : std::filesystem::directory_iterator(dir))
-      if (e.path().extension() == ".t2b" && e.path().filename().string().find("-invalid") == std::string::npos) files.push_back(e.path());
+      if (e.path().extension() == ".t2b" && e.path().filename().string().find("-invalid") == std::string::npos)
+        files.push_back(e.path());
   std::sort(files.begin(), files.end());
   int checked = 0;
   for (const auto& path : files) {
@@ -218,7 +221,8 @@ TEST_CASE("a wrong translation in the PTO-AS reads back as a different Buffer pr
     const std::size_t at = text.find(m.from);
     REQUIRE_MESSAGE(at != std::string::npos, "the emitted text has no '" << m.from << "':\n" << text);
     if (m.all) {
-      for (std::size_t i = at; i != std::string::npos; i = text.find(m.from, i + m.to.size())) text.replace(i, m.from.size(), m.to);
+      for (std::size_t i = at; i != std::string::npos; i = text.find(m.from, i + m.to.size()))
+        text.replace(i, m.from.size(), m.to);
     } else {
       text.replace(at, m.from.size(), m.to);
     }
@@ -312,7 +316,8 @@ TEST_CASE("malformed PTO-AS gets an error, never a crash") {
     const auto r = read_pto(c.input);
     REQUIRE_FALSE(r.ok());
     CHECK(r.errors.front().loc.known());
-    CHECK_MESSAGE(std::string(r.errors.front().message.view()).find(c.expect) != std::string::npos, r.errors.front().message.view());
+    CHECK_MESSAGE(std::string(r.errors.front().message.view()).find(c.expect) != std::string::npos,
+                  r.errors.front().message.view());
   }
   // Regions nested past the parser's limit: an error, not a stack overflow.
   std::string deep = "\"builtin.module\"() ({\n";
@@ -340,10 +345,12 @@ TEST_CASE("the reader reads integers to the int64 range and tile_bufs in their f
   CHECK(t->valid[1] == extent::of(8));
   CHECK(t->pad == pad_value::max);
   CHECK(t->compact == compact_mode::normal);
-  CHECK_FALSE(detail::pto_read_tile_buf("!pto.tile_buf<dtype=f32, loc=vec, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, "
-                                        "slayout=none_box, fractal=512, pad=0>",
-                                        why));
-  CHECK_FALSE(detail::pto_read_tile_buf("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=17, v_col=32, blayout=row_major, "
-                                        "slayout=none_box, fractal=512, pad=0>",
-                                        why));
+  CHECK_FALSE(
+      detail::pto_read_tile_buf("!pto.tile_buf<dtype=f32, loc=vec, rows=16, cols=32, v_row=16, v_col=32, blayout=row_major, "
+                                "slayout=none_box, fractal=512, pad=0>",
+                                why));
+  CHECK_FALSE(
+      detail::pto_read_tile_buf("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=17, v_col=32, blayout=row_major, "
+                                "slayout=none_box, fractal=512, pad=0>",
+                                why));
 }

@@ -39,7 +39,8 @@ TEST_CASE("generated kernels x 3 planners: every lowering is numerically equal t
     const std::string_view k = tile.functions[0].name_of();
     for (planner_kind planner : planners) {
       const auto lowered = lower(tile, options{.planner = planner});
-      REQUIRE_MESSAGE(lowered.ok(), "seed ", seed, " ", name(planner), ": ", std::string(format_all(lowered.errors, "gen").view()));
+      REQUIRE_MESSAGE(lowered.ok(), "seed ", seed, " ", name(planner), ": ",
+                      std::string(format_all(lowered.errors, "gen").view()));
       const function& f = lowered.value.functions[0];
       REQUIRE_MESSAGE(f.stage == ir_stage::buffer, "seed ", seed, ": generated kernel was not selected");
       const auto report = testing::check_numerics(tile, lowered.value, k, seeded(seed));
@@ -68,7 +69,8 @@ TEST_CASE("the campaign's check fails when a real lowering places live buffers a
     const program tile = testing::generate_kernel(seed, 16 + static_cast<int>(seed % 24));
     const auto lowered = lower(tile, options{.planner = planner_kind::pypto});
     REQUIRE(lowered.ok());
-    const auto report = testing::check_numerics(tile, testing::collapse_addresses(lowered.value), tile.functions[0].name_of(), seeded(seed));
+    const auto report =
+        testing::check_numerics(tile, testing::collapse_addresses(lowered.value), tile.functions[0].name_of(), seeded(seed));
     ++tried;
     if (!report.ok) {
       ++caught;

@@ -38,7 +38,8 @@ int ops_for(std::uint64_t seed) { return 6 + static_cast<int>(seed % 20); }
 }  // namespace
 
 TEST_CASE("cube kernels x 3 planners: selected lowerings match Tile for every binding; Tile-only ones say why") {
-  testing::run_selection_campaign("cube", kernels, [](std::uint64_t) { return cube_kernels(); }, ops_for);
+  testing::run_selection_campaign(
+      "cube", kernels, [](std::uint64_t) { return cube_kernels(); }, ops_for);
 }
 
 TEST_CASE("the cube campaign's check fails when a real lowering places live buffers at one address") {
@@ -53,7 +54,7 @@ TEST_CASE("the cube campaign's check fails when a real lowering places live buff
     if (lowered.value.functions[0].stage != ir_stage::buffer) continue;
     const auto binding = testing::bindings(plan).front();
     const auto report = testing::check_numerics(tile, testing::collapse_addresses(lowered.value), tile.functions[0].name_of(),
-                                            testing::sim_options_for(plan, binding, seed));
+                                                testing::sim_options_for(plan, binding, seed));
     ++tried;
     if (!report.ok) {
       ++caught;

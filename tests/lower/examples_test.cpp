@@ -112,7 +112,8 @@ TEST_CASE("05_runtime_valid lowers under every planner and agrees with Tile for 
 TEST_CASE("the simulator rejects an unguarded Buffer op on an empty valid rectangle, so a missing guard is caught") {
   const program tile = load("05_runtime_valid.t2b");
   // 05 lowered by hand without its guards: fine while cols > 0, an error at cols == 0.
-  const auto unguarded = parse(R"(aiv @runtime_valid(X: Tensor[[16, 64], FP32], Out: out Tensor[[16, 64], FP32], cols: Scalar[INDEX]) -> Tensor[[16, 64], FP32] attributes {stage = buffer} {
+  const auto unguarded = parse(
+      R"(aiv @runtime_valid(X: Tensor[[16, 64], FP32], Out: out Tensor[[16, 64], FP32], cols: Scalar[INDEX]) -> Tensor[[16, 64], FP32] attributes {stage = buffer} {
   loaded = buffer.alloc((16, 64)) : Buffer[[16, 64], FP32, Vec, valid=[?, ?]]
   doubled = buffer.alloc((16, 64)) : Buffer[[16, 64], FP32, Vec, valid=[?, ?]]
   buffer.set_validshape(loaded, (16, cols))
@@ -122,7 +123,8 @@ TEST_CASE("the simulator rejects an unguarded Buffer op on an empty valid rectan
   buffer.store(doubled, (0, 0), (16, cols), Out)
   return Out
 }
-)", "unguarded.t2b");
+)",
+      "unguarded.t2b");
   REQUIRE_MESSAGE(unguarded.ok(), std::string(format_all(unguarded.errors, "unguarded.t2b").view()));
   for (double cols : {0.0, 32.0}) {
     sim::sim_options o;
@@ -145,7 +147,8 @@ TEST_CASE("07_branch and 08_loop_swap lower with every planner and agree with Ti
         CHECK(f.stage == ir_stage::buffer);
         for (int k = 0; k <= 3; ++k) {
           sim::sim_options o;
-          o.scalars = {{"flag", static_cast<double>(k % 2)}, {"count", static_cast<double>(k)}, {"limit", static_cast<double>(k)}};
+          o.scalars = {
+              {"flag", static_cast<double>(k % 2)}, {"count", static_cast<double>(k)}, {"limit", static_cast<double>(k)}};
           const auto report = testing::check_numerics(input, out, f.name_of(), o);
           CAPTURE(report.text);
           CHECK(report.ok);

@@ -133,8 +133,8 @@ TEST_CASE("the generator draws every extended-only op and cast pair; the default
   }
   MESSAGE(kept, " kernels with extended ops stayed Tile under the default rollout");
   for (const opcode c : wanted) CHECK_MESSAGE(lowered.count(c) == 1, mnemonic(c), " is never drawn in a lowered kernel");
-  const std::array<std::pair<dtype, dtype>, 4> pairs{{{dtype::fp32, dtype::fp16}, {dtype::fp32, dtype::bf16},
-                                                      {dtype::fp16, dtype::fp32}, {dtype::bf16, dtype::fp32}}};
+  const std::array<std::pair<dtype, dtype>, 4> pairs{
+      {{dtype::fp32, dtype::fp16}, {dtype::fp32, dtype::bf16}, {dtype::fp16, dtype::fp32}, {dtype::bf16, dtype::fp32}}};
   // Why not structured bindings: clang-14 cannot capture them in doctest's message lambda.
   for (const auto& pair : pairs)
     CHECK_MESSAGE(casts.count(pair) == 1, "no lowered cast ", name(pair.first), " -> ", name(pair.second));
@@ -149,7 +149,8 @@ TEST_CASE("region kernels carry column vectors through loops and branches, and l
     bool column = false;
     for (const auto& n : f.ops)
       if (n.code() == opcode::cf_for || n.code() == opcode::cf_while || n.code() == opcode::cf_if)
-        for (std::uint32_t i = 0; i < n.results.count; ++i) column = column || is_column_vector(f.type_of(value_id{n.results.begin + i}));
+        for (std::uint32_t i = 0; i < n.results.count; ++i)
+          column = column || is_column_vector(f.type_of(value_id{n.results.begin + i}));
     if (!column) continue;
     const auto lowered = lower(tile, options{.rollout = rollout_kind::extended});
     REQUIRE(lowered.ok());
@@ -159,9 +160,10 @@ TEST_CASE("region kernels carry column vectors through loops and branches, and l
   CHECK(carried >= 10);
 }
 
-TEST_CASE("FP16/BF16 reductions and PTO-ABI breaches are drawn, and stay Tile under both rollouts with their reason under extended") {
-  const std::string reasons[] = {"on FP16 is not in the extended rollout", "on BF16 is not in the extended rollout", "columns > 1",
-                                 "parameter direction"};
+TEST_CASE(
+    "FP16/BF16 reductions and PTO-ABI breaches are drawn, and stay Tile under both rollouts with their reason under extended") {
+  const std::string reasons[] = {"on FP16 is not in the extended rollout", "on BF16 is not in the extended rollout",
+                                 "columns > 1", "parameter direction"};
   std::map<std::string, int> drawn;
   for (std::uint64_t seed = 1; seed <= 300; ++seed)
     for (const auto& make : {straight, valid, regions}) {

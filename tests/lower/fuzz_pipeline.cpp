@@ -51,8 +51,8 @@ namespace {
 
 [[noreturn]] void violated(const char* what, const program& tile, const options& o) {
   std::fprintf(stderr, "fuzz_pipeline: property violated: %s (planner %s, target %s, rollout %s, enable_buffer_ir %d)\n%s\n",
-               what, std::string(name(o.planner)).c_str(), std::string(name(o.target)).c_str(), std::string(name(o.rollout)).c_str(),
-               o.enable_buffer_ir ? 1 : 0, std::string(print(tile).view()).c_str());
+               what, std::string(name(o.planner)).c_str(), std::string(name(o.target)).c_str(),
+               std::string(name(o.rollout)).c_str(), o.enable_buffer_ir ? 1 : 0, std::string(print(tile).view()).c_str());
   std::abort();
 }
 
@@ -81,10 +81,10 @@ testing::gen_options shape_options(std::uint8_t shape, input& in) {
   // Kernels that must stay Tile (gen_options): the fuzzer's defaults, a byte overrides them.
   o.half_reduction_probability = 0.1;
   o.abi_probability = 0.1;
-  double* const knobs[] = {&o.load_probability, &o.store_probability, &o.window_probability,
-                           &o.runtime_offset_probability, &o.partial_valid_probability, &o.region_probability,
-                           &o.cube_loop_probability, &o.cube_acc_probability, &o.cube_transpose_probability,
-                           &o.cube_extract_probability, &o.half_reduction_probability, &o.abi_probability};
+  double* const knobs[] = {&o.load_probability,           &o.store_probability,          &o.window_probability,
+                           &o.runtime_offset_probability, &o.partial_valid_probability,  &o.region_probability,
+                           &o.cube_loop_probability,      &o.cube_acc_probability,       &o.cube_transpose_probability,
+                           &o.cube_extract_probability,   &o.half_reduction_probability, &o.abi_probability};
   for (double* k : knobs)
     if (const std::uint8_t b = in.next(); b != 0) *k = 0.02 + 0.96 * (b - 1) / 254.0;
   return o;
@@ -148,7 +148,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const function& f : out.functions) any_buffer = any_buffer || f.stage == ir_stage::buffer;
   if (any_buffer && !emit_pto(out)) violated("a lowered kernel fails the PTO preflight", tile, o);
   if (any_buffer)
-    if (const auto differ = check_pto_roundtrip(out, pto_options{.target = o.target, .skip_tile_kernels = true}); !differ.empty()) {
+    if (const auto differ = check_pto_roundtrip(out, pto_options{.target = o.target, .skip_tile_kernels = true});
+        !differ.empty()) {
       std::fprintf(stderr, "%s%s\n", std::string(format_all(differ, "lowered").view()).c_str(), printed(out).c_str());
       violated("the PTO-AS does not read back as its Buffer IR", tile, o);
     }
@@ -165,8 +166,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const char* const pto_dir = std::getenv("T2B_FUZZ_PTO_DIR");
   static unsigned pto_count = 0;
   if (any_buffer && pto_dir != nullptr && pto_count++ % 8 == 0) {
-    const std::string stem = std::string(pto_dir) + "/fuzz-" + std::to_string(pto_count) + "-" + std::string(name(o.planner)) + "-" +
-                             std::string(name(o.target));
+    const std::string stem = std::string(pto_dir) + "/fuzz-" + std::to_string(pto_count) + "-" + std::string(name(o.planner)) +
+                             "-" + std::string(name(o.target));
     for (const bool generic : {false, true}) {
       const auto emitted = emit_pto(out, pto_options{.generic = generic, .target = o.target, .skip_tile_kernels = true});
       if (!emitted) violated("a lowered kernel fails the PTO preflight", tile, o);
@@ -190,8 +191,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const function& f : out.functions) {
     if (f.stage != ir_stage::buffer) continue;
     for (const testing::gen_binding& b : testing::bindings(plan)) {
-      const auto report = testing::check_numerics(tile, broken ? simulated : out, f.name_of(),
-                                                  testing::sim_options_for(plan, b, seed));
+      const auto report =
+          testing::check_numerics(tile, broken ? simulated : out, f.name_of(), testing::sim_options_for(plan, b, seed));
       if (!report.ok) {
         std::fprintf(stderr, "binding %s\n%s\n", testing::describe(b).c_str(), std::string(report.text).c_str());
         violated("the simulator disagrees with the Tile program", tile, o);

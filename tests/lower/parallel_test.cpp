@@ -76,7 +76,8 @@ TEST_CASE("with failing kernels, every worker count reports the diagnostics one 
   // Four live 64 KiB tiles do not fit the 192 KiB Vec space: this kernel, appended last, fails
   // earlier, in plan. The whole-program run stops there and reports only plan's diagnostics;
   // so must every worker count, although each worker runs its kernels to their own end.
-  const auto too_big = parse(R"(aiv @too_big(A: Tensor[[128, 128], FP32], B: Tensor[[128, 128], FP32], C: Tensor[[128, 128], FP32], D: Tensor[[128, 128], FP32], Out: out Tensor[[128, 128], FP32]) -> Tensor[[128, 128], FP32] {
+  const auto too_big = parse(
+      R"(aiv @too_big(A: Tensor[[128, 128], FP32], B: Tensor[[128, 128], FP32], C: Tensor[[128, 128], FP32], D: Tensor[[128, 128], FP32], Out: out Tensor[[128, 128], FP32]) -> Tensor[[128, 128], FP32] {
   a = tile.load(A, (0, 0), (128, 128)) : Tile[[128, 128], FP32, Vec]
   b = tile.load(B, (0, 0), (128, 128)) : Tile[[128, 128], FP32, Vec]
   c = tile.load(C, (0, 0), (128, 128)) : Tile[[128, 128], FP32, Vec]
@@ -87,7 +88,8 @@ TEST_CASE("with failing kernels, every worker count reports the diagnostics one 
   s = tile.store(r, (0, 0), Out) : Tensor[[128, 128], FP32]
   return s
 }
-)", "too_big");
+)",
+      "too_big");
   REQUIRE(too_big.ok());
   input.functions.push_back(too_big.value.functions.front());
   const result<program> one = lower(input, opts, parallelism{1});
@@ -119,7 +121,8 @@ orchestration @main(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) 
   u = submit @k2(A, Out)
   return
 }
-)", "orchestration");
+)",
+                               "orchestration");
   REQUIRE(with_main.ok());
   for (const bool verify : {true, false}) {
     const options opts{.planner = planner_kind::pypto, .verify = verify};

@@ -54,7 +54,8 @@ struct host_passes : pass_list<init_storage_pass, select_pass, keep_tile_pass, l
 
 static_assert(pass_table<host_passes<100>, default_recipes>::checked);
 static_assert(pass_table<host_passes<100>, default_recipes>::find("keep_tile") == 2);
-static_assert(pass_table<host_passes<100>, default_recipes>::find("nothing") == pass_table<host_passes<100>, default_recipes>::npos);
+static_assert(pass_table<host_passes<100>, default_recipes>::find("nothing") ==
+              pass_table<host_passes<100>, default_recipes>::npos);
 
 // Constant evaluation: the host's set lowers the spec's kernel, and its checking pass can refuse it.
 template <std::size_t Budget>
@@ -65,7 +66,8 @@ constexpr bool host_set_lowers() {
 static_assert(host_set_lowers<100>());
 static_assert(!host_set_lowers<2>());
 
-constexpr const char* two_kernels = R"(aiv @k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+constexpr const char* two_kernels =
+    R"(aiv @k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
   x = tile.load(X, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   y = tile.exp(x) : Tile[[16, 32], FP32, Vec]
   r = tile.store(y, (0, 0), Out) : Tensor[[16, 32], FP32]
@@ -82,7 +84,9 @@ aiv @keep_k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tenso
 struct names_seen {
   std::vector<std::string> before, after;
   static void on_before(void* self, std::string_view pass) { static_cast<names_seen*>(self)->before.emplace_back(pass); }
-  static void on_after(void* self, std::string_view pass, const program&) { static_cast<names_seen*>(self)->after.emplace_back(pass); }
+  static void on_after(void* self, std::string_view pass, const program&) {
+    static_cast<names_seen*>(self)->after.emplace_back(pass);
+  }
 };
 
 std::string errors_of(const std::vector<diagnostic>& ds) { return std::string(format_all(ds, "t").view()); }
@@ -99,8 +103,8 @@ TEST_CASE("a host's own pass runs in its place in the host's pass set and is obs
   CHECK(r.value.functions[0].stage == ir_stage::buffer);
   CHECK(r.value.functions[1].stage == ir_stage::tile);  // keep_tile unselected it after select
   CHECK(r.value.functions[1].buffer_ir_selected == std::optional<bool>(false));
-  const std::vector<std::string> order{"init_storage", "select", "keep_tile", "legalize", "verify_tile_storage", "plan",
-                                       "op_budget", "lower", "verify_buffer"};
+  const std::vector<std::string> order{"init_storage", "select",    "keep_tile", "legalize",     "verify_tile_storage",
+                                       "plan",         "op_budget", "lower",     "verify_buffer"};
   CHECK(seen.before == order);
   CHECK(seen.after == order);
 
@@ -129,8 +133,9 @@ TEST_CASE("run_pass_pipeline runs a host set's passes by name, in the order give
   const std::string_view typo[] = {"init_storage", "keep_tiles"};
   const auto bad = run_pass_pipeline<default_recipes, host_passes<100>>(parsed.value, options{}, typo);
   REQUIRE_FALSE(bad.ok());
-  CHECK(errors_of(bad.errors).find("unknown pass 'keep_tiles'; the passes are init_storage, select, keep_tile, legalize, "
-                                   "verify_tile_storage, plan, op_budget, lower, verify_buffer") != std::string::npos);
+  CHECK(errors_of(bad.errors)
+            .find("unknown pass 'keep_tiles'; the passes are init_storage, select, keep_tile, legalize, "
+                  "verify_tile_storage, plan, op_budget, lower, verify_buffer") != std::string::npos);
 }
 
 TEST_CASE("the default set's names, run by name, give the default pipeline's program") {

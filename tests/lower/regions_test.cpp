@@ -41,7 +41,8 @@ bool run_schedule(const std::vector<window>& windows, const std::vector<parallel
   std::vector<int> expected = mem;
   for (const auto& m : moves)
     for (int i = 0; i < windows[m.source].size; ++i)
-      expected[static_cast<std::size_t>(windows[m.destination].begin + i)] = mem[static_cast<std::size_t>(windows[m.source].begin + i)];
+      expected[static_cast<std::size_t>(windows[m.destination].begin + i)] =
+          mem[static_cast<std::size_t>(windows[m.source].begin + i)];
   const auto identical = [&](std::uint32_t a, std::uint32_t b) {
     return windows[a].begin == windows[b].begin && windows[a].size == windows[b].size;
   };
@@ -147,14 +148,16 @@ namespace {
 /// `next[i]` for carry i: a carry (permutations, rotations, fan-out) or, for -1, a fresh sum.
 /// Initializers come from `init` (load numbers; repeats are repeated initializers), and the
 /// loads are stored again after the loop when `observe` (so they stay observable).
-std::string loop_kernel(int n, const std::vector<int>& init, const std::vector<int>& next, bool use_while, bool branch, bool observe) {
+std::string loop_kernel(int n, const std::vector<int>& init, const std::vector<int>& next, bool use_while, bool branch,
+                        bool observe) {
   const std::string tile = "Tile[[8, 32], FP32, Vec]";
   std::string s = "aiv @k(";
   for (int i = 0; i < n; ++i) s += "A" + std::to_string(i) + ": Tensor[[8, 32], FP32], ";
   const int rows = 8 * (2 * n);
   const std::string out = "Tensor[[" + std::to_string(rows) + ", 32], FP32]";
   s += "Out: out " + out + ", count: Scalar[INDEX], flag: Scalar[BOOL]) -> " + out + " {\n";
-  for (int i = 0; i < n; ++i) s += "  l" + std::to_string(i) + " = tile.load(A" + std::to_string(i) + ", (0, 0), (8, 32)) : " + tile + "\n";
+  for (int i = 0; i < n; ++i)
+    s += "  l" + std::to_string(i) + " = tile.load(A" + std::to_string(i) + ", (0, 0), (8, 32)) : " + tile + "\n";
   std::string results, iters, types;
   for (int i = 0; i < n; ++i) {
     results += (i ? ", " : "") + std::string("r") + std::to_string(i);
@@ -177,7 +180,8 @@ std::string loop_kernel(int n, const std::vector<int>& init, const std::vector<i
   if (branch) {
     std::string names;
     for (int i = 0; i < n; ++i) names += (i ? ", " : "") + std::string("b") + std::to_string(i);
-    s += "    " + names + " = if flag -> (" + types + ") {\n      yield " + yields + "\n    } else {\n      yield " + swapped + "\n    }\n";
+    s += "    " + names + " = if flag -> (" + types + ") {\n      yield " + yields + "\n    } else {\n      yield " + swapped +
+         "\n    }\n";
     s += "    yield " + names + ", k_next\n  }\n";
   } else {
     s += "    yield " + yields + ", k_next\n  }\n";
@@ -219,7 +223,8 @@ TEST_CASE("random Tile carries (swaps, rotations, fan-out, repeated and live ini
     REQUIRE_MESSAGE(parsed.ok(), text);
     for (planner_kind planner : planners) {
       const auto lowered = lower(parsed.value, options{.planner = planner});
-      REQUIRE_MESSAGE(lowered.ok(), "round ", round, " ", name(planner), ": ", std::string(format_all(lowered.errors, "k").view()), "\n", text);
+      REQUIRE_MESSAGE(lowered.ok(), "round ", round, " ", name(planner), ": ",
+                      std::string(format_all(lowered.errors, "k").view()), "\n", text);
       REQUIRE_MESSAGE(lowered.value.functions[0].stage == ir_stage::buffer, "round ", round, " stayed Tile\n", text);
       for (int count = 0; count <= 3; ++count)
         for (int flag = 0; flag <= 1; ++flag) {
@@ -227,8 +232,8 @@ TEST_CASE("random Tile carries (swaps, rotations, fan-out, repeated and live ini
           so.seed = static_cast<std::uint64_t>(round + 1);
           so.scalars = {{"count", static_cast<double>(count)}, {"flag", static_cast<double>(flag)}};
           const auto report = testing::check_numerics(parsed.value, lowered.value, "k", so);
-          REQUIRE_MESSAGE(report.ok, "round ", round, " ", name(planner), " count ", count, " flag ", flag, ": ", report.text, "\n", text,
-                          "\n", std::string(print(lowered.value).view()));
+          REQUIRE_MESSAGE(report.ok, "round ", round, " ", name(planner), " count ", count, " flag ", flag, ": ", report.text,
+                          "\n", text, "\n", std::string(print(lowered.value).view()));
           ++checks;
         }
     }
@@ -239,7 +244,8 @@ TEST_CASE("random Tile carries (swaps, rotations, fan-out, repeated and live ini
 TEST_CASE("a value read at the top of a loop body stays live through the whole loop") {
   // Without the backedge rule `c` (last read by `y`) and `t` (defined after it) could share
   // bytes, and the second iteration would read `t` where `c` was.
-  const std::string text = R"(aiv @k(A: Tensor[[16, 32], FP32], C: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], count: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
+  const std::string text =
+      R"(aiv @k(A: Tensor[[16, 32], FP32], C: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], count: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
   a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   c = tile.load(C, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   r = for i in range(0, count, 1) iter(x = a) -> (Tile[[16, 32], FP32, Vec]) {

@@ -72,7 +72,7 @@ struct probe {
   bool vec;  ///< the spec's Vec descriptor (and GM transfer) dtypes: FP16, BF16, FP32, INT32
 };
 inline constexpr probe probes[] = {
-    {dtype::fp16, "FP16", true}, {dtype::bf16, "BF16", true}, {dtype::fp32, "FP32", true},
+    {dtype::fp16, "FP16", true},   {dtype::bf16, "BF16", true},  {dtype::fp32, "FP32", true},
     {dtype::int32, "INT32", true}, {dtype::int8, "INT8", false},
 };
 
@@ -169,10 +169,8 @@ constexpr bool row_checked(std::index_sequence<P...>) {
 }
 template <form First, form Last, std::size_t Row>
 constexpr bool row_in_share_checked() {
-  if constexpr (spec_rows[Row].shape < First || spec_rows[Row].shape > Last)
-    return true;  // another TU's share
-  else
-    return row_checked<Row>(std::make_index_sequence<std::size(probes)>{});
+  if constexpr (spec_rows[Row].shape < First || spec_rows[Row].shape > Last) return true;  // another TU's share
+  else return row_checked<Row>(std::make_index_sequence<std::size(probes)>{});
 }
 template <form First, form Last, std::size_t... R>
 constexpr bool rows_checked(std::index_sequence<R...>) {

@@ -14,7 +14,8 @@ namespace t2b_coverage {
 namespace {
 
 // Why one kernel per evaluation: clang 14 bounds the steps of one constant evaluation.
-constexpr std::string_view matmul_text = R"(aic @mm(A: Tensor[[32, 32], FP16], B: Tensor[[32, 32], FP16], Out: out Tensor[[32, 32], FP32]) -> Tensor[[32, 32], FP32] {
+constexpr std::string_view matmul_text =
+    R"(aic @mm(A: Tensor[[32, 32], FP16], B: Tensor[[32, 32], FP16], Out: out Tensor[[32, 32], FP32]) -> Tensor[[32, 32], FP32] {
   a = tile.load(A, (0, 0), (32, 32)) : Tile[[32, 32], FP16, Mat]
   b = tile.load(B, (0, 0), (32, 32)) : Tile[[32, 32], FP16, Mat]
   al = tile.move(a) : Tile[[32, 32], FP16, Left]
@@ -25,7 +26,8 @@ constexpr std::string_view matmul_text = R"(aic @mm(A: Tensor[[32, 32], FP16], B
   return r
 }
 )";
-constexpr std::string_view k_loop_text = R"(aic @kloop(A: Tensor[[16, 64], INT8], B: Tensor[[64, 32], INT8], Out: out Tensor[[16, 32], INT32]) -> Tensor[[16, 32], INT32] {
+constexpr std::string_view k_loop_text =
+    R"(aic @kloop(A: Tensor[[16, 64], INT8], B: Tensor[[64, 32], INT8], Out: out Tensor[[16, 32], INT32]) -> Tensor[[16, 32], INT32] {
   c0 = tile.create() : Tile[[16, 32], INT32, Acc]
   acc = for k in range(0, 2, 1) iter(c = c0) -> (Tile[[16, 32], INT32, Acc]) {
     off = k * 32
@@ -41,7 +43,8 @@ constexpr std::string_view k_loop_text = R"(aic @kloop(A: Tensor[[16, 64], INT8]
   return r
 }
 )";
-constexpr std::string_view transposed_text = R"(aic @trans(A: Tensor[[16, 32], BF16], Bt: Tensor[[16, 32], BF16], Out: out Tensor[[16, 16], BF16]) -> Tensor[[16, 16], BF16] {
+constexpr std::string_view transposed_text =
+    R"(aic @trans(A: Tensor[[16, 32], BF16], Bt: Tensor[[16, 32], BF16], Out: out Tensor[[16, 16], BF16]) -> Tensor[[16, 16], BF16] {
   a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], BF16, Mat]
   bt = tile.load(Bt, (0, 0), (16, 32)) : Tile[[16, 32], BF16, Mat]
   b = tile.transpose_view(bt) : Tile[[32, 16], BF16, Mat, ZN]
@@ -52,7 +55,8 @@ constexpr std::string_view transposed_text = R"(aic @trans(A: Tensor[[16, 32], B
   return r
 }
 )";
-constexpr std::string_view atomic_text = R"(aic @atomic(A: Tensor[[16, 32], FP16], B: Tensor[[32, 16], FP16], Out: out Tensor[[16, 16], FP32]) -> Tensor[[16, 16], FP32] {
+constexpr std::string_view atomic_text =
+    R"(aic @atomic(A: Tensor[[16, 32], FP16], B: Tensor[[32, 16], FP16], Out: out Tensor[[16, 16], FP32]) -> Tensor[[16, 16], FP32] {
   a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP16, Mat]
   b = tile.load(B, (0, 0), (32, 16)) : Tile[[32, 16], FP16, Mat]
   al = tile.move(a) : Tile[[16, 32], FP16, Left]

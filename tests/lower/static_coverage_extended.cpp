@@ -80,13 +80,15 @@ constexpr function kernel(opcode op, form shape, dtype d) {
     case form::row_expand:
     case form::row_expand_arith: {
       const value_id v = b.emit1(opcode::tile_create, {}, tile_type(16, 1, d), "v");
-      y = shape == form::row_expand ? b.emit1(op, {operand::of(v)}, tt, "y") : b.emit1(op, {operand::of(x), operand::of(v)}, tt, "y");
+      y = shape == form::row_expand ? b.emit1(op, {operand::of(v)}, tt, "y")
+                                    : b.emit1(op, {operand::of(x), operand::of(v)}, tt, "y");
       break;
     }
     case form::col_expand:
     case form::col_expand_arith: {
       const value_id w = b.emit1(opcode::tile_create, {}, tile_type(1, 64, d), "w");
-      y = shape == form::col_expand ? b.emit1(op, {operand::of(w)}, tt, "y") : b.emit1(op, {operand::of(x), operand::of(w)}, tt, "y");
+      y = shape == form::col_expand ? b.emit1(op, {operand::of(w)}, tt, "y")
+                                    : b.emit1(op, {operand::of(x), operand::of(w)}, tt, "y");
       break;
     }
   }
@@ -135,8 +137,9 @@ constexpr bool cell_holds(const ext_row& row, probe p) {
       const opcode op = opcode_of(row.tile_op);
       const bool fed_by_create = row.shape != form::row_reduce && row.shape != form::col_reduce && row.shape != form::unary;
       const stays_tile_info* entry = registry<default_recipes>::stays_tile_reason(op);
-      const bool reason_ok = row.default_reason == not_default ? entry == nullptr && !registry<default_recipes>::candidates(op).empty()
-                                                               : entry != nullptr && entry->reason == row.default_reason;
+      const bool reason_ok = row.default_reason == not_default
+                                 ? entry == nullptr && !registry<default_recipes>::candidates(op).empty()
+                                 : entry != nullptr && entry->reason == row.default_reason;
       return reason_ok && stays(row, dtype::fp32, rollout_kind::standard, fed_by_create ? "" : row.default_reason);
     }
     case probe::fp16_extended: return stays(row, dtype::fp16, rollout_kind::extended, "on FP16 is not in the extended rollout");
@@ -152,8 +155,9 @@ struct cell {
 };
 template <std::size_t Row>
 constexpr bool row_checked() {
-  return cell<Row, probe::fp32_pypto>::checked && cell<Row, probe::fp32_dsa_rp>::checked && cell<Row, probe::fp32_ptoas>::checked &&
-         cell<Row, probe::fp32_default_rollout>::checked && cell<Row, probe::fp16_extended>::checked;
+  return cell<Row, probe::fp32_pypto>::checked && cell<Row, probe::fp32_dsa_rp>::checked &&
+         cell<Row, probe::fp32_ptoas>::checked && cell<Row, probe::fp32_default_rollout>::checked &&
+         cell<Row, probe::fp16_extended>::checked;
 }
 template <std::size_t... R>
 constexpr bool rows_checked(std::index_sequence<R...>) {

@@ -13,7 +13,8 @@ namespace t2b_coverage {
 namespace {
 
 // Why one kernel per evaluation: clang 14 bounds the steps of one constant evaluation.
-constexpr std::string_view branch_text = R"(aiv @branch(A: Tensor[[16, 32], FP32], B: Tensor[[16, 32], FP32], Out: out Tensor[[32, 64], FP32], flag: Scalar[BOOL]) -> Tensor[[32, 64], FP32] {
+constexpr std::string_view branch_text =
+    R"(aiv @branch(A: Tensor[[16, 32], FP32], B: Tensor[[16, 32], FP32], Out: out Tensor[[32, 64], FP32], flag: Scalar[BOOL]) -> Tensor[[32, 64], FP32] {
   a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   b = tile.load(B, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   chosen, offset = if flag -> (Tile[[16, 32], FP32, Vec], INDEX) {
@@ -26,7 +27,8 @@ constexpr std::string_view branch_text = R"(aiv @branch(A: Tensor[[16, 32], FP32
   return result
 }
 )";
-constexpr std::string_view swap_loop_text = R"(aiv @swap_loop(A: Tensor[[16, 32], FP32], B: Tensor[[16, 32], FP32], Out: out Tensor[[64, 64], FP32], count: Scalar[INDEX]) -> Tensor[[64, 64], FP32] {
+constexpr std::string_view swap_loop_text =
+    R"(aiv @swap_loop(A: Tensor[[16, 32], FP32], B: Tensor[[16, 32], FP32], Out: out Tensor[[64, 64], FP32], count: Scalar[INDEX]) -> Tensor[[64, 64], FP32] {
   a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   b = tile.load(B, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   left_out, row_out, right_out, column_out = for i in range(0, count, 1) iter(left = a, row = 0, right = b, column = 0) -> (Tile[[16, 32], FP32, Vec], INDEX, Tile[[16, 32], FP32, Vec], INDEX) {
@@ -38,7 +40,8 @@ constexpr std::string_view swap_loop_text = R"(aiv @swap_loop(A: Tensor[[16, 32]
   return result
 }
 )";
-constexpr std::string_view dynamic_step_text = R"(aiv @dynamic_step(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], step: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
+constexpr std::string_view dynamic_step_text =
+    R"(aiv @dynamic_step(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], step: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
   a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   r = for i in range(0, 4, step) iter(x = a) -> (Tile[[16, 32], FP32, Vec]) {
     y = tile.adds(x, 1.0) : Tile[[16, 32], FP32, Vec]
@@ -48,7 +51,8 @@ constexpr std::string_view dynamic_step_text = R"(aiv @dynamic_step(A: Tensor[[1
   return s
 }
 )";
-constexpr std::string_view gm_alias_text = R"(aiv @gm_alias(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], Other: out Tensor[[16, 32], FP32], count: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
+constexpr std::string_view gm_alias_text =
+    R"(aiv @gm_alias(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], Other: out Tensor[[16, 32], FP32], count: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
   a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   o_out = for i in range(0, count, 1) iter(o = Out) -> (Tensor[[16, 32], FP32]) {
     s = tile.store(a, (0, 0), o) : Tensor[[16, 32], FP32]
@@ -57,7 +61,8 @@ constexpr std::string_view gm_alias_text = R"(aiv @gm_alias(A: Tensor[[16, 32], 
   return o_out
 }
 )";
-constexpr std::string_view dynamic_valid_in_loop_text = R"(aiv @dynamic_valid_in_loop(A: Tensor[[64, 32], FP32], Out: out Tensor[[64, 32], FP32], rows: Scalar[INDEX]) -> Tensor[[64, 32], FP32] {
+constexpr std::string_view dynamic_valid_in_loop_text =
+    R"(aiv @dynamic_valid_in_loop(A: Tensor[[64, 32], FP32], Out: out Tensor[[64, 32], FP32], rows: Scalar[INDEX]) -> Tensor[[64, 32], FP32] {
   k_out = for i in range(0, 4, 1) iter(k = 0) -> (INDEX) {
     o = i * 16
     a = tile.load(A, (o, 0), (16, 32), (rows, 32)) : Tile[[16, 32], FP32, Vec, valid=[rows, 32]]

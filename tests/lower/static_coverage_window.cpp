@@ -16,9 +16,12 @@ constexpr function slice_kernel(std::int64_t k) {
   const value_id Out = b.param("Out", t, direction::out);
   b.result_type(t);
   const value_id block = b.emit1(opcode::tile_get_block_idx, {}, scalar_type(dtype::index), "block");
-  const value_id column = b.emit1(opcode::scalar_mul, {operand::of(block), operand::integer(k)}, scalar_type(dtype::index), "column");
-  const value_id x = b.emit1(opcode::tile_load, {operand::of(X), b.pair(0, 0), b.pair(16, 256)}, tile_type(16, 256, dtype::fp32), "x");
-  const value_id part = b.emit1(opcode::tile_slice, {operand::of(x), b.pair(16, 8), b.tuple({operand::integer(0), operand::of(column)})},
+  const value_id column =
+      b.emit1(opcode::scalar_mul, {operand::of(block), operand::integer(k)}, scalar_type(dtype::index), "column");
+  const value_id x =
+      b.emit1(opcode::tile_load, {operand::of(X), b.pair(0, 0), b.pair(16, 256)}, tile_type(16, 256, dtype::fp32), "x");
+  const value_id part = b.emit1(opcode::tile_slice,
+                                {operand::of(x), b.pair(16, 8), b.tuple({operand::integer(0), operand::of(column)})},
                                 tile_type(16, 8, dtype::fp32), "part");
   const value_id y = b.emit1(opcode::tile_muls, {operand::of(part), operand::decimal(2, 0)}, tile_type(16, 8, dtype::fp32), "y");
   const value_id r = b.emit1(opcode::tile_store, {operand::of(y), b.pair(0, 0), operand::of(Out)}, t, "r");
@@ -59,9 +62,12 @@ constexpr function assemble_kernel() {
   const value_id Y = b.param("Y", tensor_type(16, 32, dtype::fp32));
   const value_id Out = b.param("Out", big, direction::out);
   b.result_type(big);
-  const value_id c = b.emit1(opcode::tile_load, {operand::of(C), b.pair(0, 0), b.pair(32, 32)}, tile_type(32, 32, dtype::fp32), "c");
-  const value_id y = b.emit1(opcode::tile_load, {operand::of(Y), b.pair(0, 0), b.pair(16, 32)}, tile_type(16, 32, dtype::fp32), "y");
-  const value_id p = b.emit1(opcode::tile_assemble, {operand::of(c), operand::of(y), b.pair(16, 0)}, tile_type(32, 32, dtype::fp32), "p");
+  const value_id c =
+      b.emit1(opcode::tile_load, {operand::of(C), b.pair(0, 0), b.pair(32, 32)}, tile_type(32, 32, dtype::fp32), "c");
+  const value_id y =
+      b.emit1(opcode::tile_load, {operand::of(Y), b.pair(0, 0), b.pair(16, 32)}, tile_type(16, 32, dtype::fp32), "y");
+  const value_id p =
+      b.emit1(opcode::tile_assemble, {operand::of(c), operand::of(y), b.pair(16, 0)}, tile_type(32, 32, dtype::fp32), "p");
   const value_id r = b.emit1(opcode::tile_store, {operand::of(p), b.pair(0, 0), operand::of(Out)}, big, "r");
   b.emit0(opcode::cf_return, {operand::of(r)});
   return b.finish();

@@ -62,7 +62,7 @@ std::string flavour(const testing::gen_plan& plan) {
 TEST_CASE("valid-extent kernels x 3 planners: selected lowerings match Tile for every binding; Tile-only ones say why") {
   int lowerings = 0, selected = 0, must_stay = 0, checks = 0;
   std::array<int, 3> selected_by{};
-  std::map<std::string, int> kept_tile;              // why other kernels stayed Tile -> lowerings
+  std::map<std::string, int> kept_tile;                  // why other kernels stayed Tile -> lowerings
   std::map<std::string, std::array<int, 2>> by_flavour;  // flavour -> (lowerings, selected)
   testing::failures numerics, selected_tile_only, wrong_reason;
   for (std::uint64_t seed = 1; seed <= kernels; ++seed) {
@@ -75,7 +75,8 @@ TEST_CASE("valid-extent kernels x 3 planners: selected lowerings match Tile for 
       const planner_kind planner = planners[which];
       const options opts{.planner = planner};
       const auto lowered = lower(tile, opts);
-      REQUIRE_MESSAGE(lowered.ok(), "seed ", seed, " ", name(planner), ": ", std::string(format_all(lowered.errors, "gen").view()));
+      REQUIRE_MESSAGE(lowered.ok(), "seed ", seed, " ", name(planner), ": ",
+                      std::string(format_all(lowered.errors, "gen").view()));
       ++lowerings;
       const function& f = lowered.value.functions[0];
       const std::string head = "seed " + std::to_string(seed) + " " + std::string(name(planner));
@@ -107,14 +108,15 @@ TEST_CASE("valid-extent kernels x 3 planners: selected lowerings match Tile for 
   }
   const std::string top = testing::top_reasons(kept_tile, "; the others kept Tile because:");
   std::string flavours;
-  for (const auto& [what, n] : by_flavour) flavours += "\n  " + what + ": " + std::to_string(n[1]) + " of " + std::to_string(n[0]) + " selected";
+  for (const auto& [what, n] : by_flavour)
+    flavours += "\n  " + what + ": " + std::to_string(n[1]) + " of " + std::to_string(n[0]) + " selected";
   MESSAGE(lowerings, " lowerings of ", kernels, " valid-extent kernels: ", selected, " selected (pypto ", selected_by[0],
-          ", dsa_rp ", selected_by[1], ", ptoas ", selected_by[2], "), ", must_stay, " must stay Tile (", selected_tile_only.count,
-          " selected, ", wrong_reason.count, " with another reason), ", checks, " numerics checks, ", numerics.count,
-          " failed", flavours, top);
+          ", dsa_rp ", selected_by[1], ", ptoas ", selected_by[2], "), ", must_stay, " must stay Tile (",
+          selected_tile_only.count, " selected, ", wrong_reason.count, " with another reason), ", checks, " numerics checks, ",
+          numerics.count, " failed", flavours, top);
   CHECK_MESSAGE(numerics.count == 0, numerics.count, " selected lowerings differ from Tile; the first:\n", numerics.first);
-  CHECK_MESSAGE(selected_tile_only.count == 0, selected_tile_only.count, " lowerings of Tile-only kernels were selected; the first:\n",
-                selected_tile_only.first);
+  CHECK_MESSAGE(selected_tile_only.count == 0, selected_tile_only.count,
+                " lowerings of Tile-only kernels were selected; the first:\n", selected_tile_only.first);
   CHECK_MESSAGE(wrong_reason.count == 0, wrong_reason.count, " Tile-only lowerings gave another reason; the first:\n",
                 wrong_reason.first);
   CHECK(selected * 2 >= lowerings);

@@ -58,7 +58,8 @@ TEST_CASE("window kernels x 3 planners: selected lowerings match Tile for every 
       const planner_kind planner = planners[which];
       const options opts{.planner = planner};
       const auto lowered = lower(tile, opts);
-      REQUIRE_MESSAGE(lowered.ok(), "seed ", seed, " ", name(planner), ": ", std::string(format_all(lowered.errors, "gen").view()));
+      REQUIRE_MESSAGE(lowered.ok(), "seed ", seed, " ", name(planner), ": ",
+                      std::string(format_all(lowered.errors, "gen").view()));
       ++lowerings;
       const function& f = lowered.value.functions[0];
       if (plan.unaligned) {
@@ -106,14 +107,17 @@ TEST_CASE("nested slices at runtime offsets lower at every depth to 80 and match
         "  x = tile.load(X, (0, 0), (64, 64)) : Tile[[64, 64], FP32, Vec]\n"
         "  a0 = tile.slice(x, (8, 8), (r, 0)) : Tile[[8, 8], FP32, Vec]\n";
     for (int i = 1; i < depth; ++i)
-      src += "  a" + std::to_string(i) + " = tile.slice(a" + std::to_string(i - 1) + ", (8, 8), (r, 0)) : Tile[[8, 8], FP32, Vec]\n";
-    src += "  y = tile.add(a" + std::to_string(depth - 1) + ", a0) : Tile[[8, 8], FP32, Vec]\n"
+      src += "  a" + std::to_string(i) + " = tile.slice(a" + std::to_string(i - 1) +
+             ", (8, 8), (r, 0)) : Tile[[8, 8], FP32, Vec]\n";
+    src += "  y = tile.add(a" + std::to_string(depth - 1) +
+           ", a0) : Tile[[8, 8], FP32, Vec]\n"
            "  result = tile.store(y, (0, 0), Out) : Tensor[[8, 8], FP32]\n  return result\n}\n";
     const auto tile = parse(src, "nest.t2b");
     REQUIRE_MESSAGE(tile.ok(), std::string(format_all(tile.errors, "nest.t2b").view()));
     for (const planner_kind planner : planners) {
       const auto lowered = lower(tile.value, options{.planner = planner});
-      REQUIRE_MESSAGE(lowered.ok(), "depth ", depth, " ", name(planner), ": ", std::string(format_all(lowered.errors, "nest.t2b").view()));
+      REQUIRE_MESSAGE(lowered.ok(), "depth ", depth, " ", name(planner), ": ",
+                      std::string(format_all(lowered.errors, "nest.t2b").view()));
       REQUIRE_MESSAGE(lowered.value.functions[0].stage == ir_stage::buffer, "depth ", depth, " ", name(planner), " stayed Tile");
       sim::sim_options opt;
       opt.scalars.emplace_back("r", 0.0);

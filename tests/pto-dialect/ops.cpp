@@ -58,8 +58,8 @@ LogicalResult missingTmp(Operation* op, const Twine& what) {
 
 // The elementwise rule shared by the binary, scalar and unary families: vector tiles of one
 // element type, equal static valid shapes, the op's element table per target.
-LogicalResult verifyElementwise(Operation* op, ArrayRef<Value> tiles, bool needRowMajor,
-                                std::initializer_list<StringRef> a3, std::initializer_list<StringRef> a5extra) {
+LogicalResult verifyElementwise(Operation* op, ArrayRef<Value> tiles, bool needRowMajor, std::initializer_list<StringRef> a3,
+                                std::initializer_list<StringRef> a5extra) {
   TileBufType dst = tileOf(tiles.back());
   for (Value v : tiles) {
     TileBufType t = tileOf(v);
@@ -101,8 +101,8 @@ LogicalResult AllocTileOp::verify() {
     const bool cube = llvm::is_contained({"left", "right", "acc"}, t.getMemLoc());
     const int64_t align = cube ? 512 : 32;
     if (*addr < 0 || *addr % align != 0)
-      return emitOpError("addr ") << *addr << " must be non-negative and aligned to " << align << " bytes for a "
-                                  << t.getMemLoc() << " tile";
+      return emitOpError("addr ") << *addr << " must be non-negative and aligned to " << align << " bytes for a " << t.getMemLoc()
+                                  << " tile";
   }
   return verifyLayout(*this, t);
 }
@@ -147,8 +147,8 @@ LogicalResult SubviewOp::verify() {
   }
   if (dst.getRows() != sizes[0] || dst.getCols() != sizes[1]) return emitOpError("result shape must equal sizes");
   if (dst.getElementType() != src.getElementType() || dst.getMemLoc() != src.getMemLoc() ||
-      dst.getBlayout() != src.getBlayout() || dst.getSlayout() != src.getSlayout() ||
-      dst.getFractal() != src.getFractal() || dst.getPad() != src.getPad() || dst.getCompact() != src.getCompact())
+      dst.getBlayout() != src.getBlayout() || dst.getSlayout() != src.getSlayout() || dst.getFractal() != src.getFractal() ||
+      dst.getPad() != src.getPad() || dst.getCompact() != src.getCompact())
     return emitOpError("result must keep the source's element type, loc and layout config");
   if (static_cast<bool>(getValidRow()) != static_cast<bool>(getValidCol()))
     return emitOpError("takes both valid operands or neither");
@@ -159,7 +159,8 @@ LogicalResult SubviewOp::verify() {
       std::optional<int64_t> v = constantOf(valid[i]);
       if (v && (*v < 0 || *v > sizes[i])) return emitOpError("constant valid operand outside [0, size]");
       const int64_t expected = v ? std::min(*v, sizes[i]) : ShapedType::kDynamic;
-      if (resultValid[i] != expected) return emitOpError("result valid dim must be min(valid operand, size) or ? for a non-constant operand");
+      if (resultValid[i] != expected)
+        return emitOpError("result valid dim must be min(valid operand, size) or ? for a non-constant operand");
     }
   } else {
     for (int i = 0; i < 2; ++i)
@@ -190,7 +191,8 @@ LogicalResult SetValidShapeOp::verify() {
 LogicalResult TReshapeOp::verify() {
   TileBufType a = getSrc().getType(), b = cast<TileBufType>(getResult().getType());
   if (a.getMemLoc() != b.getMemLoc()) return emitOpError("source and result must share loc");
-  if (a.getRows() * a.getCols() * elementBytes(a.getElementType()) != b.getRows() * b.getCols() * elementBytes(b.getElementType()))
+  if (a.getRows() * a.getCols() * elementBytes(a.getElementType()) !=
+      b.getRows() * b.getCols() * elementBytes(b.getElementType()))
     return emitOpError("source and result must have the same byte size");
   if ((a.getSlayout() == "none_box") != (b.getSlayout() == "none_box"))
     return emitOpError("source and result must be both boxed or both none_box");
@@ -269,17 +271,23 @@ LogicalResult TExtractOp::verify() {
     return emitOpError("extracted window past the source");
   if (s.getMemLoc() != "acc" && s.getElementType() != d.getElementType()) return emitOpError("element types differ");
   if (isA5(*this)) {
-    if (d.getMemLoc() == "left" && !layoutIs(d, "col_major", "row_major")) return emitOpError("a5 left destination must be (col_major, row_major)");
-    if (d.getMemLoc() == "right" && !layoutIs(d, "row_major", "col_major")) return emitOpError("a5 right destination must be (row_major, col_major)");
+    if (d.getMemLoc() == "left" && !layoutIs(d, "col_major", "row_major"))
+      return emitOpError("a5 left destination must be (col_major, row_major)");
+    if (d.getMemLoc() == "right" && !layoutIs(d, "row_major", "col_major"))
+      return emitOpError("a5 right destination must be (row_major, col_major)");
     return success();
   }
   if (!elementIn(s.getElementType(), {"i8", "f16", "bf16", "f32"})) return emitOpError("a2/a3 element type not supported");
   if (s.getMemLoc() == "mat") {
-    if (d.getMemLoc() != "left" && d.getMemLoc() != "right") return emitOpError("a2/a3 extracts from mat into left or right only");
-    if (!rowMajor(s) && s.getSlayout() != "row_major") return emitOpError("a2/a3 mat source needs a row_major blayout or slayout");
+    if (d.getMemLoc() != "left" && d.getMemLoc() != "right")
+      return emitOpError("a2/a3 extracts from mat into left or right only");
+    if (!rowMajor(s) && s.getSlayout() != "row_major")
+      return emitOpError("a2/a3 mat source needs a row_major blayout or slayout");
   }
-  if (d.getMemLoc() == "left" && !layoutIs(d, "row_major", "row_major")) return emitOpError("a2/a3 left destination must be (row_major, row_major)");
-  if (d.getMemLoc() == "right" && !layoutIs(d, "row_major", "col_major")) return emitOpError("a2/a3 right destination must be (row_major, col_major)");
+  if (d.getMemLoc() == "left" && !layoutIs(d, "row_major", "row_major"))
+    return emitOpError("a2/a3 left destination must be (row_major, row_major)");
+  if (d.getMemLoc() == "right" && !layoutIs(d, "row_major", "col_major"))
+    return emitOpError("a2/a3 right destination must be (row_major, col_major)");
   return success();
 }
 
@@ -313,14 +321,15 @@ LogicalResult TExpandsOp::verify() {
   if (getScalar().getType() != d.getElementType()) return emitOpError("scalar type must equal the tile's element type");
   if (d.getMemLoc() != "vec" && d.getMemLoc() != "mat") return emitOpError("destination must be a vec or mat tile");
   if (!isA5(*this) && d.getMemLoc() == "vec" && !rowMajor(d)) return emitOpError("a2/a3 vec destination must be row_major");
-  if (elementIn(d.getElementType(), {"i16", "i32", "f16", "bf16", "f32"}) || (isA5(*this) && elementIn(d.getElementType(), {"i8"})))
+  if (elementIn(d.getElementType(), {"i16", "i32", "f16", "bf16", "f32"}) ||
+      (isA5(*this) && elementIn(d.getElementType(), {"i8"})))
     return success();
   return emitOpError("element type not supported");
 }
 
 // Element tables (pto-dialect.md §4): A2/A3 list, then what A5 adds.
-#define T2B_BINARY(Op, a5extra)                                                                                 \
-  LogicalResult Op::verify() {                                                                                  \
+#define T2B_BINARY(Op, a5extra)                                                                                     \
+  LogicalResult Op::verify() {                                                                                      \
     return verifyElementwise(*this, {getSrc0(), getSrc1(), getDst()}, true, {"i16", "i32", "f16", "f32"}, a5extra); \
   }
 T2B_BINARY(TAddOp, (std::initializer_list<StringRef>{"i8", "bf16"}))
@@ -346,9 +355,9 @@ LogicalResult TRecipOp::verify() {
   return verifyElementwise(*this, {getSrc(), getDst()}, true, {"f16", "f32"}, {});
 }
 
-#define T2B_SCALAR(Op, a5extra)                                                                                \
-  LogicalResult Op::verify() {                                                                                 \
-    return verifyElementwise(*this, {getSrc(), getDst()}, false, {"i16", "i32", "f16", "f32"}, a5extra);       \
+#define T2B_SCALAR(Op, a5extra)                                                                          \
+  LogicalResult Op::verify() {                                                                           \
+    return verifyElementwise(*this, {getSrc(), getDst()}, false, {"i16", "i32", "f16", "f32"}, a5extra); \
   }
 T2B_SCALAR(TAddsOp, (std::initializer_list<StringRef>{"i8", "bf16"}))
 T2B_SCALAR(TSubsOp, (std::initializer_list<StringRef>{"i8", "bf16"}))
@@ -397,7 +406,8 @@ LogicalResult TRowExpandOp::verify() {
   if (v.getSlayout() != "none_box" || !layoutIs(d, "row_major", "none_box"))
     return emitOpError("source must be none_box and the destination row_major, none_box");
   if (v.getElementType() != d.getElementType()) return emitOpError("source and destination must share one element type");
-  if (!elementIn(d.getElementType(), {"i8", "i16", "i32", "f16", "bf16", "f32"})) return emitOpError("element type not supported");
+  if (!elementIn(d.getElementType(), {"i8", "i16", "i32", "f16", "bf16", "f32"}))
+    return emitOpError("element type not supported");
   if (known(v.getValidRow()) && known(d.getValidRow()) && v.getValidRow() != d.getValidRow())
     return emitOpError("valid rows of source and destination must be equal");
   for (int64_t e : {v.getValidRow(), v.getValidCol(), d.getValidRow(), d.getValidCol()})
@@ -437,7 +447,8 @@ LogicalResult TRsqrtOp::verify() {
 LogicalResult TColExpandOp::verify() {
   TileBufType w = tileOf(getSrc()), d = tileOf(getDst());
   if (w.getMemLoc() != "vec" || d.getMemLoc() != "vec") return emitOpError("operates on vec tiles");
-  if (!layoutIs(w, "row_major", "none_box") || !layoutIs(d, "row_major", "none_box")) return emitOpError("tiles must be ND (row_major, none_box)");
+  if (!layoutIs(w, "row_major", "none_box") || !layoutIs(d, "row_major", "none_box"))
+    return emitOpError("tiles must be ND (row_major, none_box)");
   if (w.getElementType() != d.getElementType()) return emitOpError("source and destination must share one element type");
   if (known(w.getValidCol()) && known(d.getValidCol()) && w.getValidCol() != d.getValidCol())
     return emitOpError("valid columns of source and destination must be equal");
@@ -471,7 +482,8 @@ LogicalResult TColExpandExpdifOp::verify() { return verifyColExpandBin(*this, ge
 static LogicalResult verifyColReduce(Operation* op, Value srcV, Value tmpV, Value dstV) {
   TileBufType x = tileOf(srcV), d = tileOf(dstV);
   for (TileBufType t : {x, d}) {
-    if (t.getMemLoc() != "vec" || !layoutIs(t, "row_major", "none_box")) return op->emitOpError("tiles must be ND vec (row_major, none_box)");
+    if (t.getMemLoc() != "vec" || !layoutIs(t, "row_major", "none_box"))
+      return op->emitOpError("tiles must be ND vec (row_major, none_box)");
   }
   if (x.getElementType() != d.getElementType()) return op->emitOpError("source and destination must share one element type");
   if (!elementIn(x.getElementType(), {"i16", "i32", "f16", "f32"})) return op->emitOpError("element type not supported");
@@ -489,7 +501,8 @@ LogicalResult TColSumOp::verify() {
   if (!getTmp() && getIsBinary().value_or(false) && implicitTmpForbidden(*this)) return missingTmp(*this, "isBinary = true");
   if (getTmp() && getIsBinary() && *getIsBinary()) {
     TileBufType x = tileOf(getSrc()), t = tileOf(getTmp());
-    if (known(x.getValidCol()) && t.getCols() < x.getValidCol()) return emitOpError("isBinary needs tmp cols >= source valid cols");
+    if (known(x.getValidCol()) && t.getCols() < x.getValidCol())
+      return emitOpError("isBinary needs tmp cols >= source valid cols");
   }
   return verifyColReduce(*this, getSrc(), getTmp(), getDst());
 }
@@ -505,7 +518,8 @@ LogicalResult TCvtOp::verify() {
                        "so a tcvt without it means two things (pto-dialect.md §0)");
   TileBufType x = tileOf(getSrc()), d = tileOf(getDst());
   if (x.getMemLoc() != "vec" || d.getMemLoc() != "vec") return emitOpError("operates on vec tiles");
-  if (x.getRows() != d.getRows() || x.getCols() != d.getCols()) return emitOpError("source and destination must have one physical shape");
+  if (x.getRows() != d.getRows() || x.getCols() != d.getCols())
+    return emitOpError("source and destination must have one physical shape");
   if (failed(sameValid(*this, x, d, "source and destination"))) return failure();
   const std::string pair = spelled(x.getElementType()) + "->" + spelled(d.getElementType());
   if (!getTmp() && *getSatMode() == SaturationMode::Off && implicitTmpForbidden(*this) &&

@@ -44,8 +44,7 @@ LogicalResult PTODialect::verifyOperationAttribute(Operation* op, NamedAttribute
     return success();
   }
   if (name == "pto.kernel_kind") {
-    if (!isa<KernelKindAttr>(attribute.getValue()))
-      return op->emitError("pto.kernel_kind must be #pto.kernel_kind<cube|vector>");
+    if (!isa<KernelKindAttr>(attribute.getValue())) return op->emitError("pto.kernel_kind must be #pto.kernel_kind<cube|vector>");
     return success();
   }
   return op->emitError("unknown PTO attribute '") << name << "'";
@@ -72,8 +71,8 @@ Type PtrType::parse(AsmParser& p) {
   if (p.parseLess() || p.parseType(element)) return {};
   if (succeeded(p.parseOptionalComma())) {
     if (p.parseKeywordOrString(&space)) return {};
-    static const char* const known[] = {"gm", "ub", "vec", "mat", "l1", "left", "l0a", "right", "l0b",
-                                        "acc", "l0c", "bias", "bt", "scaling", "fb"};
+    static const char* const known[] = {"gm",  "ub",  "vec", "mat",  "l1", "left",    "l0a", "right",
+                                        "l0b", "acc", "l0c", "bias", "bt", "scaling", "fb"};
     if (llvm::none_of(known, [&](const char* k) { return space == k; })) {
       p.emitError(p.getCurrentLocation(), "unknown pointer memory space '") << space << "'";
       return {};
@@ -93,8 +92,8 @@ template <class View>
 static Type parseShapedView(AsmParser& p) {
   SmallVector<int64_t> shape;
   Type element;
-  if (p.parseLess() || p.parseDimensionList(shape, /*allowDynamic=*/true, /*withTrailingX=*/true) ||
-      p.parseType(element) || p.parseGreater())
+  if (p.parseLess() || p.parseDimensionList(shape, /*allowDynamic=*/true, /*withTrailingX=*/true) || p.parseType(element) ||
+      p.parseGreater())
     return {};
   return View::get(p.getContext(), shape, element);
 }
@@ -122,9 +121,7 @@ ParseResult parseValidDim(AsmParser& p, int64_t& v) {
   }
   return p.parseInteger(v);
 }
-ParseResult parseKey(AsmParser& p, StringRef key) {
-  return failure(p.parseKeyword(key) || p.parseEqual());
-}
+ParseResult parseKey(AsmParser& p, StringRef key) { return failure(p.parseKeyword(key) || p.parseEqual()); }
 struct TileBufFields {
   std::string loc, blayout = "row_major", slayout = "none_box";
   Type element;
@@ -132,13 +129,13 @@ struct TileBufFields {
 };
 // Legacy form: every key in its fixed order, then an optional `, compact=N`.
 ParseResult parseLegacy(AsmParser& p, TileBufFields& f) {
-  if (p.parseEqual() || p.parseKeywordOrString(&f.loc) || p.parseComma() || parseKey(p, "dtype") ||
-      p.parseType(f.element) || p.parseComma() || parseKey(p, "rows") || p.parseInteger(f.rows) || p.parseComma() ||
-      parseKey(p, "cols") || p.parseInteger(f.cols) || p.parseComma() || parseKey(p, "v_row") ||
-      parseValidDim(p, f.vrow) || p.parseComma() || parseKey(p, "v_col") || parseValidDim(p, f.vcol) ||
-      p.parseComma() || parseKey(p, "blayout") || p.parseKeywordOrString(&f.blayout) || p.parseComma() ||
-      parseKey(p, "slayout") || p.parseKeywordOrString(&f.slayout) || p.parseComma() || parseKey(p, "fractal") ||
-      p.parseInteger(f.fractal) || p.parseComma() || parseKey(p, "pad") || p.parseInteger(f.pad))
+  if (p.parseEqual() || p.parseKeywordOrString(&f.loc) || p.parseComma() || parseKey(p, "dtype") || p.parseType(f.element) ||
+      p.parseComma() || parseKey(p, "rows") || p.parseInteger(f.rows) || p.parseComma() || parseKey(p, "cols") ||
+      p.parseInteger(f.cols) || p.parseComma() || parseKey(p, "v_row") || parseValidDim(p, f.vrow) || p.parseComma() ||
+      parseKey(p, "v_col") || parseValidDim(p, f.vcol) || p.parseComma() || parseKey(p, "blayout") ||
+      p.parseKeywordOrString(&f.blayout) || p.parseComma() || parseKey(p, "slayout") || p.parseKeywordOrString(&f.slayout) ||
+      p.parseComma() || parseKey(p, "fractal") || p.parseInteger(f.fractal) || p.parseComma() || parseKey(p, "pad") ||
+      p.parseInteger(f.pad))
     return failure();
   if (succeeded(p.parseOptionalComma()) && (parseKey(p, "compact") || p.parseInteger(f.compact))) return failure();
   return success();
@@ -146,8 +143,7 @@ ParseResult parseLegacy(AsmParser& p, TileBufFields& f) {
 // Compact form: `vec, 16x32xf32` then `, key=value` in any order, each at most once.
 ParseResult parseCompact(AsmParser& p, TileBufFields& f) {
   SmallVector<int64_t> shape;
-  if (p.parseComma() || p.parseDimensionList(shape, /*allowDynamic=*/false, /*withTrailingX=*/true) ||
-      p.parseType(f.element))
+  if (p.parseComma() || p.parseDimensionList(shape, /*allowDynamic=*/false, /*withTrailingX=*/true) || p.parseType(f.element))
     return failure();
   if (shape.size() != 2) return p.emitError(p.getCurrentLocation(), "a tile_buf shape has two dims");
   f.rows = f.vrow = shape[0];
@@ -188,8 +184,8 @@ Type TileBufType::parse(AsmParser& p) {
     if (parseCompact(p, f)) return {};
   }
   if (p.parseGreater()) return {};
-  return TileBufType::getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(), f.loc, f.element, f.rows,
-                                 f.cols, f.vrow, f.vcol, f.blayout, f.slayout, f.fractal, f.pad, f.compact);
+  return TileBufType::getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(), f.loc, f.element, f.rows, f.cols,
+                                 f.vrow, f.vcol, f.blayout, f.slayout, f.fractal, f.pad, f.compact);
 }
 
 void TileBufType::print(AsmPrinter& p) const {
@@ -197,20 +193,18 @@ void TileBufType::print(AsmPrinter& p) const {
     if (ShapedType::isDynamic(v)) p << '?';
     else p << v;
   };
-  p << "<loc=" << getMemLoc() << ", dtype=" << getElementType() << ", rows=" << getRows() << ", cols=" << getCols()
-    << ", v_row=";
+  p << "<loc=" << getMemLoc() << ", dtype=" << getElementType() << ", rows=" << getRows() << ", cols=" << getCols() << ", v_row=";
   dim(getValidRow());
   p << ", v_col=";
   dim(getValidCol());
-  p << ", blayout=" << getBlayout() << ", slayout=" << getSlayout() << ", fractal=" << getFractal()
-    << ", pad=" << getPad();
+  p << ", blayout=" << getBlayout() << ", slayout=" << getSlayout() << ", fractal=" << getFractal() << ", pad=" << getPad();
   if (getCompact() >= 0) p << ", compact=" << getCompact();
   p << '>';
 }
 
-LogicalResult TileBufType::verify(function_ref<InFlightDiagnostic()> emitError, StringRef loc, Type, int64_t rows,
-                                  int64_t cols, int64_t vrow, int64_t vcol, StringRef blayout, StringRef slayout,
-                                  int64_t fractal, int64_t pad, int64_t compact) {
+LogicalResult TileBufType::verify(function_ref<InFlightDiagnostic()> emitError, StringRef loc, Type, int64_t rows, int64_t cols,
+                                  int64_t vrow, int64_t vcol, StringRef blayout, StringRef slayout, int64_t fractal, int64_t pad,
+                                  int64_t compact) {
   if (!llvm::is_contained({"vec", "mat", "left", "right", "acc", "bias", "scaling"}, loc))
     return emitError() << "tile_buf loc '" << loc << "' is not one of vec, mat, left, right, acc, bias, scaling";
   if (rows <= 0 || cols <= 0) return emitError() << "tile_buf rows and cols must be positive";
@@ -250,7 +244,8 @@ LogicalResult pto_check::verifyLayout(Operation* op, TileBufType t) {
     return success();
   }
   const auto [h, w] = boxOf(t);
-  if (w == 0 || t.getCols() % w != 0) return op->emitOpError("tile cols ") << t.getCols() << " are not a multiple of the box width " << w;
+  if (w == 0 || t.getCols() % w != 0)
+    return op->emitOpError("tile cols ") << t.getCols() << " are not a multiple of the box width " << w;
   const bool rowsFree = t.getMemLoc() == "vec" || t.getFractal() == 32 || t.getRows() == 1;
   if (!rowsFree && t.getRows() % h != 0)
     return op->emitOpError("tile rows ") << t.getRows() << " are not a multiple of the box height " << h;

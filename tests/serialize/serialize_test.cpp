@@ -72,8 +72,7 @@ void check_names_and_locations(const function& a, const function& b) {
     const op_node& nb = b.op(ob[i]);
     CHECK(na.loc == nb.loc);
     REQUIRE(na.results.count == nb.results.count);
-    for (std::uint32_t r = 0; r < na.results.count; ++r)
-      CHECK(a.name_of(a.result(oa[i], r)) == b.name_of(b.result(ob[i], r)));
+    for (std::uint32_t r = 0; r < na.results.count; ++r) CHECK(a.name_of(a.result(oa[i], r)) == b.name_of(b.result(ob[i], r)));
     for (std::uint32_t g = 0; g < na.regions.count; ++g) {
       const region_info& ra = a.region(a.region_of(oa[i], g));
       const region_info& rb = b.region(b.region_of(ob[i], g));
@@ -113,7 +112,7 @@ struct node {
   enum kind_t { nil, boolean, integer, str, array, map } kind = nil;
   std::int64_t num = 0;
   std::string s;
-  std::vector<node> items;       // array elements, or map values
+  std::vector<node> items;        // array elements, or map values
   std::vector<std::string> keys;  // map keys, in order (parallel to items)
 
   node* find(std::string_view key) {
@@ -248,7 +247,8 @@ void check_error(const node& doc, std::initializer_list<std::string_view> parts)
 
 /// A small program with every operand kind, a runtime valid extent, a value extent, storage,
 /// kwargs, regions with arguments, attributes and locations.
-const char* const sample = R"(aiv @k(A: Tensor[[16, 32], FP32, stride=[32, 1]], Out: out Tensor[[16, 32], FP32], n: Scalar[INDEX]) -> Tensor[[16, 32], FP32] attributes {stage = buffer, buffer_ir_selected = true, target = a2a3} {
+const char* const sample =
+    R"(aiv @k(A: Tensor[[16, 32], FP32, stride=[32, 1]], Out: out Tensor[[16, 32], FP32], n: Scalar[INDEX]) -> Tensor[[16, 32], FP32] attributes {stage = buffer, buffer_ir_selected = true, target = a2a3} {
   c = 16 : INDEX
   b = buffer.alloc((c, 32), 2048) : Buffer[[16, 32], FP32, Vec, valid=[?, ?]]
   buffer.load(A, (0, 0), (16, 32), b)
@@ -283,8 +283,7 @@ void key_orders(const node& n, std::set<std::string>& out, bool is_kwargs = fals
     for (const auto& k : n.keys) joined += (joined.empty() ? "" : ",") + k;
     out.insert(joined);
   }
-  for (std::size_t i = 0; i < n.items.size(); ++i)
-    key_orders(n.items[i], out, n.kind == node::map && n.keys[i] == "kwargs");
+  for (std::size_t i = 0; i < n.items.size(); ++i) key_orders(n.items[i], out, n.kind == node::map && n.keys[i] == "kwargs");
 }
 
 program sample_program() {
@@ -377,15 +376,20 @@ TEST_CASE("round trip: every golden input that parses") {
 TEST_CASE("round trip: float literals, negative and wide integers, empty names") {
   function_builder b(function_kind::incore, "lits", location{3, 9});
   const value_id s = b.param("", scalar_type(dtype::fp32), direction::in, location{3, 20});
-  const operand big[] = {operand::integer(-9223372036854775807LL - 1), operand::integer(9223372036854775807LL),
-                         operand::integer(-33), operand::integer(-129), operand::integer(65536),
-                         operand::decimal(-15, -40), operand::decimal(1, 300), operand::boolean(false)};
+  const operand big[] = {operand::integer(-9223372036854775807LL - 1),
+                         operand::integer(9223372036854775807LL),
+                         operand::integer(-33),
+                         operand::integer(-129),
+                         operand::integer(65536),
+                         operand::decimal(-15, -40),
+                         operand::decimal(1, 300),
+                         operand::boolean(false)};
   const operand t = b.tuple(big);
   const operand nested = b.tuple({t, operand::of(s), operand::of(dtype::bf16), operand::of(memory_space::acc)});
   const type results[] = {scalar_type(dtype::fp32)};
   const std::string_view names[] = {""};
-  b.emit(opcode::scalar_add, std::initializer_list<operand>{operand::of(s), operand::decimal(25, -1)},
-         std::span<const kwarg>{}, results, names, location{4, 1});
+  b.emit(opcode::scalar_add, std::initializer_list<operand>{operand::of(s), operand::decimal(25, -1)}, std::span<const kwarg>{},
+         results, names, location{4, 1});
   b.emit(opcode::cf_return, std::initializer_list<operand>{nested}, std::span<const kwarg>{}, {}, {}, location{5, 1});
   program p;
   p.functions.push_back(b.finish());
@@ -604,8 +608,8 @@ TEST_CASE("strict: non-map objects and non-string keys") {
 
 TEST_CASE("msgpack: the reader accepts every integer width another writer may choose") {
   // 5 as uint8, uint16, uint32, uint64, int8, int16, int32, int64; -5 as int16.
-  const bytes encodings[] = {{0xcc, 5}, {0xcd, 0, 5}, {0xce, 0, 0, 0, 5}, {0xcf, 0, 0, 0, 0, 0, 0, 0, 5}, {0xd0, 5},
-                             {0xd1, 0, 5}, {0xd2, 0, 0, 0, 5}, {0xd3, 0, 0, 0, 0, 0, 0, 0, 5}};
+  const bytes encodings[] = {{0xcc, 5}, {0xcd, 0, 5}, {0xce, 0, 0, 0, 5}, {0xcf, 0, 0, 0, 0, 0, 0, 0, 5},
+                             {0xd0, 5}, {0xd1, 0, 5}, {0xd2, 0, 0, 0, 5}, {0xd3, 0, 0, 0, 0, 0, 0, 0, 5}};
   for (const auto& e : encodings) {
     msgpack::reader r(e);
     CHECK(r.integer() == 5);
@@ -670,13 +674,18 @@ result<program> read_dropping_locations(std::span<const std::uint8_t> b) {
 /// Corrupts the bytes, not the program: the first "FP32" written becomes "FP16".
 result<program> read_corrupted_dtype(std::span<const std::uint8_t> b) {
   bytes c(b.begin(), b.end());
-  const std::string_view from = "\xa4" "FP32", to = "\xa4" "FP16";
-  const auto at = std::search(c.begin(), c.end(), from.begin(), from.end(), [](std::uint8_t x, char y) { return x == static_cast<std::uint8_t>(y); });
+  const std::string_view from = "\xa4"
+                                "FP32",
+                         to = "\xa4"
+                              "FP16";
+  const auto at = std::search(c.begin(), c.end(), from.begin(), from.end(),
+                              [](std::uint8_t x, char y) { return x == static_cast<std::uint8_t>(y); });
   if (at != c.end()) std::copy(to.begin(), to.end(), at);
   return deserialize(c);
 }
 
-const char* const two_kernels = R"(aiv @k(A: Tensor[[16, 32], FP32], B: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+const char* const two_kernels =
+    R"(aiv @k(A: Tensor[[16, 32], FP32], B: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
   a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   b = tile.load(B, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   c = tile.add(a, b) : Tile[[16, 32], FP32, Vec]
@@ -718,11 +727,13 @@ TEST_CASE("roundtrip: a reader that loses the stage, an operand, a type or a loc
         "Binary roundtrip failed after pass 'lower': @k: buffer.add: operand 1 was `b`, reads back nothing");
   CHECK(at == location{4, 3});
   const std::string dtype_lost = lost_by(p, &read_dropping_dtype, &at);
-  CHECK(dtype_lost == "Binary roundtrip failed after pass 'lower': @k: buffer.alloc result `a`: its type's dtype was FP32, reads back FP16");
+  CHECK(dtype_lost ==
+        "Binary roundtrip failed after pass 'lower': @k: buffer.alloc result `a`: its type's dtype was FP32, reads back FP16");
   CHECK(at == location{2, 3});
   CHECK(lost_by(p, &read_dropping_locations, &at) ==
         "Binary roundtrip failed after pass 'lower': @k: buffer.alloc `a`: its location was 2:3, reads back no location");
-  CHECK(lost_by(p, &read_corrupted_dtype) == "Binary roundtrip failed after pass 'lower': @k: parameter `A`: its type's dtype was FP32, reads back FP16");
+  CHECK(lost_by(p, &read_corrupted_dtype) ==
+        "Binary roundtrip failed after pass 'lower': @k: parameter `A`: its type's dtype was FP32, reads back FP16");
 }
 
 TEST_CASE("roundtrip: the instrument fails a pipeline run after the first pass whose output does not survive") {
@@ -733,14 +744,16 @@ TEST_CASE("roundtrip: the instrument fails a pipeline run after the first pass w
   const pass_observer watching = ok.observer();
   const result<program> good = run_pipeline(parsed.value, options{}, std::nullopt, {}, &watching);
   REQUIRE_MESSAGE(good.ok(), str(format_all(good.errors, "rt.t2b")));
-  CHECK(ok.checked == std::vector<std::string_view>{"init_storage", "select", "legalize", "verify_tile_storage", "plan", "lower", "verify_buffer"});
+  CHECK(ok.checked == std::vector<std::string_view>{"init_storage", "select", "legalize", "verify_tile_storage", "plan", "lower",
+                                                    "verify_buffer"});
   // A reader that loses the stage: only Buffer-stage programs lose something, so `lower` fails.
   binary_roundtrip_instrument lossy{.read = &read_dropping_stage};
   const pass_observer lossy_watch = lossy.observer();
   const result<program> bad = run_pipeline(parsed.value, options{}, std::nullopt, {}, &lossy_watch);
   REQUIRE_FALSE(bad.ok());
   REQUIRE(bad.errors.size() == 1);
-  CHECK(str(bad.errors[0].message) == "Binary roundtrip failed after pass 'lower': @k: the function's stage was buffer, reads back tile");
+  CHECK(str(bad.errors[0].message) ==
+        "Binary roundtrip failed after pass 'lower': @k: the function's stage was buffer, reads back tile");
   CHECK(lossy.checked.back() == "lower");
   // A reader that loses locations fails at the first pass.
   binary_roundtrip_instrument no_locations{.read = &read_dropping_locations};

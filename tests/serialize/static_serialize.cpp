@@ -13,8 +13,8 @@ constexpr program kernel() {
   function_builder b(function_kind::aiv, "k", location{1, 1});
   const value_id a = b.param("A", tensor_type(16, 32, dtype::fp32), direction::in, location{1, 10});
   const value_id out = b.param("Out", tensor_type(16, 32, dtype::fp32), direction::out, location{1, 20});
-  const value_id buf = b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(2048)},
-                               buffer_type(16, 32, dtype::fp32), "buf", location{2, 3});
+  const value_id buf = b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(2048)}, buffer_type(16, 32, dtype::fp32),
+                               "buf", location{2, 3});
   b.emit0(opcode::buffer_load, {operand::of(a), b.pair(0, 0), b.pair(16, 32), operand::of(buf)}, location{3, 3});
   b.emit0(opcode::buffer_muls, {operand::of(buf), operand::decimal(25, -1), operand::of(buf)}, location{4, 3});
   b.emit0(opcode::buffer_store, {operand::of(buf), b.pair(0, 0), b.pair(16, 32), operand::of(out)}, location{5, 3});

@@ -66,15 +66,15 @@ constexpr auto BITS = expect::bits;
 constexpr auto U = basis::unspecified;
 
 // FP32 bit patterns used below (written out, not converted).
-constexpr std::uint32_t p0 = 0x00000000, n0 = 0x80000000;           // +0, -0
+constexpr std::uint32_t p0 = 0x00000000, n0 = 0x80000000;  // +0, -0
 constexpr std::uint32_t one = 0x3F800000, two = 0x40000000, three = 0x40400000, four = 0x40800000;
 constexpr std::uint32_t five = 0x40A00000, six = 0x40C00000, half = 0x3F000000, one5 = 0x3FC00000;
 constexpr std::uint32_t m1 = 0xBF800000, m2 = 0xC0000000, m3 = 0xC0400000, m5 = 0xC0A00000, m6 = 0xC0C00000;
 constexpr std::uint32_t inf = 0x7F800000, minf = 0xFF800000, qnan = 0x7FC00000, mqnan = 0xFFC00000;
-constexpr std::uint32_t fmax = 0x7F7FFFFF, mfmax = 0xFF7FFFFF;     // ±3.40282347e38
-constexpr std::uint32_t dmin = 0x00000001, mdmin = 0x80000001;     // ±2^-149 (smallest subnormal)
-constexpr std::uint32_t nmin = 0x00800000;                         // 2^-126 (smallest normal)
-constexpr std::uint32_t tenth = 0x3DCCCCCD;                        // 0.1f
+constexpr std::uint32_t fmax = 0x7F7FFFFF, mfmax = 0xFF7FFFFF;  // ±3.40282347e38
+constexpr std::uint32_t dmin = 0x00000001, mdmin = 0x80000001;  // ±2^-149 (smallest subnormal)
+constexpr std::uint32_t nmin = 0x00800000;                      // 2^-126 (smallest normal)
+constexpr std::uint32_t tenth = 0x3DCCCCCD;                     // 0.1f
 // FP16 bit patterns.
 constexpr std::uint32_t h1 = 0x3C00, h2 = 0x4000, h3 = 0x4200, hm2 = 0xC000, hm5 = 0xC500;
 constexpr std::uint32_t hinf = 0x7C00, hminf = 0xFC00, hnan = 0x7E00, hmax = 0x7BFF;  // 65504

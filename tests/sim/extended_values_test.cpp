@@ -24,7 +24,8 @@ namespace {
 
 /// Runs `text`'s kernel @k with X holding `x` (row-major, the rest of X zero) in both stages and
 /// returns each run's Out (Tile first). `rows`/`cols` bind the like-named scalar parameters.
-std::vector<std::vector<float>> run_both(const std::string& text, const std::vector<float>& x, std::int64_t rows, std::int64_t cols) {
+std::vector<std::vector<float>> run_both(const std::string& text, const std::vector<float>& x, std::int64_t rows,
+                                         std::int64_t cols) {
   const auto parsed = parse(text, "values.t2b");
   REQUIRE(parsed.ok());
   const auto lowered = lower(parsed.value, options{.rollout = rollout_kind::extended});
@@ -38,13 +39,15 @@ std::vector<std::vector<float>> run_both(const std::string& text, const std::vec
     gm_tensor& X = *in.tensors[0];
     cell_meta m;
     m.state = cell_state::value;
-    for (std::int64_t f = 0; f < X.size(); ++f) X.put(f, element{.f = f < static_cast<std::int64_t>(x.size()) ? x[static_cast<std::size_t>(f)] : 0.0f}, m);
+    for (std::int64_t f = 0; f < X.size(); ++f)
+      X.put(f, element{.f = f < static_cast<std::int64_t>(x.size()) ? x[static_cast<std::size_t>(f)] : 0.0f}, m);
     const run_result r = p == &parsed.value ? run_tile(*p, p->functions[0], in, o) : run_buffer(*p, p->functions[0], in, o);
     REQUIRE(r.ok());
     const gm_tensor* out = r.tensor("Out");
     REQUIRE(out != nullptr);
     std::vector<float> v;
-    for (std::int64_t f = 0; f < out->size(); ++f) v.push_back(out->meta_at(f).state == cell_state::value ? out->get(f).f : -555.0f);
+    for (std::int64_t f = 0; f < out->size(); ++f)
+      v.push_back(out->meta_at(f).state == cell_state::value ? out->get(f).f : -555.0f);
     outs.push_back(v);
   }
   return outs;
@@ -54,7 +57,8 @@ bool same(float a, float b) { return (std::isnan(a) && std::isnan(b)) || (a == b
 
 // Row reductions over one [8, 8] tile (rows past `rows`, columns past `cols` are not read); the
 // three results land in columns 0, 1, 2 of Out.
-const std::string row_kernel = R"(aiv @k(X: Tensor[[8, 8], FP32], Out: out Tensor[[8, 8], FP32], rows: Scalar[INDEX], cols: Scalar[INDEX]) -> Tensor[[8, 8], FP32] {
+const std::string row_kernel =
+    R"(aiv @k(X: Tensor[[8, 8], FP32], Out: out Tensor[[8, 8], FP32], rows: Scalar[INDEX], cols: Scalar[INDEX]) -> Tensor[[8, 8], FP32] {
   x = tile.load(X, (0, 0), (8, 8), (8, cols)) : Tile[[8, 8], FP32, Vec, valid=[8, cols]]
   s = tile.row_sum(x) : Tile[[8, 1], FP32, Vec]
   m = tile.row_max(x) : Tile[[8, 1], FP32, Vec]
@@ -75,17 +79,18 @@ TEST_CASE("row reductions: fold order, signed zeros, NaN and an empty row count 
   const auto row = [&](int i, std::vector<float> v) {
     for (std::size_t j = 0; j < v.size(); ++j) x[static_cast<std::size_t>(i * 8) + j] = v[j];
   };
-  row(0, {1.0f, 1.0f});     // ties: max = min = 1
-  row(1, {+0.0f, -0.0f});   // [U] max(+0, -0) folds to -0 (x > y ? x : y), min to -0
-  row(2, {-0.0f, +0.0f});   // [U] ... and to +0 the other way round
-  row(3, {nan, 1.0f});      // [U] a NaN first: max/min keep the later 1; the sum is NaN
-  row(5, {1.0f, nan});      // [U] a NaN last: max/min give NaN
+  row(0, {1.0f, 1.0f});    // ties: max = min = 1
+  row(1, {+0.0f, -0.0f});  // [U] max(+0, -0) folds to -0 (x > y ? x : y), min to -0
+  row(2, {-0.0f, +0.0f});  // [U] ... and to +0 the other way round
+  row(3, {nan, 1.0f});     // [U] a NaN first: max/min keep the later 1; the sum is NaN
+  row(5, {1.0f, nan});     // [U] a NaN last: max/min give NaN
   const auto outs = run_both(row_kernel, x, 8, 2);
   struct want {
     int row;
     float sum, max, min;
   };
-  const want w[] = {{0, 2.0f, 1.0f, 1.0f}, {1, 0.0f, -0.0f, -0.0f}, {2, 0.0f, +0.0f, +0.0f}, {3, nan, 1.0f, 1.0f}, {5, nan, nan, nan}};
+  const want w[] = {
+      {0, 2.0f, 1.0f, 1.0f}, {1, 0.0f, -0.0f, -0.0f}, {2, 0.0f, +0.0f, +0.0f}, {3, nan, 1.0f, 1.0f}, {5, nan, nan, nan}};
   for (const auto& out : outs)
     for (const want& c : w) {
       CAPTURE(c.row);
@@ -103,7 +108,8 @@ TEST_CASE("row reductions: fold order, signed zeros, NaN and an empty row count 
 }
 
 TEST_CASE("broadcast arithmetic: division by zero and NaN follow tile.div and tile.sub (both runs)") {
-  const std::string text = R"(aiv @k(X: Tensor[[8, 8], FP32], Out: out Tensor[[8, 8], FP32], rows: Scalar[INDEX], cols: Scalar[INDEX]) -> Tensor[[8, 8], FP32] {
+  const std::string text =
+      R"(aiv @k(X: Tensor[[8, 8], FP32], Out: out Tensor[[8, 8], FP32], rows: Scalar[INDEX], cols: Scalar[INDEX]) -> Tensor[[8, 8], FP32] {
   x = tile.load(X, (0, 0), (8, 8)) : Tile[[8, 8], FP32, Vec]
   w = tile.load(X, (7, 0), (1, 8)) : Tile[[1, 8], FP32, Vec]
   v = tile.col_sum(x) : Tile[[1, 8], FP32, Vec]
@@ -121,11 +127,11 @@ TEST_CASE("broadcast arithmetic: division by zero and NaN follow tile.div and ti
   for (int j = 0; j < 8; ++j) x[static_cast<std::size_t>(8 + j)] = j == 3 ? -2.0f : 4.0f;
   for (int j = 0; j < 8; ++j) x[static_cast<std::size_t>(56 + j)] = j == 1 ? 0.5f : 0.0f;
   for (const auto& out : run_both(text, x, 8, 8)) {
-    CHECK(std::isnan(out[0]));                 // 0 / 0 - 0
-    CHECK(out[1] == INFINITY);                 // 1 / 0 - 0.5
-    CHECK(out[2] == INFINITY);                 // 1 / 0 - 0
-    CHECK(out[8 + 0] == -2.0f);                // 4 / -2 - 0
-    CHECK(out[8 + 1] == -2.5f);                // 4 / -2 - 0.5
-    CHECK(out[8 + 3] == 1.0f);                 // -2 / -2 - 0
+    CHECK(std::isnan(out[0]));   // 0 / 0 - 0
+    CHECK(out[1] == INFINITY);   // 1 / 0 - 0.5
+    CHECK(out[2] == INFINITY);   // 1 / 0 - 0
+    CHECK(out[8 + 0] == -2.0f);  // 4 / -2 - 0
+    CHECK(out[8 + 1] == -2.5f);  // 4 / -2 - 0.5
+    CHECK(out[8 + 3] == 1.0f);   // -2 / -2 - 0
   }
 }

@@ -46,11 +46,11 @@ TEST_CASE("two live buffers placed at overlapping addresses") {
   const mismatch& first = r.mismatches.front();
   CHECK(has(r.text, "numerics: FAILED for @add_mul (seed 1)"));
   CHECK(has(r.text, "  Out: " + std::to_string(r.mismatches.size()) + " elements differ within rows [8, 15] x cols [0, 31]\n"));
-  CHECK(has(first.description, "  Out[" + std::to_string(first.row) + ", " + std::to_string(first.col) + "]: tile = " +
-                                   value_at(r.tile, "Out", first.row, first.col) +
+  CHECK(has(first.description, "  Out[" + std::to_string(first.row) + ", " + std::to_string(first.col) +
+                                   "]: tile = " + value_at(r.tile, "Out", first.row, first.col) +
                                    ", buffer = " + value_at(r.buffer, "Out", first.row, first.col) + "\n"));
-  CHECK(has(first.description, "buffer: last written by " + op_text(k.buffer, opcode::buffer_store) +
-                                   "; value computed by " + op_text(k.buffer, opcode::buffer_mul)));
+  CHECK(has(first.description, "buffer: last written by " + op_text(k.buffer, opcode::buffer_store) + "; value computed by " +
+                                   op_text(k.buffer, opcode::buffer_mul)));
   CHECK(has(first.description, "tile: last written by " + op_text(k.tile, opcode::tile_store)));
   // The note points at the overlap itself: add read a_buf bytes that the load of B wrote.
   CHECK(has(r.text, "note: " + op_text(k.buffer, opcode::buffer_add) + " read `a_buf` where " +
@@ -82,8 +82,8 @@ TEST_CASE("reading a never-written buffer: the first reader is named") {
   CHECK(r.mismatches.size() == 16 * 32);
   for (const auto& m : r.mismatches) REQUIRE(m.what == mismatch::kind::buffer_poison);
   // b_buf is read first by the add (the mul reads it again later; the origin stays the add).
-  CHECK(has(r.mismatches.front().description, "`b_buf` was read before anything wrote it, first by " +
-                                                  op_text(k.buffer, opcode::buffer_add)));
+  CHECK(has(r.mismatches.front().description,
+            "`b_buf` was read before anything wrote it, first by " + op_text(k.buffer, opcode::buffer_add)));
 }
 
 TEST_CASE("a store at the wrong offset: unwritten rows on one side, stray rows on the other") {
@@ -183,15 +183,15 @@ TEST_CASE("Buffer programs that violate their preconditions stop with a diagnost
   }();
   const compare_report r = check_numerics(broken.tile, broken.buffer, "runtime_valid", o);
   CHECK_FALSE(r.ok);
-  CHECK(r.text == "numerics: Buffer run failed\n  3:3: buffer.load: extents (16, 24) differ from the valid (16, 64) of `loaded_buf`\n");
+  CHECK(r.text ==
+        "numerics: Buffer run failed\n  3:3: buffer.load: extents (16, 24) differ from the valid (16, 64) of `loaded_buf`\n");
   CHECK(check_numerics(k.tile, k.buffer, "runtime_valid", o).ok);
 }
 
 TEST_CASE("mismatched kernels are refused before running") {
   const twin a = add_mul();
   const twin b = windows();
-  CHECK(check_numerics(a.tile, b.buffer, "add_mul").text ==
-        "numerics: kernel @add_mul is missing from the Buffer program\n");
+  CHECK(check_numerics(a.tile, b.buffer, "add_mul").text == "numerics: kernel @add_mul is missing from the Buffer program\n");
   const twin c = add_mul(flaw::none, 32);
   CHECK(check_numerics(a.tile, c.buffer, "add_mul").text ==
         "numerics: @add_mul has different parameters in the Tile and Buffer programs\n");
@@ -286,8 +286,10 @@ TEST_CASE("a Vec window off the 32-byte grid stops the Buffer run, for the bindi
   o.scalars = {{"col", 3}};
   const compare_report r = check_numerics(k.tile, k.buffer, "window", o);
   CHECK_FALSE(r.ok);
-  CHECK(r.text == "numerics: Buffer run failed\n  4:3: buffer.subview: Vec window `w_view` at (0, 3) of `x_buf` starts at address 12 (byte 12 "
-                  "of `x_buf`), which is not 32-byte aligned; a vector base address must be a multiple of 32 bytes\n");
+  CHECK(
+      r.text ==
+      "numerics: Buffer run failed\n  4:3: buffer.subview: Vec window `w_view` at (0, 3) of `x_buf` starts at address 12 (byte 12 "
+      "of `x_buf`), which is not 32-byte aligned; a vector base address must be a multiple of 32 bytes\n");
   // A reshape names its source's base: over storage placed off the grid, it is such a window too.
   kernel c("relabel", ir_stage::buffer);
   const auto X = c.tensor("X", 16, 64);
@@ -298,7 +300,8 @@ TEST_CASE("a Vec window off the 32-byte grid stops the Buffer run, for the bindi
   const program p = c.done();
   const run_result rr = run_buffer(p, p.functions[0], make_inputs(p.functions[0], o), o);
   REQUIRE(rr.errors.size() == 1);
-  CHECK(std::string(rr.errors[0].message.view()) ==
-        "buffer.reshape: Vec window `y_view` of `x_buf` starts at address 16 (byte 0 of `x_buf`), which is not 32-byte aligned; a "
-        "vector base address must be a multiple of 32 bytes");
+  CHECK(
+      std::string(rr.errors[0].message.view()) ==
+      "buffer.reshape: Vec window `y_view` of `x_buf` starts at address 16 (byte 0 of `x_buf`), which is not 32-byte aligned; a "
+      "vector base address must be a multiple of 32 bytes");
 }

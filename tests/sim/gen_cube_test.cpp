@@ -60,7 +60,8 @@ std::set<std::string> forms(const testing::gen_plan& plan) {
       if (s.args[1].scalar < 0 && s.args[1].num == s.args[0].num) has.insert("K loop, zero trips");
       // A Left operand defined before the loop and read by the body's matmul_acc.
       for (std::size_t j = i + 1; j < steps.size() && steps[j].mark != gen_mark::close; ++j)
-        if (steps[j].mark == gen_mark::none && steps[j].op == opcode::tile_matmul_acc && def[static_cast<std::size_t>(steps[j].in[1])] < static_cast<int>(i))
+        if (steps[j].mark == gen_mark::none && steps[j].op == opcode::tile_matmul_acc &&
+            def[static_cast<std::size_t>(steps[j].in[1])] < static_cast<int>(i))
           has.insert("K loop, one Left operand for every slice");
       continue;
     }
@@ -184,14 +185,38 @@ TEST_CASE("cube kernels verify, round-trip, and run in the Tile simulator for ev
   std::string tile;
   for (const auto& [why, n] : reasons) tile += " " + std::to_string(n) + " x `" + why + "`";
   MESSAGE(kernels, " cube kernels, ", runs, " Tile runs; Tile-only:", tile, "; kernels with:", counts);
-  for (const char* form :
-       {"FP16 operands", "BF16 operands", "FP32 operands", "INT8 operands", "store FP32 -> FP32", "store FP32 -> FP16",
-        "store FP32 -> BF16", "store INT32 -> INT32", "transposed rhs", "extract to Left", "extract to Right",
-        "extract at nonzero offsets", "matmul_acc without init_cond", "init_cond = true", "init_cond = false",
-        "init_cond = BOOL parameter", "init_cond = k == 0", "K loop from tile.create", "K loop from a matmul",
-        "K loop, runtime trip count", "K loop, constant trip count", "K loop, zero trips", "load at a runtime offset",
-        "wider accumulator", "straight line", "Mat loads before their moves", "operands in L0 before an earlier product",
-        "accumulators of two chains live at once", "extract at a runtime offset", "K loop, one Left operand for every slice", "K loop, two accumulators", "partially valid operands"}) {
+  for (const char* form : {"FP16 operands",
+                           "BF16 operands",
+                           "FP32 operands",
+                           "INT8 operands",
+                           "store FP32 -> FP32",
+                           "store FP32 -> FP16",
+                           "store FP32 -> BF16",
+                           "store INT32 -> INT32",
+                           "transposed rhs",
+                           "extract to Left",
+                           "extract to Right",
+                           "extract at nonzero offsets",
+                           "matmul_acc without init_cond",
+                           "init_cond = true",
+                           "init_cond = false",
+                           "init_cond = BOOL parameter",
+                           "init_cond = k == 0",
+                           "K loop from tile.create",
+                           "K loop from a matmul",
+                           "K loop, runtime trip count",
+                           "K loop, constant trip count",
+                           "K loop, zero trips",
+                           "load at a runtime offset",
+                           "wider accumulator",
+                           "straight line",
+                           "Mat loads before their moves",
+                           "operands in L0 before an earlier product",
+                           "accumulators of two chains live at once",
+                           "extract at a runtime offset",
+                           "K loop, one Left operand for every slice",
+                           "K loop, two accumulators",
+                           "partially valid operands"}) {
     const std::string form_name = form;
     CAPTURE(form_name);
     CHECK(kernels_with[form_name] >= 8);
@@ -223,6 +248,7 @@ TEST_CASE("cube kernels are deterministic, and the cube options touch nothing wi
     CAPTURE(seed);
     off.regions = tuned.regions = seed % 3 == 0;
     off.windows = tuned.windows = seed % 2 == 0;
-    CHECK(structurally_equal(testing::generate_kernel(seed, 20, off).functions[0], testing::generate_kernel(seed, 20, tuned).functions[0]));
+    CHECK(structurally_equal(testing::generate_kernel(seed, 20, off).functions[0],
+                             testing::generate_kernel(seed, 20, tuned).functions[0]));
   }
 }

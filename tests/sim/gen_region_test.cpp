@@ -95,15 +95,13 @@ std::set<std::string> features(const testing::gen_plan& plan) {
       const auto& y = steps[end - 1].refs;
       std::vector<int> args;
       for (const auto& c : s.carries) args.push_back(c.arg);
-      const auto arg_at = [&](int v) {
-        return static_cast<int>(std::find(args.begin(), args.end(), v) - args.begin());
-      };
+      const auto arg_at = [&](int v) { return static_cast<int>(std::find(args.begin(), args.end(), v) - args.begin()); };
       for (std::size_t c = 0; c < s.carries.size(); ++c) {
         const testing::gen_carry& g = s.carries[c];
         if (g.init.kind == gen_ref_kind::scalar && (is_for || c > 0)) has.insert("scalar carry");
         if (g.init.kind == gen_ref_kind::tensor)
           has.insert(y[c].id == g.init.id ? (g.init.id >= 0 ? "GM carry of an output" : "GM carry of an input")
-                                           : "GM carry changing its parameter");
+                                          : "GM carry changing its parameter");
         if (g.init.kind != gen_ref_kind::tile) continue;
         for (std::size_t d = c + 1; d < s.carries.size(); ++d) {
           if (s.carries[d].init.kind != gen_ref_kind::tile) continue;
@@ -123,7 +121,8 @@ std::set<std::string> features(const testing::gen_plan& plan) {
                 steps[static_cast<std::size_t>(d)].in.end())
           has.insert("accumulator");
         for (std::size_t k = end + 1; k < steps.size(); ++k)
-          if (std::find(steps[k].in.begin(), steps[k].in.end(), g.init.id) != steps[k].in.end()) has.insert("initializer read after the loop");
+          if (std::find(steps[k].in.begin(), steps[k].in.end(), g.init.id) != steps[k].in.end())
+            has.insert("initializer read after the loop");
       }
     }
     stack.push_back(s.op);
@@ -160,7 +159,9 @@ TEST_CASE("region kernels verify, round-trip, and run in the Tile simulator for 
     if (plan.tile_reason.find("GM branch") == 0) CHECK(has.count("GM branch result, two parameters") == 1);
     if (plan.tile_reason.find("GM loop") == 0) CHECK(has.count("GM carry changing its parameter") == 1);
     if (plan.tile_reason.empty())
-      CHECK(has.count("runtime step") + has.count("GM branch result, two parameters") + has.count("GM carry changing its parameter") == 0);
+      CHECK(has.count("runtime step") + has.count("GM branch result, two parameters") +
+                has.count("GM carry changing its parameter") ==
+            0);
 
     // Bindings: every flag at 0 and 1, every count and limit at 0..3, every step at 1 and 2.
     const auto binds = testing::bindings(plan);
@@ -170,7 +171,7 @@ TEST_CASE("region kernels verify, round-trip, and run in the Tile simulator for 
     for (const testing::gen_scalar& s : plan.scalars) {
       if (!s.control) continue;
       CAPTURE(s.name);
-      const std::set<std::int64_t> want = s.flag ? std::set<std::int64_t>{0, 1}
+      const std::set<std::int64_t> want = s.flag      ? std::set<std::int64_t>{0, 1}
                                           : s.lo == 1 ? std::set<std::int64_t>{1, 2}
                                                       : std::set<std::int64_t>{0, 1, 2, 3};
       CHECK(seen[s.name] == want);
@@ -189,12 +190,29 @@ TEST_CASE("region kernels verify, round-trip, and run in the Tile simulator for 
   std::string tile;
   for (const auto& [why, n] : reasons) tile += " " + std::to_string(n) + " x `" + why + "`";
   MESSAGE("300 region kernels, ", runs, " Tile runs; Tile-only:", tile, "; kernels with:", counts);
-  for (const char* feature :
-       {"branch", "branch in a loop", "branch Tile result", "branch scalar result", "arm yielding a fresh value",
-        "arm yielding a value defined before", "same value in both arms", "swapped pair", "GM branch result, one parameter",
-        "while", "runtime trip count", "constant trip count", "zero-trip constant loop", "loop in a loop", "loop in a branch",
-        "scalar carry", "GM carry of an output", "fan-out initializer", "fan-out yield", "swap", "rotation", "accumulator",
-        "initializer read after the loop"}) {
+  for (const char* feature : {"branch",
+                              "branch in a loop",
+                              "branch Tile result",
+                              "branch scalar result",
+                              "arm yielding a fresh value",
+                              "arm yielding a value defined before",
+                              "same value in both arms",
+                              "swapped pair",
+                              "GM branch result, one parameter",
+                              "while",
+                              "runtime trip count",
+                              "constant trip count",
+                              "zero-trip constant loop",
+                              "loop in a loop",
+                              "loop in a branch",
+                              "scalar carry",
+                              "GM carry of an output",
+                              "fan-out initializer",
+                              "fan-out yield",
+                              "swap",
+                              "rotation",
+                              "accumulator",
+                              "initializer read after the loop"}) {
     const std::string name = feature;
     CAPTURE(name);
     CHECK(kernels_with[name] >= 5);
@@ -222,7 +240,8 @@ TEST_CASE("region kernels are deterministic, and the region options touch nothin
   tuned.region_depth = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     CAPTURE(seed);
-    CHECK(structurally_equal(testing::generate_kernel(seed, 20, off).functions[0], testing::generate_kernel(seed, 20, tuned).functions[0]));
+    CHECK(structurally_equal(testing::generate_kernel(seed, 20, off).functions[0],
+                             testing::generate_kernel(seed, 20, tuned).functions[0]));
     off.windows = tuned.windows = seed % 2 == 0;
   }
 }

@@ -254,13 +254,15 @@ TEST_CASE("window kernels verify, round-trip, and run with finite outputs for ev
       const bool scalar_step = st.op == opcode::tile_get_block_idx || st.op == opcode::scalar_mul || st.op == opcode::scalar_add;
       if (!scalar_step && st.result >= 0) def[static_cast<std::size_t>(st.result)] = static_cast<int>(i);
       if (st.op == opcode::tile_get_block_idx) has.insert("block index");
-      if (st.op == opcode::scalar_mul && plan.scalars[static_cast<std::size_t>(st.args[0].scalar)].param) has.insert("parameter * K");
+      if (st.op == opcode::scalar_mul && plan.scalars[static_cast<std::size_t>(st.args[0].scalar)].param)
+        has.insert("parameter * K");
       if (st.op == opcode::scalar_add) has.insert("scalar sum");
       if (st.op == opcode::tile_reshape) has.insert("reshape");
       if (!is_window_step(st.op)) continue;
       // A kernel meant to stay Tile starts its windows with the unalignable slice, so that slice is
       // what selection reports.
-      if (first_window) CHECK(plan.unaligned == (st.op == opcode::tile_slice && plan.values[static_cast<std::size_t>(st.result)].unaligned));
+      if (first_window)
+        CHECK(plan.unaligned == (st.op == opcode::tile_slice && plan.values[static_cast<std::size_t>(st.result)].unaligned));
       first_window = false;
       if (st.op == opcode::tile_slice) {
         const testing::gen_value& src = plan.values[static_cast<std::size_t>(st.in[0])];
@@ -293,8 +295,7 @@ TEST_CASE("window kernels verify, round-trip, and run with finite outputs for ev
         const testing::gen_step& made = plan.steps[static_cast<std::size_t>(def[static_cast<std::size_t>(st.in[1])])];
         if (made.op == opcode::tile_slice && made.in[0] == st.in[0])
           has.insert(made.offsets == st.offsets ? "exact self-write" : "assemble of a slice of the target");
-        else
-          has.insert(made.op == opcode::tile_slice ? "assemble of another tile's slice" : "assemble of a dense tile");
+        else has.insert(made.op == opcode::tile_slice ? "assemble of another tile's slice" : "assemble of a dense tile");
       }
     }
     CHECK_FALSE(first_window);  // every window kernel has a window step
@@ -314,7 +315,8 @@ TEST_CASE("window kernels verify, round-trip, and run with finite outputs for ev
       const auto values = scalar_values(plan, b);
       for (const auto& st : plan.steps) {
         if (st.op != opcode::tile_slice || plan.values[static_cast<std::size_t>(st.result)].unaligned) continue;
-        const std::int64_t col = st.offsets[1].scalar >= 0 ? values[static_cast<std::size_t>(st.offsets[1].scalar)] : st.offsets[1].num;
+        const std::int64_t col = st.offsets[1].scalar >= 0 ? values[static_cast<std::size_t>(st.offsets[1].scalar)]
+                                                           : st.offsets[1].num;
         CHECK(col * element_bytes(plan.values[static_cast<std::size_t>(st.result)].dt) % 32 == 0);
       }
       const run_result r = run_tile(p, f, make_inputs(f, o), o);
@@ -552,10 +554,10 @@ TEST_CASE("valid-extent kernels verify, round-trip, run for every binding, and s
   }
   std::string counts;
   for (const auto& [feature, n] : kernels_with) counts += "\n  " + feature + ": " + std::to_string(n);
-  MESSAGE("300 valid-extent kernels, ", stays_tile, " must stay Tile, ", runs, " runs, ", empty_stores, " empty stores; kernels with:",
-          counts);
-  for (const char* feature : {"static partial load", "parameter extent load", "block index extent load", "store of runtime extents",
-                              "store of a static partial rectangle", "elementwise on runtime extents",
+  MESSAGE("300 valid-extent kernels, ", stays_tile, " must stay Tile, ", runs, " runs, ", empty_stores,
+          " empty stores; kernels with:", counts);
+  for (const char* feature : {"static partial load", "parameter extent load", "block index extent load",
+                              "store of runtime extents", "store of a static partial rectangle", "elementwise on runtime extents",
                               "elementwise on a static partial rectangle", "binary op on runtime extents", "setter to a literal",
                               "setter to a parameter", "setter to a scalar expression", "setter of a setter result"}) {
     const std::string name = feature;

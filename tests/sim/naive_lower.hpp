@@ -82,10 +82,10 @@ inline program naive_lower(const program& tile, const naive_options& opt = {}, n
   std::vector<std::uint32_t> store_sources;
   for (const op_id o : ops)
     if (f.op(o).code() == opcode::tile_store) store_sources.push_back(f.args(o)[0].ref);
-  const std::uint32_t dropped =
-      opt.drop_store_source >= 0 && static_cast<std::size_t>(opt.drop_store_source) < store_sources.size()
-          ? store_sources[static_cast<std::size_t>(opt.drop_store_source)]
-          : no_id;
+  const std::uint32_t dropped = opt.drop_store_source >= 0 &&
+                                        static_cast<std::size_t>(opt.drop_store_source) < store_sources.size()
+                                    ? store_sources[static_cast<std::size_t>(opt.drop_store_source)]
+                                    : no_id;
 
   detail::first_fit arena;
   std::vector<std::int64_t> address(f.values.size(), -1);
@@ -123,7 +123,8 @@ inline program naive_lower(const program& tile, const naive_options& opt = {}, n
       const std::int64_t row = elems[0].num + (store_index == opt.shift_store ? 1 : 0);
       ++store_index;
       b.emit0(opcode::buffer_store,
-              {mapped(args[0]), b.tuple({operand::integer(row), mapped(elems[1])}), b.pair(src.shape[0], src.shape[1]), mapped(args[2])},
+              {mapped(args[0]), b.tuple({operand::integer(row), mapped(elems[1])}), b.pair(src.shape[0], src.shape[1]),
+               mapped(args[2])},
               loc);
       map[f.result(o).index] = map[args[2].ref];  // the stored tensor aliases its parameter
       if (opt.addressed) release_dying(i);
@@ -143,7 +144,9 @@ inline program naive_lower(const program& tile, const naive_options& opt = {}, n
       if (report && victim_begin >= 0 && i < last[static_cast<std::size_t>(opt.early_free)] && a < victim_end &&
           a + rt.bytes() > victim_begin)
         report->victim_overlapped = true;
-      map[result.index] = b.emit1(opcode::buffer_alloc, {b.tuple(std::initializer_list<operand>{}), operand::integer(address[result.index])}, bt, name, loc);
+      map[result.index] = b.emit1(opcode::buffer_alloc,
+                                  {b.tuple(std::initializer_list<operand>{}), operand::integer(address[result.index])}, bt, name,
+                                  loc);
     } else {
       map[result.index] = b.emit1(opcode::buffer_alloc, {b.tuple(std::initializer_list<operand>{})}, bt, name, loc);
     }

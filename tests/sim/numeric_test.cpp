@@ -22,7 +22,7 @@ TEST_CASE("fp16: exact values and round-to-nearest-even on known bit patterns") 
   CHECK(float_to_fp16(1.0f) == 0x3C00);
   CHECK(float_to_fp16(-2.0f) == 0xC000);
   CHECK(float_to_fp16(0.5f) == 0x3800);
-  CHECK(float_to_fp16(65504.0f) == 0x7BFF);                      // largest finite
+  CHECK(float_to_fp16(65504.0f) == 0x7BFF);  // largest finite
   CHECK(float_to_fp16(0.0f) == 0x0000);
   CHECK(float_to_fp16(-0.0f) == 0x8000);
   // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to the even mantissa (1.0).
@@ -95,7 +95,7 @@ TEST_CASE("typed element read/write and conversions") {
   write_element(dtype::int32, bytes, element{0.0f, -2});
   CHECK(read_element(dtype::int32, bytes).i == -2);
   CHECK(read_element(dtype::uint32, bytes).i == 0xFFFFFFFELL);
-  CHECK(convert(dtype::fp32, dtype::int32, element{-2.75f, 0}).i == -2);  // truncation toward zero
+  CHECK(convert(dtype::fp32, dtype::int32, element{-2.75f, 0}).i == -2);        // truncation toward zero
   CHECK(convert(dtype::int32, dtype::fp16, element{0.0f, 2049}).f == 2048.0f);  // RNE in fp16
   CHECK(convert(dtype::fp32, dtype::bf16, element{1.0f + std::ldexp(1.0f, -8), 0}).f == 1.0f);
   CHECK(element_of(dtype::fp32, -777.0).f == -777.0f);
@@ -139,8 +139,7 @@ TEST_CASE("fractal index maps match the §9.1 formulas") {
     for (std::int64_t r = 0; r < nz.shape[0]; ++r)
       for (std::int64_t c = 0; c < nz.shape[1]; ++c) REQUIRE(layout_index(nz, r, c) == nz_formula(nz.shape[0], p, r, c));
     for (std::int64_t r = 0; r < left.shape[0]; ++r)
-      for (std::int64_t c = 0; c < left.shape[1]; ++c)
-        REQUIRE(layout_index(left, r, c) == nz_formula(left.shape[0], p, r, c));
+      for (std::int64_t c = 0; c < left.shape[1]; ++c) REQUIRE(layout_index(left, r, c) == nz_formula(left.shape[0], p, r, c));
     for (std::int64_t r = 0; r < zn.shape[0]; ++r)
       for (std::int64_t c = 0; c < zn.shape[1]; ++c) REQUIRE(layout_index(zn, r, c) == zn_formula(zn.shape[1], p, r, c));
     check_bijection(nz);

@@ -97,12 +97,18 @@ TEST_CASE("set_validshape: only the new valid region is stored; growing it expos
     kernel b("narrow", ir_stage::buffer);
     const auto X = b.tensor("X", 16, 64), Out = b.output("Out", 16, 64);
     const auto cols = b.scalar("cols");
-    const auto x = b.op(opcode::buffer_alloc, {b.pair(16, 64), b.i(0)}, with_valid(buf(16, 64), extent::runtime(), extent::runtime()), "x_buf");
+    const auto x = b.op(opcode::buffer_alloc, {b.pair(16, 64), b.i(0)},
+                        with_valid(buf(16, 64), extent::runtime(), extent::runtime()), "x_buf");
     b.call(opcode::buffer_load, {b.v(X), b.pair(0, 0), b.pair(16, 64), b.v(x)});
     b.call(opcode::buffer_set_validshape, {b.v(x), b.pair(b.i(16), b.v(cols))});
     // An empty rectangle is not stored at all (the native store cannot run on one).
     const auto nonempty = b.op(opcode::scalar_gt, {b.v(cols), b.i(0)}, scalar_type(dtype::bool_), "nonempty");
-    b.if_(b.v(nonempty), {}, [&] { b.call(opcode::buffer_store, {b.v(x), b.pair(0, 0), b.pair(b.i(16), b.v(cols)), b.v(Out)}); }, [] {});
+    b.if_(
+        b.v(nonempty), {},
+        [&] {
+          b.call(opcode::buffer_store, {b.v(x), b.pair(0, 0), b.pair(b.i(16), b.v(cols)), b.v(Out)});
+        },
+        [] {});
     b.ret({b.v(Out)});
     k.buffer = b.done();
   }
@@ -141,7 +147,8 @@ TEST_CASE("extract copies a window at element offsets (Vec and Mat -> Left)") {
     const auto e = a.op(opcode::tile_extract, {a.v(x), a.v(row), a.i(24)}, vec(8, 8), "e");
     const auto m = a.op(opcode::tile_load, {a.v(M), a.pair(0, 0), a.pair(32, 32)}, mat, "m");
     const auto l = a.op(opcode::tile_extract, {a.v(m), a.i(16), a.i(0)}, left, "l");
-    const auto rmat = a.op(opcode::tile_load, {a.v(M), a.pair(0, 0), a.pair(16, 16)}, tile_type(16, 16, dtype::fp16, memory_space::mat), "rm");
+    const auto rmat =
+        a.op(opcode::tile_load, {a.v(M), a.pair(0, 0), a.pair(16, 16)}, tile_type(16, 16, dtype::fp16, memory_space::mat), "rm");
     const auto rr = a.op(opcode::tile_move, {a.v(rmat)}, tile_type(16, 16, dtype::fp16, memory_space::right), "rr");
     const auto acc = a.op(opcode::tile_matmul, {a.v(l), a.v(rr)}, tile_type(16, 16, dtype::fp32, memory_space::acc), "acc");
     const auto r0 = a.op(opcode::tile_store, {a.v(e), a.pair(0, 0), a.v(Out)}, tensor_type(8, 8, dtype::fp32), "r0");
@@ -231,8 +238,8 @@ TEST_CASE("scalar SSA arithmetic: floor division, modulo, min/max, casts, compar
   const type boolean = scalar_type(dtype::bool_);
   const auto X = a.tensor("X", 16, 32), Out = a.output("Out", 64, 64);
   const auto n = a.scalar("n", dtype::int32);
-  const auto q = a.op(opcode::scalar_floordiv, {a.v(n), a.i(4)}, scalar_type(dtype::int32), "q");   // floor(n / 4)
-  const auto m = a.op(opcode::scalar_mod, {a.v(n), a.i(4)}, scalar_type(dtype::int32), "m");        // n mod 4, >= 0
+  const auto q = a.op(opcode::scalar_floordiv, {a.v(n), a.i(4)}, scalar_type(dtype::int32), "q");  // floor(n / 4)
+  const auto m = a.op(opcode::scalar_mod, {a.v(n), a.i(4)}, scalar_type(dtype::int32), "m");       // n mod 4, >= 0
   const auto qi = a.op(opcode::scalar_cast, {a.v(q), operand::of(dtype::index)}, idx, "qi");
   const auto mi = a.op(opcode::scalar_cast, {a.v(m), operand::of(dtype::index)}, idx, "mi");
   const auto row = a.op(opcode::scalar_max, {a.v(qi), a.i(0)}, idx, "row");
@@ -244,14 +251,18 @@ TEST_CASE("scalar SSA arithmetic: floor division, modulo, min/max, casts, compar
   const auto fine = a.op(opcode::scalar_not, {a.v(either)}, boolean, "fine");
   const auto x = a.op(opcode::tile_load, {a.v(X), a.pair(0, 0), a.pair(16, 32)}, vec(16, 32), "x");
   const auto res = a.if_(
-      a.v(fine), {vec(16, 32)},
-      [&] { a.yield({a.v(x)}); },
+      a.v(fine), {vec(16, 32)}, [&] { a.yield({a.v(x)}); },
       [&] { a.yield({a.v(a.op(opcode::tile_neg, {a.v(x)}, vec(16, 32), "nx"))}); });
-  const auto r = a.op(opcode::tile_store, {a.v(res[0]), a.pair(a.v(lo), a.v(col)), a.v(Out)}, tensor_type(64, 64, dtype::fp32), "r");
+  const auto r =
+      a.op(opcode::tile_store, {a.v(res[0]), a.pair(a.v(lo), a.v(col)), a.v(Out)}, tensor_type(64, 64, dtype::fp32), "r");
   a.ret({a.v(r)});
   const program p = a.done();
   REQUIRE(verify(p).empty());
-  struct expect { int n; std::int64_t row, col; bool negated; };
+  struct expect {
+    int n;
+    std::int64_t row, col;
+    bool negated;
+  };
   for (const expect e : {expect{37, 9, 8, false}, expect{-7, 0, 8, true}, expect{123, 30, 24, true}, expect{160, 40, 0, true}}) {
     CAPTURE(e.n);
     const sim_options o = opts(7, {{"n", static_cast<double>(e.n)}});
@@ -276,8 +287,10 @@ twin init_cond_kernel() {
     const auto A = a.tensor("A", 16, 32, dtype::fp16), B = a.tensor("B", 32, 16, dtype::fp16);
     const auto Out = a.output("Out", 16, 16, dtype::fp16);
     const auto flag = a.scalar("flag", dtype::bool_);
-    const auto am = a.op(opcode::tile_load, {a.v(A), a.pair(0, 0), a.pair(16, 32)}, tile_type(16, 32, dtype::fp16, memory_space::mat), "am");
-    const auto bm = a.op(opcode::tile_load, {a.v(B), a.pair(0, 0), a.pair(32, 16)}, tile_type(32, 16, dtype::fp16, memory_space::mat), "bm");
+    const auto am =
+        a.op(opcode::tile_load, {a.v(A), a.pair(0, 0), a.pair(16, 32)}, tile_type(16, 32, dtype::fp16, memory_space::mat), "am");
+    const auto bm =
+        a.op(opcode::tile_load, {a.v(B), a.pair(0, 0), a.pair(32, 16)}, tile_type(32, 16, dtype::fp16, memory_space::mat), "bm");
     const auto l = a.op(opcode::tile_move, {a.v(am)}, left, "l");
     const auto r = a.op(opcode::tile_move, {a.v(bm)}, right, "r");
     const auto x = a.op(opcode::tile_matmul, {a.v(l), a.v(r)}, acc, "x");
@@ -300,8 +313,14 @@ twin init_cond_kernel() {
     b.call(opcode::buffer_copy, {b.v(am), b.v(l)});
     b.call(opcode::buffer_copy, {b.v(bm), b.v(r)});
     b.call(opcode::buffer_matmul, {b.v(l), b.v(r), b.v(c)});
-    b.if_(b.v(flag), {}, [&] { b.call(opcode::buffer_matmul, {b.v(l), b.v(r), b.v(c)}); },
-          [&] { b.call(opcode::buffer_matmul_acc, {b.v(l), b.v(r), b.v(c)}); });
+    b.if_(
+        b.v(flag), {},
+        [&] {
+          b.call(opcode::buffer_matmul, {b.v(l), b.v(r), b.v(c)});
+        },
+        [&] {
+          b.call(opcode::buffer_matmul_acc, {b.v(l), b.v(r), b.v(c)});
+        });
     b.call(opcode::buffer_store, {b.v(c), b.pair(0, 0), b.pair(16, 16), b.v(Out)});
     b.ret({b.v(Out)});
     t.buffer = b.done();
@@ -338,8 +357,10 @@ TEST_CASE("a product narrower than the accumulator clobbers only the boxes it to
   {
     kernel a("boxes", ir_stage::tile, function_kind::aic);
     const auto A = a.tensor("A", 32, 16, dtype::fp16), B = a.tensor("B", 16, 32, dtype::fp16), Out = a.output("Out", 32, 32);
-    const auto am = a.op(opcode::tile_load, {a.v(A), a.pair(0, 0), a.pair(32, 16)}, tile_type(32, 16, dtype::fp16, memory_space::mat), "am");
-    const auto bm = a.op(opcode::tile_load, {a.v(B), a.pair(0, 0), a.pair(16, 32)}, tile_type(16, 32, dtype::fp16, memory_space::mat), "bm");
+    const auto am =
+        a.op(opcode::tile_load, {a.v(A), a.pair(0, 0), a.pair(32, 16)}, tile_type(32, 16, dtype::fp16, memory_space::mat), "am");
+    const auto bm =
+        a.op(opcode::tile_load, {a.v(B), a.pair(0, 0), a.pair(16, 32)}, tile_type(16, 32, dtype::fp16, memory_space::mat), "bm");
     const auto l = a.op(opcode::tile_move, {a.v(am)}, left, "l");
     const auto lp = a.op(opcode::tile_set_validshape, {a.v(l), a.i(8), a.i(16)}, part, "lp");
     const auto r = a.op(opcode::tile_move, {a.v(bm)}, right, "r");
@@ -488,7 +509,9 @@ TEST_CASE("data movement is bit-exact: signalling NaNs survive load, slice, resh
       CAPTURE(r == &rep.tile ? "tile" : "buffer");
       require_same_bits(X, out_of(*r, "OS"), 8, 16, [](std::int64_t i, std::int64_t j) { return std::pair{8 + i, 16 + j}; });
       require_same_bits(X, out_of(*r, "OE"), 8, 16, [](std::int64_t i, std::int64_t j) { return std::pair{8 + i, 16 + j}; });
-      require_same_bits(X, out_of(*r, "OR"), 8, 64, [](std::int64_t i, std::int64_t j) { return std::pair{(i * 64 + j) / 32, (i * 64 + j) % 32}; });
+      require_same_bits(X, out_of(*r, "OR"), 8, 64, [](std::int64_t i, std::int64_t j) {
+        return std::pair{(i * 64 + j) / 32, (i * 64 + j) % 32};
+      });
       require_same_bits(X, out_of(*r, "OA"), 16, 32, [](std::int64_t i, std::int64_t j) {
         return i < 8 && j < 16 ? std::pair{8 + i, 16 + j} : std::pair{i, j};
       });
@@ -576,11 +599,11 @@ TEST_CASE("tile.cast rounding modes: FP32 -> FP16 and BF16 by the ISA's enumerat
 TEST_CASE("tile.cast float -> integer rounds by mode and saturates (hand values)") {
   const float xs[] = {0.5f, 1.5f, 2.5f, -1.5f, 0.6f};
   const std::int64_t want[][5] = {
-      {0, 2, 2, -2, 1},   // 1 RINT
-      {1, 2, 3, -2, 1},   // 2 ROUND (ties away)
-      {0, 1, 2, -2, 0},   // 3 FLOOR
-      {1, 2, 3, -1, 1},   // 4 CEIL
-      {0, 1, 2, -1, 0},   // 5 TRUNC
+      {0, 2, 2, -2, 1},  // 1 RINT
+      {1, 2, 3, -2, 1},  // 2 ROUND (ties away)
+      {0, 1, 2, -2, 0},  // 3 FLOOR
+      {1, 2, 3, -1, 1},  // 4 CEIL
+      {0, 1, 2, -1, 0},  // 5 TRUNC
   };
   for (int mode = 1; mode <= 5; ++mode)
     for (int k = 0; k < 5; ++k) {
@@ -599,14 +622,16 @@ TEST_CASE("tile.cast float -> integer rounds by mode and saturates (hand values)
   CHECK(cast_element(dtype::fp16, dtype::int8, element{.f = -127.5f}, 1).i == -128);
   CHECK(cast_element(dtype::fp16, dtype::uint8, element{.f = -3.0f}, 1).i == 0);
   // Integer -> BF16 rounds once: 2^24 + 2^16 + 1 is just above the midpoint of its neighbours.
-  CHECK(cast_element(dtype::int32, dtype::bf16, element{.i = (1 << 24) + (1 << 16) + 1}, 1).f == static_cast<float>((1 << 24) + (1 << 17)));
+  CHECK(cast_element(dtype::int32, dtype::bf16, element{.i = (1 << 24) + (1 << 16) + 1}, 1).f ==
+        static_cast<float>((1 << 24) + (1 << 17)));
 }
 
 TEST_CASE("a scalar enters a tile rounded once from its exact value") {
   // 2^60 + 2^36 + 1 lies just above the midpoint of the FP32 neighbours 2^60 and 2^60 + 2^37;
   // through a double first it lands on the midpoint and ties to even (2^60).
   const std::int64_t big = (std::int64_t{1} << 60) + (std::int64_t{1} << 36) + 1;
-  CHECK(sim::detail::scalar_element(scalar_value::of_int(dtype::int64, big), dtype::fp32).f == std::ldexp(1.0f, 60) + std::ldexp(1.0f, 37));
+  CHECK(sim::detail::scalar_element(scalar_value::of_int(dtype::int64, big), dtype::fp32).f ==
+        std::ldexp(1.0f, 60) + std::ldexp(1.0f, 37));
   // 1 + 2^-11 + 2^-40 is just above the FP16 midpoint between 1 and 1 + 2^-10; through FP32 it
   // becomes the midpoint itself and ties to even (1).
   const double lit = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);

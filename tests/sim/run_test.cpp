@@ -242,7 +242,7 @@ orchestration @main(Mid: out Tensor[[8, 32], FP32], Out: out Tensor[[8, 32], FP3
   return
 }
 )",
-                          "orch.t2b");
+                            "orch.t2b");
   REQUIRE(parsed.ok());
   const program& p = parsed.value;
   const function& main = *p.find("main");
@@ -347,10 +347,13 @@ TEST_CASE("GM is memory in the Tile run: unreturned stores land, and a load afte
   const auto flag = k.scalar("flag", dtype::bool_);
   const auto a = k.op(opcode::tile_load, {k.v(A), k.pair(0, 0), k.pair(16, 32)}, vec(16, 32), "a");
   const auto first = k.op(opcode::tile_store, {k.v(a), k.pair(0, 0), k.v(Out)}, tensor_type(32, 32, dtype::fp32), "first");
-  k.if_(k.v(flag), {}, [&] {
-    const auto twice = k.op(opcode::tile_add, {k.v(a), k.v(a)}, vec(16, 32), "twice");
-    k.op(opcode::tile_store, {k.v(twice), k.pair(16, 0), k.v(Out)}, tensor_type(32, 32, dtype::fp32), "second");
-  }, [] {});
+  k.if_(
+      k.v(flag), {},
+      [&] {
+        const auto twice = k.op(opcode::tile_add, {k.v(a), k.v(a)}, vec(16, 32), "twice");
+        k.op(opcode::tile_store, {k.v(twice), k.pair(16, 0), k.v(Out)}, tensor_type(32, 32, dtype::fp32), "second");
+      },
+      [] {});
   const auto back = k.op(opcode::tile_load, {k.v(Out), k.pair(0, 0), k.pair(16, 32)}, vec(16, 32), "back");
   const auto kept = k.op(opcode::tile_store, {k.v(back), k.pair(0, 0), k.v(Back)}, tensor_type(16, 32, dtype::fp32), "kept");
   k.ret({k.v(first), k.v(kept)});

@@ -25,8 +25,7 @@ class kernel {
       : b_(kind, name, location{1, 1}) {
     b_.fn().stage = stage;
   }
-  value_id tensor(std::string_view name, std::int64_t r, std::int64_t c, dtype d = dtype::fp32,
-                  direction dir = direction::in) {
+  value_id tensor(std::string_view name, std::int64_t r, std::int64_t c, dtype d = dtype::fp32, direction dir = direction::in) {
     return b_.param(name, tensor_type(r, c, d), dir);
   }
   value_id output(std::string_view name, std::int64_t r, std::int64_t c, dtype d = dtype::fp32) {
@@ -50,13 +49,10 @@ class kernel {
   }
   op_id call(opcode c, std::initializer_list<operand> args) { return b_.emit0(c, args, next()); }
   void ret(std::initializer_list<operand> values) { b_.emit0(opcode::cf_return, values, next()); }
-  void yield(std::vector<operand> values) {
-    b_.emit(opcode::cf_yield, values, {}, {}, {}, next());
-  }
+  void yield(std::vector<operand> values) { b_.emit(opcode::cf_yield, values, {}, {}, {}, next()); }
 
   /// `for iv in range(start, stop, step) iter(inits...)`; `body(iv, iters)` must end with yield.
-  std::vector<value_id> for_(operand start, operand stop, operand step, std::vector<operand> inits,
-                             std::vector<type> carry_types,
+  std::vector<value_id> for_(operand start, operand stop, operand step, std::vector<operand> inits, std::vector<type> carry_types,
                              const std::function<void(value_id, const std::vector<value_id>&)>& body) {
     const location at = next();
     const region_id r = b_.reserve_regions(1);
@@ -157,7 +153,8 @@ inline twin add_mul(flaw fl = flaw::none, std::int64_t out_rows = 16) {
     const auto rhs = k.op(opcode::tile_load, {k.v(B), k.pair(0, 0), k.pair(16, 32)}, vec(16, 32), "rhs");
     const auto total = k.op(opcode::tile_add, {k.v(lhs), k.v(rhs)}, vec(16, 32), "total");
     const auto product = k.op(opcode::tile_mul, {k.v(total), k.v(rhs)}, vec(16, 32), "product");
-    const auto r = k.op(opcode::tile_store, {k.v(product), k.pair(0, 0), k.v(Out)}, tensor_type(out_rows, 32, dtype::fp32), "result");
+    const auto r =
+        k.op(opcode::tile_store, {k.v(product), k.pair(0, 0), k.v(Out)}, tensor_type(out_rows, 32, dtype::fp32), "result");
     k.ret({k.v(r)});
     t.tile = k.done();
   }
@@ -165,8 +162,8 @@ inline twin add_mul(flaw fl = flaw::none, std::int64_t out_rows = 16) {
     kernel k("add_mul", ir_stage::buffer);
     const auto A = k.tensor("A", 16, 32), B = k.tensor("B", 16, 32), Out = k.output("Out", out_rows, 32);
     const auto a = k.op(opcode::buffer_alloc, {k.empty(), k.i(0)}, buf(16, 32), "a_buf");
-    const auto b = k.op(opcode::buffer_alloc, {k.empty(), k.i(fl == flaw::overlapping_live_buffers ? 1024 : 2048)},
-                        buf(16, 32), "b_buf");
+    const auto b =
+        k.op(opcode::buffer_alloc, {k.empty(), k.i(fl == flaw::overlapping_live_buffers ? 1024 : 2048)}, buf(16, 32), "b_buf");
     const auto r = k.op(opcode::buffer_alloc, {k.empty(), k.i(4096)}, buf(16, 32), "r_buf");
     k.call(opcode::buffer_load, {k.v(A), k.pair(0, 0), k.pair(16, 32), k.v(a)});
     if (fl != flaw::never_written) k.call(opcode::buffer_load, {k.v(B), k.pair(0, 0), k.pair(16, 32), k.v(b)});
@@ -267,7 +264,8 @@ inline twin windows() {
     const auto doubled = k.op(opcode::buffer_alloc, {k.empty(), k.i(20480)}, buf(16, 32), "doubled_buf");
     k.call(opcode::buffer_load, {k.v(X), k.pair(0, 0), k.pair(64, 64), k.v(whole)});
     k.call(opcode::buffer_load, {k.v(C), k.pair(0, 0), k.pair(32, 32), k.v(canvas)});
-    const auto window = k.op(opcode::buffer_subview, {k.v(whole), k.pair(k.v(row), k.i(32)), k.pair(16, 32)}, buf(16, 32), "window");
+    const auto window =
+        k.op(opcode::buffer_subview, {k.v(whole), k.pair(k.v(row), k.i(32)), k.pair(16, 32)}, buf(16, 32), "window");
     k.call(opcode::buffer_add, {k.v(window), k.v(window), k.v(doubled)});
     const auto placed = k.op(opcode::buffer_subview, {k.v(canvas), k.pair(16, 0), k.pair(16, 32)}, buf(16, 32), "placed_window");
     k.call(opcode::buffer_copy, {k.v(doubled), k.v(placed)});
@@ -303,12 +301,20 @@ inline twin runtime_valid(flaw fl = flaw::none) {
     // Native ops cannot run on an empty rectangle: the data movement is guarded by cols > 0.
     const auto nonempty = k.op(opcode::scalar_gt, {k.v(cols), k.i(0)}, scalar_type(dtype::bool_), "nonempty");
     k.call(opcode::buffer_set_validshape, {k.v(loaded), valid});
-    k.if_(k.v(nonempty), {}, [&] { k.call(opcode::buffer_load, {k.v(X), k.pair(0, 0), valid, k.v(loaded)}); }, [] {});
+    k.if_(
+        k.v(nonempty), {},
+        [&] {
+          k.call(opcode::buffer_load, {k.v(X), k.pair(0, 0), valid, k.v(loaded)});
+        },
+        [] {});
     k.call(opcode::buffer_set_validshape, {k.v(doubled), valid});
-    k.if_(k.v(nonempty), {}, [&] {
-      k.call(opcode::buffer_add, {k.v(loaded), k.v(loaded), k.v(doubled)});
-      k.call(opcode::buffer_store, {k.v(doubled), k.pair(0, 0), valid, k.v(Out)});
-    }, [] {});
+    k.if_(
+        k.v(nonempty), {},
+        [&] {
+          k.call(opcode::buffer_add, {k.v(loaded), k.v(loaded), k.v(doubled)});
+          k.call(opcode::buffer_store, {k.v(doubled), k.pair(0, 0), valid, k.v(Out)});
+        },
+        [] {});
     k.ret({k.v(Out)});
     t.buffer = k.done();
   }
@@ -394,8 +400,11 @@ inline twin branch() {
           const auto p = k.op(opcode::tile_mul, {k.v(a), k.v(b)}, vec(16, 32), "product");
           k.yield({k.v(p), k.i(16)});
         },
-        [&] { k.yield({k.v(a), k.i(0)}); });
-    const auto r = k.op(opcode::tile_store, {k.v(res[0]), k.pair(k.v(res[1]), k.i(0)), k.v(Out)}, tensor_type(32, 64, dtype::fp32), "result");
+        [&] {
+          k.yield({k.v(a), k.i(0)});
+        });
+    const auto r = k.op(opcode::tile_store, {k.v(res[0]), k.pair(k.v(res[1]), k.i(0)), k.v(Out)},
+                        tensor_type(32, 64, dtype::fp32), "result");
     k.ret({k.v(r)});
     t.tile = k.done();
   }
@@ -442,7 +451,8 @@ inline twin swap_loop() {
                               const auto col_next = k.op(opcode::scalar_add, {k.v(it[3]), k.i(2)}, idx, "column_next");
                               k.yield({k.v(it[2]), k.v(row_next), k.v(it[0]), k.v(col_next)});
                             });
-    const auto r = k.op(opcode::tile_store, {k.v(res[0]), k.pair(k.v(res[1]), k.v(res[3])), k.v(Out)}, tensor_type(64, 64, dtype::fp32), "result");
+    const auto r = k.op(opcode::tile_store, {k.v(res[0]), k.pair(k.v(res[1]), k.v(res[3])), k.v(Out)},
+                        tensor_type(64, 64, dtype::fp32), "result");
     k.ret({k.v(r)});
     t.tile = k.done();
   }
@@ -456,16 +466,16 @@ inline twin swap_loop() {
     const auto sr = k.op(opcode::buffer_alloc, {k.empty(), k.i(6144)}, buf(16, 32), "scratch_right");
     k.call(opcode::buffer_load, {k.v(A), k.pair(0, 0), k.pair(16, 32), k.v(left)});
     k.call(opcode::buffer_load, {k.v(B), k.pair(0, 0), k.pair(16, 32), k.v(right)});
-    const auto res = k.for_(k.i(0), k.v(count), k.i(1), {k.i(0), k.i(0)}, {idx, idx},
-                            [&](value_id, const std::vector<value_id>& it) {
-                              k.call(opcode::buffer_copy, {k.v(right), k.v(sr)});
-                              k.call(opcode::buffer_copy, {k.v(left), k.v(sl)});
-                              k.call(opcode::buffer_copy, {k.v(sr), k.v(left)});
-                              k.call(opcode::buffer_copy, {k.v(sl), k.v(right)});
-                              const auto row_next = k.op(opcode::scalar_add, {k.v(it[0]), k.i(1)}, idx, "row_next");
-                              const auto col_next = k.op(opcode::scalar_add, {k.v(it[1]), k.i(2)}, idx, "column_next");
-                              k.yield({k.v(row_next), k.v(col_next)});
-                            });
+    const auto res =
+        k.for_(k.i(0), k.v(count), k.i(1), {k.i(0), k.i(0)}, {idx, idx}, [&](value_id, const std::vector<value_id>& it) {
+          k.call(opcode::buffer_copy, {k.v(right), k.v(sr)});
+          k.call(opcode::buffer_copy, {k.v(left), k.v(sl)});
+          k.call(opcode::buffer_copy, {k.v(sr), k.v(left)});
+          k.call(opcode::buffer_copy, {k.v(sl), k.v(right)});
+          const auto row_next = k.op(opcode::scalar_add, {k.v(it[0]), k.i(1)}, idx, "row_next");
+          const auto col_next = k.op(opcode::scalar_add, {k.v(it[1]), k.i(2)}, idx, "column_next");
+          k.yield({k.v(row_next), k.v(col_next)});
+        });
     k.call(opcode::buffer_store, {k.v(left), k.pair(k.v(res[0]), k.v(res[1])), k.pair(16, 32), k.v(Out)});
     k.ret({k.v(Out)});
     t.buffer = k.done();
@@ -535,7 +545,8 @@ inline twin per_block() {
     const auto x = k.op(opcode::tile_load, {k.v(X), k.pair(0, 0), k.pair(16, 256)}, vec(16, 256), "x");
     const auto part = k.op(opcode::tile_slice, {k.v(x), k.pair(16, 8), k.pair(k.i(0), k.v(column))}, vec(16, 8), "part");
     const auto scaled = k.op(opcode::tile_muls, {k.v(part), k.f(2)}, vec(16, 8), "scaled");
-    const auto r = k.op(opcode::tile_store, {k.v(scaled), k.pair(k.i(0), k.v(column)), k.v(Out)}, tensor_type(16, 256, dtype::fp32), "result");
+    const auto r = k.op(opcode::tile_store, {k.v(scaled), k.pair(k.i(0), k.v(column)), k.v(Out)},
+                        tensor_type(16, 256, dtype::fp32), "result");
     k.ret({k.v(r)});
     t.tile = k.done();
   }

@@ -25,7 +25,8 @@ void check_every_binding(const program& tile, const program& lowered, std::strin
     const auto report = testing::check_numerics(tile, lowered, k, sim_options_for(plan, b, seed));
     ++checks;
     if (!report.ok) {
-      out.add(head + " (" + describe(b) + "):\n" + report.text + std::string(print(tile).view()) + std::string(print(lowered).view()));
+      out.add(head + " (" + describe(b) + "):\n" + report.text + std::string(print(tile).view()) +
+              std::string(print(lowered).view()));
       return;
     }
   }
@@ -36,7 +37,8 @@ std::string top_reasons(const std::map<std::string, int>& kept, std::string_view
   for (const auto& [why, n] : kept) reasons.emplace_back(n, why);
   std::sort(reasons.rbegin(), reasons.rend());
   std::string top = reasons.empty() ? std::string() : std::string(lead);
-  for (std::size_t i = 0; i < reasons.size() && i < 5; ++i) top += "\n  " + std::to_string(reasons[i].first) + " x " + reasons[i].second;
+  for (std::size_t i = 0; i < reasons.size() && i < 5; ++i)
+    top += "\n  " + std::to_string(reasons[i].first) + " x " + reasons[i].second;
   return top;
 }
 

@@ -51,11 +51,13 @@ inline std::string explicit_lowering_problem(const program& tile, const options&
     if (!structurally_equal(*p, before)) return "explicit lowering modified its input";
     if (!out) {
       if (out.errors.empty()) return "explicit lowering failed without a diagnostic";
-      if (p == &planned.value && pipeline) return "explicit lowering of the pipeline's planned program failed: " + std::string(format_all(out.errors, "gen").view());
+      if (p == &planned.value && pipeline)
+        return "explicit lowering of the pipeline's planned program failed: " + std::string(format_all(out.errors, "gen").view());
       continue;
     }
     if (const result<program> checked = run_pass(pass_id::verify_buffer, out.value, o); !checked)
-      return "explicit lowering returned Buffer IR that verify_buffer rejects: " + std::string(format_all(checked.errors, "gen").view());
+      return "explicit lowering returned Buffer IR that verify_buffer rejects: " +
+             std::string(format_all(checked.errors, "gen").view());
     if (p == &planned.value && (!pipeline || print(out.value).view() != print(pipeline.value).view()))
       return "explicit lowering of the pipeline's planned program differs from the pipeline's output";
   }

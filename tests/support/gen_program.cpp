@@ -91,30 +91,43 @@ struct elementwise_rule {
 
 using rule_result = std::optional<bounds>;
 inline constexpr std::array<elementwise_rule, 22> elementwise_rules{{
-    {.op = opcode::tile_full, .interval = [](bounds, bounds, double s) -> rule_result { return bounds{s, s}; },
+    {.op = opcode::tile_full,
+     .interval = [](bounds, bounds, double s) -> rule_result {
+       return bounds{s, s};
+     },
      .scalars = fill_literals},
     {.op = opcode::tile_add,
-     .interval = [](bounds a, bounds b, double) -> rule_result { return hull({a.lo + b.lo, a.hi + b.hi}); },
-     .folds = fold::sums, .update_slot = 9},
+     .interval = [](bounds a, bounds b, double) -> rule_result {
+       return hull({a.lo + b.lo, a.hi + b.hi});
+     },
+     .folds = fold::sums,
+     .update_slot = 9},
     {.op = opcode::tile_mul,
      .interval = [](bounds a, bounds b, double) -> rule_result {
        return hull({a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi});
      },
      .update_slot = 11},
     {.op = opcode::tile_sub,
-     .interval = [](bounds a, bounds b, double) -> rule_result { return hull({a.lo - b.hi, a.hi - b.lo}); },
+     .interval = [](bounds a, bounds b, double) -> rule_result {
+       return hull({a.lo - b.hi, a.hi - b.lo});
+     },
      .update_slot = 10},
     {.op = opcode::tile_div,
      .interval = [](bounds a, bounds b, double) -> rule_result {
        if (!away_from_zero(b)) return std::nullopt;
        return hull({a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi});
      },
-     .fix = conditioning::abs_plus_one, .fix_operand = 1},
+     .fix = conditioning::abs_plus_one,
+     .fix_operand = 1},
     {.op = opcode::tile_maximum,
-     .interval = [](bounds a, bounds b, double) -> rule_result { return hull({std::max(a.lo, b.lo), std::max(a.hi, b.hi)}); },
+     .interval = [](bounds a, bounds b, double) -> rule_result {
+       return hull({std::max(a.lo, b.lo), std::max(a.hi, b.hi)});
+     },
      .folds = fold::stays},
     {.op = opcode::tile_minimum,
-     .interval = [](bounds a, bounds b, double) -> rule_result { return hull({std::min(a.lo, b.lo), std::min(a.hi, b.hi)}); },
+     .interval = [](bounds a, bounds b, double) -> rule_result {
+       return hull({std::min(a.lo, b.lo), std::min(a.hi, b.hi)});
+     },
      .folds = fold::stays},
     {.op = opcode::tile_abs,
      .interval = [](bounds a, bounds, double) -> rule_result {
@@ -135,10 +148,15 @@ inline constexpr std::array<elementwise_rule, 22> elementwise_rules{{
        return hull({std::sqrt(a.lo), std::sqrt(a.hi)});
      },
      .fix = conditioning::abs_plus_one},
-    {.op = opcode::tile_neg, .interval = [](bounds a, bounds, double) -> rule_result { return hull({-a.hi, -a.lo}); },
+    {.op = opcode::tile_neg,
+     .interval = [](bounds a, bounds, double) -> rule_result {
+       return hull({-a.hi, -a.lo});
+     },
      .update_slot = 6},
     {.op = opcode::tile_relu,
-     .interval = [](bounds a, bounds, double) -> rule_result { return hull({std::max(a.lo, 0.0), std::max(a.hi, 0.0)}); },
+     .interval = [](bounds a, bounds, double) -> rule_result {
+       return hull({std::max(a.lo, 0.0), std::max(a.hi, 0.0)});
+     },
      .update_slot = 7},
     {.op = opcode::tile_log,
      .interval = [](bounds a, bounds, double) -> rule_result {
@@ -158,28 +176,46 @@ inline constexpr std::array<elementwise_rule, 22> elementwise_rules{{
        return hull({1.0 / std::sqrt(a.lo), 1.0 / std::sqrt(a.hi)});
      },
      .fix = conditioning::abs_plus_one},
-    {.op = opcode::tile_adds, .interval = [](bounds a, bounds, double s) -> rule_result { return hull({a.lo + s, a.hi + s}); },
+    {.op = opcode::tile_adds,
+     .interval = [](bounds a, bounds, double s) -> rule_result {
+       return hull({a.lo + s, a.hi + s});
+     },
      .update_slot = 0},
-    {.op = opcode::tile_subs, .interval = [](bounds a, bounds, double s) -> rule_result { return hull({a.lo - s, a.hi - s}); },
+    {.op = opcode::tile_subs,
+     .interval = [](bounds a, bounds, double s) -> rule_result {
+       return hull({a.lo - s, a.hi - s});
+     },
      .update_slot = 2},
     // Why a fixed half as an update: the drawn literals reach 3, and a carry multiplied by 3 on
     // every iteration soon leaves the bounds.
-    {.op = opcode::tile_muls, .interval = [](bounds a, bounds, double s) -> rule_result { return hull({a.lo * s, a.hi * s}); },
-     .update_slot = 1, .update_scalar = literal{5, -1}},
-    {.op = opcode::tile_divs, .interval = [](bounds a, bounds, double s) -> rule_result { return hull({a.lo / s, a.hi / s}); },
+    {.op = opcode::tile_muls,
+     .interval = [](bounds a, bounds, double s) -> rule_result {
+       return hull({a.lo * s, a.hi * s});
+     },
+     .update_slot = 1,
+     .update_scalar = literal{5, -1}},
+    {.op = opcode::tile_divs,
+     .interval = [](bounds a, bounds, double s) -> rule_result {
+       return hull({a.lo / s, a.hi / s});
+     },
      .scalars = divisor_literals},
     {.op = opcode::tile_maximums,
-     .interval = [](bounds a, bounds, double s) -> rule_result { return hull({std::max(a.lo, s), std::max(a.hi, s)}); },
+     .interval = [](bounds a, bounds, double s) -> rule_result {
+       return hull({std::max(a.lo, s), std::max(a.hi, s)});
+     },
      .update_slot = 3},
     {.op = opcode::tile_minimums,
-     .interval = [](bounds a, bounds, double s) -> rule_result { return hull({std::min(a.lo, s), std::min(a.hi, s)}); },
+     .interval = [](bounds a, bounds, double s) -> rule_result {
+       return hull({std::min(a.lo, s), std::min(a.hi, s)});
+     },
      .update_slot = 4},
     // Monotonic for slopes in (0, 1), the only ones drawn.
     {.op = opcode::tile_lrelu,
      .interval = [](bounds a, bounds, double s) -> rule_result {
        return hull({a.lo > 0 ? a.lo : a.lo * s, a.hi > 0 ? a.hi : a.hi * s});
      },
-     .scalars = slope_literals, .update_slot = 8},
+     .scalars = slope_literals,
+     .update_slot = 8},
 }};
 static_assert(covers_tile_elementwise(elementwise_rules, [](const elementwise_rule& r) { return r.op; }),
               "gen_program: elementwise_rules must have one row per Tile elementwise op (its bounds, literals, conditioning)");
@@ -209,11 +245,13 @@ constexpr bool family_members_have_rules() {
   for (const auto& family : {std::span<const opcode>(members<op_family::row_broadcast_arith, dialect::tile>),
                              std::span<const opcode>(members<op_family::col_broadcast_arith, dialect::tile>)})
     for (const opcode m : family)
-      if (rule_of(info(m).combine).interval == nullptr || (info(m).then != no_opcode && rule_of(info(m).then).interval == nullptr))
+      if (rule_of(info(m).combine).interval == nullptr ||
+          (info(m).then != no_opcode && rule_of(info(m).then).interval == nullptr))
         return false;
   return true;
 }
-static_assert(family_members_have_rules(), "gen_program: a reduction whose combining op has no fold, or a fused broadcast without rules");
+static_assert(family_members_have_rules(),
+              "gen_program: a reduction whose combining op has no fold, or a fused broadcast without rules");
 
 /// The loop-carry updates (`update_slot`), in slot order.
 inline constexpr std::size_t update_count = [] {
@@ -224,7 +262,8 @@ inline constexpr std::size_t update_count = [] {
 inline constexpr std::array<opcode, update_count> update_menu = [] {
   std::array<opcode, update_count> out{};
   for (const elementwise_rule& r : elementwise_rules)
-    if (r.update_slot >= 0 && static_cast<std::size_t>(r.update_slot) < update_count) out[static_cast<std::size_t>(r.update_slot)] = r.op;
+    if (r.update_slot >= 0 && static_cast<std::size_t>(r.update_slot) < update_count)
+      out[static_cast<std::size_t>(r.update_slot)] = r.op;
   return out;
 }();
 constexpr bool update_slots_are_each_taken_once() {
@@ -319,8 +358,7 @@ class planner {
     const bool clean = plan_.tile_reason.empty() && !plan_.unaligned;
     if (opt_.extended && opt_.half_reduction_probability > 0 && uniform() < opt_.half_reduction_probability && clean)
       half_reduction();
-    else if (opt_.abi_probability > 0 && uniform() < opt_.abi_probability && clean)
-      abi_breach();
+    else if (opt_.abi_probability > 0 && uniform() < opt_.abi_probability && clean) abi_breach();
     return plan_;
   }
 
@@ -517,8 +555,7 @@ class planner {
   /// Emits `op` on `in` (value numbers) if its interval is safe; returns the result or -1.
   int emit(opcode op, std::vector<int> in, literal s) {
     double lo = s.value(), hi = s.value();
-    if (!in.empty() && !result_interval(op, val(in[0]), in.size() > 1 ? &val(in[1]) : nullptr, s.value(), lo, hi))
-      return -1;
+    if (!in.empty() && !result_interval(op, val(in[0]), in.size() > 1 ? &val(in[1]) : nullptr, s.value(), lo, hi)) return -1;
     const dtype d = in.empty() ? dtype::fp32 : val(in[0]).dt;
     const std::int64_t rows = in.empty() ? full_rows_ : val(in[0]).rows;
     const std::int64_t cols = in.empty() ? full_cols_ : val(in[0]).cols;
@@ -588,8 +625,8 @@ class planner {
   /// An [R, C] operand of a reduction or broadcast: FP32 (the extended arithmetic type), an
   /// allocation of its own (not a window or relabel), current and in scope, not itself a vector.
   static bool axis_operand(const gen_value& x) {
-    return x.dt == dtype::fp32 && x.space == memory_space::vec && x.kind == gen_kind::dense && !x.stale && !x.hidden && x.rows > 1 &&
-           x.cols > 1;
+    return x.dt == dtype::fp32 && x.space == memory_space::vec && x.kind == gen_kind::dense && !x.stale && !x.hidden &&
+           x.rows > 1 && x.cols > 1;
   }
   /// An `[R, 1]` column vector (a row reduction's result, or computed from one).
   static bool is_column(const gen_value& x) { return x.cols == 1 && x.rows > 1; }
@@ -600,8 +637,8 @@ class planner {
     return recent([keep](int, const gen_value& x) { return !x.stale && !x.hidden && keep(x); });
   }
   /// Appends a step whose result has the given type, valid extents and bounds; -1 past the bound.
-  int add_step(opcode op, std::vector<int> in, dtype d, std::int64_t rows, std::int64_t cols, const std::array<gen_index, 2>& valid,
-               std::vector<kwarg> flags = {}) {
+  int add_step(opcode op, std::vector<int> in, dtype d, std::int64_t rows, std::int64_t cols,
+               const std::array<gen_index, 2>& valid, std::vector<kwarg> flags = {}) {
     double lo = 0, hi = 0;
     if (!result_interval(op, val(in[0]), in.size() > 1 ? &val(in[1]) : nullptr, 0, lo, hi)) return -1;
     if (!(std::max(std::fabs(lo), std::fabs(hi)) <= limit(d))) return -1;
@@ -622,8 +659,8 @@ class planner {
   const shape_class* fp32_class(std::int64_t rows = 0, std::int64_t cols = 0) {
     std::vector<const shape_class*> of;
     for (const auto& k : classes_)
-      if (k.dt == dtype::fp32 && k.rows > 1 && k.rows % 8 == 0 && k.cols > 1 && (rows == 0 || k.rows == rows) && (cols == 0 || k.cols == cols) &&
-          (k.weight > 0 || rows != 0 || cols != 0))
+      if (k.dt == dtype::fp32 && k.rows > 1 && k.rows % 8 == 0 && k.cols > 1 && (rows == 0 || k.rows == rows) &&
+          (cols == 0 || k.cols == cols) && (k.weight > 0 || rows != 0 || cols != 0))
         of.push_back(&k);
     return of.empty() ? nullptr : of[below(of.size())];
   }
@@ -681,15 +718,18 @@ class planner {
   /// A row broadcast: `tile.row_expand(v)` to a class width, or `tile.row_expand_sub/div/mul(x, v)`
   /// with x's valid rows those of the column vector v (a recent one, or a new row reduction).
   bool row_broadcast() {
-    const std::vector<int> vs = current_of([](const gen_value& x) { return is_column(x) && x.dt == dtype::fp32 && x.kind == gen_kind::dense; });
+    const std::vector<int> vs =
+        current_of([](const gen_value& x) { return is_column(x) && x.dt == dtype::fp32 && x.kind == gen_kind::dense; });
     int v = vs.empty() || uniform() < 0.2 ? reduce(0) : pick(vs);
     if (v < 0) return false;
     const gen_value c = val(v);
     if (uniform() < 0.3) {
       const shape_class* k = fp32_class(c.rows);
-      return k != nullptr && add_step(opcode::tile_row_expand, {v}, dtype::fp32, c.rows, k->cols, {c.valid[0], fixed(k->cols)}) >= 0;
+      return k != nullptr &&
+             add_step(opcode::tile_row_expand, {v}, dtype::fp32, c.rows, k->cols, {c.valid[0], fixed(k->cols)}) >= 0;
     }
-    const std::vector<int> xs = recent([&](int, const gen_value& x) { return axis_operand(x) && x.rows == c.rows && x.valid[0] == c.valid[0]; });
+    const std::vector<int> xs =
+        recent([&](int, const gen_value& x) { return axis_operand(x) && x.rows == c.rows && x.valid[0] == c.valid[0]; });
     if (xs.empty()) return true;  // the reduction (or nothing new) is this step
     const int x = pick(xs);
     constexpr auto& ops = members<op_family::row_broadcast_arith, dialect::tile>;
@@ -711,9 +751,11 @@ class planner {
     const gen_value r = val(w);
     if (uniform() < 0.3) {
       const shape_class* k = fp32_class(0, r.cols);
-      return k != nullptr && add_step(opcode::tile_col_expand, {w}, dtype::fp32, k->rows, r.cols, {fixed(k->rows), r.valid[1]}) >= 0;
+      return k != nullptr &&
+             add_step(opcode::tile_col_expand, {w}, dtype::fp32, k->rows, r.cols, {fixed(k->rows), r.valid[1]}) >= 0;
     }
-    const std::vector<int> xs = recent([&](int, const gen_value& x) { return axis_operand(x) && x.cols == r.cols && x.valid[1] == r.valid[1]; });
+    const std::vector<int> xs =
+        recent([&](int, const gen_value& x) { return axis_operand(x) && x.cols == r.cols && x.valid[1] == r.valid[1]; });
     if (xs.empty()) return true;
     const int x = pick(xs);
     constexpr auto& ops = members<op_family::col_broadcast_arith, dialect::tile>;
@@ -820,7 +862,8 @@ class planner {
   std::vector<int> recent(Keep keep) const {
     std::vector<int> out;
     for (int v = live_count() - 1; v >= 0 && out.size() < 10; --v)
-      if (!plan_.values[static_cast<std::size_t>(v)].hidden && keep(v, plan_.values[static_cast<std::size_t>(v)])) out.push_back(v);
+      if (!plan_.values[static_cast<std::size_t>(v)].hidden && keep(v, plan_.values[static_cast<std::size_t>(v)]))
+        out.push_back(v);
     return out;
   }
   int pick(const std::vector<int>& of) { return of[below(of.size())]; }
@@ -837,9 +880,7 @@ class planner {
     plan_.scalars.push_back(gen_scalar{std::move(name), param, lo, hi, mult});
     return static_cast<int>(plan_.scalars.size()) - 1;
   }
-  int new_param(const char* prefix, std::int64_t hi) {
-    return new_scalar(prefix + std::to_string(params_++), true, 0, hi, 1);
-  }
+  int new_param(const char* prefix, std::int64_t hi) { return new_scalar(prefix + std::to_string(params_++), true, 0, hi, 1); }
   /// A scalar op on nonnegative operands (`sub`: a - b never negative; `mod`: by a positive literal).
   int scalar_step(opcode op, gen_index a, gen_index b) {
     std::int64_t lo = 0, hi = 0;
@@ -1084,7 +1125,8 @@ class planner {
     std::vector<int> same_pitch;
     if (r >= 0.5)
       same_pitch = recent([&](int v, const gen_value& x) {
-        const bool pitch = x.kind == gen_kind::window ? x.pitch == target.cols : x.kind == gen_kind::dense && x.cols == target.cols;
+        const bool pitch = x.kind == gen_kind::window ? x.pitch == target.cols
+                                                      : x.kind == gen_kind::dense && x.cols == target.cols;
         return v != t && x.dt == target.dt && !x.unaligned && windowable(x) && pitch && x.rows <= target.rows &&
                x.cols <= target.cols;
       });
@@ -1101,8 +1143,8 @@ class planner {
     st.op = opcode::tile_assemble;
     st.in = {t, src};
     st.offsets = at;
-    st.result = new_value(target.dt, target.rows, target.cols, std::min(target.lo, val(src).lo),
-                          std::max(target.hi, val(src).hi));
+    st.result =
+        new_value(target.dt, target.rows, target.cols, std::min(target.lo, val(src).lo), std::max(target.hi, val(src).hi));
     val(st.result).made_by = st.op;
     val(t).used = val(src).used = val(t).viewed = true;
     plan_.steps.push_back(st);
@@ -1288,8 +1330,7 @@ class planner {
       pending_stale_ = false;
       if (val(t).dt == dtype::fp32 && uniform() < 0.5)
         emit(opcode::tile_abs, {t}, literal{0, 0});  // |x| keeps every bound: it cannot fail
-      else
-        store(t);
+      else store(t);
     }
     return true;
   }
@@ -1319,9 +1360,7 @@ class planner {
     return x.dt == k.dt && x.rows == k.rows && x.cols == k.cols;
   }
   /// A value a branch may yield or a loop may carry: in scope, dense, fully and statically valid.
-  static bool carriable(const gen_value& x) {
-    return !x.hidden && !x.stale && x.kind == gen_kind::dense && full_valid(x);
-  }
+  static bool carriable(const gen_value& x) { return !x.hidden && !x.stale && x.kind == gen_kind::dense && full_valid(x); }
   static bool adds(dtype d) { return d == dtype::fp32 || d == dtype::fp16 || d == dtype::int32; }
   /// A class that kernels load (not one only windows produce); `add`: one tile.add supports.
   /// With the extended rollout and `vectors`, sometimes an [R, 1] column-vector class (a carried
@@ -1344,8 +1383,7 @@ class planner {
   }
   /// A carriable value of class `k` defined before this point: a recent one, or a new load.
   int outer_of(const shape_class& k, int other = -1) {
-    const std::vector<int> c =
-        recent([&](int v, const gen_value& x) { return v != other && carriable(x) && same_class(x, k); });
+    const std::vector<int> c = recent([&](int v, const gen_value& x) { return v != other && carriable(x) && same_class(x, k); });
     if (!c.empty() && uniform() < 0.8) return pick(c);
     return load_of(k);
   }
@@ -1566,7 +1604,8 @@ class planner {
       body_steps(static_cast<int>(below(3)), depth + 1);
       std::vector<gen_ref> refs;
       for (const result_plan& t : tiles) {
-        const int v = t.how[static_cast<std::size_t>(side)] == arm::fresh ? fresh_of(t.k) : t.value[static_cast<std::size_t>(side)];
+        const int v = t.how[static_cast<std::size_t>(side)] == arm::fresh ? fresh_of(t.k)
+                                                                          : t.value[static_cast<std::size_t>(side)];
         refs.push_back(tile_ref(v));
         lo[static_cast<std::size_t>(side)].push_back(val(v).lo);
         hi[static_cast<std::size_t>(side)].push_back(val(v).hi);
@@ -1916,7 +1955,8 @@ class planner {
         for (int i = 0; i < more; ++i) pairs.push_back(next_operands(c));
         acc = cube_op(opcode::tile_matmul, {pairs[0].first, pairs[0].second}, accumulator(c.d), c.m, c.n, memory_space::acc);
         for (int i = 1; i <= more; ++i)
-          acc = guard() ? guarded_accumulate(acc, c, pairs[static_cast<std::size_t>(i)]) : accumulate(acc, c, pairs[static_cast<std::size_t>(i)]);
+          acc = guard() ? guarded_accumulate(acc, c, pairs[static_cast<std::size_t>(i)])
+                        : accumulate(acc, c, pairs[static_cast<std::size_t>(i)]);
       } else {
         acc = matmul_of(c);
         for (int i = 0; i < more; ++i) acc = guard() ? guarded_accumulate(acc, c) : accumulate(acc, c, next_operands(c));
@@ -2020,8 +2060,8 @@ class planner {
   /// Moves or extracts a staged operand into L0 (a Right operand keeps its source's valid).
   int finish(const staged& s, const cube_shape& c) {
     const bool left = s.to == memory_space::left;
-    const int v = cube_op(s.extract ? opcode::tile_extract : opcode::tile_move, {s.src}, c.d, left ? c.m : c.k,
-                          left ? c.k : c.n, s.to);
+    const int v =
+        cube_op(s.extract ? opcode::tile_extract : opcode::tile_move, {s.src}, c.d, left ? c.m : c.k, left ? c.k : c.n, s.to);
     if (s.extract) plan_.steps.back().offsets = s.off;
     if (!s.extract) val(v).valid = val(s.src).valid;
     return (left ? last_l_ : last_r_) = v;
@@ -2040,7 +2080,8 @@ class planner {
     return {a, finish(r, c)};
   }
   std::pair<int, int> operands(const cube_shape& c) {
-    return operands(lhs_stage(c), [&] { return rhs_stage(c); }, c);
+    return operands(
+        lhs_stage(c), [&] { return rhs_stage(c); }, c);
   }
   /// Operands for a further product: fresh, or reusing the latest Left or Right operand.
   std::pair<int, int> next_operands(const cube_shape& c) {
@@ -2137,7 +2178,8 @@ class planner {
     c = without_bt(c);
     // Why vn >= 2 and A at least 2 columns wide: PTO-AS takes GM parameters with cols > 1 only.
     const std::int64_t vm = between(1, c.m), vk = between(1, c.k), vn = between(2, c.n), vkr = between(vk, c.k);
-    const int a = cube_load(cube_input(c.d, runtime ? c.m : vm, std::max<std::int64_t>(vk, 2)), c.m, c.k, fixed(0), fixed(0), vk, vm);
+    const int a =
+        cube_load(cube_input(c.d, runtime ? c.m : vm, std::max<std::int64_t>(vk, 2)), c.m, c.k, fixed(0), fixed(0), vk, vm);
     // The Tile-only form: Left rows valid in `rows<n>` (in [1, m]), so the product's rows too.
     const gen_index rows = runtime ? ssa(new_param("rows", c.m)) : fixed(vm);
     if (runtime) plan_.scalars[static_cast<std::size_t>(rows.scalar)].lo = 1;
@@ -2176,8 +2218,9 @@ class planner {
     if (from_create) {
       init = cube_op(opcode::tile_create, {}, ad, c.m, c.n, memory_space::acc);
       if (c2.n > 0) init2 = cube_op(opcode::tile_create, {}, ad, c.m, c2.n, memory_space::acc);
-      if (share) src.shared_l = src.amat >= 0 ? finish(staged{src.amat, memory_space::left, true, {fixed(0), fixed(0)}}, c)
-                                               : finish(staged{cube_load(src.ta, c.m, c.k, fixed(0), fixed(0)), memory_space::left}, c);
+      if (share)
+        src.shared_l = src.amat >= 0 ? finish(staged{src.amat, memory_space::left, true, {fixed(0), fixed(0)}}, c)
+                                     : finish(staged{cube_load(src.ta, c.m, c.k, fixed(0), fixed(0)), memory_space::left}, c);
     } else {
       const auto [l, r] = slice_operands(c, src, fixed(0));
       init = cube_op(opcode::tile_matmul, {l, r}, ad, c.m, c.n, memory_space::acc);
@@ -2340,7 +2383,8 @@ class planner {
     }
     std::vector<std::pair<double, double>> j;
     for (const gen_carry& g : cs)
-      j.emplace_back(g.init.kind == gen_ref_kind::tile ? val(g.init.id).lo : 0.0, g.init.kind == gen_ref_kind::tile ? val(g.init.id).hi : 0.0);
+      j.emplace_back(g.init.kind == gen_ref_kind::tile ? val(g.init.id).lo : 0.0,
+                     g.init.kind == gen_ref_kind::tile ? val(g.init.id).hi : 0.0);
     const auto bind = [&] {
       for (std::size_t c = 0; c < cs.size(); ++c)
         if (cs[c].init.kind == gen_ref_kind::tile) {
@@ -2380,15 +2424,16 @@ class planner {
   bool pending_unaligned_ = false;
   bool window_done_ = false;
   int params_ = 0;
-  int block_ = -1;  ///< the block index scalar, once queried
+  int block_ = -1;                      ///< the block index scalar, once queried
   bool pending_stale_ = false;          ///< the kernel still owes its read of an old version
   bool pending_window_setter_ = false;  ///< the kernel still owes its narrowed slice
   int extent_params_ = 0;
   std::vector<valid_pattern> patterns_;  ///< partial valid rectangles so far, per class
-  int region_floor_ = 0;         ///< values numbered below it are defined outside the innermost open region
-  int depth_ = 0;                ///< open regions
-  int pending_region_tile_ = 0;  ///< the kernel still owes: 1 a runtime step, 2 a GM branch of two parameters, 3 a GM loop changing its parameter, 4 dynamic valid state in a loop
-  bool region_done_ = false;     ///< a top-level region was planned
+  int region_floor_ = 0;                 ///< values numbered below it are defined outside the innermost open region
+  int depth_ = 0;                        ///< open regions
+  int pending_region_tile_ =
+      0;  ///< the kernel still owes: 1 a runtime step, 2 a GM branch of two parameters, 3 a GM loop changing its parameter, 4 dynamic valid state in a loop
+  bool region_done_ = false;       ///< a top-level region was planned
   int last_l_ = -1, last_r_ = -1;  ///< the latest cube operands (a later product may reuse them)
   bool cube_tile_done_ = false;    ///< the Tile-only store keyword was placed
   std::vector<int> deferred_;      ///< chain results stored at the end of the kernel
@@ -2396,9 +2441,7 @@ class planner {
 
 }  // namespace detail
 
-gen_plan generate_plan(std::uint64_t seed, int ops, const gen_options& opt) {
-  return detail::planner(seed, ops, opt).run();
-}
+gen_plan generate_plan(std::uint64_t seed, int ops, const gen_options& opt) { return detail::planner(seed, ops, opt).run(); }
 
 program emit(const gen_plan& plan) {
   const std::string name = "gen_" + std::to_string(plan.seed);
@@ -2416,7 +2459,8 @@ program emit(const gen_plan& plan) {
   const type index = scalar_type(dtype::index);
   std::vector<value_id> scalars(plan.scalars.size());
   for (std::size_t i = 0; i < plan.scalars.size(); ++i)
-    if (plan.scalars[i].param) scalars[i] = b.param(plan.scalars[i].name, plan.scalars[i].flag ? scalar_type(dtype::bool_) : index);
+    if (plan.scalars[i].param)
+      scalars[i] = b.param(plan.scalars[i].name, plan.scalars[i].flag ? scalar_type(dtype::bool_) : index);
   const auto index_operand = [&](const gen_index& x) {
     return x.scalar >= 0 ? operand::of(scalars[static_cast<std::size_t>(x.scalar)]) : operand::integer(x.num);
   };
@@ -2535,7 +2579,8 @@ program emit(const gen_plan& plan) {
       std::vector<std::string> names;
       for (std::size_t i = 0; i < h.carries.size(); ++i) {
         types.push_back(carry_type(h.carries[i], h.carries[i].result));
-        names.push_back(carry_name(h.carries[i], h.carries[i].result, f.step, i) + (h.carries[i].init.kind == gen_ref_kind::tensor ? "r" : ""));
+        names.push_back(carry_name(h.carries[i], h.carries[i].result, f.step, i) +
+                        (h.carries[i].init.kind == gen_ref_kind::tensor ? "r" : ""));
       }
       const std::vector<std::string_view> views(names.begin(), names.end());
       const op_id o = b.emit(h.op, args, {}, types, views, at, span32{f.first.index, h.op == opcode::cf_for ? 1u : 2u});
@@ -2569,7 +2614,8 @@ program emit(const gen_plan& plan) {
       const type gt = tensor_type(t.rows, t.cols, t.dt);
       const std::string oname = "o" + std::to_string(line);
       const std::string_view onames[] = {oname};
-      const value_id stored = b.fn().result(b.emit(opcode::tile_store, ops, s.flags, std::span<const type>(&gt, 1), onames, at), 0);
+      const value_id stored =
+          b.fn().result(b.emit(opcode::tile_store, ops, s.flags, std::span<const type>(&gt, 1), onames, at), 0);
       if (!unchained) cur = stored;
       continue;
     }
@@ -2596,8 +2642,7 @@ program emit(const gen_plan& plan) {
       out = b.emit1(opcode::tile_load, {source(), origin, b.pair(r.rows, r.cols)}, tt, vname, at);
     } else if (s.op == opcode::tile_load) {
       out = b.emit1(opcode::tile_load,
-                    {source(), origin, b.pair(r.rows, r.cols),
-                     b.tuple({index_operand(r.valid[0]), index_operand(r.valid[1])})},
+                    {source(), origin, b.pair(r.rows, r.cols), b.tuple({index_operand(r.valid[0]), index_operand(r.valid[1])})},
                     tt, vname, at);
     } else if (s.op == opcode::tile_create) {
       out = b.emit1(opcode::tile_create, {}, tt, vname, at);
@@ -2617,18 +2662,19 @@ program emit(const gen_plan& plan) {
       out = b.emit1(opcode::tile_set_validshape, {in(0), index_operand(s.args[0]), index_operand(s.args[1])}, tt, vname, at);
     } else if (s.op == opcode::tile_slice) {
       out = b.emit1(opcode::tile_slice,
-                    {in(0), b.pair(r.rows, r.cols), b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])})},
-                    tt, vname, at);
+                    {in(0), b.pair(r.rows, r.cols), b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])})}, tt,
+                    vname, at);
     } else if (s.op == opcode::tile_assemble) {
-      out = b.emit1(opcode::tile_assemble,
-                    {in(0), in(1), b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])})}, tt, vname, at);
+      out = b.emit1(opcode::tile_assemble, {in(0), in(1), b.tuple({index_operand(s.offsets[0]), index_operand(s.offsets[1])})},
+                    tt, vname, at);
     } else if (s.op == opcode::tile_reshape) {
       out = b.emit1(opcode::tile_reshape, {in(0), b.pair(r.rows, r.cols)}, tt, vname, at);
     } else if (s.op == opcode::tile_cast) {
       const std::string_view names[] = {vname};
       const operand ops[] = {in(0), operand::of(r.dt)};
       out = b.fn().result(b.emit(opcode::tile_cast, ops, s.flags, std::span<const type>(&tt, 1), names, at), 0);
-    } else if (info(s.op).ew == ew_kind::none) {  // the extended rollout's reductions (scratch left to the pipeline) and broadcasts
+    } else if (info(s.op).ew ==
+               ew_kind::none) {  // the extended rollout's reductions (scratch left to the pipeline) and broadcasts
       out = s.in.size() == 1 ? b.emit1(s.op, {in(0)}, tt, vname, at) : b.emit1(s.op, {in(0), in(1)}, tt, vname, at);
     } else {
       const operand lit = operand::decimal(s.mantissa, s.exp10);
@@ -2650,9 +2696,7 @@ program emit(const gen_plan& plan) {
   return p;
 }
 
-program generate_kernel(std::uint64_t seed, int ops, const gen_options& opt) {
-  return emit(generate_plan(seed, ops, opt));
-}
+program generate_kernel(std::uint64_t seed, int ops, const gen_options& opt) { return emit(generate_plan(seed, ops, opt)); }
 
 program collapse_addresses(const program& p) {
   program q = p;
@@ -2691,8 +2735,8 @@ std::vector<gen_binding> bindings(const gen_plan& plan) {
     for (const gen_scalar& s : plan.scalars) {
       if (!s.param) continue;
       const int n = nth++;
-      b.scalars.emplace_back(s.name, which >= 5 ? (s.control ? mix(s, which, n) : at(s.lo, s.hi, which == 5 ? 2 : 4, n))
-                                                : at(s.lo, s.hi, which, n));
+      b.scalars.emplace_back(
+          s.name, which >= 5 ? (s.control ? mix(s, which, n) : at(s.lo, s.hi, which == 5 ? 2 : 4, n)) : at(s.lo, s.hi, which, n));
     }
     if (plan.block_max >= 0) b.block_idx = which >= 4 ? plan.block_max : at(0, plan.block_max, which, 0);
     if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(std::move(b));

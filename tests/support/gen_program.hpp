@@ -192,22 +192,22 @@ namespace tile2buffer {
 namespace testing {
 
 struct gen_options {
-  std::int64_t rows = 16;             ///< tile rows
-  bool extended = false;              ///< draw the extended rollout's ops too (lower with --rollout=extended)
-  double extended_probability = 0.35;  ///< with `extended`: chance that a compute step is a reduction, broadcast or cast
-  bool fp16 = true;                   ///< FP16 tiles (add/mul)
-  bool bf16 = true;                   ///< BF16 tiles (load/store only)
-  bool int32 = true;                  ///< INT32 tiles (add/mul)
-  int fp32_shapes = 2;                ///< distinct FP32 column counts per kernel
-  std::int64_t max_row_bytes = 256;   ///< column counts are 32..max_row_bytes bytes, powers of two
-  double load_probability = 0.18;     ///< chance that a step loads a new tile
-  double store_probability = 0.08;    ///< chance that a step stores a live value
-  double final_store_probability = 0.7;  ///< chance that a never-stored leaf is stored at the end
-  bool windows = false;                 ///< window parents and window steps (see the file comment)
-  double window_probability = 0.3;      ///< chance that a step is a window step
+  std::int64_t rows = 16;                   ///< tile rows
+  bool extended = false;                    ///< draw the extended rollout's ops too (lower with --rollout=extended)
+  double extended_probability = 0.35;       ///< with `extended`: chance that a compute step is a reduction, broadcast or cast
+  bool fp16 = true;                         ///< FP16 tiles (add/mul)
+  bool bf16 = true;                         ///< BF16 tiles (load/store only)
+  bool int32 = true;                        ///< INT32 tiles (add/mul)
+  int fp32_shapes = 2;                      ///< distinct FP32 column counts per kernel
+  std::int64_t max_row_bytes = 256;         ///< column counts are 32..max_row_bytes bytes, powers of two
+  double load_probability = 0.18;           ///< chance that a step loads a new tile
+  double store_probability = 0.08;          ///< chance that a step stores a live value
+  double final_store_probability = 0.7;     ///< chance that a never-stored leaf is stored at the end
+  bool windows = false;                     ///< window parents and window steps (see the file comment)
+  double window_probability = 0.3;          ///< chance that a step is a window step
   double runtime_offset_probability = 0.5;  ///< chance that a slice has runtime offsets
-  double unaligned_probability = 0.12;  ///< chance that a window kernel has an unalignable slice
-  bool valid_extents = false;           ///< partial and runtime valid extents, setters (see the file comment)
+  double unaligned_probability = 0.12;      ///< chance that a window kernel has an unalignable slice
+  bool valid_extents = false;               ///< partial and runtime valid extents, setters (see the file comment)
   double partial_valid_probability = 0.6;   ///< chance that a load has a partial valid rectangle
   double runtime_extent_probability = 0.5;  ///< chance that a new partial extent is a runtime scalar
   double spmd_extent_probability = 0.3;     ///< chance that a new runtime extent derives from the block index
@@ -215,21 +215,23 @@ struct gen_options {
   double stays_tile_probability = 0.1;      ///< chance that a valid-extent kernel must stay Tile
   bool regions = false;                     ///< branches and loops with carries (see the file comment)
   double region_probability = 0.3;          ///< chance that a step is a branch or a loop
-  double region_tile_probability = 0.1;    ///< chance that a region kernel must stay Tile
-  double region_valid_probability = 0;     ///< of those, the chance that the construct is a runtime-valid load and store in a loop body
-  int region_depth = 2;                     ///< deepest nesting of regions
-  bool cube = false;                        ///< cube (`aic`) kernels instead of elementwise ones (see the file comment)
-  double cube_loop_probability = 0.3;       ///< chance that a chain is a K loop
-  double cube_wide_probability = 0.15;      ///< chance that a chain accumulates into a wider accumulator
-  double cube_acc_probability = 0.4;        ///< chance that a chain's matmul is followed by a matmul_acc
+  double region_tile_probability = 0.1;     ///< chance that a region kernel must stay Tile
+  double region_valid_probability =
+      0;                 ///< of those, the chance that the construct is a runtime-valid load and store in a loop body
+  int region_depth = 2;  ///< deepest nesting of regions
+  bool cube = false;     ///< cube (`aic`) kernels instead of elementwise ones (see the file comment)
+  double cube_loop_probability = 0.3;        ///< chance that a chain is a K loop
+  double cube_wide_probability = 0.15;       ///< chance that a chain accumulates into a wider accumulator
+  double cube_acc_probability = 0.4;         ///< chance that a chain's matmul is followed by a matmul_acc
   double cube_transpose_probability = 0.25;  ///< chance that a rhs is loaded transposed (B^T, transpose_view)
-  double cube_extract_probability = 0.25;   ///< chance that an operand is extracted from a larger Mat tile
-  double cube_partial_probability = 0.12;   ///< chance that a chain multiplies partially valid operands
-  double cube_tile_probability = 0.1;       ///< chance that a cube kernel has a store that must stay Tile
-  double gm_parameter_probability = 0.0;    ///< chance that top-level stores name the parameter (see the file comment)
-  double cube_guard_probability = 0.0;      ///< chance that a chain's matmul_acc sits in one arm of an if (guarded accumulator)
-  double half_reduction_probability = 0.0;  ///< with `extended`: chance of one FP16/BF16 reduction (stays Tile, see the file comment)
-  double abi_probability = 0.0;             ///< chance of one construct the PTO kernel ABI forbids (stays Tile, see the file comment)
+  double cube_extract_probability = 0.25;    ///< chance that an operand is extracted from a larger Mat tile
+  double cube_partial_probability = 0.12;    ///< chance that a chain multiplies partially valid operands
+  double cube_tile_probability = 0.1;        ///< chance that a cube kernel has a store that must stay Tile
+  double gm_parameter_probability = 0.0;     ///< chance that top-level stores name the parameter (see the file comment)
+  double cube_guard_probability = 0.0;       ///< chance that a chain's matmul_acc sits in one arm of an if (guarded accumulator)
+  double half_reduction_probability =
+      0.0;                       ///< with `extended`: chance of one FP16/BF16 reduction (stays Tile, see the file comment)
+  double abi_probability = 0.0;  ///< chance of one construct the PTO kernel ABI forbids (stays Tile, see the file comment)
 };
 
 /// An index operand: scalar number `scalar` (see gen_plan::scalars) when >= 0, else literal `num`.
@@ -292,16 +294,16 @@ struct gen_value {
   bool used = false;
   std::int64_t rows = 0;
   gen_kind kind = gen_kind::dense;
-  std::int64_t pitch = 0;  ///< row pitch in elements: `cols`, or the sliced dense tile's
-  bool unaligned = false;  ///< a window whose column offset selection cannot prove aligned
-  std::array<gen_index, 2> valid{};  ///< valid (rows, cols); the physical shape when fully valid
-  bool stale = false;      ///< a set_validshape superseded it: an old metadata version
+  std::int64_t pitch = 0;              ///< row pitch in elements: `cols`, or the sliced dense tile's
+  bool unaligned = false;              ///< a window whose column offset selection cannot prove aligned
+  std::array<gen_index, 2> valid{};    ///< valid (rows, cols); the physical shape when fully valid
+  bool stale = false;                  ///< a set_validshape superseded it: an old metadata version
   opcode made_by = opcode::tile_load;  ///< the defining op
-  bool viewed = false;     ///< a slice, reshape or assemble result may alias its storage
-  bool hidden = false;     ///< defined inside a closed region: out of scope
-  bool carried = false;    ///< a loop's region argument
+  bool viewed = false;                 ///< a slice, reshape or assemble result may alias its storage
+  bool hidden = false;                 ///< defined inside a closed region: out of scope
+  bool carried = false;                ///< a loop's region argument
   memory_space space = memory_space::vec;
-  bool zn = false;         ///< a Mat relabel in the ZN layout (tile.transpose_view's result)
+  bool zn = false;  ///< a Mat relabel in the ZN layout (tile.transpose_view's result)
 };
 /// An INDEX scalar: a kernel parameter (`param`, bound by `name`) or a scalar SSA result.
 /// Over every legal binding its value lies in [lo, hi] and is a multiple of `multiple`, which
@@ -311,7 +313,7 @@ struct gen_scalar {
   bool param = false;
   std::int64_t lo = 0, hi = 0;
   std::int64_t multiple = 1;
-  bool extent = false;  ///< used as a valid extent (its range then starts at 0)
+  bool extent = false;   ///< used as a valid extent (its range then starts at 0)
   bool control = false;  ///< a region parameter (`flag<n>`, `count<n>`, `limit<n>`, `step<n>`)
   bool flag = false;     ///< a BOOL parameter
   bool hidden = false;   ///< defined inside a closed region: out of scope
@@ -338,7 +340,7 @@ struct gen_plan {
   /// "pre_relu" or "pre_quant"; FP16/BF16 reductions: "on FP16 is not in the extended rollout"
   /// or BF16; the PTO kernel ABI: "columns > 1", "parameter direction").
   std::string tile_reason;
-  bool cube = false;  ///< an `aic` kernel of cube chains
+  bool cube = false;             ///< an `aic` kernel of cube chains
   bool gm_by_parameter = false;  ///< stores outside regions name the output parameter; returns name it too
 };
 

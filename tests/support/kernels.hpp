@@ -33,7 +33,8 @@ constexpr function row_max_kernel() {
   const auto out_t = tensor_type(16, 1, dtype::fp32);
   const value_id Out = b.param("Out", out_t, direction::out);
   b.result_type(out_t);
-  const value_id x = b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, tile_type(16, 32, dtype::fp32), "x", {11, 3});
+  const value_id x =
+      b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, tile_type(16, 32, dtype::fp32), "x", {11, 3});
   const value_id m = b.emit1(opcode::tile_row_max, {operand::of(x)}, tile_type(16, 1, dtype::fp32), "m", {12, 3});
   const value_id r = b.emit1(opcode::tile_store, {operand::of(m), b.pair(0, 0), operand::of(Out)}, out_t, "result", {13, 3});
   b.emit0(opcode::cf_return, {operand::of(r)}, {14, 3});
@@ -48,8 +49,11 @@ constexpr function main_orchestration() {
   const value_id B = b.param("B", t);
   const value_id Out = b.param("Out", t, direction::out);
   const value_id Peak = b.param("Peak", tensor_type(16, 1, dtype::fp32), direction::out);
-  const value_id t0 = b.emit1(opcode::orch_submit, {b.symbol("add_mul"), b.tuple({operand::of(A), operand::of(B), operand::of(Out)}), b.tuple({})}, task_type(), "t0", {21, 3});
-  b.emit1(opcode::orch_submit, {b.symbol("row_max"), b.tuple({operand::of(Out), operand::of(Peak)}), b.tuple({operand::of(t0)})}, task_type(), "t1", {22, 3});
+  const value_id t0 = b.emit1(opcode::orch_submit,
+                              {b.symbol("add_mul"), b.tuple({operand::of(A), operand::of(B), operand::of(Out)}), b.tuple({})},
+                              task_type(), "t0", {21, 3});
+  b.emit1(opcode::orch_submit, {b.symbol("row_max"), b.tuple({operand::of(Out), operand::of(Peak)}), b.tuple({operand::of(t0)})},
+          task_type(), "t1", {22, 3});
   b.emit0(opcode::cf_return, {}, {23, 3});
   return b.finish();
 }

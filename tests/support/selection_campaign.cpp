@@ -48,13 +48,13 @@ void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
       const options other{.planner = planner,
                           .rollout = rollout == rollout_kind::standard ? rollout_kind::extended : rollout_kind::standard};
       if (const auto again = lower(tile, other); !again.ok())
-        lowering.add(head + " (" + std::string(name(other.rollout)) + " rollout): " + std::string(format_all(again.errors, "gen").view()) +
-                     std::string(print(tile).view()));
+        lowering.add(head + " (" + std::string(name(other.rollout)) +
+                     " rollout): " + std::string(format_all(again.errors, "gen").view()) + std::string(print(tile).view()));
       else if (const function& g = again.value.functions[0]; g.stage == ir_stage::buffer) {
         ++preflight_checks;
         if (const auto errors = check_pto(again.value, g); !errors.empty())
-          preflight.add(head + " (" + std::string(name(other.rollout)) + " rollout): " + std::string(format_all(errors, "gen").view()) +
-                        std::string(print(again.value).view()));
+          preflight.add(head + " (" + std::string(name(other.rollout)) +
+                        " rollout): " + std::string(format_all(errors, "gen").view()) + std::string(print(again.value).view()));
       }
       if (!lowered.ok()) {
         lowering.add(head + ": " + std::string(format_all(lowered.errors, "gen").view()) + std::string(print(tile).view()));
@@ -96,10 +96,11 @@ void run_selection_campaign(std::string_view shape, std::uint64_t kernels,
           " failed; ", preflight_checks, " PTO preflight checks (both rollouts), ", preflight.count, " refused; ", lowering.count,
           " lowering errors", top);
   CHECK_MESSAGE(lowering.count == 0, lowering.count, " lowerings failed; the first:\n", lowering.first);
-  CHECK_MESSAGE(preflight.count == 0, preflight.count, " selected lowerings fail the PTO-AS preflight; the first:\n", preflight.first);
+  CHECK_MESSAGE(preflight.count == 0, preflight.count, " selected lowerings fail the PTO-AS preflight; the first:\n",
+                preflight.first);
   CHECK_MESSAGE(numerics.count == 0, numerics.count, " selected lowerings differ from Tile; the first:\n", numerics.first);
-  CHECK_MESSAGE(selected_tile_only.count == 0, selected_tile_only.count, " lowerings of Tile-only kernels were selected; the first:\n",
-                selected_tile_only.first);
+  CHECK_MESSAGE(selected_tile_only.count == 0, selected_tile_only.count,
+                " lowerings of Tile-only kernels were selected; the first:\n", selected_tile_only.first);
   CHECK_MESSAGE(wrong_reason.count == 0, wrong_reason.count, " Tile-only lowerings gave another reason; the first:\n",
                 wrong_reason.first);
   CHECK(selected * 2 >= lowerings);

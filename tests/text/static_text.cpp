@@ -37,7 +37,8 @@ aiv @k(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], n: Scalar[IND
 }
 )";
 
-constexpr std::string_view canonical = R"(aiv @k(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], n: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
+constexpr std::string_view canonical =
+    R"(aiv @k(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32], n: Scalar[INDEX]) -> Tensor[[16, 32], FP32] {
   m = tile.alloc(Vec, 4096, addr = 0)
   x = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec] in m
   r, k = for i in range(0, n, 1) iter(acc = x, j = 0) -> (Tile[[16, 32], FP32, Vec] in m[2048], INDEX) {
@@ -85,7 +86,8 @@ static_assert(reports_one_located_error());
 // The name table in constant evaluation, across a rehash (93 two-letter names, initial room for
 // 32): a repeat is refused at its second position, and every name stays found at its first.
 constexpr bool name_table_keeps_entries() {
-  constexpr std::string_view base = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.abcdefghijklmnopqrstuvwxyzABCD";
+  constexpr std::string_view base =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.abcdefghijklmnopqrstuvwxyzABCD";
   detail::name_table t;
   for (std::uint32_t i = 0; i + 2 <= base.size(); ++i) {
     const bool first_time = base.find(base.substr(i, 2)) == i;

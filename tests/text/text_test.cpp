@@ -47,7 +47,8 @@ constexpr bool reserved_words_and_only_they_are_reserved() {
     if (!shorter.empty() && detail::is_reserved(shorter)) return false;
   }
   return !detail::is_reserved("") && !detail::is_reserved("v12") && !detail::is_reserved("inn") && !detail::is_reserved("ret") &&
-         !detail::is_reserved("returns") && !detail::is_reserved("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa") && !detail::is_reserved("If");
+         !detail::is_reserved("returns") && !detail::is_reserved("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa") &&
+         !detail::is_reserved("If");
 }
 static_assert(reserved_words_and_only_they_are_reserved());
 
@@ -103,12 +104,11 @@ TEST_CASE("every example kernel parses and round-trips") {
 }
 
 TEST_CASE("operands follow the catalogue signature") {
-  const auto r = parse(kernel(
-      "  m = tile.alloc(Vec, 4096, addr = 8192)\n"
-      "  t = tile.load(A, (0, n), (16, 32)) : Tile[[16, 32], FP32, Vec] in m[64]\n"
-      "  s = tile.muls(t, 2.50) : Tile[[16, 32], FP32, Vec]\n"
-      "  c = cast(n, FP32)\n"
-      "  q = tile.div(t, s, high_precision = true) : Tile[[16, 32], FP32, Vec]\n"));
+  const auto r = parse(kernel("  m = tile.alloc(Vec, 4096, addr = 8192)\n"
+                              "  t = tile.load(A, (0, n), (16, 32)) : Tile[[16, 32], FP32, Vec] in m[64]\n"
+                              "  s = tile.muls(t, 2.50) : Tile[[16, 32], FP32, Vec]\n"
+                              "  c = cast(n, FP32)\n"
+                              "  q = tile.div(t, s, high_precision = true) : Tile[[16, 32], FP32, Vec]\n"));
   const function& f = only_function(r);
   const auto ops = body_ops(f);
   REQUIRE(ops.size() == 6);
@@ -153,18 +153,17 @@ TEST_CASE("operands follow the catalogue signature") {
 }
 
 TEST_CASE("scalar statements map to scalar ops with inferred types") {
-  const auto r = parse(kernel(
-      "  a = 1 + n\n"
-      "  b = a < 3\n"
-      "  c = 16 : INDEX\n"
-      "  d = n + 1 : INT32\n"
-      "  e = not flag\n"
-      "  g = min(a, c)\n"
-      "  h = a // 2\n"
-      "  i = a % c\n"
-      "  j = flag and e\n"
-      "  k = -9223372036854775808 : INT64\n"
-      "  l = n\n"));
+  const auto r = parse(kernel("  a = 1 + n\n"
+                              "  b = a < 3\n"
+                              "  c = 16 : INDEX\n"
+                              "  d = n + 1 : INT32\n"
+                              "  e = not flag\n"
+                              "  g = min(a, c)\n"
+                              "  h = a // 2\n"
+                              "  i = a % c\n"
+                              "  j = flag and e\n"
+                              "  k = -9223372036854775808 : INT64\n"
+                              "  l = n\n"));
   const function& f = only_function(r);
   const auto ops = body_ops(f);
   REQUIRE(ops.size() == 12);
@@ -199,23 +198,22 @@ TEST_CASE("scalar statements map to scalar ops with inferred types") {
 }
 
 TEST_CASE("region ops: if, for and while build regions with arguments") {
-  const auto r = parse(kernel(
-      "  x, y = if flag -> (INDEX, INDEX) {\n"
-      "    yield 1, n\n"
-      "  } else {\n"
-      "    yield n, 2\n"
-      "  }\n"
-      "  s = for i in range(0, n, 1) iter(acc = x) -> (INDEX) {\n"
-      "    t = acc + i\n"
-      "    yield t\n"
-      "  }\n"
-      "  w = while iter(k = s) -> (INDEX) cond(k < n) {\n"
-      "    k1 = k + 1\n"
-      "    yield k1\n"
-      "  }\n"
-      "  if flag {\n"
-      "    z = w + 1\n"
-      "  }\n"));
+  const auto r = parse(kernel("  x, y = if flag -> (INDEX, INDEX) {\n"
+                              "    yield 1, n\n"
+                              "  } else {\n"
+                              "    yield n, 2\n"
+                              "  }\n"
+                              "  s = for i in range(0, n, 1) iter(acc = x) -> (INDEX) {\n"
+                              "    t = acc + i\n"
+                              "    yield t\n"
+                              "  }\n"
+                              "  w = while iter(k = s) -> (INDEX) cond(k < n) {\n"
+                              "    k1 = k + 1\n"
+                              "    yield k1\n"
+                              "  }\n"
+                              "  if flag {\n"
+                              "    z = w + 1\n"
+                              "  }\n"));
   const function& f = only_function(r);
   const auto ops = body_ops(f);
   REQUIRE(ops.size() == 5);
@@ -258,18 +256,17 @@ TEST_CASE("region ops: if, for and while build regions with arguments") {
 }
 
 TEST_CASE("while condition forms: a bare value and a condition block") {
-  const auto r = parse(kernel(
-      "  w = while iter(k = flag) -> (BOOL) cond(k) {\n"
-      "    yield false\n"
-      "  }\n"
-      "  v = while iter(j = 0) -> (INDEX) cond {\n"
-      "    lim = n - 1\n"
-      "    go = j < lim\n"
-      "    yield go\n"
-      "  } do {\n"
-      "    j1 = j + 1\n"
-      "    yield j1\n"
-      "  }\n"));
+  const auto r = parse(kernel("  w = while iter(k = flag) -> (BOOL) cond(k) {\n"
+                              "    yield false\n"
+                              "  }\n"
+                              "  v = while iter(j = 0) -> (INDEX) cond {\n"
+                              "    lim = n - 1\n"
+                              "    go = j < lim\n"
+                              "    yield go\n"
+                              "  } do {\n"
+                              "    j1 = j + 1\n"
+                              "    yield j1\n"
+                              "  }\n"));
   const function& f = only_function(r);
   const auto ops = body_ops(f);
   const auto cond0 = f.ops_of(f.region_of(ops[0], 0));
@@ -284,12 +281,11 @@ TEST_CASE("while condition forms: a bare value and a condition block") {
 }
 
 TEST_CASE("orchestration: submit carries the callee, argument and dependency tuples") {
-  const auto r = parse(
-      "aiv @k(A: Tensor[[16, 32], FP32]) {\n  return\n}\n\n"
-      "orchestration @main(A: Tensor[[16, 32], FP32]) {\n"
-      "  t0 = submit @k(A)\n"
-      "  t1 = submit @k(A) deps(t0)\n"
-      "  return\n}\n");
+  const auto r = parse("aiv @k(A: Tensor[[16, 32], FP32]) {\n  return\n}\n\n"
+                       "orchestration @main(A: Tensor[[16, 32], FP32]) {\n"
+                       "  t0 = submit @k(A)\n"
+                       "  t1 = submit @k(A) deps(t0)\n"
+                       "  return\n}\n");
   REQUIRE(r.ok());
   const function& f = r.value.functions[1];
   const auto ops = body_ops(f);
@@ -306,15 +302,15 @@ TEST_CASE("orchestration: submit carries the callee, argument and dependency tup
 }
 
 TEST_CASE("types: fields, defaults and shorthands print canonically") {
-  const auto r = parse(kernel(
-      "  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n], NZ, pad=zero, compact=normal]\n"
-      "  b = tile.create() : Tile[[16, 32], FP16, Mat, blayout=col_major, slayout=row_major, fractal=512]\n"
-      "  c = tile.create() : Tile[[16, 32], FP16, Mat, blayout=row_major]\n"
-      "  d = tile.create() : Tile[[16, 1], FP32, Vec, ND]\n"
-      "  e = tile.create() : Tile[[16, 1], FP32, Vec, fractal=1024]\n"
-      "  g = buffer.alloc((n, n)) : Buffer[[16, 32], FP32, Vec, valid=[?, ?]]\n"
-      "  h = tile.create() : Tile[[16, 32], FP32, Right, valid=[16, 32]]\n"
-      "  i = tile.create() : Tensor[[64, 64], FP32, DN, stride=[1, 64]]\n"));
+  const auto r =
+      parse(kernel("  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n], NZ, pad=zero, compact=normal]\n"
+                   "  b = tile.create() : Tile[[16, 32], FP16, Mat, blayout=col_major, slayout=row_major, fractal=512]\n"
+                   "  c = tile.create() : Tile[[16, 32], FP16, Mat, blayout=row_major]\n"
+                   "  d = tile.create() : Tile[[16, 1], FP32, Vec, ND]\n"
+                   "  e = tile.create() : Tile[[16, 1], FP32, Vec, fractal=1024]\n"
+                   "  g = buffer.alloc((n, n)) : Buffer[[16, 32], FP32, Vec, valid=[?, ?]]\n"
+                   "  h = tile.create() : Tile[[16, 32], FP32, Right, valid=[16, 32]]\n"
+                   "  i = tile.create() : Tensor[[64, 64], FP32, DN, stride=[1, 64]]\n"));
   const function& f = only_function(r);
   const auto ops = body_ops(f);
   const type& a = f.type_of(f.result(ops[0]));
@@ -340,13 +336,12 @@ TEST_CASE("types: fields, defaults and shorthands print canonically") {
 TEST_CASE("a repeated type is read once: same types, storage clauses, locations after it") {
   // Lines 2 and 4 name a value in their type, so they are read in full every time; lines 3, 5
   // and 6 repeat line 3's text, which the parser reads once.
-  const std::string src = kernel(
-      "  m = tile.alloc(Vec, 8192)\n"
-      "  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n"
-      "  b = tile.create() : Tile[[16, 32], FP32, Vec]\n"
-      "  c = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n"
-      "  d = tile.create() : Tile[[16, 32], FP32, Vec] in m[2048]\n"
-      "  e = tile.create() : Tile[[16, 32], FP32, Vec, ND]\n");
+  const std::string src = kernel("  m = tile.alloc(Vec, 8192)\n"
+                                 "  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n"
+                                 "  b = tile.create() : Tile[[16, 32], FP32, Vec]\n"
+                                 "  c = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n"
+                                 "  d = tile.create() : Tile[[16, 32], FP32, Vec] in m[2048]\n"
+                                 "  e = tile.create() : Tile[[16, 32], FP32, Vec, ND]\n");
   const auto r = parse(src);
   const function& f = only_function(r);
   const auto ops = body_ops(f);
@@ -368,24 +363,23 @@ TEST_CASE("a repeated type is read once: same types, storage clauses, locations 
   CHECK(e == b);  // ND is the Vec default
   check_round_trip(r.value, "repeated types");
   // A type that names a value is read again each time: here `n` is another value in @g.
-  const auto two = parse(std::string(head) + "  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n  return\n}\n" +
-                         "aiv @g(n: Scalar[INDEX]) {\n  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n  return\n}\n");
+  const auto two =
+      parse(std::string(head) + "  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n  return\n}\n" +
+            "aiv @g(n: Scalar[INDEX]) {\n  a = tile.create() : Tile[[16, 32], FP32, Vec, valid=[16, n]]\n  return\n}\n");
   REQUIRE_MESSAGE(two.ok(), str(format_all(two.errors, "")));
   const function& g = two.value.functions[1];
   CHECK(g.type_of(g.result(body_ops(g)[0])).valid[1] == extent::of(g.params[0].value));
   // An error right after a repeated type is located where it is (line 3 of the file, `junk`).
-  const auto bad = parse(kernel(
-      "  b = tile.create() : Tile[[16, 32], FP32, Vec]\n"
-      "  c = tile.create() : Tile[[16, 32], FP32, Vec] junk\n"));
+  const auto bad = parse(kernel("  b = tile.create() : Tile[[16, 32], FP32, Vec]\n"
+                                "  c = tile.create() : Tile[[16, 32], FP32, Vec] junk\n"));
   REQUIRE(!bad.ok());
   CHECK(bad.errors[0].loc.line == 3);
   CHECK(bad.errors[0].loc.col == 49);
 }
 
 TEST_CASE("function headers: directions and attributes in canonical order") {
-  const auto r = parse(
-      "incore @g(x: in Scalar[INDEX], T: inout Tensor[[8, 8], INT8]) -> (Scalar[INDEX], Tensor[[8, 8], INT8]) "
-      "attributes {target = a5, buffer_ir_selected = false, stage = buffer} {\n  return x, T\n}\n");
+  const auto r = parse("incore @g(x: in Scalar[INDEX], T: inout Tensor[[8, 8], INT8]) -> (Scalar[INDEX], Tensor[[8, 8], INT8]) "
+                       "attributes {target = a5, buffer_ir_selected = false, stage = buffer} {\n  return x, T\n}\n");
   REQUIRE(r.ok());
   const function& f = r.value.functions[0];
   CHECK(f.stage == ir_stage::buffer);
@@ -404,10 +398,19 @@ TEST_CASE("float literals are exact decimals and print canonically") {
     std::string_view printed;
   };
   const row rows[] = {
-      {2, 0, "2.0"},          {1, -3, "0.001"},        {15, -21, "1.5e-20"},   {1, 20, "1.0e20"},
-      {12345, -2, "123.45"},  {-5, -1, "-0.5"},        {0, 0, "0.0"},          {1, -5, "0.00001"},
-      {1, -6, "1.0e-6"},      {1234567890123456, 0, "1234567890123456.0"},     {1, 16, "1.0e16"},
-      {100, 0, "100.0"},      {123456789012345678, -400, "1.23456789012345678e-383"},
+      {2, 0, "2.0"},
+      {1, -3, "0.001"},
+      {15, -21, "1.5e-20"},
+      {1, 20, "1.0e20"},
+      {12345, -2, "123.45"},
+      {-5, -1, "-0.5"},
+      {0, 0, "0.0"},
+      {1, -5, "0.00001"},
+      {1, -6, "1.0e-6"},
+      {1234567890123456, 0, "1234567890123456.0"},
+      {1, 16, "1.0e16"},
+      {100, 0, "100.0"},
+      {123456789012345678, -400, "1.23456789012345678e-383"},
   };
   for (const row& x : rows) {
     INFO(x.printed);
@@ -449,18 +452,17 @@ TEST_CASE("the printer gives builder-made values unique, valid, stable names") {
   program p;
   p.functions.push_back(b.finish());
   const std::string printed = str(print(p));
-  CHECK(printed ==
-        "aiv @names(x: Scalar[INDEX], v0: Scalar[INDEX]) -> Scalar[INT32] {\n"
-        "  x_1 = x + v0\n"
-        "  x_2 = x_1 + 1\n"
-        "  if_1 = x_2 * 2\n"
-        "  a_b = if_1 - 3\n"
-        "  v9lives = a_b - 3\n"
-        "  v1 = v9lives + x\n"
-        "  v0_1 = v1 + x\n"
-        "  t = v0_1 + x : INT32\n"
-        "  return t\n"
-        "}\n");
+  CHECK(printed == "aiv @names(x: Scalar[INDEX], v0: Scalar[INDEX]) -> Scalar[INT32] {\n"
+                   "  x_1 = x + v0\n"
+                   "  x_2 = x_1 + 1\n"
+                   "  if_1 = x_2 * 2\n"
+                   "  a_b = if_1 - 3\n"
+                   "  v9lives = a_b - 3\n"
+                   "  v1 = v9lives + x\n"
+                   "  v0_1 = v1 + x\n"
+                   "  t = v0_1 + x : INT32\n"
+                   "  return t\n"
+                   "}\n");
   check_round_trip(p, "builder names");
 }
 
@@ -488,14 +490,13 @@ TEST_CASE("a while's condition arguments print with its body's names") {
   b.emit0(opcode::cf_return, {});
   program p;
   p.functions.push_back(b.finish());
-  CHECK(str(print(p)) ==
-        "aiv @w(n: Scalar[INDEX]) {\n"
-        "  v0 = while iter(k = 0) -> (INDEX) cond(k < n) {\n"
-        "    k_1 = k + 1\n"
-        "    yield k_1\n"
-        "  }\n"
-        "  return\n"
-        "}\n");
+  CHECK(str(print(p)) == "aiv @w(n: Scalar[INDEX]) {\n"
+                         "  v0 = while iter(k = 0) -> (INDEX) cond(k < n) {\n"
+                         "    k_1 = k + 1\n"
+                         "    yield k_1\n"
+                         "  }\n"
+                         "  return\n"
+                         "}\n");
   check_round_trip(p, "while names");
 }
 
@@ -540,8 +541,7 @@ TEST_CASE("parse_limits: each limit is one located error, and the cap bounds nes
   CHECK(!parse(std::string(2000, 'a'), "long.t2b").ok());
   l = {};
   l.max_name_length = 4000;
-  CHECK(parse(std::string(2000, 'a'), "long.t2b", l).errors[0].message.view().find("max_name_length") ==
-        std::string_view::npos);
+  CHECK(parse(std::string(2000, 'a'), "long.t2b", l).errors[0].message.view().find("max_name_length") == std::string_view::npos);
 }
 
 TEST_CASE("malformed input fails closed with one located diagnostic") {
@@ -609,8 +609,7 @@ TEST_CASE("malformed input fails closed with one located diagnostic") {
       {kernel("  x = -9223372036854775809 : INDEX\n"), 2, 8, "integer literal out of range"},
       {kernel("  x = 1.2345678901234567891 : FP32\n"), 2, 7, "float literal has more than 18 significant digits"},
       {kernel("  x = 1e999 : FP32\n"), 2, 7, "float literal out of range: '1e999'"},
-      {kernel("  x = 0." + std::string(500, '0') + "1 : FP32\n"),
-       2, 7, "float literal out of range"},
+      {kernel("  x = 0." + std::string(500, '0') + "1 : FP32\n"), 2, 7, "float literal out of range"},
       {kernel("  x = 1e99999999999999999999999 : FP32\n"), 2, 7, "float literal out of range"},
       {kernel("  x = 16x : INDEX\n"), 2, 7, "malformed number: '16x'"},
       {kernel("  x = - : INDEX\n"), 2, 9, "expected a number after '-', found ':'"},
@@ -624,8 +623,7 @@ TEST_CASE("malformed input fails closed with one located diagnostic") {
       // names and scopes
       {kernel("  n = 16 : INDEX\n"), 2, 3, "redefinition of 'n'"},
       {"aiv @f(a: Scalar[INDEX], a: Scalar[INDEX]) {\n  return\n}\n", 1, 26, "redefinition of 'a'"},
-      {kernel("  if flag {\n    t = n + 1\n  }\n  u = t + 1\n"), 5, 7,
-       "'t' is defined inside a region and is not visible here"},
+      {kernel("  if flag {\n    t = n + 1\n  }\n  u = t + 1\n"), 5, 7, "'t' is defined inside a region and is not visible here"},
       {kernel("  if flag {\n    t = n + 1\n  }\n  t = n + 2\n"), 5, 3, "redefinition of 't'"},
       {kernel("  x, in = if flag -> (INDEX, INDEX) {\n"), 2, 6, "'in' is a reserved word and cannot name a value"},
       {kernel("  for i in range(0, n, 1) {\n  }\n  for i in range(0, n, 1) {\n  }\n"), 4, 7, "redefinition of 'i'"},
@@ -638,7 +636,8 @@ TEST_CASE("malformed input fails closed with one located diagnostic") {
        "valid extent must be between 0 and 16, found 17"},
       {kernel("  x = tile.create() : Tile[[16, 32], FP32, Vec, valid=[?, 32]]\n"), 2, 56,
        "'?' (a runtime extent) is only allowed in Buffer types"},
-      {kernel("  x = tile.create() : Tile[[16, 32], FP32, Vec, valid=[A, 32]]\n"), 2, 56, "valid extent 'A' must be a scalar value"},
+      {kernel("  x = tile.create() : Tile[[16, 32], FP32, Vec, valid=[A, 32]]\n"), 2, 56,
+       "valid extent 'A' must be a scalar value"},
       {kernel("  x = tile.create() : Tile[[16, 32], FP32, Vec, pad=zero, pad=max]\n"), 2, 59, "duplicate field 'pad' in type"},
       {kernel("  x = tile.create() : Tile[[16, 32], FP32, Vec, NZ, blayout=row_major]\n"), 2, 53, "duplicate field 'blayout'"},
       {kernel("  x = tile.create() : Tile[[16, 32], FP32, Vec, color=red]\n"), 2, 49, "expected a type field (valid, blayout"},
@@ -649,7 +648,8 @@ TEST_CASE("malformed input fails closed with one located diagnostic") {
       {"aiv @f(n: Scalar[INDEX]) attributes {colour = red} {\n  return\n}\n", 1, 38, "unknown function attribute 'colour'"},
       {"aiv @f(n: Scalar[INDEX]) attributes {target = a5, target = a5} {\n  return\n}\n", 1, 51, "duplicate attribute 'target'"},
       // regions and terminators
-      {kernel("  x = if flag -> (INDEX) {\n    yield 1\n  }\n"), 4, 4, "expected 'else' (an 'if' with results needs both branches)"},
+      {kernel("  x = if flag -> (INDEX) {\n    yield 1\n  }\n"), 4, 4,
+       "expected 'else' (an 'if' with results needs both branches)"},
       {kernel("  x, y = if flag -> (INDEX, INDEX) {\n    yield 1\n  } else {\n"), 3, 5, "'yield' has 1 values, 'if' needs 2"},
       {kernel("  x = for i in range(0, n, 1) iter(a = 0) -> (INDEX) {\n  }\n"), 3, 3,
        "region of 'for' with results must end with 'yield'"},
@@ -682,8 +682,7 @@ TEST_CASE("malformed input fails closed with one located diagnostic") {
   }
   // The formatted diagnostic names the file.
   const auto r = parse("aiv @f() {\n  x = tile.add(a b)\n}\n", "kernel.t2b");
-  CHECK(str(format_all(r.errors, r.value.file.view())) ==
-        "kernel.t2b:2:16: error: parse: use of undefined value 'a'\n");
+  CHECK(str(format_all(r.errors, r.value.file.view())) == "kernel.t2b:2:16: error: parse: use of undefined value 'a'\n");
 }
 
 namespace {
@@ -721,9 +720,34 @@ TEST_CASE("every truncation of every example fails closed or round-trips") {
 
 TEST_CASE("mutated examples fail closed or round-trip") {
   const auto files = example_files();
-  const std::string_view pieces[] = {"(", ")", "{", "}", "[", "]", ",", "=", "-", "\n", std::string_view("\0", 1), "@", "?", "in ", "->",
-                                     "yield ", "if ", "else", "1e9999", "99999999999999999999", "x", "Vec", "INDEX",
-                                     "cond(", "iter(", " : ", "tile.add(", "\xff"};
+  const std::string_view pieces[] = {"(",
+                                     ")",
+                                     "{",
+                                     "}",
+                                     "[",
+                                     "]",
+                                     ",",
+                                     "=",
+                                     "-",
+                                     "\n",
+                                     std::string_view("\0", 1),
+                                     "@",
+                                     "?",
+                                     "in ",
+                                     "->",
+                                     "yield ",
+                                     "if ",
+                                     "else",
+                                     "1e9999",
+                                     "99999999999999999999",
+                                     "x",
+                                     "Vec",
+                                     "INDEX",
+                                     "cond(",
+                                     "iter(",
+                                     " : ",
+                                     "tile.add(",
+                                     "\xff"};
   lcg rng{12345};
   for (int iter = 0; iter < 4000; ++iter) {
     std::string src = read_file(files[rng.next() % files.size()]);
@@ -791,7 +815,8 @@ TEST_CASE("the name table keeps every entry through growth and reports repeats")
 TEST_CASE("printing a large body reserves for what follows, not for a nested region's text") {
   // A loop of 20,000 ops, then 9,000 ops at the top: the body's first 1,024 ops hold the whole
   // loop, and a rate taken from them would reserve about twenty times the text.
-  std::string src = "aiv @k(n: Scalar[INDEX]) -> Scalar[INDEX] {\n  r = for i in range(0, n, 1) iter(j = 0) -> (INDEX) {\n    a0 = j + 1\n";
+  std::string src =
+      "aiv @k(n: Scalar[INDEX]) -> Scalar[INDEX] {\n  r = for i in range(0, n, 1) iter(j = 0) -> (INDEX) {\n    a0 = j + 1\n";
   for (int i = 1; i < 20000; ++i) src += "    a" + std::to_string(i) + " = a" + std::to_string(i - 1) + " + 1\n";
   src += "    yield a19999\n  }\n  b0 = r + 1\n";
   for (int i = 1; i < 9000; ++i) src += "  b" + std::to_string(i) + " = b" + std::to_string(i - 1) + " + 1\n";

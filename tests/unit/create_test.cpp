@@ -59,8 +59,8 @@ constexpr bool identical(const function& a, const function& b) {
     return true;
   };
   return a.kind == b.kind && a.name == b.name && a.stage == b.stage && a.buffer_ir_selected == b.buffer_ir_selected &&
-         a.target == b.target && a.loc == b.loc && a.body == b.body && same_params() && a.results == b.results && same_values() && a.value_names == b.value_names &&
-         a.types == b.types && same_ops() && same_regions() && a.region_ops == b.region_ops &&
+         a.target == b.target && a.loc == b.loc && a.body == b.body && same_params() && a.results == b.results && same_values() &&
+         a.value_names == b.value_names && a.types == b.types && same_ops() && same_regions() && a.region_ops == b.region_ops &&
          a.operands == b.operands && a.kwargs == b.kwargs && a.names == b.names && structurally_equal(a, b);
 }
 
@@ -77,10 +77,10 @@ constexpr function add_kernel() {
   const value_id mem_b =
       b.create<tile::alloc>({.space = memory_space::vec, .capacity = 2048}, mem_type(), "mem_b", at(3), {.addr = 0});
   const value_id mem_r = b.create<tile::alloc>({.space = memory_space::vec, .capacity = 2048}, mem_type(), "mem_r", at(4));
-  const value_id lhs = b.create<tile::load>({.tensor = A, .offsets = {0, 0}, .shape = {16, 32}},
-                                            in_storage(fp32_tile(), mem_a), "lhs", at(5));
-  const value_id rhs = b.create<tile::load>({.tensor = B, .offsets = {0, 0}, .shape = {16, 32}},
-                                            in_storage(fp32_tile(), mem_b), "rhs", at(6));
+  const value_id lhs =
+      b.create<tile::load>({.tensor = A, .offsets = {0, 0}, .shape = {16, 32}}, in_storage(fp32_tile(), mem_a), "lhs", at(5));
+  const value_id rhs =
+      b.create<tile::load>({.tensor = B, .offsets = {0, 0}, .shape = {16, 32}}, in_storage(fp32_tile(), mem_b), "rhs", at(6));
   const value_id total = b.create<tile::add>({.lhs = lhs, .rhs = rhs}, in_storage(fp32_tile(), mem_r), "total", at(7));
   const value_id result = b.create<tile::store>({.tile = total, .offsets = {0, 0}, .tensor = Out}, t, "result", at(8));
   b.create<cf::return_>({.values = {result}}, at(9));
@@ -132,14 +132,13 @@ constexpr function cube_kernel() {
                                            in_storage(tile_type(64, 64, dtype::fp16, memory_space::mat), m_b), "b", at(8));
   const value_id a_l0 =
       b.create<tile::move>({.source = a}, in_storage(tile_type(64, 64, dtype::fp16, memory_space::left), l_a), "a_l0", at(9));
-  const value_id b_l0 = b.create<tile::move>(
-      {.source = bm}, in_storage(tile_type(64, 64, dtype::fp16, memory_space::right), r_b), "b_l0", at(10));
+  const value_id b_l0 =
+      b.create<tile::move>({.source = bm}, in_storage(tile_type(64, 64, dtype::fp16, memory_space::right), r_b), "b_l0", at(10));
   const type acc = in_storage(tile_type(64, 64, dtype::fp32, memory_space::acc), m_acc);
   const value_id x = b.create<tile::matmul>({.lhs = a_l0, .rhs = b_l0}, acc, "x", at(11));
-  const value_id y =
-      b.create<tile::matmul_acc>({.acc = x, .lhs = a_l0, .rhs = b_l0}, acc, "y", at(12), {.init_cond = false});
-  const value_id r = b.create<tile::store>({.tile = y, .offsets = {0, 0}, .tensor = Out}, tensor_type(64, 64, dtype::fp32),
-                                           "result", at(13));
+  const value_id y = b.create<tile::matmul_acc>({.acc = x, .lhs = a_l0, .rhs = b_l0}, acc, "y", at(12), {.init_cond = false});
+  const value_id r =
+      b.create<tile::store>({.tile = y, .offsets = {0, 0}, .tensor = Out}, tensor_type(64, 64, dtype::fp32), "result", at(13));
   b.create<cf::return_>({.values = {r}}, at(14));
   return b.finish();
 }
@@ -290,8 +289,8 @@ constexpr function keyword_kernel(bool typed) {
     const value_id z = b.create<tile::muls>({.source = y, .scalar = c}, tt, "z");
     const value_id v = b.create<tile::set_validshape>({.tile = z, .rows = i, .cols = 32}, tt, "v");
     b.create<scalar::not_>({.arg = true}, scalar_type(dtype::bool_), "f");
-    const value_id r = b.create<tile::store>({.tile = v, .offsets = {i, 0}, .tensor = Out}, t, "r", {},
-                                             {.atomic = 1, .pre_relu = false});
+    const value_id r =
+        b.create<tile::store>({.tile = v, .offsets = {i, 0}, .tensor = Out}, t, "r", {}, {.atomic = 1, .pre_relu = false});
     b.create<cf::return_>({.values = std::vector<value_id>{r}});
   } else {
     const value_id x = b.emit1(opcode::tile_load,
@@ -304,8 +303,8 @@ constexpr function keyword_kernel(bool typed) {
     const value_id z = b.emit1(opcode::tile_muls, {operand::of(y), operand::of(c)}, tt, "z");
     const value_id v = b.emit1(opcode::tile_set_validshape, {operand::of(z), operand::of(i), operand::integer(32)}, tt, "v");
     b.emit1(opcode::scalar_not, {operand::boolean(true)}, scalar_type(dtype::bool_), "f");
-    const value_id r = b.emit1(opcode::tile_store, {operand::of(v), b.tuple({operand::of(i), operand::integer(0)}), operand::of(Out)},
-                               t, "r", {},
+    const value_id r = b.emit1(opcode::tile_store,
+                               {operand::of(v), b.tuple({operand::of(i), operand::integer(0)}), operand::of(Out)}, t, "r", {},
                                {kwarg{keyword::atomic, operand::integer(1)}, kwarg{keyword::pre_relu, operand::boolean(false)}});
     b.emit0(opcode::cf_return, {operand::of(r)});
   }
@@ -428,8 +427,8 @@ TEST_CASE("create returns the result, the op, or the region op") {
   const op_id ld{b.fn().value(t).def};
   CHECK(b.fn().args(ld).size() == 3);
   CHECK(b.fn().kwargs_of(ld).empty());
-  const value_id u =
-      b.create<tile::load>({.tensor = A, .offsets = {0, 0}, .shape = {16, 32}, .valid = {8, 32}}, fp32_tile(), "u", {}, {.cache = 2});
+  const value_id u = b.create<tile::load>({.tensor = A, .offsets = {0, 0}, .shape = {16, 32}, .valid = {8, 32}}, fp32_tile(), "u",
+                                          {}, {.cache = 2});
   const op_id ld2{b.fn().value(u).def};
   REQUIRE(b.fn().args(ld2).size() == 4);
   CHECK(b.fn().elements(b.fn().args(ld2)[3])[0].num == 8);

@@ -73,6 +73,6 @@ TEST_CASE("diagnostic notes get their own excerpt and JSON entry") {
   d.notes.push_back(note{location{1, 7}, text("defined here")});
   CHECK(std::string(format(d, "k.t2b", source).view()) ==
         "k.t2b:2:2: error: parse: bad use\n\tx = bad(y)\n\t^\nk.t2b:1:7: note: defined here\nfirst line\n      ^\n");
-  CHECK(std::string(format_json({d}, "k.t2b").view()).find("\"notes\": [{\"line\": 1, \"col\": 7, \"message\": \"defined here\"}]") !=
-        std::string::npos);
+  CHECK(std::string(format_json({d}, "k.t2b").view())
+            .find("\"notes\": [{\"line\": 1, \"col\": 7, \"message\": \"defined here\"}]") != std::string::npos);
 }

@@ -84,7 +84,8 @@ constexpr bool typed_views_name_operands() {
   const value_id A = b.param("A", tensor_type(16, 64, dtype::fp32));
   const value_id Out = b.param("Out", tensor_type(16, 64, dtype::fp32), direction::out);
   const value_id x = b.emit1(opcode::tile_load, {operand::of(A), b.pair(1, 2), b.pair(16, 64)}, tt, "x");
-  const value_id r = b.emit1(opcode::tile_store, {operand::of(x), b.pair(3, 4), operand::of(Out)}, tensor_type(16, 64, dtype::fp32), "r");
+  const value_id r =
+      b.emit1(opcode::tile_store, {operand::of(x), b.pair(3, 4), operand::of(Out)}, tensor_type(16, 64, dtype::fp32), "r");
   const function f = b.finish();
   const op_id ld = f.value(x).def;
   const op_id st = f.value(r).def;
@@ -99,9 +100,13 @@ constexpr bool typed_views_name_operands() {
 static_assert(typed_views_name_operands());
 
 template <class V>
-concept has_tensor = requires(const V& v) { v.tensor(); };
+concept has_tensor = requires(const V& v) {
+  v.tensor();
+};
 template <class V>
-concept has_init_cond = requires(const V& v) { v.init_cond(); };
+concept has_init_cond = requires(const V& v) {
+  v.init_cond();
+};
 // An accessor exists exactly on the ops whose catalogue entry names that operand.
 static_assert(has_tensor<typed<tile::load>> && has_tensor<typed<tile::store>> && !has_tensor<typed<tile::add>>);
 static_assert(has_init_cond<view<opcode::tile_matmul_acc>> && !has_init_cond<view<opcode::tile_matmul>>);
@@ -247,7 +252,7 @@ TEST_CASE("text appends, repeats its own bytes, copies and moves, also in consta
   text full;
   full.reserve(40);
   full << "0123456789abcdefghij0123456789abcdefghij";  // exactly full
-  full.repeat(3, 30);  // grows, past the short-copy loop, while its source is in the old buffer
+  full.repeat(3, 30);                                  // grows, past the short-copy loop, while its source is in the old buffer
   CHECK(full.size() == 70);
   CHECK(full.view().substr(40) == "3456789abcdefghij0123456789abc");
 }

@@ -100,9 +100,9 @@ constexpr function add_kernel(flaw fl = flaw::none) {
   if (fl != flaw::missing_return) b.result_type(t);
   const value_id mem_a =
       b.emit1(opcode::tile_alloc, {operand::of(memory_space::vec), operand::integer(2048)}, mem_type(), "mem_a", at(2));
-  const value_id mem_b = b.emit1(
-      opcode::tile_alloc, {operand::of(memory_space::vec), operand::integer(fl == flaw::alloc_capacity ? 0 : 2048)},
-      mem_type(), "mem_b", at(3), {kwarg{keyword::addr, operand::integer(fl == flaw::alloc_addr ? -64 : 0)}});
+  const value_id mem_b =
+      b.emit1(opcode::tile_alloc, {operand::of(memory_space::vec), operand::integer(fl == flaw::alloc_capacity ? 0 : 2048)},
+              mem_type(), "mem_b", at(3), {kwarg{keyword::addr, operand::integer(fl == flaw::alloc_addr ? -64 : 0)}});
   const value_id mem_r = b.emit1(opcode::tile_alloc,
                                  {operand::of(fl == flaw::storage_space ? memory_space::mat : memory_space::vec),
                                   operand::integer(fl == flaw::storage_capacity ? 1024 : 2048)},
@@ -114,8 +114,8 @@ constexpr function add_kernel(flaw fl = flaw::none) {
                                 fl == flaw::load_extents ? b.pair(32, 32) : b.pair(16, 32)},
                                ta, "lhs", at(5));
   const value_id rhs = b.emit1(opcode::tile_load,
-                               {operand::of(B), fl == flaw::load_window ? b.pair(8, 0) : b.pair(0, 0), b.pair(16, 32)},
-                               tb, "rhs", at(6));
+                               {operand::of(B), fl == flaw::load_window ? b.pair(8, 0) : b.pair(0, 0), b.pair(16, 32)}, tb, "rhs",
+                               at(6));
   type tr = in_storage(fp32_tile(), mem_r);
   if (fl == flaw::add_shape) tr = in_storage(with_valid(fp32_tile(), extent::of(8), extent::of(32)), mem_r);
   if (fl == flaw::add_dtype) tr = in_storage(tile_type(16, 32, dtype::int32), mem_r);
@@ -128,8 +128,8 @@ constexpr function add_kernel(flaw fl = flaw::none) {
   if (fl == flaw::missing_operand) {
     total = b.emit1(opcode::tile_add, {operand::of(lhs)}, tr, "total", at(7));
   } else if (fl == flaw::bad_keyword) {
-    total = b.emit1(opcode::tile_add, {operand::of(lhs), second}, tr, "total", at(7),
-                    {kwarg{keyword::addr, operand::integer(0)}});
+    total =
+        b.emit1(opcode::tile_add, {operand::of(lhs), second}, tr, "total", at(7), {kwarg{keyword::addr, operand::integer(0)}});
   } else {
     total = b.emit1(opcode::tile_add, {operand::of(lhs), second}, tr, "total", at(7));
   }
@@ -153,22 +153,19 @@ constexpr function tile_ops_kernel(flaw fl = flaw::none) {
   const type big = tile_type(32, 32, dtype::fp32);
   const type small = tile_type(16, 32, dtype::fp32);
   const value_id x = b.emit1(opcode::tile_load, {operand::of(X), b.pair(0, 0), b.pair(32, 32)}, big, "x", at(2));
-  const value_id half = b.emit1(
-      opcode::tile_slice,
-      {operand::of(x), b.pair(16, fl == flaw::slice_shape ? 16 : 32), b.pair(fl == flaw::slice_fit ? 24 : 16, 0)},
-      small, "half", at(3));
-  const value_id scaled =
-      b.emit1(opcode::tile_muls, {operand::of(half), fl == flaw::adds_scalar ? operand::of(x) : operand::of(s)}, small,
-              "scaled", at(4));
+  const value_id half =
+      b.emit1(opcode::tile_slice,
+              {operand::of(x), b.pair(16, fl == flaw::slice_shape ? 16 : 32), b.pair(fl == flaw::slice_fit ? 24 : 16, 0)}, small,
+              "half", at(3));
+  const value_id scaled = b.emit1(
+      opcode::tile_muls, {operand::of(half), fl == flaw::adds_scalar ? operand::of(x) : operand::of(s)}, small, "scaled", at(4));
   const value_id e = b.emit1(opcode::tile_exp, {operand::of(scaled)}, small, "e", at(5));
   const value_id placed = b.emit1(opcode::tile_assemble, {operand::of(x), operand::of(e), b.pair(0, 0)},
                                   fl == flaw::assemble_result ? small : big, "placed", at(6));
-  const value_id moved =
-      b.emit1(opcode::tile_move, {operand::of(placed)}, fl == flaw::move_shape ? small : big, "moved", at(7));
+  const value_id moved = b.emit1(opcode::tile_move, {operand::of(placed)}, fl == flaw::move_shape ? small : big, "moved", at(7));
   const value_id sums = b.emit1(opcode::tile_row_sum, {operand::of(moved)},
                                 tile_type(32, fl == flaw::row_sum_shape ? 2 : 1, dtype::fp32), "sums", at(8));
-  b.emit1(opcode::tile_get_block_idx, {}, fl == flaw::spmd_result ? scalar_type(dtype::int32) : index_t(), "blk",
-          at(9));
+  b.emit1(opcode::tile_get_block_idx, {}, fl == flaw::spmd_result ? scalar_type(dtype::int32) : index_t(), "blk", at(9));
   const value_id r = b.emit1(opcode::tile_store, {operand::of(moved), b.pair(0, 0), operand::of(Out)}, t, "r", at(10));
   b.emit1(opcode::tile_full, {operand::decimal(0, 0)}, tile_type(32, 1, dtype::fp32), "zeros", at(11));
   (void)sums;
@@ -183,8 +180,7 @@ constexpr function cube_kernel(flaw fl = flaw::none) {
   const value_id B = b.param("B", tensor_type(64, 64, dtype::fp16), direction::in, at(1, 20));
   const value_id Out = b.param("Out", tensor_type(64, 64, dtype::fp32), direction::out, at(1, 30));
   b.result_type(tensor_type(64, 64, dtype::fp32));
-  const auto alloc = [&](memory_space sp, std::int64_t cap, std::int64_t addr, std::string_view name,
-                         std::uint32_t line) {
+  const auto alloc = [&](memory_space sp, std::int64_t cap, std::int64_t addr, std::string_view name, std::uint32_t line) {
     return b.emit1(opcode::tile_alloc, {operand::of(sp), operand::integer(cap)}, mem_type(), name, at(line),
                    {kwarg{keyword::addr, operand::integer(addr)}});
   };
@@ -201,16 +197,15 @@ constexpr function cube_kernel(flaw fl = flaw::none) {
                                 in_storage(tile_type(64, 64, dtype::fp16, memory_space::left), l_a), "a_l0", at(9));
   const value_id b_l0 = b.emit1(opcode::tile_move, {operand::of(bm)},
                                 in_storage(tile_type(64, 64, dtype::fp16, memory_space::right), r_b), "b_l0", at(10));
-  const type acc =
-      in_storage(tile_type(64, fl == flaw::matmul_shapes ? 32 : 64, dtype::fp32, memory_space::acc), m_acc);
-  const value_id x = b.emit1(
-      opcode::tile_matmul,
-      {operand::of(fl == flaw::matmul_spaces ? b_l0 : a_l0), operand::of(fl == flaw::matmul_spaces ? a_l0 : b_l0)}, acc,
-      "x", at(11));
+  const type acc = in_storage(tile_type(64, fl == flaw::matmul_shapes ? 32 : 64, dtype::fp32, memory_space::acc), m_acc);
+  const value_id x =
+      b.emit1(opcode::tile_matmul,
+              {operand::of(fl == flaw::matmul_spaces ? b_l0 : a_l0), operand::of(fl == flaw::matmul_spaces ? a_l0 : b_l0)}, acc,
+              "x", at(11));
   const value_id y =
       b.emit1(opcode::tile_matmul_acc, {operand::of(x), operand::of(a_l0), operand::of(b_l0)},
-              fl == flaw::matmul_acc_type ? in_storage(tile_type(64, 64, dtype::int32, memory_space::acc), m_acc) : acc,
-              "y", at(12), {kwarg{keyword::init_cond, operand::boolean(false)}});
+              fl == flaw::matmul_acc_type ? in_storage(tile_type(64, 64, dtype::int32, memory_space::acc), m_acc) : acc, "y",
+              at(12), {kwarg{keyword::init_cond, operand::boolean(false)}});
   const value_id r = b.emit1(opcode::tile_store, {operand::of(y), b.pair(0, 0), operand::of(Out)},
                              tensor_type(64, 64, dtype::fp32), "result", at(13));
   b.emit0(opcode::cf_return, {operand::of(r)}, at(14));
@@ -228,13 +223,11 @@ constexpr function branch_kernel(flaw fl = flaw::none) {
   const value_id k = b.param("k", index_t(), direction::in, at(1, 40));
   const value_id wide = b.param("w", scalar_type(dtype::int32), direction::in, at(1, 50));
   b.result_type(tensor_type(32, 64, dtype::fp32));
-  const value_id a =
-      b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, fp32_tile(), "a", at(2));
-  const value_id bb =
-      b.emit1(opcode::tile_load, {operand::of(B), b.pair(0, 0), b.pair(16, 32)}, fp32_tile(), "b", at(3));
-  const value_id flag =
-      b.emit1(opcode::scalar_lt, {operand::of(k), fl == flaw::scalar_dtypes ? operand::of(wide) : operand::integer(4)},
-              fl == flaw::compare_result ? index_t() : scalar_type(dtype::bool_), "flag", at(4));
+  const value_id a = b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, fp32_tile(), "a", at(2));
+  const value_id bb = b.emit1(opcode::tile_load, {operand::of(B), b.pair(0, 0), b.pair(16, 32)}, fp32_tile(), "b", at(3));
+  const value_id flag = b.emit1(opcode::scalar_lt,
+                                {operand::of(k), fl == flaw::scalar_dtypes ? operand::of(wide) : operand::integer(4)},
+                                fl == flaw::compare_result ? index_t() : scalar_type(dtype::bool_), "flag", at(4));
   const region_id arms = b.reserve_regions(fl == flaw::if_one_arm ? 1 : 2);
   b.open_region(arms, {}, {});
   const value_id product = b.emit1(opcode::tile_mul, {operand::of(a), operand::of(bb)}, fp32_tile(), "product", at(6));
@@ -246,8 +239,8 @@ constexpr function branch_kernel(flaw fl = flaw::none) {
   } else if (fl == flaw::yield_count) {
     b.emit0(opcode::cf_yield, {operand::of(product)}, at(7));
   } else {
-    b.emit0(opcode::cf_yield,
-            {operand::of(product), fl == flaw::yield_type ? operand::decimal(15, -1) : operand::integer(16)}, at(7));
+    b.emit0(opcode::cf_yield, {operand::of(product), fl == flaw::yield_type ? operand::decimal(15, -1) : operand::integer(16)},
+            at(7));
   }
   b.close_region();
   if (fl != flaw::if_one_arm) {
@@ -258,14 +251,12 @@ constexpr function branch_kernel(flaw fl = flaw::none) {
   const type rts[] = {fp32_tile(), index_t()};
   const std::string_view names[] = {"chosen", "offset"};
   const operand cond[] = {fl == flaw::if_cond ? operand::of(k) : operand::of(flag)};
-  const op_id iff =
-      b.emit(opcode::cf_if, cond, {}, rts, names, at(5), span32{arms.index, fl == flaw::if_one_arm ? 1u : 2u});
+  const op_id iff = b.emit(opcode::cf_if, cond, {}, rts, names, at(5), span32{arms.index, fl == flaw::if_one_arm ? 1u : 2u});
   const value_id chosen = b.fn().result(iff, 0);
   const value_id offset = b.fn().result(iff, 1);
   const operand stored = fl == flaw::use_other_region ? operand::of(product) : operand::of(chosen);
-  const value_id r =
-      b.emit1(opcode::tile_store, {stored, b.tuple({operand::of(offset), operand::integer(0)}), operand::of(Out)},
-              tensor_type(32, 64, dtype::fp32), "result", at(9));
+  const value_id r = b.emit1(opcode::tile_store, {stored, b.tuple({operand::of(offset), operand::integer(0)}), operand::of(Out)},
+                             tensor_type(32, 64, dtype::fp32), "result", at(9));
   b.emit0(opcode::cf_return, {operand::of(fl == flaw::return_type ? A : r)}, at(10));
   return b.finish();
 }
@@ -280,8 +271,7 @@ constexpr function loop_kernel(flaw fl = flaw::none) {
   const value_id cols = b.param("cols", index_t(), direction::in, at(1, 40));
   const value_id x = b.param("x", scalar_type(dtype::fp32), direction::in, at(1, 50));
   b.result_type(tensor_type(64, 64, dtype::fp32));
-  const value_id a =
-      b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, fp32_tile(), "a", at(2));
+  const value_id a = b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, fp32_tile(), "a", at(2));
   // for i in range(0, count, 1) iter(left = a, row = 0) -> (Tile, INDEX)
   const region_id body = b.reserve_regions(1);
   const type carried[] = {index_t(), fp32_tile(), fl == flaw::for_carry ? scalar_type(dtype::int32) : index_t()};
@@ -289,10 +279,8 @@ constexpr function loop_kernel(flaw fl = flaw::none) {
   b.open_region(body, carried, carried_names);
   const value_id left = b.fn().arg(body, 1);
   const value_id row = b.fn().arg(body, 2);
-  const value_id next =
-      b.emit1(opcode::tile_adds, {operand::of(left), operand::decimal(1, 0)}, fp32_tile(), "next", at(4));
-  const value_id row_next =
-      b.emit1(opcode::scalar_add, {operand::of(row), operand::integer(1)}, carried[2], "row_next", at(5));
+  const value_id next = b.emit1(opcode::tile_adds, {operand::of(left), operand::decimal(1, 0)}, fp32_tile(), "next", at(4));
+  const value_id row_next = b.emit1(opcode::scalar_add, {operand::of(row), operand::integer(1)}, carried[2], "row_next", at(5));
   b.emit0(opcode::cf_yield, {operand::of(next), operand::of(row_next)}, at(6));
   b.close_region();
   const operand for_args[] = {operand::integer(0), fl == flaw::for_bounds ? operand::of(x) : operand::of(count),
@@ -307,8 +295,8 @@ constexpr function loop_kernel(flaw fl = flaw::none) {
   const type wt[] = {index_t()};
   const std::string_view wn[] = {"k"};
   b.open_region(wr, wt, wn);
-  const value_id c = b.emit1(opcode::scalar_lt, {operand::of(b.fn().arg(wr, 0)), operand::of(cols)},
-                             scalar_type(dtype::bool_), "c", at(8));
+  const value_id c =
+      b.emit1(opcode::scalar_lt, {operand::of(b.fn().arg(wr, 0)), operand::of(cols)}, scalar_type(dtype::bool_), "c", at(8));
   b.emit0(opcode::cf_yield, {fl == flaw::while_cond ? operand::of(b.fn().arg(wr, 0)) : operand::of(c)}, at(8, 30));
   b.close_region();
   const region_id wbody{wr.index + 1};
@@ -323,9 +311,9 @@ constexpr function loop_kernel(flaw fl = flaw::none) {
   const op_id wl = b.emit(opcode::cf_while, w_args, {}, wt, w_names, at(7), span32{wr.index, 2});
   const value_id k_out = b.fn().result(wl, 0);
   const value_id col = b.emit1(opcode::scalar_mul, {operand::of(k_out), operand::integer(0)}, index_t(), "col", at(11));
-  const value_id r = b.emit1(
-      opcode::tile_store, {operand::of(left_out), b.tuple({operand::of(row_out), operand::of(col)}), operand::of(Out)},
-      tensor_type(64, 64, dtype::fp32), "result", at(12));
+  const value_id r = b.emit1(opcode::tile_store,
+                             {operand::of(left_out), b.tuple({operand::of(row_out), operand::of(col)}), operand::of(Out)},
+                             tensor_type(64, 64, dtype::fp32), "result", at(12));
   b.emit0(opcode::cf_return, {operand::of(r)}, at(13));
   return b.finish();
 }
@@ -340,22 +328,20 @@ constexpr function runtime_valid_kernel(flaw fl = flaw::none) {
   b.result_type(t);
   // Why: with valid_before_def the tile's valid extent names `cols`, defined only after it.
   const value_id cols_early{static_cast<std::uint32_t>(b.fn().values.size() + 1)};
-  const value_id loaded_early =
-      fl == flaw::valid_before_def
-          ? b.emit1(opcode::tile_create, {},
-                    with_valid(tile_type(16, 64, dtype::fp32), extent::of(16), extent::of(cols_early)), "early", at(2))
-          : value_id{};
+  const value_id loaded_early = fl == flaw::valid_before_def
+                                    ? b.emit1(opcode::tile_create, {},
+                                              with_valid(tile_type(16, 64, dtype::fp32), extent::of(16), extent::of(cols_early)),
+                                              "early", at(2))
+                                    : value_id{};
   (void)loaded_early;
   const value_id cols = b.emit1(opcode::scalar_cast, {operand::of(n), operand::of(dtype::index)},
                                 fl == flaw::cast_result ? scalar_type(dtype::int64) : index_t(), "cols", at(3));
   const type vt = with_valid(tile_type(16, 64, dtype::fp32), extent::of(16), extent::of(cols));
-  const value_id loaded =
-      b.emit1(opcode::tile_load,
-              {operand::of(X), b.pair(0, 0), b.pair(16, 64), b.tuple({operand::integer(16), operand::of(cols)})}, vt,
-              "loaded", at(4));
+  const value_id loaded = b.emit1(
+      opcode::tile_load, {operand::of(X), b.pair(0, 0), b.pair(16, 64), b.tuple({operand::integer(16), operand::of(cols)})}, vt,
+      "loaded", at(4));
   const value_id doubled = b.emit1(opcode::tile_add, {operand::of(loaded), operand::of(loaded)}, vt, "doubled", at(5));
-  const value_id r =
-      b.emit1(opcode::tile_store, {operand::of(doubled), b.pair(0, 0), operand::of(Out)}, t, "result", at(6));
+  const value_id r = b.emit1(opcode::tile_store, {operand::of(doubled), b.pair(0, 0), operand::of(Out)}, t, "result", at(6));
   b.emit0(opcode::cf_return, {operand::of(r)}, at(7));
   return b.finish();
 }
@@ -366,8 +352,7 @@ constexpr function buffer_kernel(flaw fl = flaw::none) {
   b.fn().stage = ir_stage::buffer;
   const type t = fp32_tensor();
   const value_id A = b.param("A", t, direction::in, at(1, 10));
-  const value_id B =
-      b.param("B", fl == flaw::buffer_load_dtype ? tensor_type(16, 32, dtype::fp16) : t, direction::in, at(1, 20));
+  const value_id B = b.param("B", fl == flaw::buffer_load_dtype ? tensor_type(16, 32, dtype::fp16) : t, direction::in, at(1, 20));
   const value_id Out = b.param("Out", t, direction::out, at(1, 30));
   b.result_type(t);
   const type bt = buffer_type(16, 32, dtype::fp32);
@@ -376,14 +361,13 @@ constexpr function buffer_kernel(flaw fl = flaw::none) {
   const value_id r_buf =
       b.emit1(opcode::buffer_alloc, {fl == flaw::buffer_alloc_valid ? b.tuple({operand::integer(16)}) : b.tuple({})},
               fl == flaw::buffer_add_descriptor ? with_valid(bt, extent::of(8), extent::of(32)) : bt, "r_buf", at(4));
-  const value_id root = b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(8192)},
-                                buffer_type(128, 32, dtype::uint8), "root", at(5));
-  const value_id window =
-      b.emit1(opcode::buffer_subview, {operand::of(root), b.pair(fl == flaw::subview_fit ? 100 : 2, 0)},
-              buffer_type(64, 32, dtype::uint8), "window", at(6));
-  const value_id part = b.emit1(
-      opcode::buffer_reshape, {operand::of(window)},
-      fl == flaw::reshape_bytes ? buffer_type(16, 16, dtype::fp32) : buffer_type(16, 32, dtype::fp32), "part", at(7));
+  const value_id root =
+      b.emit1(opcode::buffer_alloc, {b.tuple({}), operand::integer(8192)}, buffer_type(128, 32, dtype::uint8), "root", at(5));
+  const value_id window = b.emit1(opcode::buffer_subview, {operand::of(root), b.pair(fl == flaw::subview_fit ? 100 : 2, 0)},
+                                  buffer_type(64, 32, dtype::uint8), "window", at(6));
+  const value_id part = b.emit1(opcode::buffer_reshape, {operand::of(window)},
+                                fl == flaw::reshape_bytes ? buffer_type(16, 16, dtype::fp32) : buffer_type(16, 32, dtype::fp32),
+                                "part", at(7));
   const value_id mat =
       b.emit1(opcode::buffer_alloc, {b.tuple({})}, buffer_type(16, 32, dtype::fp32, memory_space::mat), "mat", at(8));
   if (fl == flaw::tile_value_in_buffer) b.emit1(opcode::scalar_const, {operand::integer(1)}, fp32_tile(), "bad", at(9));
@@ -427,8 +411,7 @@ constexpr program orchestrated(orch_flaw fl = orch_flaw::none) {
     const value_id A = b.param("A", fp32_tensor(), direction::in, at(30, 10));
     const value_id Out = b.param("Out", tensor_type(16, 1, dtype::fp32), direction::out, at(30, 20));
     b.result_type(tensor_type(16, 1, dtype::fp32));
-    const value_id x =
-        b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, fp32_tile(), "x", at(31));
+    const value_id x = b.emit1(opcode::tile_load, {operand::of(A), b.pair(0, 0), b.pair(16, 32)}, fp32_tile(), "x", at(31));
     const value_id m = b.emit1(opcode::tile_row_max, {operand::of(x)}, tile_type(16, 1, dtype::fp32), "m", at(32));
     if (fl == orch_flaw::submit_in_device)
       b.emit1(opcode::orch_submit, {b.symbol("add"), b.tuple({}), b.tuple({})}, task_type(), "t", at(33));
@@ -443,9 +426,7 @@ constexpr program orchestrated(orch_flaw fl = orch_flaw::none) {
   const value_id Out = b.param("Out", fp32_tensor(), direction::out, at(40, 30));
   const value_id Peak = b.param("Peak", tensor_type(16, 1, dtype::fp32), direction::out, at(40, 40));
   const value_id n = b.param("n", index_t(), direction::in, at(40, 50));
-  const std::string_view callee = fl == orch_flaw::unknown_callee      ? "nope"
-                                  : fl == orch_flaw::callee_not_device ? "main"
-                                                                       : "add";
+  const std::string_view callee = fl == orch_flaw::unknown_callee ? "nope" : fl == orch_flaw::callee_not_device ? "main" : "add";
   const operand args0 = fl == orch_flaw::arg_count ? b.tuple({operand::of(A), operand::of(B), operand::of(Out)})
                         : fl == orch_flaw::arg_type
                             ? b.tuple({operand::of(A), operand::of(Peak), operand::of(Out), operand::of(n)})

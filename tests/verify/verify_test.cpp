@@ -33,8 +33,7 @@ std::string dump(const std::vector<diagnostic>& ds) { return std::string(format_
 const rule_case rule_cases[] = {
     // SSA
     {"use before def", add_kernel, flaw::use_before_def, "use of 'result' before its definition", at(7)},
-    {"not visible", branch_kernel, flaw::use_other_region, "'product' is not visible here (defined in another region)",
-     at(9)},
+    {"not visible", branch_kernel, flaw::use_other_region, "'product' is not visible here (defined in another region)", at(9)},
     {"unknown value", add_kernel, flaw::unknown_value, "use of unknown value %9999", at(7)},
     {"type ref before def", runtime_valid_kernel, flaw::valid_before_def, "use of 'cols' before its definition", at(2)},
     {"double definition", add_kernel, flaw::double_definition, "value 'total' is defined more than once", at(8)},
@@ -49,23 +48,20 @@ const rule_case rule_cases[] = {
     {"load dtype", add_kernel, flaw::load_dtype, "tile.load result dtype must equal the tensor dtype", at(6)},
     {"load extents", add_kernel, flaw::load_extents, "tile.load shape operand must equal the tile's physical shape", at(5)},
     {"load window", add_kernel, flaw::load_window, "tile.load window must lie within the tensor", at(6)},
-    {"store result", add_kernel, flaw::store_result, "tile.store result type must equal the tensor operand's type",
-     at(8)},
+    {"store result", add_kernel, flaw::store_result, "tile.store result type must equal the tensor operand's type", at(8)},
     {"move", tile_ops_kernel, flaw::move_shape, "tile.move result must have the source's shape and dtype", at(7)},
-    {"slice shape", tile_ops_kernel, flaw::slice_shape, "tile.slice shape must be static and equal the result shape",
-     at(3)},
+    {"slice shape", tile_ops_kernel, flaw::slice_shape, "tile.slice shape must be static and equal the result shape", at(3)},
     {"slice fit", tile_ops_kernel, flaw::slice_fit, "tile.slice window must lie within the source", at(3)},
-    {"assemble", tile_ops_kernel, flaw::assemble_result, "tile.assemble result must have the target's shape and dtype",
-     at(6)},
+    {"assemble", tile_ops_kernel, flaw::assemble_result, "tile.assemble result must have the target's shape and dtype", at(6)},
     {"matmul spaces", cube_kernel, flaw::matmul_spaces, "tile.matmul operands must be Left x Right -> Acc", at(11)},
     {"matmul shapes", cube_kernel, flaw::matmul_shapes, "tile.matmul shapes must be [M, K] x [K, N] -> [M, N]", at(11)},
-    {"matmul_acc", cube_kernel, flaw::matmul_acc_type, "tile.matmul_acc accumulator must have the result's type",
-     at(12)},
+    {"matmul_acc", cube_kernel, flaw::matmul_acc_type, "tile.matmul_acc accumulator must have the result's type", at(12)},
     {"reduction", tile_ops_kernel, flaw::row_sum_shape, "tile.row_sum result must be [R, 1]", at(8)},
     {"spmd query", tile_ops_kernel, flaw::spmd_result, "tile.get_block_idx result must be Scalar[INDEX]", at(9)},
     {"alloc capacity", add_kernel, flaw::alloc_capacity, "planned tile.alloc capacity must be a positive static byte count",
      at(3)},
-    {"alloc addr", add_kernel, flaw::alloc_addr, "tile.alloc requires nonnegative placed addresses: addr must be a nonnegative integer literal", at(3)},
+    {"alloc addr", add_kernel, flaw::alloc_addr,
+     "tile.alloc requires nonnegative placed addresses: addr must be a nonnegative integer literal", at(3)},
     {"storage alloc", add_kernel, flaw::storage_not_alloc, "storage of 'lhs' must name a tile.alloc result", at(5)},
     {"storage space", add_kernel, flaw::storage_space,
      "storage of 'total' must be in its memory space Vec, but 'mem_r' is a Mat allocation", at(7)},
@@ -78,24 +74,21 @@ const rule_case rule_cases[] = {
     // regions
     {"if condition", branch_kernel, flaw::if_cond, "if condition must be a BOOL scalar", at(5)},
     {"if arms", branch_kernel, flaw::if_one_arm, "if must own 2 region(s), has 1", at(5)},
-    {"yield count", branch_kernel, flaw::yield_count, "yield must yield 2 value(s) to match the if results, got 1",
-     at(7)},
+    {"yield count", branch_kernel, flaw::yield_count, "yield must yield 2 value(s) to match the if results, got 1", at(7)},
     {"yield type", branch_kernel, flaw::yield_type, "yield operand 1 must have the type of if result 1", at(7)},
     {"for bounds", loop_kernel, flaw::for_bounds, "for bounds (start, stop, step) must be integer scalars", at(3)},
-    {"for carries", loop_kernel, flaw::for_carry,
-     "for iteration value 1 must have the same type as its init and result", at(3)},
-    {"while condition", loop_kernel, flaw::while_cond, "yield in a while condition region must yield one BOOL",
-     at(8, 30)},
+    {"for carries", loop_kernel, flaw::for_carry, "for iteration value 1 must have the same type as its init and result", at(3)},
+    {"while condition", loop_kernel, flaw::while_cond, "yield in a while condition region must yield one BOOL", at(8, 30)},
     {"yield last", branch_kernel, flaw::yield_not_last, "yield must be the last op of its region", at(7)},
     {"return placement", branch_kernel, flaw::return_in_region, "return is only allowed in the function body", at(7)},
     {"return type", branch_kernel, flaw::return_type, "return operand 0 must have the function's result type", at(10)},
     {"missing return", add_kernel, flaw::missing_return, "", {}},  // no results declared: must stay valid
     // stage membership and function rules
     {"tile param", add_kernel, flaw::tile_param, "device function '@add' cannot take Tile parameter 'B'", at(1, 20)},
-    {"direction", add_kernel, flaw::scalar_direction,
-     "parameter 'n' has a direction but only tensor parameters take one", at(1, 40)},
-    {"tile op in buffer stage", buffer_kernel, flaw::tile_op_in_buffer,
-     "tile.create is not allowed in a Buffer-stage function", at(14)},
+    {"direction", add_kernel, flaw::scalar_direction, "parameter 'n' has a direction but only tensor parameters take one",
+     at(1, 40)},
+    {"tile op in buffer stage", buffer_kernel, flaw::tile_op_in_buffer, "tile.create is not allowed in a Buffer-stage function",
+     at(14)},
     {"buffer op in tile stage", add_kernel, flaw::buffer_op_in_tile,
      "buffer.get_block_idx is not allowed in a Tile-stage function", at(8, 40)},
     {"tile value in buffer stage", buffer_kernel, flaw::tile_value_in_buffer,
@@ -105,12 +98,10 @@ const rule_case rule_cases[] = {
      "buffer.alloc valid tuple must have one entry per runtime ('?') dim", at(4)},
     {"buffer elementwise", buffer_kernel, flaw::buffer_add_descriptor,
      "buffer.add operands must have descriptors identical to the destination", at(13)},
-    {"buffer.load", buffer_kernel, flaw::buffer_load_dtype, "buffer.load buffer dtype must match the tensor dtype",
-     at(11)},
-    {"buffer.copy", buffer_kernel, flaw::buffer_copy_spaces,
-     "buffer.copy supports Vec -> Vec and Mat -> Left/Right only", at(12)},
-    {"buffer.subview", buffer_kernel, flaw::subview_fit,
-     "buffer.subview offsets must keep the window within the source", at(6)},
+    {"buffer.load", buffer_kernel, flaw::buffer_load_dtype, "buffer.load buffer dtype must match the tensor dtype", at(11)},
+    {"buffer.copy", buffer_kernel, flaw::buffer_copy_spaces, "buffer.copy supports Vec -> Vec and Mat -> Left/Right only",
+     at(12)},
+    {"buffer.subview", buffer_kernel, flaw::subview_fit, "buffer.subview offsets must keep the window within the source", at(6)},
     {"buffer.reshape", buffer_kernel, flaw::reshape_bytes, "buffer.reshape must preserve the total bytes", at(7)},
 };
 
@@ -135,10 +126,8 @@ TEST_CASE("each rule reports its message at the op's location") {
   for (const auto& c : rule_cases) {
     const auto ds = verify(single(c.kernel(c.broken)));
     INFO("rule: " << c.rule << "\n" << dump(ds));
-    if (c.message[0] == '\0')
-      CHECK(ds.empty());
-    else
-      CHECK(reports(ds, c.message, c.loc));
+    if (c.message[0] == '\0') CHECK(ds.empty());
+    else CHECK(reports(ds, c.message, c.loc));
   }
 }
 
@@ -155,7 +144,8 @@ TEST_CASE("operand counts are read from the decoded signature: optional and vari
   CHECK(reports(ds, "tile.load expects 3 to 4 operand(s), got 5", at(2)));
   CHECK(reports(ds, "for expects 3 or more operand(s), got 2", at(3)));
   // Four operands are within "vppp?": line 4 reports no operand count.
-  for (const auto& d : ds) CHECK_FALSE((d.loc == at(4) && std::string_view(d.message.view()).find("expects") != std::string_view::npos));
+  for (const auto& d : ds)
+    CHECK_FALSE((d.loc == at(4) && std::string_view(d.message.view()).find("expects") != std::string_view::npos));
 }
 
 TEST_CASE("a function with results must end with return") {
@@ -166,13 +156,10 @@ TEST_CASE("a function with results must end with return") {
 }
 
 TEST_CASE("orchestration rules") {
-  CHECK(reports(verify(orchestrated(orch_flaw::tile_op)), "tile.create is not allowed in an orchestration function",
-                at(42)));
-  CHECK(reports(verify(orchestrated(orch_flaw::submit_in_device)), "submit is only allowed in orchestration functions",
-                at(33)));
+  CHECK(reports(verify(orchestrated(orch_flaw::tile_op)), "tile.create is not allowed in an orchestration function", at(42)));
+  CHECK(reports(verify(orchestrated(orch_flaw::submit_in_device)), "submit is only allowed in orchestration functions", at(33)));
   CHECK(reports(verify(orchestrated(orch_flaw::unknown_callee)), "submit callee '@nope' is not defined", at(41)));
-  CHECK(reports(verify(orchestrated(orch_flaw::callee_not_device)), "submit callee '@main' is not a device function",
-                at(41)));
+  CHECK(reports(verify(orchestrated(orch_flaw::callee_not_device)), "submit callee '@main' is not a device function", at(41)));
   CHECK(reports(verify(orchestrated(orch_flaw::arg_count)), "submit @add expects 4 arguments, got 3", at(41)));
   CHECK(reports(verify(orchestrated(orch_flaw::arg_type)),
                 "submit @add argument 1 must be a tensor of the parameter's shape and dtype", at(41)));
@@ -218,8 +205,7 @@ TEST_CASE("malformed IR gives diagnostics, never a crash") {
   SUBCASE("operand range out of bounds") {
     function f = add_kernel();
     f.ops[5].op = make_op(opcode::tile_add, span32{100000, 2});
-    CHECK(reports(verify(single(std::move(f))), "tile.add has malformed operand, keyword, result or region ranges",
-                  at(7)));
+    CHECK(reports(verify(single(std::move(f))), "tile.add has malformed operand, keyword, result or region ranges", at(7)));
   }
   SUBCASE("region id out of range") {
     function f = branch_kernel();
@@ -276,8 +262,8 @@ TEST_CASE("region scoping: a while body sees its own args but not the condition 
   const type wt[] = {index_t()};
   const std::string_view cond_names[] = {"k"};
   b.open_region(wr, wt, cond_names);
-  const value_id c = b.emit1(opcode::scalar_lt, {operand::of(b.fn().arg(wr, 0)), operand::of(limit)},
-                             scalar_type(dtype::bool_), "c", at(2));
+  const value_id c =
+      b.emit1(opcode::scalar_lt, {operand::of(b.fn().arg(wr, 0)), operand::of(limit)}, scalar_type(dtype::bool_), "c", at(2));
   b.emit0(opcode::cf_yield, {operand::of(c)}, at(2, 20));
   b.close_region();
   const region_id body{wr.index + 1};

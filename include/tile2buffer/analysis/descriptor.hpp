@@ -92,8 +92,8 @@ constexpr text matrix_descriptor_problem(const type& t) {
   if (t.slayout == box_layout::none_box) return why << "is a matrix tile without fractal boxes (slayout none_box)";
   const auto box = fractal_box(t);
   if (box[0] == 0 || t.shape[0] <= 0 || t.shape[1] <= 0 || t.shape[0] % box[0] != 0 || t.shape[1] % box[1] != 0)
-    return why << "has physical shape [" << t.shape[0] << ", " << t.shape[1] << "], which is not whole fractal boxes of [" << box[0]
-               << ", " << box[1] << ']';
+    return why << "has physical shape [" << t.shape[0] << ", " << t.shape[1] << "], which is not whole fractal boxes of ["
+               << box[0] << ", " << box[1] << ']';
   return why;
 }
 

@@ -32,7 +32,8 @@ struct kernel_analyses {
   bool storage_checked = false;
 
   constexpr explicit kernel_analyses(const function& f)
-      : storage(f), divisibility(f), windows(f, divisibility), dynamic(f), shared_storage(f, windows, !dynamic.storage.empty()), versions(f) {}
+      : storage(f), divisibility(f), windows(f, divisibility), dynamic(f), shared_storage(f, windows, !dynamic.storage.empty()),
+        versions(f) {}
 };
 
 /// Kernel analyses of one program, indexed like `program::functions`, computed on first use.

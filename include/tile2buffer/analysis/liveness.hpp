@@ -22,7 +22,8 @@ inline namespace v0 {
 /// The ops of a function in program (walk) order.
 class program_order {
  public:
-  constexpr explicit program_order(const function& f) : pos_(f.ops.size(), 0), end_(f.ops.size(), 0), parent_(f.ops.size(), op_id{}) {
+  constexpr explicit program_order(const function& f)
+      : pos_(f.ops.size(), 0), end_(f.ops.size(), 0), parent_(f.ops.size(), op_id{}) {
     walk(f, [&](op_id o) {
       pos_[o.index] = static_cast<std::uint32_t>(ops_.size());
       ops_.push_back(o);

@@ -23,9 +23,9 @@ class metadata_versions {
   explicit constexpr metadata_versions(const function& f) {
     bool any_setter = false;
     for (const auto& n : f.ops) any_setter = any_setter || n.code() == opcode::tile_set_validshape;
-    if (!any_setter) return;  // why: the common kernel pays one scan, no per-value tables
+    if (!any_setter) return;                                     // why: the common kernel pays one scan, no per-value tables
     std::vector<std::uint32_t> version(f.values.size(), no_id);  // value -> the version it reads
-    std::vector<char> replaced(f.values.size(), 0);                // version -> a setter replaced it
+    std::vector<char> replaced(f.values.size(), 0);              // version -> a setter replaced it
     stale_.assign(f.ops.size(), value_id{});
     const auto version_of = [&](value_id v) { return version[v.index] == no_id ? v.index : version[v.index]; };
     walk(f, [&](op_id o) {
@@ -47,9 +47,7 @@ class metadata_versions {
   }
 
   /// The first stale Tile operand op `o` reads, or an invalid id.
-  [[nodiscard]] constexpr value_id stale_use(op_id o) const {
-    return o.index < stale_.size() ? stale_[o.index] : value_id{};
-  }
+  [[nodiscard]] constexpr value_id stale_use(op_id o) const { return o.index < stale_.size() ? stale_[o.index] : value_id{}; }
 
  private:
   std::vector<value_id> stale_;  // by op id; empty when the kernel has no setter

@@ -41,12 +41,15 @@ constexpr text op_contract_problem(const function& f, op_id o, const kernel_anal
   const operand written = written_operand(f, o);
   for (const operand& x : f.args(o))
     if (x.is_value() && f.type_of(x.value()).is_tensor())
-      if (text why = parameter_direction_problem(f, gm_alias_root(f, x.value()), written.is_value() && written.value() == x.value());
+      if (text why =
+              parameter_direction_problem(f, gm_alias_root(f, x.value()), written.is_value() && written.value() == x.value());
           !why.empty())
         return text(mnemonic(c)) << ": " << why;
   if (k.dynamic.any)
-    if (text why = unsigned_extent_problem(f, o); !why.empty()) return text(mnemonic(c)) << ": outside the default contract: " << why;
-  if (const value_id stale = k.versions.stale_use(o); stale.valid()) return text(mnemonic(c)) << ": " << stale_version_reason(f, stale);
+    if (text why = unsigned_extent_problem(f, o); !why.empty())
+      return text(mnemonic(c)) << ": outside the default contract: " << why;
+  if (const value_id stale = k.versions.stale_use(o); stale.valid())
+    return text(mnemonic(c)) << ": " << stale_version_reason(f, stale);
   return {};
 }
 
@@ -59,7 +62,8 @@ struct parameter_problem {
 constexpr std::vector<parameter_problem> kernel_parameter_problems(const function& f) {
   std::vector<parameter_problem> out;
   for (const auto& p : f.params)
-    if (f.type_of(p.value).is_tile()) out.push_back(parameter_problem{p.loc, text("device Tile parameters require the Buffer helper ABI recipe")});
+    if (f.type_of(p.value).is_tile())
+      out.push_back(parameter_problem{p.loc, text("device Tile parameters require the Buffer helper ABI recipe")});
   return out;
 }
 

@@ -30,7 +30,8 @@ constexpr std::vector<text> pto_parameter_problems(const function& f, const para
   const type& t = f.type_of(p.value);
   const std::string_view n = f.name_of(p.value);
   if (!t.is_scalar() && !t.is_tensor()) {
-    out.push_back(text("parameter '") << n << "' is not a GM tensor or a scalar; the PTO kernel ABI has no buffer or tile parameters");
+    out.push_back(text("parameter '") << n
+                                      << "' is not a GM tensor or a scalar; the PTO kernel ABI has no buffer or tile parameters");
     return out;
   }
   if (!t.is_tensor()) return out;
@@ -38,8 +39,8 @@ constexpr std::vector<text> pto_parameter_problems(const function& f, const para
     out.push_back(text("GM parameter '") << n << "' has dtype " << name(t.dt)
                                          << "; PTO tensor parameters are FP16, BF16, FP32, INT32 or INT8");
   if (t.shape[0] <= 0 || t.shape[1] <= 1)
-    out.push_back(text("GM parameter '") << n << "' needs a static shape with rows > 0 and columns > 1, got [" << t.shape[0] << ", "
-                                         << t.shape[1] << ']');
+    out.push_back(text("GM parameter '") << n << "' needs a static shape with rows > 0 and columns > 1, got [" << t.shape[0]
+                                         << ", " << t.shape[1] << ']');
   if (t.tlayout != tensor_layout::nd)
     out.push_back(text("GM parameter '") << n << "' has layout " << name(t.tlayout) << "; PTO tensor views require ND layout");
   if (t.has_stride && (t.stride[0] != t.shape[1] || t.stride[1] != 1))
@@ -65,8 +66,9 @@ constexpr text parameter_direction_problem(const function& f, value_id param, bo
   const direction d = f.params[f.value(param).index].dir;
   const direction forbidden = write ? direction::in : direction::out;
   if (d != forbidden) return {};
-  return text("cannot ") << (write ? "write '" : "read '") << f.name_of(param) << "', an " << name(d) << " parameter (parameter direction "
-                         << name(d) << ": the kernel only " << (write ? "reads" : "writes") << " it)";
+  return text("cannot ") << (write ? "write '" : "read '") << f.name_of(param) << "', an " << name(d)
+                         << " parameter (parameter direction " << name(d) << ": the kernel only " << (write ? "reads" : "writes")
+                         << " it)";
 }
 
 }  // namespace v0

@@ -53,9 +53,9 @@ constexpr text matrix_carry_problem(const function& f, value_id result, std::ini
     if (!x.is_value()) continue;
     const type& t = f.type_of(x.value());
     if (!r.has_storage() || t.mem != r.mem || t.mem_offset != r.mem_offset)
-      return text("matrix region carries must preserve one storage alias: '") << f.name_of(x.value()) << "' and '" << f.name_of(result)
-                                                                              << "' are in different " << name(r.space)
-                                                                              << " windows, and a matrix carry copy has no Buffer transfer";
+      return text("matrix region carries must preserve one storage alias: '")
+             << f.name_of(x.value()) << "' and '" << f.name_of(result) << "' are in different " << name(r.space)
+             << " windows, and a matrix carry copy has no Buffer transfer";
   }
   return {};
 }
@@ -74,7 +74,8 @@ constexpr text loop_setter_problem(const function& f, op_id o) {
     });
   if (setters.empty()) return {};
   std::vector<std::uint32_t> inside{o.index};  // its own iteration values are rebound every iteration
-  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r) walk(f, f.region_of(o, r), [&](op_id x) { inside.push_back(x.index); });
+  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r)
+    walk(f, f.region_of(o, r), [&](op_id x) { inside.push_back(x.index); });
   std::sort(inside.begin(), inside.end());
   for (op_id x : setters) {
     const operand t = view<opcode::tile_set_validshape>(f, x).tile();
@@ -82,8 +83,9 @@ constexpr text loop_setter_problem(const function& f, op_id o) {
     const value_info& info = f.value(t.value());
     const op_id def = info.origin() == value_origin::region_arg ? f.region(info.region).parent : info.def;
     if (!def.valid() || !std::binary_search(inside.begin(), inside.end(), def.index))
-      return text("tile.set_validshape of '") << f.name_of(t.value())
-                                              << "', defined outside the loop, would leave the next iteration reading a superseded version";
+      return text("tile.set_validshape of '")
+             << f.name_of(t.value())
+             << "', defined outside the loop, would leave the next iteration reading a superseded version";
   }
   return {};
 }
@@ -110,10 +112,13 @@ constexpr text dynamic_valid_problem(const function& f, op_id o, const kernel_an
       for (std::uint32_t i = 0; !own.valid() && i < f.op(x).results.count; ++i) see(f.result(x, i));
     });
   if (own.valid())
-    return text("'") << f.name_of(own) << "' inside the region has runtime or empty valid extents: user control flow with dynamic valid state stays Tile";
+    return text("'")
+           << f.name_of(own)
+           << "' inside the region has runtime or empty valid extents: user control flow with dynamic valid state stays Tile";
   if (shared.valid())
-    return text("'") << f.name_of(shared)
-                     << "' inside the region shares its storage with a tile of runtime or empty valid extents: user control flow with dynamic valid state stays Tile";
+    return text("'")
+           << f.name_of(shared)
+           << "' inside the region shares its storage with a tile of runtime or empty valid extents: user control flow with dynamic valid state stays Tile";
   return {};
 }
 
@@ -139,7 +144,8 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
           return text("GM branch results must alias the same parameter in both arms ('") << f.name_of(res) << "')";
         continue;
       }
-      for (const auto& [x, role] : {std::pair{operand::of(res), "branch result"}, std::pair{a, "then-arm yield"}, std::pair{b, "else-arm yield"}})
+      for (const auto& [x, role] :
+           {std::pair{operand::of(res), "branch result"}, std::pair{a, "then-arm yield"}, std::pair{b, "else-arm yield"}})
         if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
       if (text why = detail::matrix_carry_problem(f, res, {a, b}); !why.empty()) return why;
     }
@@ -154,8 +160,8 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
     // Reference §3.3: bounds are INDEX or signed integers (PTO's scf.for takes no unsigned bound).
     for (std::size_t b = 0; b < 2; ++b)
       if (const operand x = f.args(o)[b]; x.is_value() && is_unsigned(f.type_of(x.value()).dt))
-        return text("for loops need INDEX or signed integer bounds ('") << f.name_of(x.value()) << "' is "
-                                                                            << name(f.type_of(x.value()).dt) << ")";
+        return text("for loops need INDEX or signed integer bounds ('")
+               << f.name_of(x.value()) << "' is " << name(f.type_of(x.value()).dt) << ")";
   }
   const region_id body = loop_body(f, o);
   const op_id yield = trailing_yield(f, body);
@@ -170,9 +176,12 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
         return text("GM loop results must retain their initial parameter alias ('") << f.name_of(res) << "')";
       continue;
     }
-    for (const auto& [x, role] : {std::pair{inits[i], "loop initializer"}, std::pair{operand::of(res), "loop result"}, std::pair{next, "loop yield"}})
+    for (const auto& [x, role] :
+         {std::pair{inits[i], "loop initializer"}, std::pair{operand::of(res), "loop result"}, std::pair{next, "loop yield"}})
       if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
-    if (text why = detail::matrix_carry_problem(f, res, {inits[i], operand::of(iteration_value(f, o, body, i)), next}); !why.empty()) return why;
+    if (text why = detail::matrix_carry_problem(f, res, {inits[i], operand::of(iteration_value(f, o, body, i)), next});
+        !why.empty())
+      return why;
   }
   if (k.dynamic.any)
     if (text why = detail::dynamic_valid_problem(f, o, k); !why.empty()) return why;

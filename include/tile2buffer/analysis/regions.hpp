@@ -33,9 +33,7 @@ constexpr value_id iteration_value(const function& f, op_id o, region_id r, std:
 }
 
 /// The body region of a loop: `for`'s only region, `while`'s second.
-constexpr region_id loop_body(const function& f, op_id o) {
-  return f.region_of(o, f.op(o).code() == opcode::cf_while ? 1u : 0u);
-}
+constexpr region_id loop_body(const function& f, op_id o) { return f.region_of(o, f.op(o).code() == opcode::cf_while ? 1u : 0u); }
 
 /// The trailing `yield` of region `r`, or an invalid id.
 constexpr op_id trailing_yield(const function& f, region_id r) {

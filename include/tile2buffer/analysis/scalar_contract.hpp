@@ -45,8 +45,9 @@ constexpr text scalar_op_problem(const function& f, op_id o) {
   if (c == opcode::scalar_cast) {
     const auto from = scalar_dtype(f, typed<scalar::cast>(f, o).value());
     if (from && !cast_expressible(*from, res))
-      return text("cast from ") << name(*from) << " to " << name(res)
-                                << " has no PTO form (unsigned casts are identity, same-width reinterpretation, or from/to INDEX)";
+      return text("cast from ")
+             << name(*from) << " to " << name(res)
+             << " has no PTO form (unsigned casts are identity, same-width reinterpretation, or from/to INDEX)";
     return {};
   }
   bool uns = is_unsigned(res);

@@ -18,8 +18,8 @@ struct allocation {
   op_id def;
   value_id mem;
   memory_space space = memory_space::vec;
-  std::int64_t capacity = 0;             ///< bytes; 0 when not a static positive literal
-  std::optional<std::int64_t> address;   ///< set by addressed planners
+  std::int64_t capacity = 0;            ///< bytes; 0 when not a static positive literal
+  std::optional<std::int64_t> address;  ///< set by addressed planners
 };
 
 class storage_facts {

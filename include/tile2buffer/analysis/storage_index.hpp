@@ -144,7 +144,8 @@ class storage_index {
         const candidate& c = found[order[n]];
         const std::int64_t offset = f.type_of(c.v).mem_offset;
         const std::uint32_t desc =
-            interner.intern(descs_, c.product.valid() ? product_view_candidate(f, c.product)->desc : tile_desc(f.type_of(c.v))).index;
+            interner.intern(descs_, c.product.valid() ? product_view_candidate(f, c.product)->desc : tile_desc(f.type_of(c.v)))
+                .index;
         std::uint32_t k = first;
         while (k < keys_.size() && !(keys_[k].offset == offset && key_desc[k] == desc)) ++k;
         if (k == keys_.size()) {

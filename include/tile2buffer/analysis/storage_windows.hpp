@@ -35,7 +35,8 @@ struct dynamic_valid_state {
   }
   /// Whether tile type `t` carries dynamic valid state: its own extents, or its storage's.
   [[nodiscard]] constexpr bool holds(const type& t) const {
-    return t.is_tile() && (!descriptor_static_valid(t) || (t.has_storage() && std::binary_search(storage.begin(), storage.end(), t.mem.index)));
+    return t.is_tile() &&
+           (!descriptor_static_valid(t) || (t.has_storage() && std::binary_search(storage.begin(), storage.end(), t.mem.index)));
   }
 };
 

@@ -88,11 +88,10 @@ class window_facts {
         } else {
           for (int i = 0; i < 2; ++i) {
             const std::int64_t scale = i == 0 ? pitch : es;
-            w.aligned_bits = std::min(w.aligned_bits, std::min(scalar_divisibility::top, div.of(off[i]) + scalar_divisibility::of_constant(scale)));
-            if (off[i].kind == operand_kind::int_lit)
-              w.offset += off[i].num * scale;
-            else
-              w.static_offset = false;
+            w.aligned_bits = std::min(
+                w.aligned_bits, std::min(scalar_divisibility::top, div.of(off[i]) + scalar_divisibility::of_constant(scale)));
+            if (off[i].kind == operand_kind::int_lit) w.offset += off[i].num * scale;
+            else w.static_offset = false;
           }
         }
       }

@@ -58,8 +58,8 @@ class buffer_checker {
   constexpr void check_no_escaping_handle(op_id o) {
     const opcode c = f_.op(o).code();
     const std::string_view how = has_trait(c, trait::exits_function) ? "returned"
-                                 : is_terminator(c)                    ? "yielded"
-                                                                       : "a region result or carry";
+                                 : is_terminator(c)                  ? "yielded"
+                                                                     : "a region result or carry";
     // A region op's own operands are carried only into a loop (an if's condition is a scalar).
     const auto operands = is_loop_op(c) ? loop_inits(f_, o) : is_region_op(c) ? std::span<const operand>{} : f_.args(o);
     for (const operand& x : operands)
@@ -86,8 +86,7 @@ class buffer_checker {
           if (detail::sum_exceeds(address.num, t.bytes(), space_capacity(t.space)))
             fail(o, text("buffer.alloc of ") << t.bytes() << " bytes at address " << address.num << " exceeds " << name(t.space)
                                              << ", which holds " << space_capacity(t.space) << " bytes");
-        } else
-          fail(o, text("buffer.alloc requires a nonnegative constant placed address"));
+        } else fail(o, text("buffer.alloc requires a nonnegative constant placed address"));
       }
       prov_[h.index] = p;
       check_descriptor(o, t);
@@ -104,8 +103,7 @@ class buffer_checker {
       }
       provenance p = prov_[src.index];
       if (has_trait(c, trait::relabel)) {
-        if (t.bytes() != f_.type_of(src).bytes())
-          fail(o, text("buffer.reshape must preserve the physical byte size"));
+        if (t.bytes() != f_.type_of(src).bytes()) fail(o, text("buffer.reshape must preserve the physical byte size"));
         p.pitch = t.row_bytes();
         if (p.precise) p.span = t.bytes();
       } else {
@@ -175,7 +173,8 @@ class buffer_checker {
     };
     if (src == dst) {
       if (!exact_allowed)
-        fail(o, scratch.valid() ? scratch_pair() << "it is the same buffer)" : text(m) << " requires a destination distinct from its source");
+        fail(o, scratch.valid() ? scratch_pair() << "it is the same buffer)"
+                                : text(m) << " requires a destination distinct from its source");
       return;
     }
     const type& ts = f_.type_of(src);

@@ -29,7 +29,9 @@ namespace detail {
 template <class Fail>
 constexpr void check_region_storage(const function& f, op_id o, const storage_view& storage, Fail&& fail) {
   const op_node& n = f.op(o);
-  const auto tile = [&](const operand& x) { return x.is_value() && f.type_of(x.value()).is_tile() && f.type_of(x.value()).has_storage(); };
+  const auto tile = [&](const operand& x) {
+    return x.is_value() && f.type_of(x.value()).is_tile() && f.type_of(x.value()).has_storage();
+  };
   const bool loop = is_loop_op(n.code());
   for (std::uint32_t i = 0; i < n.results.count; ++i) {
     const value_id a = f.result(o, i);
@@ -39,8 +41,8 @@ constexpr void check_region_storage(const function& f, op_id o, const storage_vi
       const type& ta = f.type_of(a);
       const type& tb = f.type_of(b);
       if (tile(operand::of(b)) && storage.overlaps(ta, tb) && (loop || !storage.same(ta, tb)))
-        fail(n.loc, text(loop ? "loop carries '" : "branch results '") << f.name_of(a) << "' and '" << f.name_of(b)
-                                                                       << "': windows overlap" << storage.where(ta, tb));
+        fail(n.loc, text(loop ? "loop carries '" : "branch results '")
+                        << f.name_of(a) << "' and '" << f.name_of(b) << "': windows overlap" << storage.where(ta, tb));
     }
   }
   if (is_branch_op(n.code())) {
@@ -50,8 +52,9 @@ constexpr void check_region_storage(const function& f, op_id o, const storage_vi
         const value_id res = f.result(o, i);
         const operand x = f.args(y)[i];
         if (tile(operand::of(res)) && tile(x) && !same_window(f.type_of(x.value()), f.type_of(res)))
-          fail(f.op(y).loc, text("Every tile branch arm must yield exactly its result's window: the ") << (r == 0 ? "then" : "else")
-                                << " arm yields '" << f.name_of(x.value()) << "' for '" << f.name_of(res) << "'");
+          fail(f.op(y).loc, text("Every tile branch arm must yield exactly its result's window: the ")
+                                << (r == 0 ? "then" : "else") << " arm yields '" << f.name_of(x.value()) << "' for '"
+                                << f.name_of(res) << "'");
       }
     }
     return;
@@ -67,10 +70,11 @@ constexpr void check_region_storage(const function& f, op_id o, const storage_vi
       const value_id it = iteration_value(f, o, f.region_of(o, r), i);
       same = same && same_window(f.type_of(it), f.type_of(res));
     }
-    if (y.valid() && i < f.args(y).size()) same = same && tile(f.args(y)[i]) && same_window(f.type_of(f.args(y)[i].value()), f.type_of(res));
+    if (y.valid() && i < f.args(y).size())
+      same = same && tile(f.args(y)[i]) && same_window(f.type_of(f.args(y)[i].value()), f.type_of(res));
     if (!same)
       fail(n.loc, text("loop carry '") << f.name_of(res)
-                                        << "': initializer, iteration value, yield and result must share canonical storage");
+                                       << "': initializer, iteration value, yield and result must share canonical storage");
   }
 }
 
@@ -84,7 +88,9 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
   const storage_facts& facts = analyses.storage;
   const detail::storage_view storage{facts, placed};
   std::vector<diagnostic> out;
-  const auto fail = [&](location loc, text msg) { out.push_back(diagnostic{loc, text("verify-tile-storage"), static_cast<text&&>(msg), {}}); };
+  const auto fail = [&](location loc, text msg) {
+    out.push_back(diagnostic{loc, text("verify-tile-storage"), static_cast<text&&>(msg), {}});
+  };
   for (const allocation& a : facts.allocations()) {
     if (a.capacity <= 0) fail(f.op(a.def).loc, text("planned tile.alloc capacity must be a static positive literal"));
     if (a.address && *a.address < 0) fail(f.op(a.def).loc, text("storage address must be non-negative"));
@@ -100,7 +106,8 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
     const value_id v{i};
     if (!t.is_tile() || analyses.windows.is_window(v) || f.values[i].origin() == value_origin::param) continue;
     if (!t.has_storage()) {
-      fail(where(v), text("tile value '") << f.name_of(v) << "' must have a MemRef and memory space (planned storage; run init_storage)");
+      fail(where(v),
+           text("tile value '") << f.name_of(v) << "' must have a MemRef and memory space (planned storage; run init_storage)");
       continue;
     }
     const allocation* a = facts.find(t.mem);
@@ -115,8 +122,8 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
                          << f.name_of(v) << "' needs " << t.bytes() << " bytes at offset " << t.mem_offset << " of "
                          << a->capacity);
     if (t.mem_offset % 32 != 0)
-      fail(where(v), text("static byte views require offsets and windows aligned to 32 bytes: '") << f.name_of(v) << "' is at offset "
-                                                                                                << t.mem_offset);
+      fail(where(v), text("static byte views require offsets and windows aligned to 32 bytes: '")
+                         << f.name_of(v) << "' is at offset " << t.mem_offset);
   }
   // Ops whose native form needs a distinct (recip) or an identical-or-disjoint (move) destination.
   const auto source_and_result = [&](const operand& source, op_id o) -> std::pair<const type*, const type*> {
@@ -153,7 +160,8 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
       if (!x.is_value() || x.value() == tmp.value()) continue;
       const type& a = f.type_of(x.value());
       if (a.is_tile() && a.has_storage() && storage.overlaps(a, b))
-        fail(n.loc, text(m) << " scratch " << what << " must not overlap '" << f.name_of(x.value()) << "'" << storage.where(a, b));
+        fail(n.loc,
+             text(m) << " scratch " << what << " must not overlap '" << f.name_of(x.value()) << "'" << storage.where(a, b));
     }
     if (n.results.count == 1 && f.type_of(f.result(o)).has_storage() && storage.overlaps(f.type_of(f.result(o)), b))
       fail(n.loc, text(m) << " scratch " << what << " must not overlap the result" << storage.where(f.type_of(f.result(o)), b));

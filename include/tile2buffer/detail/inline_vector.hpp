@@ -45,7 +45,9 @@ class inline_vector {
   constexpr T* end() noexcept { return data() + size_; }
   constexpr const T* begin() const noexcept { return data(); }
   constexpr const T* end() const noexcept { return data() + size_; }
-  constexpr operator std::span<const T>() const noexcept { return std::span<const T>(data(), size_); }  // NOLINT: a list is a span
+  constexpr operator std::span<const T>() const noexcept {
+    return std::span<const T>(data(), size_);
+  }  // NOLINT: a list is a span
 
  private:
   std::array<T, N> inline_{};

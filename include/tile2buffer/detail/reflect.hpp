@@ -60,9 +60,7 @@ consteval std::size_t aggregate_member_count() {
 constexpr bool other_value(bool v) { return !v; }
 template <class E>
   requires std::is_enum_v<E>
-constexpr E other_value(E v) {
-  return v == E{} ? static_cast<E>(1) : E{};
-}
+constexpr E other_value(E v) { return v == E{} ? static_cast<E>(1) : E{}; }
 
 /// True iff the adapted member list has one entry per member of `T` and, starting from `T{}`,
 /// changing each listed member gives `key` values that differ from the default's and from each

@@ -177,8 +177,8 @@ constexpr void append_json(text& out, const diagnostic& d, std::string_view file
   out << ", \"notes\": [";
   for (std::size_t k = 0; k < d.notes.size(); ++k) {
     const location at = d.notes[k].loc.known() ? d.notes[k].loc : d.loc;
-    out << (k == 0 ? "{" : ", {") << "\"line\": " << static_cast<std::int64_t>(at.line) << ", \"col\": "
-        << static_cast<std::int64_t>(at.col) << ", \"message\": ";
+    out << (k == 0 ? "{" : ", {") << "\"line\": " << static_cast<std::int64_t>(at.line)
+        << ", \"col\": " << static_cast<std::int64_t>(at.col) << ", \"message\": ";
     detail::append_json_string(out, d.notes[k].message.view());
     out << '}';
   }
@@ -201,10 +201,11 @@ constexpr text format_json(const std::vector<diagnostic>& ds, std::string_view f
 
 #ifdef TILE2BUFFER_EXTERN_PIPELINE
 namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
-text format(const diagnostic& d, std::string_view file, std::string_view source = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+text format(const diagnostic& d, std::string_view file,
+            std::string_view source = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
 text format_all(const std::vector<diagnostic>& ds, std::string_view file,
-                std::string_view source = {});                                    // TILE2BUFFER_EXTERN_PIPELINE: run time only
-text format_json(const std::vector<diagnostic>& ds, std::string_view file);       // TILE2BUFFER_EXTERN_PIPELINE: run time only
+                std::string_view source = {});                               // TILE2BUFFER_EXTERN_PIPELINE: run time only
+text format_json(const std::vector<diagnostic>& ds, std::string_view file);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
 }  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::format;
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::format_all;

@@ -32,13 +32,13 @@ inline namespace v0 {
 
 /// One `tile.alloc` of a planned kernel.
 struct memory_map_allocation {
-  text name;                             ///< the tile.alloc result's name, `%N` when it has none
-  std::uint32_t index = 0;               ///< position in the kernel's storage facts (fixes its colour)
+  text name;                ///< the tile.alloc result's name, `%N` when it has none
+  std::uint32_t index = 0;  ///< position in the kernel's storage facts (fixes its colour)
   memory_space space = memory_space::vec;
-  std::int64_t size = 0;                 ///< bytes
-  std::optional<std::int64_t> address;   ///< none under PTOAS
-  live_interval live;                    ///< op positions, as the planners compute them
-  bool address_from_input = false;       ///< the input program already placed it (a hand placement)
+  std::int64_t size = 0;                ///< bytes
+  std::optional<std::int64_t> address;  ///< none under PTOAS
+  live_interval live;                   ///< op positions, as the planners compute them
+  bool address_from_input = false;      ///< the input program already placed it (a hand placement)
 };
 
 /// A loop or branch of the kernel: the op positions from its header to its last nested op.
@@ -129,13 +129,16 @@ constexpr memory_map_panel memory_map_of(const program& planned, planner_kind pl
     walk(f, [&](op_id o) {
       const opcode c = f.op(o).code();
       if (c != opcode::cf_for && c != opcode::cf_while && c != opcode::cf_if) return;
-      k.regions.push_back(memory_map_region{c == opcode::cf_for ? "for" : c == opcode::cf_while ? "while" : "if",
+      k.regions.push_back(memory_map_region{c == opcode::cf_for     ? "for"
+                                            : c == opcode::cf_while ? "while"
+                                                                    : "if",
                                             position[o.index], last_nested(last_nested, o), f.op(o).loc.line});
     });
     for (std::uint32_t i = 0; i < facts.allocations().size(); ++i) {
       const allocation& a = facts.allocations()[i];
       memory_map_allocation m{text(f.name_of(a.mem)), i, a.space, a.capacity, a.address, live[i], false};
-      for (const std::string_view n : from_input) m.address_from_input = m.address_from_input || (a.address && n == f.name_of(a.mem));
+      for (const std::string_view n : from_input)
+        m.address_from_input = m.address_from_input || (a.address && n == f.name_of(a.mem));
       k.addresses_from_input = k.addresses_from_input || m.address_from_input;
       if (m.name.empty()) m.name << '%' << static_cast<std::int64_t>(a.mem.index);
       k.allocations.push_back(static_cast<memory_map_allocation&&>(m));
@@ -212,10 +215,8 @@ constexpr void mm_escape(text& out, std::string_view s) {
 
 /// Bytes for a label: KiB when whole, so capacities read as the hardware manuals state them.
 constexpr void mm_bytes(text& out, std::int64_t b) {
-  if (b >= 1024 && b % 1024 == 0)
-    out << b / 1024 << " KiB";
-  else
-    out << b << " B";
+  if (b >= 1024 && b % 1024 == 0) out << b / 1024 << " KiB";
+  else out << b << " B";
 }
 
 /// Where one drawn allocation sits on the byte axis. Under PTOAS there is no address, so the
@@ -290,8 +291,7 @@ constexpr void mm_cell_title(text& out, std::int64_t x0, std::int64_t y, const m
 
 /// Draws one plot: `k`'s allocations in `space` as `planner` placed them.
 template <class = void>
-constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel& k, memory_space space,
-                            planner_kind planner) {
+constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel& k, memory_space space, planner_kind planner) {
   text skipped;
   const std::vector<mm_box> boxes = mm_boxes(k, space, skipped);
   const std::int64_t x0 = c.x + mm_left * 100, y_origin = c.y + (mm_top + mm_plot_h) * 100;
@@ -303,8 +303,8 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
   const memory_space_usage use = usage_of(k, space);
   out << "<g class=\"cell\" data-kernel=\"";
   mm_escape(out, k.name.view());
-  out << "\" data-space=\"" << name(space) << "\" data-planner=\"" << name(planner) << "\" data-positions=\""
-      << positions << "\" data-live-bound=\"" << use.live_bound << "\"";
+  out << "\" data-space=\"" << name(space) << "\" data-planner=\"" << name(planner) << "\" data-positions=\"" << positions
+      << "\" data-live-bound=\"" << use.live_bound << "\"";
   if (use.peak && addressed(planner)) out << " data-peak=\"" << *use.peak << '"';
   out << ">\n";
   mm_cell_title(out, x0, c.y, k, space, planner);
@@ -328,8 +328,10 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
     out << "\" y=\"";
     mm_px(out, c.y + 3600);
     out << "\">";
-    if (k.addresses_from_input) out << "addresses from the input (pre-planned), kept by the planner" << (addressed(planner) ? "" : "; ");
-    if (!addressed(planner)) out << (k.addresses_from_input ? "others " : "") << "stacked in definition order, no reuse (PTOAS assigns addresses)";
+    if (k.addresses_from_input)
+      out << "addresses from the input (pre-planned), kept by the planner" << (addressed(planner) ? "" : "; ");
+    if (!addressed(planner))
+      out << (k.addresses_from_input ? "others " : "") << "stacked in definition order, no reuse (PTOAS assigns addresses)";
     out << "</text>\n";
   }
   // Frame, then byte ticks (the scale a reader, and the test, measures rectangles against).
@@ -418,13 +420,10 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
     out << "<rect class=\"alloc" << (b.stacked ? " unplaced" : "") << "\" data-name=\"";
     mm_escape(out, a.name.view());
     out << "\" data-space=\"" << name(a.space) << "\" data-address=\"";
-    if (a.address)
-      out << *a.address;
-    else
-      out << "none";
+    if (a.address) out << *a.address;
+    else out << "none";
     out << "\" data-offset=\"" << b.offset << "\" data-size=\"" << a.size << "\" data-first-op=\""
-        << static_cast<std::int64_t>(a.live.start) << "\" data-last-op=\"" << static_cast<std::int64_t>(a.live.end)
-        << "\" x=\"";
+        << static_cast<std::int64_t>(a.live.start) << "\" data-last-op=\"" << static_cast<std::int64_t>(a.live.end) << "\" x=\"";
     mm_px(out, left);
     out << "\" y=\"";
     mm_px(out, top);
@@ -438,10 +437,9 @@ constexpr void mm_draw_cell(text& out, const mm_cell& c, const memory_map_kernel
     mm_escape(out, a.name.view());
     out << ": " << name(a.space) << ", " << a.size << " bytes, ";
     if (a.address)
-      out << "address " << *a.address << (a.address_from_input ? " (from the input)" : "") << ", bytes [" << *a.address
-          << ", " << *a.address + a.size << ")";
-    else
-      out << "no address (PTOAS assigns it), drawn at offset " << b.offset;
+      out << "address " << *a.address << (a.address_from_input ? " (from the input)" : "") << ", bytes [" << *a.address << ", "
+          << *a.address + a.size << ")";
+    else out << "no address (PTOAS assigns it), drawn at offset " << b.offset;
     out << ", live ops " << static_cast<std::int64_t>(a.live.start) << ".." << static_cast<std::int64_t>(a.live.end);
     if (a.live.end < k.ops.size()) out << " (" << k.ops[a.live.start] << " .. " << k.ops[a.live.end] << ')';
     out << "</title></rect>\n";
@@ -618,8 +616,8 @@ constexpr text render_memory_map(const std::vector<memory_map_panel>& panels, st
   const std::int64_t height = mm_header_h + static_cast<std::int64_t>(rows.size() > 0 ? rows.size() : 1) * mm_cell_h;
   text out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
-      << width << ' ' << height << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width
+      << ' ' << height << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
       << "<style>.frame{fill:#fafafa;stroke:#999}.alloc{stroke:#222;stroke-width:0.8}"
          ".unplaced{stroke-dasharray:4 2}.capacity{stroke:#c00;stroke-width:1.5;stroke-dasharray:6 3}"
          ".ytick{stroke:#999}.ylabel{text-anchor:end;fill:#444}.xlabel{text-anchor:end;fill:#444;font-size:9px}"

@@ -35,9 +35,7 @@ constexpr std::string_view mlir_type(dtype d) {
   return "?";
 }
 /// The signless integer of the same width (`ui8` -> `i8`).
-constexpr dtype signless(dtype d) {
-  return d == dtype::uint8 ? dtype::int8 : d == dtype::uint32 ? dtype::int32 : d;
-}
+constexpr dtype signless(dtype d) { return d == dtype::uint8 ? dtype::int8 : d == dtype::uint32 ? dtype::int32 : d; }
 
 constexpr std::string_view space_spelling(memory_space s) {
   switch (s) {

@@ -27,8 +27,7 @@ namespace detail {
 inline constexpr std::string_view pto_source = "emit-pto";
 
 constexpr bool is_vec_buffer_dtype(dtype d) {
-  return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32 || d == dtype::int16 ||
-         d == dtype::uint8;
+  return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32 || d == dtype::int16 || d == dtype::uint8;
 }
 /// The integer of `o` when it is a literal or a value bound by `c = N` (of any integer dtype).
 constexpr std::optional<std::int64_t> int_constant(const function& f, const operand& o) {
@@ -125,11 +124,12 @@ class pto_preflight {
     if (!t.is_buffer()) return;
     if (t.space == memory_space::vec) {
       if (!is_vec_buffer_dtype(t.dt))
-        fail(loc, who() << what << " holds " << name(t.dt)
-                        << " in Vec; PTO Vec tiles are FP16, BF16, FP32, INT32, INT16 or UINT8");
+        fail(loc,
+             who() << what << " holds " << name(t.dt) << " in Vec; PTO Vec tiles are FP16, BF16, FP32, INT32, INT16 or UINT8");
       if (is_column_vector(t)) {
         if (t.bytes() % 32 != 0)
-          fail(loc, who() << what << " is a column vector of " << t.bytes() << " bytes; PTO needs R * element bytes aligned to 32");
+          fail(loc,
+               who() << what << " is a column vector of " << t.bytes() << " bytes; PTO needs R * element bytes aligned to 32");
         return;
       }
       if (!is_dense_vec(t))
@@ -151,7 +151,8 @@ class pto_preflight {
       const region_info& reg = f_.region(f_.region_of(o, r));
       for (std::uint32_t a = 0; a < reg.args.count; ++a)
         if (!f_.type_of(value_id{reg.args.begin + a}).is_scalar()) {
-          fail(n.loc, who() << what << " carries a non-scalar value; native control flow has only scalar region results and carries");
+          fail(n.loc,
+               who() << what << " carries a non-scalar value; native control flow has only scalar region results and carries");
           return;
         }
     }
@@ -184,9 +185,7 @@ class pto_preflight {
     }
     switch (dialect_of(c)) {
       case dialect::tile:
-      case dialect::orchestration:
-        fail(loc, who() << "'" << mnemonic(c) << "' has no PTO form in a Buffer-stage kernel");
-        return;
+      case dialect::orchestration: fail(loc, who() << "'" << mnemonic(c) << "' has no PTO form in a Buffer-stage kernel"); return;
       case dialect::scalar: scalar_op(o); return;
       case dialect::control: control_op(o); return;
       case dialect::buffer: break;
@@ -199,7 +198,8 @@ class pto_preflight {
         if (args.size() == 4) tensor_param(o, view<opcode::buffer_store>(f_, o).tensor(), true);
         return;
       case opcode::buffer_set_validshape:
-        if (const operand h = view<opcode::buffer_set_validshape>(f_, o).buffer(); h.is_value() && h.value().index < f_.values.size()) {
+        if (const operand h = view<opcode::buffer_set_validshape>(f_, o).buffer();
+            h.is_value() && h.value().index < f_.values.size()) {
           const type& t = f_.type_of(h.value());
           if (!(t.valid[0].is_runtime() && t.valid[1].is_runtime()))
             fail(loc, who() << "buffer.set_validshape needs a buffer whose valid extents are both runtime ('?')");
@@ -214,9 +214,9 @@ class pto_preflight {
     if (text why = precision_flag_problem(f_, o); !why.empty()) fail(loc, who() << why);
     // ptoas's elementwise ops hold no unsigned element type and take signless scalars only (a
     // `ui8` scalar operand is rejected by its operand constraint): UINT8 is the byte roots' type.
-    if (const operand d = named_operand<"dest">(f_, o);
-        info(c).ew != ew_kind::none && d.is_value() && d.value().index < f_.values.size() &&
-        is_unsigned(f_.type_of(d.value()).dt)) {
+    if (const operand d = named_operand<"dest">(f_, o); info(c).ew != ew_kind::none && d.is_value() &&
+                                                        d.value().index < f_.values.size() &&
+                                                        is_unsigned(f_.type_of(d.value()).dt)) {
       fail(loc, who() << "'" << mnemonic(c) << "' on a " << name(f_.type_of(d.value()).dt)
                       << " buffer has no PTO form; PTO elementwise ops take signless element types only");
       return;
@@ -247,7 +247,9 @@ class pto_preflight {
     if (args.empty() || !lo.is_value() || !ro.is_value() || !d.is_value()) return {};
     const type l = pto_type(f_, lo.value()), r = pto_type(f_, ro.value()), a = pto_type(f_, d.value());
     if (!l.is_buffer() || !r.is_buffer() || !a.is_buffer()) return {};
-    const auto logical = [](const type& t, std::size_t axis) { return t.valid[axis].is_static() ? t.valid[axis].number : t.shape[axis]; };
+    const auto logical = [](const type& t, std::size_t axis) {
+      return t.valid[axis].is_static() ? t.valid[axis].number : t.shape[axis];
+    };
     const bool narrowed = l.valid[1].is_static() && r.valid[0].is_static() && r.valid[1].is_static() &&
                           r.valid[0].number > l.valid[1].number;
     text why;
@@ -325,7 +327,9 @@ class pto_level_check {
                                << (addressed ? " has none" : " has one")
                                << "; a PTO module takes addr on every pto.alloc_tile (ptoas --pto-level=level3) or on "
                                   "none (level2), never on some";
-      out.push_back(diagnostic{a.loc(), text(pto_source), m,
+      out.push_back(diagnostic{a.loc(),
+                               text(pto_source),
+                               m,
                                {note{first_loc_, text(first_) << (first_addressed_ ? " is addressed here" : " is here")}}});
     });
   }

@@ -138,8 +138,7 @@ class mlir_printer {
 
   /// The function frame: `func.func @name(%a: T, ...) [attributes {attrs}] {` and its end, or the
   /// generic `"func.func"() <{function_type = ..., sym_name = "name"}> ({ ... }) {attrs} : () -> ()`.
-  constexpr void function_open(text& out, std::string_view name, std::span<const ssa> args,
-                               std::string_view attrs) const {
+  constexpr void function_open(text& out, std::string_view name, std::span<const ssa> args, std::string_view attrs) const {
     if (generic_form_) {
       out << "  \"func.func\"() <{function_type = (";
       type_list(out, args);
@@ -313,11 +312,11 @@ class mlir_printer {
         return s << " : " << rt();
       }
       case native_form::make_tensor_view:
-        return text(r) << o.name << " %" << x[0].name << ", shape = [%" << x[1].name << ", %" << x[2].name
-                       << "], strides = [%" << x[3].name << ", %" << x[4].name << "] : " << rt();
+        return text(r) << o.name << " %" << x[0].name << ", shape = [%" << x[1].name << ", %" << x[2].name << "], strides = [%"
+                       << x[3].name << ", %" << x[4].name << "] : " << rt();
       case native_form::partition_view:
-        return text(r) << o.name << " %" << x[0].name << ", offsets = [%" << x[1].name << ", %" << x[2].name
-                       << "], sizes = [%" << x[3].name << ", %" << x[4].name << "] : " << x[0].type << " -> " << rt();
+        return text(r) << o.name << " %" << x[0].name << ", offsets = [%" << x[1].name << ", %" << x[2].name << "], sizes = [%"
+                       << x[3].name << ", %" << x[4].name << "] : " << x[0].type << " -> " << rt();
       case native_form::subview: {
         text s = text(r) << o.name << " %" << x[0].name << "[%" << x[1].name << ", %" << x[2].name << "] sizes ";
         for (const mlir_attr& a : o.props)
@@ -348,8 +347,8 @@ class mlir_printer {
       return s << " {";
     }
     if (o.form == native_form::scf_for) {
-      s << "scf.for %" << (first.empty() ? text("i") : first[0].name) << " = %" << x[0].name << " to %" << x[1].name
-        << " step %" << x[2].name;
+      s << "scf.for %" << (first.empty() ? text("i") : first[0].name) << " = %" << x[0].name << " to %" << x[1].name << " step %"
+        << x[2].name;
       if (x.size() > 3) {
         s << " iter_args(";
         for (std::size_t i = 3; i < x.size(); ++i)

@@ -41,8 +41,8 @@ inline namespace v0 {
 
 /// How `emit_pto` writes a program.
 struct pto_options {
-  bool generic = false;        ///< MLIR generic op form instead of the PTO-AS custom forms
-  std::string_view kernel{};   ///< emit only this function (empty: every Buffer-stage kernel)
+  bool generic = false;       ///< MLIR generic op form instead of the PTO-AS custom forms
+  std::string_view kernel{};  ///< emit only this function (empty: every Buffer-stage kernel)
   /// The module's `pto.target_arch` and the layouts printed for it; a kernel's own `target`
   /// attribute wins (every emitted kernel must then agree).
   target_arch target = target_arch::a2a3;
@@ -58,13 +58,15 @@ struct pto_options {
 constexpr std::vector<diagnostic> check_pto(const program& p, const function& f) {
   std::vector<diagnostic> out;
   if (!f.is_device()) {
-    out.push_back(diagnostic{f.loc, text(detail::pto_source),
+    out.push_back(diagnostic{f.loc,
+                             text(detail::pto_source),
                              text("@") << f.name_of() << " is an orchestration function; PTO-AS holds device kernels only",
                              {}});
     return out;
   }
   if (f.stage != ir_stage::buffer) {
-    out.push_back(diagnostic{f.loc, text(detail::pto_source),
+    out.push_back(diagnostic{f.loc,
+                             text(detail::pto_source),
                              text("@") << f.name_of()
                                        << " is a Tile-stage kernel; the PTO emitter writes Buffer-stage kernels only "
                                           "(legacy Tile emission is out of scope)",
@@ -121,8 +123,8 @@ constexpr result<text> emit_pto(const program& p, const pto_options& o = {}) {
     if (errors.empty()) kernels.push_back(&f);
   }
   if (!found)
-    out.errors.push_back(diagnostic{location{}, text(detail::pto_source),
-                                    text("no function named @") << o.kernel << " in the program", {}});
+    out.errors.push_back(
+        diagnostic{location{}, text(detail::pto_source), text("no function named @") << o.kernel << " in the program", {}});
   if (!out.errors.empty()) return out;
 
   // One module, one target: a kernel's own `target` attribute, else the option.
@@ -130,12 +132,13 @@ constexpr result<text> emit_pto(const program& p, const pto_options& o = {}) {
   const target_arch target = kernels.empty() ? o.target : target_of(*kernels.front());
   for (const function* f : kernels)
     if (target_of(*f) != target) {
-      out.errors.push_back(diagnostic{
-          f->loc, text(detail::pto_source),
-          text("@") << f->name_of() << " is for target " << name(target_of(*f)) << " but @" << kernels.front()->name_of()
-                    << " for " << name(target)
-                    << "; a PTO module has one pto.target_arch (emit the kernels separately with --pto-kernel)",
-          {}});
+      out.errors.push_back(
+          diagnostic{f->loc,
+                     text(detail::pto_source),
+                     text("@") << f->name_of() << " is for target " << name(target_of(*f)) << " but @"
+                               << kernels.front()->name_of() << " for " << name(target)
+                               << "; a PTO module has one pto.target_arch (emit the kernels separately with --pto-kernel)",
+                     {}});
       return out;
     }
   detail::pto_level_check level;

@@ -185,7 +185,8 @@ class pto_emitter : public pto_emitter_base {
     const ssa rows = constant(int_literal(l.valid[1].number).view(), dtype::index);
     const ssa cols = constant(int_literal(r.valid[1].number).view(), dtype::index);
     const pto_set sizes{"sizes", text("[") << r.shape[0] << ", " << r.shape[1] << ']'};
-    emit(pto_record(pto_op::subview, {one(whole), offsets, one(rows), one(cols)}, one(k_view), std::span<const pto_set>(&sizes, 1)));
+    emit(pto_record(pto_op::subview, {one(whole), offsets, one(rows), one(cols)}, one(k_view),
+                    std::span<const pto_set>(&sizes, 1)));
     return k_view;
   }
   /// Row reductions: `ins(%x, %tmp) outs(%dst)`, the scratch always passed.
@@ -330,8 +331,7 @@ class pto_emitter : public pto_emitter_base {
       const std::int64_t s1 = t.has_stride ? t.stride[1] : 1;
       const ssa dims[] = {constant(int_literal(t.shape[0]).view(), dtype::index),
                           constant(int_literal(t.shape[1]).view(), dtype::index)};
-      const ssa strides[] = {constant(int_literal(s0).view(), dtype::index),
-                             constant(int_literal(s1).view(), dtype::index)};
+      const ssa strides[] = {constant(int_literal(s0).view(), dtype::index), constant(int_literal(s1).view(), dtype::index)};
       const ssa tv{ssa_.take((text("tv") << tensors++).view()), tensor_view_type(t.dt)};
       views_of_[p.value.index] = tv.name;
       printer_.op(views_, 4, pto_record(pto_op::make_tensor_view, {one(value(p.value)), dims, strides}, one(tv)));
@@ -499,8 +499,7 @@ class pto_emitter : public pto_emitter_base {
       emit(record("scf.yield", kind == region_kind::while_body ? native_form::yield_required : native_form::yield, ops, {}));
     }
     // A region the IR leaves open: only the generic form spells the terminator MLIR implies.
-    if (!terminated)
-      emit(record(kind == region_kind::while_cond ? "scf.condition" : "scf.yield", native_form::implicit, {}, {}));
+    if (!terminated) emit(record(kind == region_kind::while_cond ? "scf.condition" : "scf.yield", native_form::implicit, {}, {}));
     indent_ -= 2;
   }
   /// A carried scalar (loop init or yielded value): a literal takes the carry's dtype `want`,
@@ -574,7 +573,6 @@ class pto_emitter : public pto_emitter_base {
       default: return;  // the preflight rejected everything else
     }
   }
-
 };
 
 //===--- which rule each Buffer op gets ---===//
@@ -604,16 +602,11 @@ constexpr void (pto_emitter::*family_rule(op_family f))(op_id) {
 }
 /// The ops with a rule of their own; every other Buffer op gets its family's.
 inline constexpr pto_rule single_pto_rules[] = {
-    {opcode::buffer_alloc, &pto_emitter::alloc},
-    {opcode::buffer_set_validshape, &pto_emitter::set_validshape},
-    {opcode::buffer_load, &pto_emitter::load},
-    {opcode::buffer_store, &pto_emitter::store},
-    {opcode::buffer_copy, &pto_emitter::copy},
-    {opcode::buffer_subview, &pto_emitter::subview},
-    {opcode::buffer_reshape, &pto_emitter::reshape},
-    {opcode::buffer_extract, &pto_emitter::extract},
-    {opcode::buffer_matmul, &pto_emitter::matmul},
-    {opcode::buffer_matmul_acc, &pto_emitter::matmul_acc},
+    {opcode::buffer_alloc, &pto_emitter::alloc},     {opcode::buffer_set_validshape, &pto_emitter::set_validshape},
+    {opcode::buffer_load, &pto_emitter::load},       {opcode::buffer_store, &pto_emitter::store},
+    {opcode::buffer_copy, &pto_emitter::copy},       {opcode::buffer_subview, &pto_emitter::subview},
+    {opcode::buffer_reshape, &pto_emitter::reshape}, {opcode::buffer_extract, &pto_emitter::extract},
+    {opcode::buffer_matmul, &pto_emitter::matmul},   {opcode::buffer_matmul_acc, &pto_emitter::matmul_acc},
 };
 inline constexpr std::size_t family_rule_count = [] {
   std::size_t n = 0;

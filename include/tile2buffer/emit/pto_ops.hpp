@@ -240,7 +240,8 @@ constexpr mlir_op pto_record(pto_op op, std::initializer_list<std::span<const ss
       return v << "#pto<" << p.enum_kind << ' ' << value << '>';
     };
     if (given != nullptr)
-      r.props.push_back(mlir_attr{p.name, spelled(given->value.view()), !p.always_written && given->value.view() == p.default_case, {}, p.native_name});
+      r.props.push_back(mlir_attr{
+          p.name, spelled(given->value.view()), !p.always_written && given->value.view() == p.default_case, {}, p.native_name});
     else if (!p.default_case.empty())
       r.props.push_back(mlir_attr{p.name, spelled(p.default_case), !p.always_written, {}, p.native_name});
   }

@@ -75,7 +75,7 @@ struct generic_region;
 struct generic_op {
   location loc;
   std::string_view name;
-  std::vector<std::string_view> results;   ///< without `%`
+  std::vector<std::string_view> results;  ///< without `%`
   /// The operands' value names, without `%` (text of the generic form, not IR operands).
   std::vector<std::string_view> operand_names;
   std::vector<std::pair<std::string_view, std::string_view>> props;  ///< the `<{...}>` entries, values as written
@@ -362,8 +362,8 @@ inline constexpr std::array<std::pair<std::string_view, memory_space>, 5> pto_re
 // clang-format on
 /// `#pto<round_mode NAME>` (pto-dialect.md §2: values 0-7); buffer.cast's `mode` is the ISA
 /// enumeration 0-6, the same numbers; CAST_RINT (7) has no Buffer spelling.
-inline constexpr std::array<std::string_view, 8> pto_round_mode_names{"NONE", "RINT", "ROUND", "FLOOR",
-                                                                      "CEIL", "TRUNC", "ODD", "CAST_RINT"};
+inline constexpr std::array<std::string_view, 8> pto_round_mode_names{"NONE", "RINT",  "ROUND", "FLOOR",
+                                                                      "CEIL", "TRUNC", "ODD",   "CAST_RINT"};
 /// The SPMD ABI parameters the emitter appends, and the query each stands for.
 inline constexpr std::array<std::pair<std::string_view, opcode>, 3> pto_read_abi{{
     {"__pypto_spmd_block_idx", opcode::buffer_get_block_idx},
@@ -454,7 +454,8 @@ constexpr std::size_t first_buffer_op_without_inverse() {
   std::array<std::size_t, opcode_count> seen{};
   for (const pto_inverse& r : pto_inverses) ++seen[static_cast<std::size_t>(r.op)];
   for (const auto& [abi, q] : pto_read_abi) ++seen[static_cast<std::size_t>(q)];
-  return first_count_gap(seen, [](std::size_t c) { return is_buffer_op(static_cast<opcode>(c)) ? entries::exactly_one : entries::none; })
+  return first_count_gap(
+             seen, [](std::size_t c) { return is_buffer_op(static_cast<opcode>(c)) ? entries::exactly_one : entries::none; })
       .key;
 }
 /// Undefined: the compiler's error names the Buffer op that the PTO reader cannot produce.
@@ -508,9 +509,7 @@ inline std::vector<std::string_view> split_commas(std::string_view s) {
     s.remove_prefix(c + 1);
   }
 }
-constexpr float_format pto_read_format(dtype d) {
-  return d == dtype::fp16 ? binary16 : d == dtype::bf16 ? bfloat16 : binary32;
-}
+constexpr float_format pto_read_format(dtype d) { return d == dtype::fp16 ? binary16 : d == dtype::bf16 ? bfloat16 : binary32; }
 
 /// `!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=32, v_row=16, v_col=?, blayout=row_major,
 /// slayout=none_box, fractal=512, pad=0[, compact=1]>` as a Buffer type; an error message otherwise.
@@ -521,8 +520,8 @@ inline std::optional<type> pto_read_tile_buf(std::string_view t, text& why) {
     return std::nullopt;
   }
   const std::vector<std::string_view> fields = split_commas(t.substr(head.size(), t.size() - head.size() - 1));
-  constexpr std::array<std::string_view, 11> keys{"loc", "dtype", "rows", "cols", "v_row", "v_col", "blayout", "slayout",
-                                                  "fractal", "pad", "compact"};
+  constexpr std::array<std::string_view, 11> keys{"loc",     "dtype",   "rows",    "cols", "v_row",  "v_col",
+                                                  "blayout", "slayout", "fractal", "pad",  "compact"};
   if (fields.size() != 10 && fields.size() != 11) {
     why << "a !pto.tile_buf has the ten keys loc .. pad (and optionally compact) in that order: " << t;
     return std::nullopt;
@@ -599,14 +598,14 @@ class pto_reader {
   enum class sign : std::uint8_t { is_signed, unsigned_bits, boolean };
   struct entry {
     entry_kind kind = entry_kind::value;
-    operand op{};                   ///< a value or a literal
-    std::string_view mlir_type{};   ///< as the defining op wrote it
-    dtype lit_dt = dtype::index;    ///< literal: the constant's type
-    std::uint64_t bits = 0;         ///< float literal: its bits in `lit_dt`
+    operand op{};                  ///< a value or a literal
+    std::string_view mlir_type{};  ///< as the defining op wrote it
+    dtype lit_dt = dtype::index;   ///< literal: the constant's type
+    std::uint64_t bits = 0;        ///< float literal: its bits in `lit_dt`
     sign sg = sign::is_signed;
-    value_id tensor{};              ///< tensor_view, partition: the tensor parameter
+    value_id tensor{};                            ///< tensor_view, partition: the tensor parameter
     opcode query = opcode::buffer_get_block_idx;  ///< abi
-    std::array<std::size_t, 4> window{};  ///< partition: entries of offsets[2], sizes[2]
+    std::array<std::size_t, 4> window{};          ///< partition: entries of offsets[2], sizes[2]
   };
   /// An operand to be placed, with its literal facts.
   struct arg {
@@ -758,7 +757,8 @@ class pto_reader {
   }
 
   /// The tensor type of a `!pto.ptr<E>` parameter from its `pto.make_tensor_view`.
-  std::optional<type> tensor_of(const generic_op& v, std::string_view ptr, const std::unordered_map<std::string_view, std::int64_t>& ints) {
+  std::optional<type> tensor_of(const generic_op& v, std::string_view ptr,
+                                const std::unordered_map<std::string_view, std::int64_t>& ints) {
     const auto seg = group_sizes(v, pto_op::make_tensor_view);
     if (!seg) return std::nullopt;
     if ((*seg)[1] != 2 || (*seg)[2] != 2 || v.results.size() != 1) {
@@ -808,8 +808,8 @@ class pto_reader {
     }
     const entry& e = entries_[it->second];
     if (e.mlir_type != o.operand_types[i]) {
-      fail(o.loc, text(o.name) << ": %" << o.operand_names[i] << " is used as " << o.operand_types[i] << " but is "
-                               << e.mlir_type);
+      fail(o.loc,
+           text(o.name) << ": %" << o.operand_names[i] << " is used as " << o.operand_types[i] << " but is " << e.mlir_type);
       return nullptr;
     }
     return &e;
@@ -923,9 +923,12 @@ class pto_reader {
       fail(ops.empty() ? location{} : ops.back().loc, "a region without its terminator");
   }
   void terminator(const generic_op& o, region_role role) {
-    const std::string_view want = role == region_role::function ? "func.return" : role == region_role::while_cond ? "scf.condition" : "scf.yield";
+    const std::string_view want = role == region_role::function     ? "func.return"
+                                  : role == region_role::while_cond ? "scf.condition"
+                                                                    : "scf.yield";
     if (o.name != want) return void(fail(o.loc, text(o.name) << " cannot end this region (expected " << want << ')'));
-    if (!o.results.empty() || !o.props.empty() || !o.regions.empty()) return void(fail(o.loc, text(o.name) << " takes no results, properties or regions"));
+    if (!o.results.empty() || !o.props.empty() || !o.regions.empty())
+      return void(fail(o.loc, text(o.name) << " takes no results, properties or regions"));
     if (role == region_role::function) {
       if (!o.operand_names.empty()) return void(fail(o.loc, "func.return of a kernel returns nothing"));
       emit(opcode::cf_return, {}, {}, {}, {}, o.loc);
@@ -936,9 +939,11 @@ class pto_reader {
     if (role == region_role::while_cond) {
       if (o.operand_names.empty()) return void(fail(o.loc, "scf.condition needs its condition"));
       // The condition forwards the condition region's arguments, in order (what the emitter writes).
-      if (o.operand_names.size() - 1 != cond_args_.size()) return void(fail(o.loc, "scf.condition must forward the condition region's arguments"));
+      if (o.operand_names.size() - 1 != cond_args_.size())
+        return void(fail(o.loc, "scf.condition must forward the condition region's arguments"));
       for (std::size_t i = 1; i < o.operand_names.size(); ++i)
-        if (o.operand_names[i] != cond_args_[i - 1]) return void(fail(o.loc, "scf.condition must forward the condition region's arguments, in order"));
+        if (o.operand_names[i] != cond_args_[i - 1])
+          return void(fail(o.loc, "scf.condition must forward the condition region's arguments, in order"));
       const std::optional<arg> c = use(o, 0);
       if (!c) return;
       vals.push_back(*c);
@@ -1001,11 +1006,13 @@ class pto_reader {
       return void(fail(o.loc, text(o.name) << " has the wrong operands, properties or regions for a Buffer control op"));
     const region_id first = b_->reserve_regions(want_regions);
     if (c == opcode::cf_if) {
-      if (!o.regions[0].args.empty() || !o.regions[1].args.empty()) return void(fail(o.loc, "scf.if's regions take no arguments"));
+      if (!o.regions[0].args.empty() || !o.regions[1].args.empty())
+        return void(fail(o.loc, "scf.if's regions take no arguments"));
       region(o.regions[0], first, region_role::branch);
       if (ok()) region(o.regions[1], region_id{first.index + 1}, region_role::branch);
     } else if (c == opcode::cf_for) {
-      if (o.regions[0].args.size() != o.operand_names.size() - 2) return void(fail(o.loc, "scf.for's body takes the induction variable and one argument per carried value"));
+      if (o.regions[0].args.size() != o.operand_names.size() - 2)
+        return void(fail(o.loc, "scf.for's body takes the induction variable and one argument per carried value"));
       region(o.regions[0], first, region_role::loop_body);
     } else {
       if (o.regions[0].args.size() != o.operand_names.size() || o.regions[1].args.size() != o.operand_names.size())
@@ -1060,7 +1067,9 @@ class pto_reader {
     const float_format fmt = pto_read_format(*d);
     if (lit.substr(0, 2) == "0x") {
       std::uint64_t bits = 0;
-      if (lit.size() < 3 || lit.size() - 2 > static_cast<std::size_t>(fmt.bits / 4)) return void(fail(o.loc, text("a hex float of ") << rt << " has at most " << static_cast<std::int64_t>(fmt.bits / 4) << " digits: " << lit));
+      if (lit.size() < 3 || lit.size() - 2 > static_cast<std::size_t>(fmt.bits / 4))
+        return void(fail(o.loc, text("a hex float of ")
+                                    << rt << " has at most " << static_cast<std::int64_t>(fmt.bits / 4) << " digits: " << lit));
       for (const char c : lit.substr(2)) {
         const int nib = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
         if (nib < 0) return void(fail(o.loc, text("not a hex float: ") << lit));
@@ -1072,7 +1081,8 @@ class pto_reader {
       for (std::size_t i = 0; i < lit.size(); ++i) {
         const char c = lit[i];
         digits = digits || (c >= '0' && c <= '9');
-        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || ((c == '-' || c == '+') && (i == 0 || lit[i - 1] == 'e' || lit[i - 1] == 'E'))))
+        if (!((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' ||
+              ((c == '-' || c == '+') && (i == 0 || lit[i - 1] == 'e' || lit[i - 1] == 'E'))))
           return void(fail(o.loc, text("not a float literal: ") << lit));
       }
       if (!digits || lit.find('.') == std::string_view::npos) return void(fail(o.loc, text("not a float literal: ") << lit));
@@ -1081,7 +1091,8 @@ class pto_reader {
     }
     // The Buffer operand is a decimal literal (for printing); comparisons use the bits.
     const decimal_value dv = parse_decimal(lit.substr(0, 2) == "0x" ? std::string_view("0.0") : lit);
-    e.op = operand::decimal(static_cast<std::int64_t>(dv.digits > 999999999999999999ULL ? 0 : dv.digits) * (dv.negative ? -1 : 1), dv.exp10);
+    e.op = operand::decimal(static_cast<std::int64_t>(dv.digits > 999999999999999999ULL ? 0 : dv.digits) * (dv.negative ? -1 : 1),
+                            dv.exp10);
     define(o.results[0], e, o.loc);
   }
   /// A conversion op: read through to its source (the Buffer IR converts implicitly, or with a
@@ -1095,12 +1106,14 @@ class pto_reader {
     if (src == nullptr) return;
     if (src->kind == entry_kind::abi) {
       if (o.name != "arith.index_cast" || o.result_types[0] != "index")
-        return void(fail(o.loc, text("the SPMD ABI parameter %") << o.operand_names[0] << " is read by arith.index_cast to index only"));
+        return void(
+            fail(o.loc, text("the SPMD ABI parameter %") << o.operand_names[0] << " is read by arith.index_cast to index only"));
       const type t = scalar_type(dtype::index);
       emit_one(o, src->query, {}, t);
       return;
     }
-    if (src->kind != entry_kind::value && src->kind != entry_kind::literal) return void(fail(o.loc, text(o.name) << " of a non-scalar"));
+    if (src->kind != entry_kind::value && src->kind != entry_kind::literal)
+      return void(fail(o.loc, text(o.name) << " of a non-scalar"));
     const std::string_view from = o.operand_types[0], to = o.result_types[0];
     const auto fd = pto_read_dtype(from), td = pto_read_dtype(to);
     if (!fd || !td) return void(fail(o.loc, text(o.name) << " between types no Buffer scalar has"));
@@ -1131,7 +1144,8 @@ class pto_reader {
   static constexpr dtype signless(dtype d) { return d == dtype::uint8 ? dtype::int8 : d == dtype::uint32 ? dtype::int32 : d; }
 
   void binary_scalar(const generic_op& o, opcode c) {
-    if (o.operand_names.size() != 2 || o.results.size() != 1 || !arith_props(o)) return void(fail(o.loc, text(o.name) << " takes two operands"));
+    if (o.operand_names.size() != 2 || o.results.size() != 1 || !arith_props(o))
+      return void(fail(o.loc, text(o.name) << " takes two operands"));
     const std::optional<arg> a = use(o, 0), b = use(o, 1);
     const std::optional<type> t = scalar_result(o);
     if (!a || !b || !t) return;
@@ -1141,7 +1155,8 @@ class pto_reader {
     if (o.operand_names.size() != 2 || o.results.size() != 1 || o.result_types[0] != "i1" || !arith_props(o))
       return void(fail(o.loc, text(o.name) << " compares two operands into an i1"));
     const auto p = o.prop("predicate");
-    const std::optional<std::int64_t> pred = p && p->size() > 6 && p->substr(p->size() - 6) == " : i64" ? pto_read_int(p->substr(0, p->size() - 6)) : std::nullopt;
+    const std::optional<std::int64_t> pred =
+        p && p->size() > 6 && p->substr(p->size() - 6) == " : i64" ? pto_read_int(p->substr(0, p->size() - 6)) : std::nullopt;
     // arith's predicate numbers (MLIR's CmpIPredicate / CmpFPredicate): the signed and the
     // ordered ones, and `une` (which a float `!=` must be, to hold for NaN).
     // clang-format off
@@ -1158,7 +1173,8 @@ class pto_reader {
         emit_one(o, c, {*a, *b}, scalar_type(dtype::bool_));
         return;
       }
-    fail(o.loc, text(o.name) << ": predicate " << (p ? *p : std::string_view("(none)")) << " is none of those the emitter writes");
+    fail(o.loc,
+         text(o.name) << ": predicate " << (p ? *p : std::string_view("(none)")) << " is none of those the emitter writes");
   }
   void read_op(const generic_op& o) {
     const std::string_view n = o.name;
@@ -1179,7 +1195,8 @@ class pto_reader {
       if (m == n) return binary_scalar(o, c);
     if (n == "arith.xori") {
       // `not x` is `x xor true` (the floor-modulo expansion's xori is read with it).
-      if (o.operand_names.size() != 2 || o.results.size() != 1 || !o.props.empty()) return void(fail(o.loc, "arith.xori takes two operands"));
+      if (o.operand_names.size() != 2 || o.results.size() != 1 || !o.props.empty())
+        return void(fail(o.loc, "arith.xori takes two operands"));
       const entry* t = lookup(o, 1);
       if (t == nullptr) return;
       if (t->kind != entry_kind::literal || t->lit_dt != dtype::bool_ || t->op.num != 1)
@@ -1190,8 +1207,16 @@ class pto_reader {
       return;
     }
     if (n.substr(0, 6) == "arith." || n == "builtin.unrealized_conversion_cast") {
-      constexpr std::array<std::string_view, 11> conversions{"arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi", "arith.trunci",
-                                                             "arith.sitofp", "arith.uitofp", "arith.fptosi", "arith.extf", "arith.truncf",
+      constexpr std::array<std::string_view, 11> conversions{"arith.index_cast",
+                                                             "arith.index_castui",
+                                                             "arith.extui",
+                                                             "arith.extsi",
+                                                             "arith.trunci",
+                                                             "arith.sitofp",
+                                                             "arith.uitofp",
+                                                             "arith.fptosi",
+                                                             "arith.extf",
+                                                             "arith.truncf",
                                                              "builtin.unrealized_conversion_cast"};
       for (const std::string_view c : conversions)
         if (c == n) return conversion(o);
@@ -1206,7 +1231,8 @@ class pto_reader {
   std::size_t floor_mod(const std::vector<generic_op>& ops, std::size_t at) {
     const generic_op& rem = ops[at];
     const auto shape = [&](std::size_t k, std::string_view name, std::size_t operands) -> const generic_op* {
-      if (at + k >= ops.size() || ops[at + k].name != name || ops[at + k].operand_names.size() != operands || ops[at + k].results.size() != 1)
+      if (at + k >= ops.size() || ops[at + k].name != name || ops[at + k].operand_names.size() != operands ||
+          ops[at + k].results.size() != 1)
         return nullptr;
       return &ops[at + k];
     };
@@ -1219,18 +1245,19 @@ class pto_reader {
     const generic_op* sel = shape(7, "arith.select", 3);
     const auto is_zero = [&](const generic_op& o, std::size_t i) {
       const auto it = env_.find(o.operand_names[i]);
-      return it != env_.end() && entries_[it->second].kind == entry_kind::literal && entries_[it->second].op.kind == operand_kind::int_lit &&
-             entries_[it->second].op.num == 0;
+      return it != env_.end() && entries_[it->second].kind == entry_kind::literal &&
+             entries_[it->second].op.kind == operand_kind::int_lit && entries_[it->second].op.num == 0;
     };
     const auto pred = [](const generic_op* o) { return o->prop("predicate").value_or(""); };
-    const bool ok_shape =
-        rem.operand_names.size() == 2 && rem.results.size() == 1 && nz && rneg && bneg && differ && fix && adj && sel &&
-        pred(nz) == "1 : i64" && nz->operand_names[0] == rem.results[0] && is_zero(*nz, 1) && pred(rneg) == "2 : i64" &&
-        rneg->operand_names[0] == rem.results[0] && is_zero(*rneg, 1) && pred(bneg) == "2 : i64" && bneg->operand_names[0] == rem.operand_names[1] &&
-        is_zero(*bneg, 1) && differ->operand_names[0] == rneg->results[0] && differ->operand_names[1] == bneg->results[0] &&
-        fix->operand_names[0] == nz->results[0] && fix->operand_names[1] == differ->results[0] && adj->operand_names[0] == rem.results[0] &&
-        adj->operand_names[1] == rem.operand_names[1] && sel->operand_names[0] == fix->results[0] && sel->operand_names[1] == adj->results[0] &&
-        sel->operand_names[2] == rem.results[0];
+    const bool ok_shape = rem.operand_names.size() == 2 && rem.results.size() == 1 && nz && rneg && bneg && differ && fix &&
+                          adj && sel && pred(nz) == "1 : i64" && nz->operand_names[0] == rem.results[0] && is_zero(*nz, 1) &&
+                          pred(rneg) == "2 : i64" && rneg->operand_names[0] == rem.results[0] && is_zero(*rneg, 1) &&
+                          pred(bneg) == "2 : i64" && bneg->operand_names[0] == rem.operand_names[1] && is_zero(*bneg, 1) &&
+                          differ->operand_names[0] == rneg->results[0] && differ->operand_names[1] == bneg->results[0] &&
+                          fix->operand_names[0] == nz->results[0] && fix->operand_names[1] == differ->results[0] &&
+                          adj->operand_names[0] == rem.results[0] && adj->operand_names[1] == rem.operand_names[1] &&
+                          sel->operand_names[0] == fix->results[0] && sel->operand_names[1] == adj->results[0] &&
+                          sel->operand_names[2] == rem.results[0];
     if (!ok_shape) {
       fail(rem.loc, "arith.remsi is not followed by the emitter's floor-modulo expansion (cmpi ne, cmpi slt, cmpi slt, xori, "
                     "andi, addi, select over its result and divisor)");
@@ -1270,21 +1297,23 @@ class pto_reader {
       std::size_t total = 0;
       if (xs.size() != groups) {
         fail(o.loc, text(o.name) << ": operandSegmentSizes has " << static_cast<std::int64_t>(xs.size()) << " entries for "
-                               << static_cast<std::int64_t>(groups) << " operand groups");
+                                 << static_cast<std::int64_t>(groups) << " operand groups");
         return std::nullopt;
       }
       for (std::size_t g = 0; g < groups; ++g) {
         const auto n = pto_read_int(xs[g]);
-        if (!n || *n < 0 || (d.groups[g].kind == group_kind::one && *n != 1) || (d.groups[g].kind == group_kind::optional && *n > 1)) {
-          fail(o.loc, text(o.name) << ": operandSegmentSizes entry " << static_cast<std::int64_t>(g) << " (" << d.groups[g].name << ") is " << xs[g]);
+        if (!n || *n < 0 || (d.groups[g].kind == group_kind::one && *n != 1) ||
+            (d.groups[g].kind == group_kind::optional && *n > 1)) {
+          fail(o.loc, text(o.name) << ": operandSegmentSizes entry " << static_cast<std::int64_t>(g) << " (" << d.groups[g].name
+                                   << ") is " << xs[g]);
           return std::nullopt;
         }
         sizes[g] = static_cast<std::size_t>(*n);
         total += sizes[g];
       }
       if (total != o.operand_names.size()) {
-        fail(o.loc, text(o.name) << ": operandSegmentSizes counts " << static_cast<std::int64_t>(total) << " operands, the op has "
-                               << static_cast<std::int64_t>(o.operand_names.size()));
+        fail(o.loc, text(o.name) << ": operandSegmentSizes counts " << static_cast<std::int64_t>(total)
+                                 << " operands, the op has " << static_cast<std::int64_t>(o.operand_names.size()));
         return std::nullopt;
       }
       return sizes;
@@ -1299,7 +1328,8 @@ class pto_reader {
       else variable = g;
     if (o.operand_names.size() < fixed || (variable == groups && o.operand_names.size() != fixed) ||
         (variable < groups && d.groups[variable].kind == group_kind::optional && o.operand_names.size() > fixed + 1)) {
-      fail(o.loc, text(o.name) << " has " << static_cast<std::int64_t>(o.operand_names.size()) << " operands, which its groups cannot take");
+      fail(o.loc, text(o.name) << " has " << static_cast<std::int64_t>(o.operand_names.size())
+                               << " operands, which its groups cannot take");
       return std::nullopt;
     }
     if (variable < groups) sizes[variable] = o.operand_names.size() - fixed;
@@ -1328,7 +1358,8 @@ class pto_reader {
   /// hold the value it implies.
   bool props_known(const generic_op& o, pto_op p, std::initializer_list<std::pair<std::string_view, std::string_view>> fixed) {
     for (const auto& [k, v] : o.props)
-      if (k != "operandSegmentSizes" && property_of(p, k) == nullptr) return fail(o.loc, text(o.name) << ": unknown property " << k);
+      if (k != "operandSegmentSizes" && property_of(p, k) == nullptr)
+        return fail(o.loc, text(o.name) << ": unknown property " << k);
     for (const auto& [k, want] : fixed) {
       const auto got = enum_prop(o, p, k, false);
       if (!ok()) return false;
@@ -1348,7 +1379,8 @@ class pto_reader {
     for (std::size_t i = 0; i < pto_op_count; ++i)
       if (pto_facts::table[i].mnemonic == o.name) p = static_cast<pto_op>(i);
     if (inv == nullptr || !p) return void(fail(o.loc, text("\"") << o.name << "\" is not a PTO op the emitter writes"));
-    if (!o.regions.empty() || !o.attrs.empty()) return void(fail(o.loc, text(o.name) << " takes no regions or discardable attributes"));
+    if (!o.regions.empty() || !o.attrs.empty())
+      return void(fail(o.loc, text(o.name) << " takes no regions or discardable attributes"));
     const auto sizes = group_sizes(o, *p);
     if (!sizes) return;
     const pto_op_def& d = def_of(*p);
@@ -1389,7 +1421,8 @@ class pto_reader {
       }
       return tile_type(o.loc, o.result_types[0]);
     };
-    if (!o.results.empty() && inv->kind != pto_read_kind::alloc && inv->kind != pto_read_kind::subview && inv->kind != pto_read_kind::reshape)
+    if (!o.results.empty() && inv->kind != pto_read_kind::alloc && inv->kind != pto_read_kind::subview &&
+        inv->kind != pto_read_kind::reshape)
       return void(fail(o.loc, text(o.name) << " defines no value"));
     // high_precision: for the Buffer ops that take it; the others must say `default`.
     std::vector<kwarg> kws;
@@ -1399,7 +1432,8 @@ class pto_reader {
       const bool hp_ok = (info(inv->op).keywords & kw_bit(keyword::high_precision)) != 0;
       if (*prec == "high_precision" && hp_ok) kws.push_back(kwarg{keyword::high_precision, operand::boolean(true)});
       else if (*prec != "default")
-        return void(fail(o.loc, text(o.name) << ": precisionType " << *prec << " has no " << mnemonic(inv->op) << " counterpart"));
+        return void(
+            fail(o.loc, text(o.name) << ": precisionType " << *prec << " has no " << mnemonic(inv->op) << " counterpart"));
     }
     const std::string_view dst = "dst";
     switch (inv->kind) {
@@ -1442,7 +1476,8 @@ class pto_reader {
         if (!binary || group("tmp").empty())
           return void(fail(o.loc, "pto.tcolsum reads back into buffer.col_sum only with its tmp and isBinary = false"));
         if (*binary != "false")
-          return void(fail(o.loc, text("pto.tcolsum isBinary = ") << *binary << " sums pairwise; buffer.col_sum sums row by row (isBinary = false)"));
+          return void(fail(o.loc, text("pto.tcolsum isBinary = ")
+                                      << *binary << " sums pairwise; buffer.col_sum sums row by row (isBinary = false)"));
         const auto a = buf("src"), t = buf("tmp"), c = buf(dst);
         if (a && t && c) emit(inv->op, {*a, *t, *c}, kws, {}, {}, o.loc);
         return;
@@ -1530,7 +1565,8 @@ class pto_reader {
         const auto o0 = use(o, offs[0]), o1 = use(o, offs[1]);
         if (!o0 || !o1) return;
         std::vector<arg> args{*src, tuple_of({*o0, *o1})};
-        if (group("valid_row").size() != group("valid_col").size()) return void(fail(o.loc, "pto.subview takes both valid operands or neither"));
+        if (group("valid_row").size() != group("valid_col").size())
+          return void(fail(o.loc, "pto.subview takes both valid operands or neither"));
         if (!group("valid_row").empty()) {
           const auto r = scal("valid_row"), c = scal("valid_col");
           if (!r || !c) return;
@@ -1556,7 +1592,8 @@ class pto_reader {
         if (!props_known(o, *p, {{"accPhase", "unspecified"}})) return;
         const auto l = buf("lhs"), r = buf("rhs"), c = buf(dst);
         if (!l || !r || !c) return;
-        if (inv->kind == pto_read_kind::matmul_acc && (group("acc_in").empty() || o.operand_names[group("acc_in")[0]] != o.operand_names[group(dst)[0]]))
+        if (inv->kind == pto_read_kind::matmul_acc &&
+            (group("acc_in").empty() || o.operand_names[group("acc_in")[0]] != o.operand_names[group(dst)[0]]))
           return void(fail(o.loc, "pto.tmatmul.acc reads back into buffer.matmul_acc only when acc_in is its dst"));
         emit(inv->op, {*l, *r, *c}, {}, {}, {}, o.loc);
         return;
@@ -1582,9 +1619,10 @@ class pto_reader {
     const dtype from = b_->fn().type_of(src->op.value()).dt, to = b_->fn().type_of(dst->op.value()).dt;
     if (*s != "ON" && *s != "OFF") return void(fail(o.loc, text("pto.tcvt sat_mode ") << *s << " is neither ON nor OFF"));
     if ((*s == "ON") != cast_saturates(from, to))
-      return void(fail(o.loc, text("pto.tcvt ") << name(from) << " -> " << name(to) << " says sat_mode = " << *s << ", but buffer.cast "
-                                                 << (cast_saturates(from, to) ? "saturates" : "does not saturate")
-                                                 << " that pair (ir/cast.hpp)"));
+      return void(fail(o.loc, text("pto.tcvt ")
+                                  << name(from) << " -> " << name(to) << " says sat_mode = " << *s << ", but buffer.cast "
+                                  << (cast_saturates(from, to) ? "saturates" : "does not saturate")
+                                  << " that pair (ir/cast.hpp)"));
     const std::vector<kwarg> kws{kwarg{keyword::mode, operand::integer(mode - pto_round_mode_names.begin())}};
     emit(opcode::buffer_cast, {*src, *dst}, kws, {}, {}, o.loc);
   }
@@ -1604,7 +1642,8 @@ class pto_reader {
   void partition(const generic_op& o) {
     const auto sizes = group_sizes(o, pto_op::partition_view);
     if (!sizes) return;
-    if ((*sizes)[1] != 2 || (*sizes)[2] != 2 || o.results.size() != 1) return void(fail(o.loc, "pto.partition_view takes two offsets and two sizes"));
+    if ((*sizes)[1] != 2 || (*sizes)[2] != 2 || o.results.size() != 1)
+      return void(fail(o.loc, "pto.partition_view takes two offsets and two sizes"));
     const entry* tv = lookup(o, 0);
     if (tv == nullptr) return;
     if (tv->kind != entry_kind::tensor_view) return void(fail(o.loc, "pto.partition_view of a non-tensor-view"));
@@ -1615,7 +1654,8 @@ class pto_reader {
     for (std::size_t i = 0; i < 4; ++i) {
       const entry* w = lookup(o, 1 + i);
       if (w == nullptr) return;
-      if (w->kind != entry_kind::value && w->kind != entry_kind::literal) return void(fail(o.loc, "pto.partition_view's offsets and sizes are scalars"));
+      if (w->kind != entry_kind::value && w->kind != entry_kind::literal)
+        return void(fail(o.loc, "pto.partition_view's offsets and sizes are scalars"));
       e.window[i] = env_.at(o.operand_names[1 + i]);
     }
     // The view type's static dims are constant sizes (a `?` may be any size, a constant too:
@@ -1635,7 +1675,8 @@ class pto_reader {
       pt.remove_prefix(x + 1);
     }
     if (!good || pto_read_dtype(pt) != std::optional<dtype>(t.dt))
-      return void(fail(o.loc, text("pto.partition_view's type ") << o.result_types[0]
+      return void(fail(o.loc, text("pto.partition_view's type ")
+                                  << o.result_types[0]
                                   << " must have the sizes' constants (or ?) and the tensor's element type"));
     define(o.results[0], e, o.loc);
   }

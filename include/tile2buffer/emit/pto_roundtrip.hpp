@@ -78,7 +78,8 @@ class pto_roundtrip_compare {
   };
   std::optional<difference> run() {
     if (a_.kind != b_.kind)
-      return differ(a_.loc, b_.loc, text("its kind ") << name(a_.kind) << " reads back as " << name(b_.kind) << " (pto.kernel_kind)");
+      return differ(a_.loc, b_.loc,
+                    text("its kind ") << name(a_.kind) << " reads back as " << name(b_.kind) << " (pto.kernel_kind)");
     if (b_.target != std::optional<target_arch>(target_))
       return differ(a_.loc, b_.loc, text("its target ") << name(target_) << " reads back as another pto.target_arch");
     std::vector<const param_info*> params;
@@ -86,13 +87,15 @@ class pto_roundtrip_compare {
       for (const param_info& p : a_.params)
         if (a_.type_of(p.value).is_tensor() == tensors) params.push_back(&p);
     if (params.size() != b_.params.size())
-      return differ(a_.loc, b_.loc, text("its ") << static_cast<std::int64_t>(params.size()) << " parameters read back as "
-                                                 << static_cast<std::int64_t>(b_.params.size()));
+      return differ(a_.loc, b_.loc,
+                    text("its ") << static_cast<std::int64_t>(params.size()) << " parameters read back as "
+                                 << static_cast<std::int64_t>(b_.params.size()));
     for (std::size_t i = 0; i < params.size(); ++i)
       if (!bind(params[i]->value, b_.params[i].value))
-        return differ(params[i]->loc, b_.loc, text("parameter '") << a_.name_of(params[i]->value) << "' of type "
-                                                                  << describe(a_.type_of(params[i]->value)) << " reads back as "
-                                                                  << describe(b_.type_of(b_.params[i].value)));
+        return differ(params[i]->loc, b_.loc,
+                      text("parameter '") << a_.name_of(params[i]->value) << "' of type "
+                                          << describe(a_.type_of(params[i]->value)) << " reads back as "
+                                          << describe(b_.type_of(b_.params[i].value)));
     return regions(a_.body, b_.body, a_.loc);
   }
 
@@ -151,7 +154,8 @@ class pto_roundtrip_compare {
       if (sub.valid().kind == operand_kind::tuple) {
         const auto e = sub.elements(sub.valid());
         for (std::size_t i = 0; i < 2 && i < e.size(); ++i)
-          if (const auto c = ptoas_constant(e[i]); c && t.valid[i].is_runtime()) t.valid[i] = extent::of(*c < t.shape[i] ? *c : t.shape[i]);
+          if (const auto c = ptoas_constant(e[i]); c && t.valid[i].is_runtime())
+            t.valid[i] = extent::of(*c < t.shape[i] ? *c : t.shape[i]);
       }
     }
     return t;
@@ -186,8 +190,9 @@ class pto_roundtrip_compare {
     ext(t.valid[0]);
     s << ", ";
     ext(t.valid[1]);
-    return s << "], blayout=" << name(t.blayout) << ", slayout=" << name(t.slayout) << ", fractal=" << static_cast<std::int64_t>(t.fractal)
-             << ", pad=" << name(t.pad) << ", compact=" << name(t.compact) << ']';
+    return s << "], blayout=" << name(t.blayout) << ", slayout=" << name(t.slayout)
+             << ", fractal=" << static_cast<std::int64_t>(t.fractal) << ", pad=" << name(t.pad) << ", compact=" << name(t.compact)
+             << ']';
   }
 
   //===--- values ---===//
@@ -207,7 +212,8 @@ class pto_roundtrip_compare {
   }
   /// Original literal `x` equals the literal `y` read back from a constant of `l.dt`.
   static bool same_literal(const operand& x, const operand& y, const pto_read_literal& l) {
-    if (l.dt == dtype::bool_) return (x.kind == operand_kind::bool_lit || x.kind == operand_kind::int_lit) && (x.num != 0) == (y.num != 0);
+    if (l.dt == dtype::bool_)
+      return (x.kind == operand_kind::bool_lit || x.kind == operand_kind::int_lit) && (x.num != 0) == (y.num != 0);
     if (!is_float(l.dt)) return (x.kind == operand_kind::int_lit || x.kind == operand_kind::bool_lit) && x.num == y.num;
     if (x.kind != operand_kind::int_lit && x.kind != operand_kind::float_lit) return false;
     text dec;
@@ -273,13 +279,15 @@ class pto_roundtrip_compare {
     const region_info& x = a_.region(ra);
     const region_info& y = b_.region(rb);
     if (x.args.count != y.args.count)
-      return differ(at, at, text("a region's ") << static_cast<std::int64_t>(x.args.count) << " arguments read back as "
-                                                << static_cast<std::int64_t>(y.args.count));
+      return differ(at, at,
+                    text("a region's ") << static_cast<std::int64_t>(x.args.count) << " arguments read back as "
+                                        << static_cast<std::int64_t>(y.args.count));
     for (std::uint32_t i = 0; i < x.args.count; ++i)
       if (!bind(value_id{x.args.begin + i}, value_id{y.args.begin + i}))
-        return differ(at, at, text("region argument '") << a_.name_of(value_id{x.args.begin + i}) << "' of type "
-                                                        << describe(a_.type_of(value_id{x.args.begin + i})) << " reads back as "
-                                                        << describe(b_.type_of(value_id{y.args.begin + i})));
+        return differ(at, at,
+                      text("region argument '") << a_.name_of(value_id{x.args.begin + i}) << "' of type "
+                                                << describe(a_.type_of(value_id{x.args.begin + i})) << " reads back as "
+                                                << describe(b_.type_of(value_id{y.args.begin + i})));
     std::vector<op_id> ox;
     for (const op_id o : a_.ops_of(ra))
       if (kept(o)) ox.push_back(o);
@@ -287,7 +295,8 @@ class pto_roundtrip_compare {
     std::size_t j = 0;
     for (const op_id o : ox) {
       if (j >= oy.size())
-        return differ(a_.op(o).loc, b_.loc, text(mnemonic(a_.op(o).code())) << " is missing from the PTO-AS (its region reads back shorter)");
+        return differ(a_.op(o).loc, b_.loc,
+                      text(mnemonic(a_.op(o).code())) << " is missing from the PTO-AS (its region reads back shorter)");
       if (const auto narrowed = right_narrowing(o, oy, j)) {
         if (!narrowed->message.empty()) return narrowed;
         ++j;
@@ -316,8 +325,10 @@ class pto_roundtrip_compare {
     const operand source = sub.source();
     const location pto = b_.op(sv).loc;
     const auto bad = [&](std::string_view why) {
-      return differ(a_.op(o).loc, pto, text(mnemonic(c)) << "'s Right reads back through a subview that is not the whole-tile "
-                                                        "narrowing to the Left's K: " << why);
+      return differ(a_.op(o).loc, pto,
+                    text(mnemonic(c)) << "'s Right reads back through a subview that is not the whole-tile "
+                                         "narrowing to the Left's K: "
+                                      << why);
     };
     const operand rhs = resolved(named_operand<"rhs">(a_, o)), lhs = resolved(named_operand<"lhs">(a_, o));
     if (!rhs.is_value() || !lhs.is_value() || !source.is_value() || a_to_b_[rhs.value().index] != source.value().index)
@@ -334,8 +345,9 @@ class pto_roundtrip_compare {
     type want = r;
     want.valid[0] = l.valid[1];
     if (!at_origin || !kn || !same_type(want, b_.type_of(narrowed)))
-      return bad((text("expected offsets (0, 0), valid (") << l.valid[1].number << ", " << r.valid[1].number << ") and type "
-                                                             << describe(want).view()).view());
+      return bad((text("expected offsets (0, 0), valid (")
+                  << l.valid[1].number << ", " << r.valid[1].number << ") and type " << describe(want).view())
+                     .view());
     b_alias_[narrowed.index] = source.value().index;
     return difference{};
   }
@@ -355,23 +367,27 @@ class pto_roundtrip_compare {
       const bool ne = cy == opcode::scalar_ne && yargs.size() == 2;
       const pto_read_literal* zero = ne ? literal_of(yargs[rhs_at]) : nullptr;
       if (!ne || !same_operand(v, yargs[lhs_at]) || zero == nullptr || !same_literal(operand::integer(0), yargs[rhs_at], *zero))
-        return differ(nx.loc, ny.loc, text("cast(") << spelled(a_, v, true) << ", BOOL) reads back as " << mnemonic(cy)
-                                                  << " (expected a comparison != 0)");
-      if (!bind(a_.result(x), b_.result(y))) return differ(nx.loc, ny.loc, text("cast to BOOL: its result reads back with another type"));
+        return differ(
+            nx.loc, ny.loc,
+            text("cast(") << spelled(a_, v, true) << ", BOOL) reads back as " << mnemonic(cy) << " (expected a comparison != 0)");
+      if (!bind(a_.result(x), b_.result(y)))
+        return differ(nx.loc, ny.loc, text("cast to BOOL: its result reads back with another type"));
       return std::nullopt;
     }
     if (cx != cy) return differ(nx.loc, ny.loc, text(mx) << " reads back as " << mnemonic(cy));
     const auto ax = a_.args(x), ay = b_.args(y);
     if (cx != opcode::cf_return) {
       if (ax.size() != ay.size())
-        return differ(nx.loc, ny.loc, text(mx) << "'s " << static_cast<std::int64_t>(ax.size()) << " operands read back as "
-                                               << static_cast<std::int64_t>(ay.size()));
+        return differ(nx.loc, ny.loc,
+                      text(mx) << "'s " << static_cast<std::int64_t>(ax.size()) << " operands read back as "
+                               << static_cast<std::int64_t>(ay.size()));
       const operand_list& names = operand_lists[static_cast<std::size_t>(cx)];
       for (std::size_t i = 0; i < ax.size(); ++i)
         if (!same_operand(ax[i], ay[i])) {
           const std::string_view role = i < names.size ? names.names[i] : std::string_view("(variadic)");
-          return differ(nx.loc, ny.loc, text(mx) << " operand " << role << ": " << spelled(a_, ax[i], true) << " reads back as "
-                                                 << spelled(b_, ay[i], false));
+          return differ(nx.loc, ny.loc,
+                        text(mx) << " operand " << role << ": " << spelled(a_, ax[i], true) << " reads back as "
+                                 << spelled(b_, ay[i], false));
         }
     }
     if (auto d = keywords(x, y)) return d;
@@ -379,13 +395,15 @@ class pto_roundtrip_compare {
     for (std::uint32_t r = 0; r < nx.regions.count; ++r)
       if (auto d = regions(region_id{nx.regions.begin + r}, region_id{ny.regions.begin + r}, nx.loc)) return d;
     if (nx.results.count != ny.results.count)
-      return differ(nx.loc, ny.loc, text(mx) << "'s " << static_cast<std::int64_t>(nx.results.count) << " results read back as "
-                                             << static_cast<std::int64_t>(ny.results.count));
+      return differ(nx.loc, ny.loc,
+                    text(mx) << "'s " << static_cast<std::int64_t>(nx.results.count) << " results read back as "
+                             << static_cast<std::int64_t>(ny.results.count));
     for (std::uint32_t i = 0; i < nx.results.count; ++i) {
       const value_id vx = a_.result(x, i), vy = b_.result(y, i);
       if (!bind(vx, vy))
-        return differ(nx.loc, ny.loc, text(mx) << " result '" << a_.name_of(vx) << "' of type " << describe(visible(vx)) << " reads back as "
-                                               << describe(b_.type_of(vy)));
+        return differ(nx.loc, ny.loc,
+                      text(mx) << " result '" << a_.name_of(vx) << "' of type " << describe(visible(vx)) << " reads back as "
+                               << describe(b_.type_of(vy)));
     }
     return std::nullopt;
   }
@@ -404,12 +422,13 @@ class pto_roundtrip_compare {
       const auto got = b_.kwarg_of(y, keyword::mode);
       if (!got || got->kind != operand_kind::int_lit || got->num != want) {
         const auto round_name = [](std::int64_t k) {
-          return k >= 0 && k < static_cast<std::int64_t>(pto_round_mode_names.size()) ? pto_round_mode_names[static_cast<std::size_t>(k)]
-                                                                                        : std::string_view("?");
+          return k >= 0 && k < static_cast<std::int64_t>(pto_round_mode_names.size())
+                     ? pto_round_mode_names[static_cast<std::size_t>(k)]
+                     : std::string_view("?");
         };
         text msg(mx);
-        msg << ' ' << name(from) << " -> " << name(to) << " with mode = " << mode << " rounds "
-            << round_name(want) << ", but its PTO-AS reads back as rmode " << (got ? round_name(got->num) : std::string_view("(none)"))
+        msg << ' ' << name(from) << " -> " << name(to) << " with mode = " << mode << " rounds " << round_name(want)
+            << ", but its PTO-AS reads back as rmode " << (got ? round_name(got->num) : std::string_view("(none)"))
             << " (mode = " << (got ? got->num : std::int64_t{-1}) << ')';
         return differ(nx.loc, ny.loc, static_cast<text&&>(msg));
       }
@@ -431,15 +450,18 @@ class pto_roundtrip_compare {
     for (const kwarg& k : ex) {
       const kwarg* other = find(ey, k.key);
       // Keyword values are literals of the op record's kind (no constant, no dtype to round to).
-      if (other == nullptr || other->value.kind != k.value.kind || other->value.num != k.value.num || other->value.exp10 != k.value.exp10)
-        return differ(nx.loc, ny.loc, text(mx) << " keyword " << keyword_names[static_cast<std::size_t>(k.key)] << " = "
-                                               << spelled(a_, k.value, true) << " reads back as "
-                                               << (other == nullptr ? text("absent") : spelled(b_, other->value, false)));
+      if (other == nullptr || other->value.kind != k.value.kind || other->value.num != k.value.num ||
+          other->value.exp10 != k.value.exp10)
+        return differ(nx.loc, ny.loc,
+                      text(mx) << " keyword " << keyword_names[static_cast<std::size_t>(k.key)] << " = "
+                               << spelled(a_, k.value, true) << " reads back as "
+                               << (other == nullptr ? text("absent") : spelled(b_, other->value, false)));
     }
     for (const kwarg& k : ey)
       if (find(ex, k.key) == nullptr)
-        return differ(nx.loc, ny.loc, text(mx) << " reads back with keyword " << keyword_names[static_cast<std::size_t>(k.key)] << " = "
-                                               << spelled(b_, k.value, false) << ", which the Buffer IR does not have");
+        return differ(nx.loc, ny.loc,
+                      text(mx) << " reads back with keyword " << keyword_names[static_cast<std::size_t>(k.key)] << " = "
+                               << spelled(b_, k.value, false) << ", which the Buffer IR does not have");
     return std::nullopt;
   }
 
@@ -459,7 +481,8 @@ class pto_roundtrip_compare {
 /// op, with the PTO-AS line it reads back from as a note), none when every kernel reads back
 /// structurally equal (see the file comment for what the PTO form cannot carry).
 template <class = void>
-std::vector<diagnostic> compare_pto_reading(const program& p, const pto_reading& reading, std::string_view pto_text, const pto_options& o = {}) {
+std::vector<diagnostic> compare_pto_reading(const program& p, const pto_reading& reading, std::string_view pto_text,
+                                            const pto_options& o = {}) {
   std::vector<diagnostic> out;
   std::vector<const function*> emitted;
   for (const function& f : p.functions) {
@@ -472,13 +495,16 @@ std::vector<diagnostic> compare_pto_reading(const program& p, const pto_reading&
     diagnostic d{at, text(detail::pto_roundtrip_source), text("@") << f.name_of() << ": " << message, {}};
     if (pto.known())
       d.notes.push_back(note{location{}, text("reads back from PTO-AS (generic form) line ")
-                                             << static_cast<std::int64_t>(pto.line) << ": " << detail::source_line(pto_text, pto.line)});
+                                             << static_cast<std::int64_t>(pto.line) << ": "
+                                             << detail::source_line(pto_text, pto.line)});
     out.push_back(static_cast<diagnostic&&>(d));
   };
   if (emitted.size() != reading.prog.functions.size()) {
-    diagnostic d{location{}, text(detail::pto_roundtrip_source),
-                 text("the PTO-AS holds ") << static_cast<std::int64_t>(reading.prog.functions.size()) << " functions for the program's "
-                                           << static_cast<std::int64_t>(emitted.size()) << " emitted kernels",
+    diagnostic d{location{},
+                 text(detail::pto_roundtrip_source),
+                 text("the PTO-AS holds ") << static_cast<std::int64_t>(reading.prog.functions.size())
+                                           << " functions for the program's " << static_cast<std::int64_t>(emitted.size())
+                                           << " emitted kernels",
                  {}};
     out.push_back(static_cast<diagnostic&&>(d));
     return out;
@@ -516,14 +542,18 @@ std::vector<diagnostic> check_pto_roundtrip(const program& p, const pto_options&
       location at{};
       for (const function& f : p.functions)
         if (const std::string_view m = e.message.view(); m.size() > f.name_of().size() + 2 && m[0] == '@' &&
-                                                         m.substr(1, f.name_of().size()) == f.name_of() && m[f.name_of().size() + 1] == ':')
+                                                         m.substr(1, f.name_of().size()) == f.name_of() &&
+                                                         m[f.name_of().size() + 1] == ':')
           at = f.loc;
-      diagnostic d{at, text(detail::pto_roundtrip_source),
+      diagnostic d{at,
+                   text(detail::pto_roundtrip_source),
                    text("the emitted PTO-AS does not read back, at its line ")
-                       << static_cast<std::int64_t>(e.loc.line) << ':' << static_cast<std::int64_t>(e.loc.col) << ": " << e.message,
+                       << static_cast<std::int64_t>(e.loc.line) << ':' << static_cast<std::int64_t>(e.loc.col) << ": "
+                       << e.message,
                    {}};
-      d.notes.push_back(note{location{}, text("PTO-AS (generic form) line ") << static_cast<std::int64_t>(e.loc.line) << ": "
-                                                                              << detail::source_line(emitted.value.view(), e.loc.line)});
+      d.notes.push_back(note{location{}, text("PTO-AS (generic form) line ")
+                                             << static_cast<std::int64_t>(e.loc.line) << ": "
+                                             << detail::source_line(emitted.value.view(), e.loc.line)});
       out.push_back(static_cast<diagnostic&&>(d));
     }
     return out;
@@ -535,7 +565,8 @@ std::vector<diagnostic> check_pto_roundtrip(const program& p, const pto_options&
 namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
 std::vector<diagnostic> compare_pto_reading(const program& p, const pto_reading& reading, std::string_view pto_text,
                                             const pto_options& o = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
-std::vector<diagnostic> check_pto_roundtrip(const program& p, const pto_options& o = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+std::vector<diagnostic> check_pto_roundtrip(const program& p,
+                                            const pto_options& o = {});  // TILE2BUFFER_EXTERN_PIPELINE: run time only
 }  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::compare_pto_reading;
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::check_pto_roundtrip;

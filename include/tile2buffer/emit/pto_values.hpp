@@ -60,7 +60,7 @@ class pto_emitter_base {
     // writes them. arith.trunci gets none: MLIR 22 gives it overflowFlags, but LLVM 19 (which
     // PTOAS 0.60 builds on) declares no property there, and `<{...}>` on it would be rejected.
     constexpr std::string_view overflow[] = {"arith.addi", "arith.subi", "arith.muli"};
-    constexpr std::string_view fastmath[] = {"arith.addf", "arith.subf", "arith.mulf", "arith.divf",
+    constexpr std::string_view fastmath[] = {"arith.addf",     "arith.subf",     "arith.mulf", "arith.divf",
                                              "arith.minimumf", "arith.maximumf", "arith.cmpf"};
     for (const std::string_view n : overflow)
       if (n == name) r.props.push_back(mlir_attr{"overflowFlags", text("#arith.overflow<none>"), true});

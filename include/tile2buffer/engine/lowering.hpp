@@ -79,7 +79,9 @@ class lowering {
   /// The distinct windows of allocation `alloc` (an index into `facts().allocations()`).
   [[nodiscard]] constexpr std::span<const window> windows(std::uint32_t alloc) const { return index_.windows(alloc); }
   /// The Buffer handle defined for window `key` of allocation `alloc` (invalid until defined).
-  [[nodiscard]] constexpr value_id key_handle(std::uint32_t alloc, std::uint32_t key) const { return key_handles_[index_.slot(alloc, key)]; }
+  [[nodiscard]] constexpr value_id key_handle(std::uint32_t alloc, std::uint32_t key) const {
+    return key_handles_[index_.slot(alloc, key)];
+  }
   /// The product-shaped view matmul `o` writes through, when its accumulator's valid rectangle is
   /// wider than the product; invalid otherwise (the matmul writes its result's handle).
   [[nodiscard]] constexpr value_id product_view(op_id o) const {
@@ -135,7 +137,9 @@ class lowering {
   constexpr void fail(location loc, std::string_view source, text message) {
     errors_.push_back(diagnostic{loc, text(source), static_cast<text&&>(message), {}});
   }
-  constexpr void fail(op_id o, std::string_view source, text message) { fail(rw_.source().op(o).loc, source, static_cast<text&&>(message)); }
+  constexpr void fail(op_id o, std::string_view source, text message) {
+    fail(rw_.source().op(o).loc, source, static_cast<text&&>(message));
+  }
 
   /// A use-site window's handle and where it was cut: the storage handle it is a subview of and
   /// its cumulative (target-side) offsets in it, bound once at the slice; nested slices add to
@@ -173,13 +177,14 @@ class lowering {
   constexpr value_id typed_handle(value_id v, location loc) {
     const type want = buffer_descriptor(rw_.source().type_of(v));
     if (const use_site_window* w = window_of(v); w != nullptr && w->deferred) {
-      return builder().create<buffer::subview>({.source = w->base, .offsets = built(w->offsets), .valid = built(valid_tuple(v))}, want,
-                                               rw_.source().name_of(v), loc);
+      return builder().create<buffer::subview>({.source = w->base, .offsets = built(w->offsets), .valid = built(valid_tuple(v))},
+                                               want, rw_.source().name_of(v), loc);
     }
     const value_id h = handle(v);
     if (!h.valid() || builder().fn().type_of(h) == want) return h;
-    return builder().create<buffer::subview>({.source = h, .offsets = built(builder().pair(0, 0)), .valid = built(valid_tuple(v))}, want,
-                                             rw_.source().name_of(v), loc);
+    return builder().create<buffer::subview>(
+        {.source = h, .offsets = built(builder().pair(0, 0)), .valid = built(valid_tuple(v))}, want, rw_.source().name_of(v),
+        loc);
   }
 
   /// Marks the windows whose row relabel `define_handle` declares: those of the operands and
@@ -200,7 +205,8 @@ class lowering {
       };
       want(r);
       for (std::uint32_t i = 0; i < n.op.args.count; ++i)
-        if (const operand& x = src.operands[n.op.args.begin + i]; x.is_value() && src.type_of(x.value()).is_tile()) want(x.value());
+        if (const operand& x = src.operands[n.op.args.begin + i]; x.is_value() && src.type_of(x.value()).is_tile())
+          want(x.value());
     }
   }
 
@@ -220,13 +226,13 @@ class lowering {
   const kernel_analyses* analyses_;
   options opts_;
   storage_index index_;
-  std::vector<value_id> key_handles_;     // by the index's window slot
-  std::vector<value_id> row_handles_;     // by window slot: a column vector's [1, R] relabel; empty when none is wanted
+  std::vector<value_id> key_handles_;  // by the index's window slot
+  std::vector<value_id> row_handles_;  // by window slot: a column vector's [1, R] relabel; empty when none is wanted
   /// Why a placeholder id: it marks a wanted relabel before its handle exists, and no value of the
   /// function being built can have it.
   static constexpr value_id wanted_{0xfffffffeU};
-  std::vector<use_site_window> windows_;  // by Tile value id; empty until a window is defined
-  std::vector<std::pair<op_id, op_id>> deferred_;     // (first reference, tile.alloc)
+  std::vector<use_site_window> windows_;           // by Tile value id; empty until a window is defined
+  std::vector<std::pair<op_id, op_id>> deferred_;  // (first reference, tile.alloc)
   bool declaring_ = false;
   std::vector<diagnostic> errors_;
 };

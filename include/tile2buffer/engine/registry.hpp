@@ -106,8 +106,9 @@ inline constexpr bool mistake = false;
 
 template <class Entry>
 struct recipe_without_source {
-  static_assert(mistake<recipe_without_source>, "tile2buffer: a recipe must name the Tile op it rewrites: add `using source = tile::<op>;` "
-                                                "(for example `using source = op_t<opcode::tile_add>;`)");
+  static_assert(mistake<recipe_without_source>,
+                "tile2buffer: a recipe must name the Tile op it rewrites: add `using source = tile::<op>;` "
+                "(for example `using source = op_t<opcode::tile_add>;`)");
 };
 template <class Entry>
 struct recipe_source_is_not_a_tile_op {
@@ -136,8 +137,9 @@ struct recipe_and_stays_tile_for_one_op {
 };
 template <opcode Op>
 struct uncovered_tile_op {
-  static_assert(mistake<uncovered_tile_op>, "tile2buffer: a Tile op has neither a recipe nor a stays-Tile entry in this recipe set: "
-                                            "add a recipe for it, or `stays_tile<tile::<op>, \"reason\">`, with with_recipes<Set, ...>");
+  static_assert(mistake<uncovered_tile_op>,
+                "tile2buffer: a Tile op has neither a recipe nor a stays-Tile entry in this recipe set: "
+                "add a recipe for it, or `stays_tile<tile::<op>, \"reason\">`, with with_recipes<Set, ...>");
 };
 /// Instantiates the template that names the mistake (its static_assert is the one error) and
 /// answers false. Why through decltype: reading a member of the failed class would add errors.
@@ -150,14 +152,10 @@ constexpr bool report() {
 /// Checks one entry; on a mistake, instantiates the one template that names it.
 template <class E>
 constexpr bool entry_ok() {
-  if constexpr (!requires { typename E::source; })
-    return report<recipe_without_source<E>>();
-  else if constexpr (!tile_op<typename E::source>)
-    return report<recipe_source_is_not_a_tile_op<E>>();
-  else if constexpr (!recipe<E> && !stays_tile_entry<E>)
-    return report<recipe_contract_not_met<E>>();
-  else
-    return true;
+  if constexpr (!requires { typename E::source; }) return report<recipe_without_source<E>>();
+  else if constexpr (!tile_op<typename E::source>) return report<recipe_source_is_not_a_tile_op<E>>();
+  else if constexpr (!recipe<E> && !stays_tile_entry<E>) return report<recipe_contract_not_met<E>>();
+  else return true;
 }
 
 template <class E>
@@ -177,15 +175,14 @@ constexpr void rewrite_typed(const function& f, op_id o, lowering& l) {
 /// A recipe's optional `dtypes` member (see concepts/recipe.hpp).
 template <class R>
 constexpr std::span<const dtype> dtypes_of() {
-  if constexpr (requires { std::span<const dtype>(R::dtypes); })
-    return R::dtypes;
-  else
-    return {};
+  if constexpr (requires { std::span<const dtype>(R::dtypes); }) return R::dtypes;
+  else return {};
 }
 struct make_recipe_entries {
   template <class... R>
   constexpr std::array<recipe_entry, sizeof...(R)> operator()(boost::hana::basic_type<R>...) const {
-    return {recipe_entry{R::source::code, R::name, R::benefit, R::default_rollout, dtypes_of<R>(), &match_typed<R>, &rewrite_typed<R>}...};
+    return {recipe_entry{R::source::code, R::name, R::benefit, R::default_rollout, dtypes_of<R>(), &match_typed<R>,
+                         &rewrite_typed<R>}...};
   }
 };
 struct make_stays_entries {
@@ -197,10 +194,8 @@ struct make_stays_entries {
 
 template <class E>
 constexpr opcode source_code() {
-  if constexpr (requires { E::source::code; })
-    return E::source::code;
-  else
-    return opcode::count_;
+  if constexpr (requires { E::source::code; }) return E::source::code;
+  else return opcode::count_;
 }
 
 /// with_recipes' rule: which existing entries the added ones override.
@@ -259,7 +254,8 @@ struct registry {
     std::array<std::int16_t, opcode_count> p{};
     for (auto& x : p) x = -1;
     for (std::size_t i = 0; i < stays_entries.size(); ++i)
-      if (p[static_cast<std::size_t>(stays_entries[i].op)] < 0) p[static_cast<std::size_t>(stays_entries[i].op)] = static_cast<std::int16_t>(i);
+      if (p[static_cast<std::size_t>(stays_entries[i].op)] < 0)
+        p[static_cast<std::size_t>(stays_entries[i].op)] = static_cast<std::int16_t>(i);
     return p;
   }();
   /// The set's stays-Tile entry for `c`, if it has one.
@@ -310,11 +306,10 @@ struct registry {
     if constexpr (amb.found)
       return detail::report<detail::ambiguous_recipes<at<amb.first, decltype(recipes)>, at<amb.second, decltype(recipes)>>>();
     else if constexpr (both.found)
-      return detail::report<detail::recipe_and_stays_tile_for_one_op<at<both.first, decltype(recipes)>, at<both.second, decltype(stays)>>>();
-    else if constexpr (uncovered != opcode::count_)
-      return detail::report<detail::uncovered_tile_op<uncovered>>();
-    else
-      return true;
+      return detail::report<
+          detail::recipe_and_stays_tile_for_one_op<at<both.first, decltype(recipes)>, at<both.second, decltype(stays)>>>();
+    else if constexpr (uncovered != opcode::count_) return detail::report<detail::uncovered_tile_op<uncovered>>();
+    else return true;
   }
   template <class... E>
   static constexpr bool entries_ok(boost::hana::basic_type<E>...) {
@@ -322,10 +317,8 @@ struct registry {
   }
   static constexpr bool checked_impl() {
     // Why the guard: a malformed entry is reported alone, not again as an uncovered op.
-    if constexpr (!boost::hana::unpack(entries, [](auto... e) { return entries_ok(e...); }))
-      return false;
-    else
-      return check();
+    if constexpr (!boost::hana::unpack(entries, [](auto... e) { return entries_ok(e...); })) return false;
+    else return check();
   }
 
  public:

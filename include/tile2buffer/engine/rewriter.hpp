@@ -30,7 +30,8 @@ class rewriter {
     f.buffer_ir_selected = src.buffer_ir_selected;
     f.target = src.target;
     f.results = src.results;
-    for (const auto& p : src.params) bind(p.value, operand::of(b_.param(src.name_of(p.value), src.type_of(p.value), p.dir, p.loc)));
+    for (const auto& p : src.params)
+      bind(p.value, operand::of(b_.param(src.name_of(p.value), src.type_of(p.value), p.dir, p.loc)));
   }
 
   [[nodiscard]] constexpr const function& source() const noexcept { return src_; }
@@ -163,8 +164,7 @@ class rewriter {
       names.push_back(src_.name_of(v));
     }
     const op_id id = b_.emit(code, args, kws, types, names, n.loc, regions);
-    for (std::uint32_t i = 0; i < n.results.count; ++i)
-      bind(value_id{n.results.begin + i}, operand::of(b_.fn().result(id, i)));
+    for (std::uint32_t i = 0; i < n.results.count; ++i) bind(value_id{n.results.begin + i}, operand::of(b_.fn().result(id, i)));
     return id;
   }
 
@@ -176,7 +176,8 @@ class rewriter {
     const op_node& n = src_.op(o);
     if (n.regions.count == 0) return {};
     const region_id first = b_.reserve_regions(n.regions.count);
-    for (std::uint32_t r = 0; r < n.regions.count; ++r) clone_region(region_id{n.regions.begin + r}, region_id{first.index + r}, custom);
+    for (std::uint32_t r = 0; r < n.regions.count; ++r)
+      clone_region(region_id{n.regions.begin + r}, region_id{first.index + r}, custom);
     return span32{first.index, n.regions.count};
   }
   template <class Custom>

@@ -102,17 +102,15 @@ class function_builder {
 
   //===--- ops ---===//
   /// Appends an op to the innermost open region. `regions` must have been reserved and closed.
-  constexpr op_id emit(opcode c, std::span<const operand> args, std::span<const kwarg> kws,
-                       std::span<const type> result_types, std::span<const std::string_view> result_names,
-                       location loc, span32 regions = {}) {
+  constexpr op_id emit(opcode c, std::span<const operand> args, std::span<const kwarg> kws, std::span<const type> result_types,
+                       std::span<const std::string_view> result_names, location loc, span32 regions = {}) {
     const auto id = op_id{static_cast<std::uint32_t>(f_.ops.size())};
     const auto a = store_operands(args);
     const span32 k{static_cast<std::uint32_t>(f_.kwargs.size()), static_cast<std::uint32_t>(kws.size())};
     f_.kwargs.insert(f_.kwargs.end(), kws.begin(), kws.end());
     const span32 results{static_cast<std::uint32_t>(f_.values.size()), static_cast<std::uint32_t>(result_types.size())};
     for (std::uint32_t i = 0; i < result_types.size(); ++i)
-      new_value(result_types[i], i < result_names.size() ? result_names[i] : std::string_view{}, value_origin::result,
-                id, i);
+      new_value(result_types[i], i < result_names.size() ? result_names[i] : std::string_view{}, value_origin::result, id, i);
     f_.ops.push_back(op_node{make_op(c, a, k), loc, results, regions});
     for (std::uint32_t r = 0; r < regions.count; ++r) {
       auto& reg = f_.regions[regions.begin + r];
@@ -130,8 +128,7 @@ class function_builder {
     return value_id{f_.ops[o.index].results.begin};
   }
   /// No-result convenience form (destination-passing Buffer ops, yield, return).
-  constexpr op_id emit0(opcode c, std::initializer_list<operand> args, location loc = {},
-                        std::initializer_list<kwarg> kws = {}) {
+  constexpr op_id emit0(opcode c, std::initializer_list<operand> args, location loc = {}, std::initializer_list<kwarg> kws = {}) {
     return emit(c, detail::span_of(args), detail::span_of(kws), {}, {}, loc);
   }
 
@@ -141,9 +138,8 @@ class function_builder {
   /// One result: returns it.
   template <ir_op Op>
     requires(info(Op::code).results == arity::one)
-  constexpr value_id create(const typename create_traits<Op::code>::operands& ops, const type& result,
-                            std::string_view name, location loc = {},
-                            const typename create_traits<Op::code>::keywords& kws = {}) {
+  constexpr value_id create(const typename create_traits<Op::code>::operands& ops, const type& result, std::string_view name,
+                            location loc = {}, const typename create_traits<Op::code>::keywords& kws = {}) {
     return create_traits<Op::code>::create_one(*this, ops, result, name, loc, kws);
   }
   /// No result (destination-passing Buffer ops, yield, return): returns the op.
@@ -173,8 +169,8 @@ class function_builder {
   constexpr void open_region(region_id r, std::span<const type> arg_types, std::span<const std::string_view> arg_names) {
     const span32 args{static_cast<std::uint32_t>(f_.values.size()), static_cast<std::uint32_t>(arg_types.size())};
     for (std::uint32_t i = 0; i < arg_types.size(); ++i) {
-      const value_id v = new_value(arg_types[i], i < arg_names.size() ? arg_names[i] : std::string_view{},
-                                   value_origin::region_arg, op_id{}, i);
+      const value_id v =
+          new_value(arg_types[i], i < arg_names.size() ? arg_names[i] : std::string_view{}, value_origin::region_arg, op_id{}, i);
       f_.values[v.index].region = r;
     }
     f_.regions[r.index].args = args;
@@ -184,7 +180,8 @@ class function_builder {
   constexpr void close_region() {
     const std::uint32_t start = open_starts_.back();
     const region_id r = open_ids_.back();
-    f_.regions[r.index].ops = {static_cast<std::uint32_t>(f_.region_ops.size()), static_cast<std::uint32_t>(open_ops_.size() - start)};
+    f_.regions[r.index].ops = {static_cast<std::uint32_t>(f_.region_ops.size()),
+                               static_cast<std::uint32_t>(open_ops_.size() - start)};
     f_.region_ops.insert(f_.region_ops.end(), open_ops_.begin() + start, open_ops_.end());
     open_ops_.resize(start);
     open_starts_.pop_back();

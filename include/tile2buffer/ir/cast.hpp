@@ -23,9 +23,7 @@ inline constexpr int round_mode_count = 7;
 /// A cast's `mode` from its keyword (`kwarg_of(o, keyword::mode)`): the integer literal, 1 (nearest
 /// even) when absent; anything else the verifier rejects reads as 1 too.
 constexpr int cast_mode(const std::optional<operand>& kw) {
-  return kw && kw->kind == operand_kind::int_lit && kw->num >= 0 && kw->num < round_mode_count
-             ? static_cast<int>(kw->num)
-             : 1;
+  return kw && kw->kind == operand_kind::int_lit && kw->num >= 0 && kw->num < round_mode_count ? static_cast<int>(kw->num) : 1;
 }
 
 /// A cast pair the extended rollout lowers (§3.7) and the `mode`s it takes there: the one list
@@ -36,7 +34,7 @@ struct cast_pair {
   int min_mode = 0, max_mode = round_mode_count - 1;  ///< modes outside stay Tile with a reason
 };
 inline constexpr cast_pair extended_cast_pairs[] = {
-    {dtype::fp16, dtype::fp32},        // widening is exact: any mode
+    {dtype::fp16, dtype::fp32},  // widening is exact: any mode
     {dtype::bf16, dtype::fp32},
     {dtype::fp32, dtype::fp16, 1, 5},  // RINT, ROUND, FLOOR, CEIL, TRUNC (the a2a3 TCvt modes)
     {dtype::fp32, dtype::bf16, 1, 5},

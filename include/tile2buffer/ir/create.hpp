@@ -113,7 +113,7 @@ constexpr operand built_checked(char letter, const operand& o) {
 // inherited as default constructors. The default constructor is a template so that its
 // static_assert fires only when an aggregate initialization leaves the member out; the
 // catch-all constructor only when a value of another kind is given.
-#define T2B_CREATE_GUARDS(CLASS, LETTER, ACCEPTS)                                                               \
+#define T2B_CREATE_GUARDS(CLASS, LETTER, ACCEPTS)                                                              \
   template <class T = void>                                                                                    \
   constexpr CLASS() : CLASS(detail::absent) {                                                                  \
     static_assert(detail::missing_operand<T>,                                                                  \
@@ -221,7 +221,8 @@ struct tuple_operand {
   detail::scalar_list elements;
   operand prebuilt{};
   bool is_built = false;
-  constexpr tuple_operand(std::initializer_list<scalar_operand> l) : elements(std::span<const scalar_operand>(l.begin(), l.size())) {}
+  constexpr tuple_operand(std::initializer_list<scalar_operand> l)
+      : elements(std::span<const scalar_operand>(l.begin(), l.size())) {}
   template <detail::scalar_range R>
   constexpr tuple_operand(const R& r) : elements(detail::list_of(r)) {}
   constexpr tuple_operand(empty_tuple_t) {}
@@ -307,7 +308,8 @@ using optional_value = optional_operand<value_operand>;
 struct rest_operands {
   detail::scalar_list elements;
   constexpr rest_operands() = default;
-  constexpr rest_operands(std::initializer_list<scalar_operand> l) : elements(std::span<const scalar_operand>(l.begin(), l.size())) {}
+  constexpr rest_operands(std::initializer_list<scalar_operand> l)
+      : elements(std::span<const scalar_operand>(l.begin(), l.size())) {}
   template <detail::scalar_range R>
   constexpr rest_operands(const R& r) : elements(detail::list_of(r)) {}
 };
@@ -440,10 +442,14 @@ template <opcode C>
 consteval auto operands_type() {
   namespace o = operands;
   constexpr bool buf = is_buffer_op(C);
-  if constexpr (info(C).ew == ew_kind::binary) return std::conditional_t<buf, create_type<o::buffer_binary>, create_type<o::tile_binary>>{};
-  else if constexpr (info(C).ew == ew_kind::unary) return std::conditional_t<buf, create_type<o::buffer_unary>, create_type<o::unary>>{};
-  else if constexpr (info(C).ew == ew_kind::scalar_form) return std::conditional_t<buf, create_type<o::buffer_scalar>, create_type<o::tile_scalar>>{};
-  else if constexpr (info(C).ew == ew_kind::fill) return std::conditional_t<buf, create_type<o::buffer_fill>, create_type<o::value>>{};
+  if constexpr (info(C).ew == ew_kind::binary)
+    return std::conditional_t<buf, create_type<o::buffer_binary>, create_type<o::tile_binary>>{};
+  else if constexpr (info(C).ew == ew_kind::unary)
+    return std::conditional_t<buf, create_type<o::buffer_unary>, create_type<o::unary>>{};
+  else if constexpr (info(C).ew == ew_kind::scalar_form)
+    return std::conditional_t<buf, create_type<o::buffer_scalar>, create_type<o::tile_scalar>>{};
+  else if constexpr (info(C).ew == ew_kind::fill)
+    return std::conditional_t<buf, create_type<o::buffer_fill>, create_type<o::value>>{};
   else if constexpr (info(C).family == op_family::scalar_arith || info(C).family == op_family::scalar_compare ||
                      (info(C).family == op_family::scalar_logic && C != opcode::scalar_not))
     return create_type<o::scalar_binary>{};
@@ -514,8 +520,7 @@ struct create_traits {
                                        location loc, const keywords& kws);
   static constexpr op_id create_none(function_builder& b, const operands& ops, location loc, const keywords& kws);
   static constexpr op_id create_region(function_builder& b, const operands& ops, region_id first_region,
-                                       std::span<const type> results, std::span<const std::string_view> names,
-                                       location loc);
+                                       std::span<const type> results, std::span<const std::string_view> names, location loc);
 };
 /// `operands_of<tile::load>`: the aggregate `b.create<tile::load>` takes; `keywords_of` its keywords.
 template <ir_op Op>
@@ -613,7 +618,8 @@ constexpr op_id create_traits<C>::create_region(function_builder& b, const opera
                                                 std::span<const type> results, std::span<const std::string_view> names,
                                                 location loc) {
   const detail::create_layout<C> l(b, ops, {});
-  return b.emit(C, std::span<const operand>(l.args), l.kwargs(), results, names, loc, span32{first_region.index, region_count(C)});
+  return b.emit(C, std::span<const operand>(l.args), l.kwargs(), results, names, loc,
+                span32{first_region.index, region_count(C)});
 }
 
 }  // namespace v0

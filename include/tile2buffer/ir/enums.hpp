@@ -30,8 +30,8 @@ constexpr std::optional<E> enum_from(const std::array<std::string_view, N>& name
     if (names[i] == s) return static_cast<E>(i);
   return std::nullopt;
 }
-inline constexpr std::array<std::string_view, 11> dtype_names{"BOOL", "INT8", "UINT8", "INT16", "INT32", "UINT32",
-                                                              "INT64", "FP16", "BF16", "FP32", "INDEX"};
+inline constexpr std::array<std::string_view, 11> dtype_names{"BOOL",  "INT8", "UINT8", "INT16", "INT32", "UINT32",
+                                                              "INT64", "FP16", "BF16",  "FP32",  "INDEX"};
 inline constexpr std::array<std::string_view, 5> space_names{"Vec", "Mat", "Left", "Right", "Acc"};
 inline constexpr std::array<std::string_view, 3> box_layout_names{"none_box", "row_major", "col_major"};
 inline constexpr std::array<std::string_view, 4> pad_names{"null", "zero", "max", "min"};

@@ -20,8 +20,8 @@ class equivalence {
 
   constexpr bool functions() {
     if (a_.kind != b_.kind || a_.name_of() != b_.name_of() || a_.stage != b_.stage ||
-        a_.buffer_ir_selected != b_.buffer_ir_selected || a_.target != b_.target ||
-        a_.params.size() != b_.params.size() || a_.results.size() != b_.results.size())
+        a_.buffer_ir_selected != b_.buffer_ir_selected || a_.target != b_.target || a_.params.size() != b_.params.size() ||
+        a_.results.size() != b_.results.size())
       return false;
     for (std::size_t i = 0; i < a_.params.size(); ++i)
       if (a_.params[i].dir != b_.params[i].dir || !bind(a_.params[i].value, b_.params[i].value)) return false;
@@ -38,9 +38,7 @@ class equivalence {
     b_to_a_[y.index] = x.index;
     return true;
   }
-  constexpr bool same_use(value_id x, value_id y) const {
-    return x.valid() && y.valid() && a_to_b_[x.index] == y.index;
-  }
+  constexpr bool same_use(value_id x, value_id y) const { return x.valid() && y.valid() && a_to_b_[x.index] == y.index; }
   constexpr bool extents(extent x, extent y) const {
     if (x.is_value() != y.is_value()) return false;
     return x.is_value() ? same_use(x.value(), y.value()) : x == y;
@@ -77,8 +75,7 @@ class equivalence {
     const auto ax = a_.args(x), ay = b_.args(y);
     if (ax.size() != ay.size()) return false;
     const auto kx = a_.kwargs_of(x), ky = b_.kwargs_of(y);
-    if (kx.size() != ky.size() || nx.results.count != ny.results.count || nx.regions.count != ny.regions.count)
-      return false;
+    if (kx.size() != ky.size() || nx.results.count != ny.results.count || nx.regions.count != ny.regions.count) return false;
     for (std::size_t i = 0; i < ax.size(); ++i)
       if (!operands(ax[i], ay[i])) return false;
     for (std::size_t i = 0; i < kx.size(); ++i)
@@ -111,7 +108,9 @@ class equivalence {
 
 /// True when `a` and `b` differ at most in value names and locations.
 template <class = void>
-constexpr bool structurally_equal(const function& a, const function& b) { return detail::equivalence(a, b).functions(); }
+constexpr bool structurally_equal(const function& a, const function& b) {
+  return detail::equivalence(a, b).functions();
+}
 
 template <class = void>
 constexpr bool structurally_equal(const program& a, const program& b) {

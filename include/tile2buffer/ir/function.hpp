@@ -28,10 +28,10 @@ enum class value_origin : std::uint8_t { param, result, region_arg };
 /// One SSA value in 16 bytes: its type is interned in the function's `types` and its name
 /// lives in `value_names`, so the record every pass walks carries only ids.
 struct value_info {
-  type_id ty;              ///< in the function's `types`
-  op_id def;               ///< defining op (results) or owning region op (region args)
-  std::uint32_t index = 0; ///< param index, result index, or region-arg index
-  region_id region;        ///< owning region for region args
+  type_id ty;               ///< in the function's `types`
+  op_id def;                ///< defining op (results) or owning region op (region args)
+  std::uint32_t index = 0;  ///< param index, result index, or region-arg index
+  region_id region;         ///< owning region for region args
   [[nodiscard]] constexpr value_origin origin() const noexcept {
     return region.valid() ? value_origin::region_arg : def.valid() ? value_origin::result : value_origin::param;
   }
@@ -115,15 +115,11 @@ struct function {
     const span32 s = regions[r.index].ops;
     return std::span<const op_id>(region_ops).subspan(s.begin, s.count);
   }
-  [[nodiscard]] constexpr value_id result(op_id o, std::uint32_t i = 0) const {
-    return value_id{ops[o.index].results.begin + i};
-  }
+  [[nodiscard]] constexpr value_id result(op_id o, std::uint32_t i = 0) const { return value_id{ops[o.index].results.begin + i}; }
   [[nodiscard]] constexpr region_id region_of(op_id o, std::uint32_t i) const {
     return region_id{ops[o.index].regions.begin + i};
   }
-  [[nodiscard]] constexpr value_id arg(region_id r, std::uint32_t i) const {
-    return value_id{regions[r.index].args.begin + i};
-  }
+  [[nodiscard]] constexpr value_id arg(region_id r, std::uint32_t i) const { return value_id{regions[r.index].args.begin + i}; }
   /// Symbol name of an operand of kind `symbol` (submit callees).
   [[nodiscard]] constexpr std::string_view symbol(const operand& o) const {
     return str(span32{o.ref, static_cast<std::uint32_t>(o.num)});

@@ -36,9 +36,9 @@ concept ir_op = std::is_trivially_copyable_v<T> && requires(const T& op) {
   { op.kwargs } -> std::convertible_to<span32>;
 };
 template <class T>
-concept tile_op = ir_op<T> && (dialect_of(T::code) == dialect::tile);
+concept tile_op = ir_op<T> &&(dialect_of(T::code) == dialect::tile);
 template <class T>
-concept buffer_op = ir_op<T> && (dialect_of(T::code) == dialect::buffer);
+concept buffer_op = ir_op<T> &&(dialect_of(T::code) == dialect::buffer);
 
 namespace detail {
 template <dialect D>
@@ -89,8 +89,7 @@ namespace buffer {
 using op = detail::dialect_variant<dialect::buffer>;
 }
 static_assert(std::variant_size_v<scalar::op> + std::variant_size_v<cf::op> + std::variant_size_v<orch::op> +
-                      std::variant_size_v<tile::op> +
-                      std::variant_size_v<buffer::op> ==
+                      std::variant_size_v<tile::op> + std::variant_size_v<buffer::op> ==
                   opcode_count,
               "every opcode is an alternative of exactly one dialect variant");
 

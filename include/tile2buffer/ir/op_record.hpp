@@ -24,8 +24,8 @@ enum class dialect : std::uint8_t { scalar, control, orchestration, tile, buffer
 
 /// Keyword arguments an op may carry (reference §3.2: registered kwargs only).
 enum class keyword : std::uint8_t { addr, high_precision, init_cond, cache, atomic, st_phase, pre_quant, pre_relu, mode, count_ };
-inline constexpr std::array<std::string_view, 9> keyword_names{"addr",   "high_precision", "init_cond", "cache", "atomic",
-                                                               "st_phase", "pre_quant",    "pre_relu",  "mode"};
+inline constexpr std::array<std::string_view, 9> keyword_names{"addr",     "high_precision", "init_cond", "cache", "atomic",
+                                                               "st_phase", "pre_quant",      "pre_relu",  "mode"};
 constexpr std::uint16_t kw_bit(keyword k) { return static_cast<std::uint16_t>(1u << static_cast<unsigned>(k)); }
 
 /// How many results an op defines.
@@ -59,14 +59,31 @@ enum class op_family : std::uint8_t {
 /// every enumerator and no default, so a new scalar op that the simulator, the emitter or an
 /// analysis does not handle is a compile error (-Wswitch under -Werror), never a silent branch.
 enum class scalar_fn : std::uint8_t {
-  none, add, sub, mul, floordiv, mod, min, max, lt, le, eq, ne, gt, ge, logical_and, logical_or, logical_not
+  none,
+  add,
+  sub,
+  mul,
+  floordiv,
+  mod,
+  min,
+  max,
+  lt,
+  le,
+  eq,
+  ne,
+  gt,
+  ge,
+  logical_and,
+  logical_or,
+  logical_not
 };
 
 /// Each family's name as `--list-ops`, docs/ops.md and the Python package spell it.
 inline constexpr std::array<std::string_view, 14> family_names{
-    "single",        "scalar_arith",  "scalar_compare", "scalar_logic",        "control",
-    "elementwise",   "row_reduction", "col_reduction",  "row_broadcast",       "col_broadcast",
-    "row_broadcast_arith", "col_broadcast_arith", "cast", "spmd_query"};
+    "single",        "scalar_arith",  "scalar_compare",      "scalar_logic",
+    "control",       "elementwise",   "row_reduction",       "col_reduction",
+    "row_broadcast", "col_broadcast", "row_broadcast_arith", "col_broadcast_arith",
+    "cast",          "spmd_query"};
 static_assert(family_names.size() == static_cast<std::size_t>(op_family::spmd_query) + 1, "one name per op_family");
 constexpr std::string_view family_name(op_family f) { return family_names[static_cast<std::size_t>(f)]; }
 
@@ -86,9 +103,9 @@ enum class result_rule : std::uint8_t {
   to_dtype,        ///< a scalar of dtype `to`
   index,           ///< an INDEX scalar
 };
-inline constexpr std::array<std::string_view, 12> result_rule_names{
-    "none", "declared", "same_as", "load_window", "window", "matrix_product",
-    "column_of", "row_of", "converted", "boolean", "to_dtype", "index"};
+inline constexpr std::array<std::string_view, 12> result_rule_names{"none",      "declared",       "same_as",   "load_window",
+                                                                    "window",    "matrix_product", "column_of", "row_of",
+                                                                    "converted", "boolean",        "to_dtype",  "index"};
 static_assert(result_rule_names.size() == static_cast<std::size_t>(result_rule::index) + 1, "one name per result_rule");
 constexpr std::string_view result_rule_name(result_rule r) { return result_rule_names[static_cast<std::size_t>(r)]; }
 
@@ -96,17 +113,17 @@ constexpr std::string_view result_rule_name(result_rule r) { return result_rule_
 /// operand-naming facts (`in_place_of`, `writes`, `disjoint_from`, `extent_of`) are fields.
 enum class trait : std::uint16_t {
   none = 0,
-  relabel = 1u << 0,           ///< the result is `in_place_of`'s bytes under a new type or valid shape
-  window = 1u << 1,            ///< the result is a window cut from `in_place_of`
-  allocates = 1u << 2,         ///< the result is fresh root storage
-  moves_valid_data = 1u << 3,  ///< moves data under valid extents: runs only when both are positive
-  side_effects = 1u << 4,      ///< writes memory no result of it names (a GM store, a task)
-  terminator = 1u << 5,        ///< ends its region
-  exits_function = 1u << 6,    ///< ends the function, returning its operands
-  loop = 1u << 7,              ///< a region op whose body repeats over carried values
-  condition_region = 1u << 8,  ///< its first region computes the loop condition (while)
-  spmd_query = 1u << 9,        ///< reads the launch's block or subblock index or count
-  comparison = 1u << 10,       ///< a scalar comparison (BOOL result)
+  relabel = 1u << 0,             ///< the result is `in_place_of`'s bytes under a new type or valid shape
+  window = 1u << 1,              ///< the result is a window cut from `in_place_of`
+  allocates = 1u << 2,           ///< the result is fresh root storage
+  moves_valid_data = 1u << 3,    ///< moves data under valid extents: runs only when both are positive
+  side_effects = 1u << 4,        ///< writes memory no result of it names (a GM store, a task)
+  terminator = 1u << 5,          ///< ends its region
+  exits_function = 1u << 6,      ///< ends the function, returning its operands
+  loop = 1u << 7,                ///< a region op whose body repeats over carried values
+  condition_region = 1u << 8,    ///< its first region computes the loop condition (while)
+  spmd_query = 1u << 9,          ///< reads the launch's block or subblock index or count
+  comparison = 1u << 10,         ///< a scalar comparison (BOOL result)
   may_alias_exactly = 1u << 11,  ///< the destination may be exactly a `disjoint_from` operand's window
 };
 constexpr trait operator|(trait a, trait b) {
@@ -140,8 +157,8 @@ struct op_record {
   /// A scratch operand the op clobbers (a native reduction's `tmp`): its storage must be disjoint
   /// from every other tile operand and from the result, and its contents are unspecified after.
   std::string_view scratch = {};
-  std::string_view infix = {};          ///< scalar operators: their text spelling
-  std::string_view summary = {};        ///< one-line semantics (docs/ops.md)
+  std::string_view infix = {};    ///< scalar operators: their text spelling
+  std::string_view summary = {};  ///< one-line semantics (docs/ops.md)
   op_family family = op_family::single;
   /// Reductions and fused broadcasts: the Tile elementwise binary op that combines two elements.
   opcode combine = no_opcode;
@@ -151,8 +168,8 @@ struct op_record {
   /// carries its Buffer twin's.
   std::string_view native = {};
   result_rule result = result_rule::declared;
-  std::string_view result_like = {};    ///< `same_as`: the operand whose type the result has
-  scalar_fn fn = scalar_fn::none;       ///< scalar families: the operation
+  std::string_view result_like = {};  ///< `same_as`: the operand whose type the result has
+  scalar_fn fn = scalar_fn::none;     ///< scalar families: the operation
   [[nodiscard]] constexpr bool has(trait t) const { return any(traits, t); }
 };
 
@@ -260,11 +277,13 @@ constexpr void check_record(const op_record& r, std::size_t position) {
   if (r.regions > 0 && r.results != arity::variadic) op_record_regions_without_a_region_op_result();
   if ((r.has(trait::relabel) || r.has(trait::window)) && r.in_place_of.empty()) op_record_relabel_or_window_without_in_place_of();
   if (family_needs_combine(r.family) && r.combine == no_opcode) op_record_family_member_without_its_combine_op();
-  if (family_needs_native(r.family) && r.dia != dialect::scalar && r.native.empty()) op_record_family_member_without_its_native_op();
-  if ((r.family == op_family::elementwise) != (r.ew != ew_kind::none)) op_record_elementwise_kind_outside_the_elementwise_family();
+  if (family_needs_native(r.family) && r.dia != dialect::scalar && r.native.empty())
+    op_record_family_member_without_its_native_op();
+  if ((r.family == op_family::elementwise) != (r.ew != ew_kind::none))
+    op_record_elementwise_kind_outside_the_elementwise_family();
   if (r.result == result_rule::same_as && ops.position(r.result_like) < 0) op_record_same_as_without_an_operand();
-  const bool scalar_family =
-      r.family == op_family::scalar_arith || r.family == op_family::scalar_compare || r.family == op_family::scalar_logic;
+  const bool scalar_family = r.family == op_family::scalar_arith || r.family == op_family::scalar_compare ||
+                             r.family == op_family::scalar_logic;
   if (scalar_family != (r.fn != scalar_fn::none)) op_record_scalar_family_member_without_its_operation();
 }
 }  // namespace detail

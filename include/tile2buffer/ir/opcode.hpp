@@ -72,9 +72,8 @@ using k = ew_kind;
 using fam = op_family;
 using res = result_rule;
 inline constexpr std::uint16_t hp = kw_bit(keyword::high_precision);
-inline constexpr auto store_kws =
-    static_cast<std::uint16_t>(kw_bit(keyword::atomic) | kw_bit(keyword::st_phase) | kw_bit(keyword::pre_quant) |
-                               kw_bit(keyword::pre_relu));
+inline constexpr auto store_kws = static_cast<std::uint16_t>(kw_bit(keyword::atomic) | kw_bit(keyword::st_phase) |
+                                                             kw_bit(keyword::pre_quant) | kw_bit(keyword::pre_relu));
 
 //===--- families of both stages: one line per member ---===//
 
@@ -92,7 +91,7 @@ struct member {
   ew_kind ew = ew_kind::none;     ///< elementwise members: their operand shape
   std::string_view meaning = {};  ///< elementwise members: the formula over `lhs`, `rhs`, `source`, `scalar`
   std::uint16_t keywords = 0;
-  bool never_in_place = false;    ///< the result never shares storage with its source (recip)
+  bool never_in_place = false;  ///< the result never shares storage with its source (recip)
 };
 // clang-format off
 constexpr member ew_member(opcode t, opcode b, std::string_view stem, ew_kind ew, std::string_view native,
@@ -235,11 +234,29 @@ constexpr std::string_view member_string(std::size_t i, std::size_t k) {
 inline void op_record_family_has_no_two_stage_members() {}
 constexpr std::array<op_record, 2> member_records(std::size_t i) {
   const member& m = family_members[i];
-  r t{.code = m.tile, .mnemonic = member_string(i, 0), .dia = d::tile, .operands = {}, .keywords = m.keywords, .summary = member_string(i, 2),
-      .family = m.family, .combine = m.combine, .then = m.then, .native = m.native};
-  r b{.code = m.buffer, .mnemonic = member_string(i, 1), .dia = d::buffer, .operands = {}, .keywords = m.keywords, .results = arity::none,
-      .writes = "dest", .summary = member_string(i, 3), .family = m.family, .combine = m.combine, .then = m.then,
-      .native = m.native, .result = res::none};
+  r t{.code = m.tile,
+      .mnemonic = member_string(i, 0),
+      .dia = d::tile,
+      .operands = {},
+      .keywords = m.keywords,
+      .summary = member_string(i, 2),
+      .family = m.family,
+      .combine = m.combine,
+      .then = m.then,
+      .native = m.native};
+  r b{.code = m.buffer,
+      .mnemonic = member_string(i, 1),
+      .dia = d::buffer,
+      .operands = {},
+      .keywords = m.keywords,
+      .results = arity::none,
+      .writes = "dest",
+      .summary = member_string(i, 3),
+      .family = m.family,
+      .combine = m.combine,
+      .then = m.then,
+      .native = m.native,
+      .result = res::none};
   switch (m.family) {
     case fam::elementwise:
       // A Buffer elementwise op writes `dest`, which may be exactly one of its inputs' windows
@@ -492,8 +509,9 @@ consteval std::array<op_record, opcode_count> place_records() {
   for (const op_record& rec : single_records) all[n++] = rec;
   for (std::size_t i = 0; i < member_count; ++i)
     for (const op_record& rec : member_records(i)) all[n++] = rec;
-  const coverage_gap gap = first_coverage_gap<opcode_count>(all, [](const op_record& rec) { return static_cast<std::size_t>(rec.code); },
-                                                            [](std::size_t) { return entries::exactly_one; });
+  const coverage_gap gap = first_coverage_gap<opcode_count>(
+      all, [](const op_record& rec) { return static_cast<std::size_t>(rec.code); },
+      [](std::size_t) { return entries::exactly_one; });
   if (gap.key != opcode_count) op_record_missing_or_twice_for_an_opcode();
   std::array<op_record, opcode_count> table{};
   for (const op_record& rec : all) table[static_cast<std::size_t>(rec.code)] = rec;

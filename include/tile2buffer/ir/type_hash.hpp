@@ -28,10 +28,9 @@ inline namespace v0 {
 namespace detail {
 
 /// Every member that makes two types different, hence every member.
-inline constexpr auto type_members =
-    boost::hana::make_tuple(&type::kind, &type::dt, &type::space, &type::tlayout, &type::blayout, &type::slayout, &type::pad,
-                            &type::compact, &type::has_stride, &type::fractal, &type::shape, &type::valid, &type::stride,
-                            &type::mem, &type::mem_offset);
+inline constexpr auto type_members = boost::hana::make_tuple(
+    &type::kind, &type::dt, &type::space, &type::tlayout, &type::blayout, &type::slayout, &type::pad, &type::compact,
+    &type::has_stride, &type::fractal, &type::shape, &type::valid, &type::stride, &type::mem, &type::mem_offset);
 inline constexpr auto extent_members = boost::hana::make_tuple(&extent::number, &extent::ref);
 template <class T, class Members>
 constexpr bool lists_every_member(const Members& members) {
@@ -62,7 +61,7 @@ constexpr bool equality_sees(Leaf leaf) {
     bool ok = true;
     boost::hana::for_each(extent_members, [&](auto member) { ok = ok && differs([&](extent& e) { nudge(e.*member); }); });
     return ok;
-  } else if constexpr (requires(L& l) { l.index; }) {
+  } else if constexpr (requires(L & l) { l.index; }) {
     return differs([](L& id) { nudge(id.index); });
   } else {
     return differs([](L& m) { nudge(m); });
@@ -75,9 +74,9 @@ constexpr bool equality_sees_every_member() {
     using M = std::remove_cvref_t<decltype(std::declval<type&>().*member)>;
     if constexpr (requires { std::tuple_size<M>::value; }) {
       for (std::size_t i = 0; i < std::tuple_size<M>::value; ++i)
-        ok = ok && equality_sees([&](type& t) -> auto& { return (t.*member)[i]; });
+        ok = ok && equality_sees([&](type & t) -> auto& { return (t.*member)[i]; });
     } else {
-      ok = ok && equality_sees([&](type& t) -> auto& { return t.*member; });
+      ok = ok && equality_sees([&](type & t) -> auto& { return t.*member; });
     }
   });
   return ok;

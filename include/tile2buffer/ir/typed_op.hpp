@@ -133,9 +133,9 @@ inline constexpr bool has_operand = operand_position(C, Name.view()) >= 0;
 // an accessor exists on the ops whose entry names it.
 #define T2B_OPERAND_ACCESSOR(NAME) \
   [[nodiscard]] constexpr operand NAME() const requires detail::has_operand<C, #NAME> { return this->template named<#NAME>(); }
-#define T2B_REST_ACCESSOR(NAME)                                                               \
+#define T2B_REST_ACCESSOR(NAME)                                                                          \
   [[nodiscard]] constexpr std::span<const operand> NAME() const requires detail::has_operand<C, #NAME> { \
-    return this->template named_rest<#NAME>();                                                \
+    return this->template named_rest<#NAME>();                                                           \
   }
 
 /// The typed view of an op with opcode C: `op_ref` plus the named accessors of its operands.
@@ -258,7 +258,9 @@ constexpr operand written_operand(const function& f, op_id o) {
   return detail::operand_at(f, o, detail::trait_positions_of(f, o).writes);
 }
 /// Whether ops with opcode `c` name operands their written storage must not partially overlap.
-constexpr bool has_disjoint_operands(opcode c) { return detail::trait_position_table[static_cast<std::size_t>(c)].disjoint_from[0] >= 0; }
+constexpr bool has_disjoint_operands(opcode c) {
+  return detail::trait_position_table[static_cast<std::size_t>(c)].disjoint_from[0] >= 0;
+}
 /// The operands whose storage op `o`'s written storage must not partially overlap (its record's
 /// `disjoint_from`, at most two); `operand{}` for the ones it does not have.
 constexpr std::array<operand, 2> disjoint_operands(const function& f, op_id o) {

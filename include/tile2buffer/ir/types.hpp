@@ -61,10 +61,10 @@ struct type {
   /// Every member but `kind`, `mem` and `mem_offset`: what a Tile and the Buffer lowered from it
   /// share. Why here: recipes and the verifier compared copies with those members cleared.
   friend constexpr bool equal_but_kind_and_storage(const type& a, const type& b) noexcept {
-    return a.dt == b.dt && a.space == b.space && a.tlayout == b.tlayout && a.blayout == b.blayout &&
-           a.slayout == b.slayout && a.pad == b.pad && a.compact == b.compact && a.has_stride == b.has_stride &&
-           a.fractal == b.fractal && a.shape[0] == b.shape[0] && a.shape[1] == b.shape[1] && a.valid[0] == b.valid[0] &&
-           a.valid[1] == b.valid[1] && a.stride[0] == b.stride[0] && a.stride[1] == b.stride[1];
+    return a.dt == b.dt && a.space == b.space && a.tlayout == b.tlayout && a.blayout == b.blayout && a.slayout == b.slayout &&
+           a.pad == b.pad && a.compact == b.compact && a.has_stride == b.has_stride && a.fractal == b.fractal &&
+           a.shape[0] == b.shape[0] && a.shape[1] == b.shape[1] && a.valid[0] == b.valid[0] && a.valid[1] == b.valid[1] &&
+           a.stride[0] == b.stride[0] && a.stride[1] == b.stride[1];
   }
 
   [[nodiscard]] constexpr bool is_scalar() const noexcept { return kind == type_kind::scalar; }

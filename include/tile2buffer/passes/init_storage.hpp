@@ -146,7 +146,8 @@ constexpr function init_function_storage(const function& f, const window_facts& 
       if (info.origin() == value_origin::result && is_loop_op(f.op(info.def).code()) && order.pos(info.def) < at &&
           order.end(info.def) >= at)
         continue;
-      const bool member = owner[v] == family || (windows.is_window(value_id{v}) && owner[windows.storage_of(value_id{v}).index] == family);
+      const bool member = owner[v] == family ||
+                          (windows.is_window(value_id{v}) && owner[windows.storage_of(value_id{v}).index] == family);
       if (member && last[v] > at) return false;
     }
     return true;
@@ -291,10 +292,8 @@ constexpr result<program> init_storage(const program& p, const options&, analysi
   r.value.file = p.file;
   r.value.functions.reserve(p.functions.size());
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
-    if (function g; detail::function_with_storage(p, i, cache, g))
-      r.value.functions.push_back(static_cast<function&&>(g));
-    else
-      r.value.functions.push_back(p.functions[i]);
+    if (function g; detail::function_with_storage(p, i, cache, g)) r.value.functions.push_back(static_cast<function&&>(g));
+    else r.value.functions.push_back(p.functions[i]);
   }
   return r;
 }

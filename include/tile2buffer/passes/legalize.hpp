@@ -129,8 +129,8 @@ constexpr bool assemble_needs_snapshot(const function& f, const kernel_analyses&
   if (s.precise && d.precise && s.begin == d.begin && s.end == d.end && st.row_bytes() == rt.row_bytes()) return false;
   // An exact self-write with runtime offsets: the source was cut from the target (or the result)
   // at the very offset operands the assemble writes to.
-  if (const window_facts::window* w = k.windows.find(src); w != nullptr && !w->relabel &&
-      (w->parent == op.target().value() || w->parent == op.result())) {
+  if (const window_facts::window* w = k.windows.find(src);
+      w != nullptr && !w->relabel && (w->parent == op.target().value() || w->parent == op.result())) {
     const value_info& def = f.value(src);
     if (def.def.valid() && same_operand(f, typed<tile::slice>(f, def.def).offsets(), op.offsets())) return false;
   }
@@ -161,7 +161,8 @@ constexpr operand snapshot_source(rewriter& rw, const kernel_analyses& k, op_id 
     const type t = rw.mapped_type(chain[i]);
     const text wn = text(f.name_of(chain[i])) << "_snapshot";
     const std::string_view names[] = {wn.view()};
-    now = operand::of(rw.builder().fn().result(rw.builder().emit(f.op(def).code(), args, {}, std::span<const type>(&t, 1), names, loc)));
+    now = operand::of(
+        rw.builder().fn().result(rw.builder().emit(f.op(def).code(), args, {}, std::span<const type>(&t, 1), names, loc)));
   }
   return now;
 }
@@ -195,7 +196,8 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
         if (!dst.has_storage()) return;
         const bool exact_ok = has_trait(c, trait::may_alias_exactly);
         const auto inputs = disjoint_operands(f, o);
-        for (const operand& source : {exact_ok ? operand{} : inputs[0], exact_ok ? operand{} : inputs[1], scratch_operand(f, o)}) {
+        for (const operand& source :
+             {exact_ok ? operand{} : inputs[0], exact_ok ? operand{} : inputs[1], scratch_operand(f, o)}) {
           if (!source.is_value() || !f.type_of(source.value()).has_storage()) continue;
           if (storage.overlaps(f.type_of(source.value()), dst)) {
             recips.push_back(o);

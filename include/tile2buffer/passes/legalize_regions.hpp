@@ -46,8 +46,8 @@ struct carry_move {
 
 /// What region legalization changes in one function.
 struct region_plan {
-  std::vector<std::vector<carry_move>> moves;  ///< by op id: before a yield, or before a loop (entry copies)
-  std::vector<char> orphan;                    ///< by value id: a tile.alloc result nothing lives in any more
+  std::vector<std::vector<carry_move>> moves;       ///< by op id: before a yield, or before a loop (entry copies)
+  std::vector<char> orphan;                         ///< by value id: a tile.alloc result nothing lives in any more
   std::vector<std::pair<value_id, type>> retarget;  ///< producers' results that now write their branch result
   [[nodiscard]] constexpr bool empty() const { return retarget.empty() && orphan.empty() && moves.empty(); }
   constexpr void add(op_id at, carry_move m) {
@@ -131,11 +131,11 @@ constexpr region_plan plan_region_storage(const function& f, const kernel_analys
       const type& w = f.type_of(res);
       if (!w.is_tile()) continue;
       const value_id it = iteration_value(f, o, loop_body(f, o), i);
-      if (inits[i].is_value() && !same_window(f.type_of(inits[i].value()), w)) plan.add(o, carry_move{i, inits[i].value(), it, {}});
+      if (inits[i].is_value() && !same_window(f.type_of(inits[i].value()), w))
+        plan.add(o, carry_move{i, inits[i].value(), it, {}});
       if (!y.valid() || i >= f.args(y).size()) continue;
       const operand next = f.args(y)[i];
-      if (next.is_value() && !same_window(f.type_of(next.value()), w))
-        plan.add(y, carry_move{i, next.value(), it, "_next"});
+      if (next.is_value() && !same_window(f.type_of(next.value()), w)) plan.add(y, carry_move{i, next.value(), it, "_next"});
     }
   });
   return plan;

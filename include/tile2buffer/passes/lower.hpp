@@ -56,7 +56,8 @@ constexpr void guarded(const function& f, op_id o, lowering& l, Rewrite&& rewrit
   if (t == nullptr || (t->static_valid() && t->valid[0].number > 0 && t->valid[1].number > 0)) return rewrite();
   if ((t->valid[0].is_static() && t->valid[0].number == 0) || (t->valid[1].is_static() && t->valid[1].number == 0)) {
     // Nothing moves, yet the result is defined: a store's result is the tensor it writes.
-    if (const operand w = written_operand(f, o); w.is_value() && f.op(o).results.count == 1) l.rw().bind(f.result(o), l.rw().map(w));
+    if (const operand w = written_operand(f, o); w.is_value() && f.op(o).results.count == 1)
+      l.rw().bind(f.result(o), l.rw().map(w));
     return;
   }
   auto& b = l.builder();
@@ -64,9 +65,11 @@ constexpr void guarded(const function& f, op_id o, lowering& l, Rewrite&& rewrit
   operand cond{};
   for (const extent& e : t->valid) {
     if (!e.is_value()) continue;
-    const operand positive = operand::of(b.create<scalar::gt>({.lhs = built(l.rw().lookup(e.value())), .rhs = 0}, scalar_type(dtype::bool_), {}, loc));
+    const operand positive =
+        operand::of(b.create<scalar::gt>({.lhs = built(l.rw().lookup(e.value())), .rhs = 0}, scalar_type(dtype::bool_), {}, loc));
     cond = cond.kind == operand_kind::none ? positive
-                                           : operand::of(b.create<scalar::and_>({.lhs = built(cond), .rhs = built(positive)}, scalar_type(dtype::bool_), {}, loc));
+                                           : operand::of(b.create<scalar::and_>({.lhs = built(cond), .rhs = built(positive)},
+                                                                                scalar_type(dtype::bool_), {}, loc));
   }
   // Why two regions: an `if` always has its then and else arms (here the else arm is empty).
   const region_id then = b.reserve_regions(2);
@@ -145,8 +148,9 @@ constexpr result<function> lower_function(const function& f, const options& opts
     if (addressed(opts.planner) && !allocs[a].address)
       l.fail(allocs[a].def, "lower", text("storage address not a static non-negative constant: run an addressed planner first"));
     if (!addressed(opts.planner) && allocs[a].address)
-      l.fail(allocs[a].def, "lower", text("storage address given, but planner ") << name(opts.planner)
-                                         << " places storage itself: run the plan pass, which drops the address");
+      l.fail(allocs[a].def, "lower",
+             text("storage address given, but planner ")
+                 << name(opts.planner) << " places storage itself: run the plan pass, which drops the address");
   }
   detail::lower_region<Recipes>(f, f.body, l, match_context{opts, &analyses}, nullptr);
   if (!l.errors().empty()) {
@@ -167,7 +171,9 @@ constexpr result<function> lower_function(const function& f, const options& opts
 /// The pass over a program. Kernels recorded as not selected stay Tile. Its output passes
 /// `verify_buffer` or the pass fails with that verifier's diagnostics.
 namespace detail {
-constexpr bool converts(const function& f) { return f.is_device() && f.stage == ir_stage::tile && f.buffer_ir_selected.value_or(true); }
+constexpr bool converts(const function& f) {
+  return f.is_device() && f.stage == ir_stage::tile && f.buffer_ir_selected.value_or(true);
+}
 }  // namespace detail
 
 template <recipe_set Recipes = default_recipes>
@@ -196,7 +202,8 @@ constexpr result<program> lower_tile_to_buffer(const program& p, const options& 
 /// soon as it is written, so only one kernel exists in both forms at a time. On failure `p` is
 /// left partly lowered and `errors` says why; the pipeline then discards it.
 template <recipe_set Recipes = default_recipes>
-constexpr void lower_tile_to_buffer_in_place(program& p, const options& opts, analysis_cache& cache, std::vector<diagnostic>& errors) {
+constexpr void lower_tile_to_buffer_in_place(program& p, const options& opts, analysis_cache& cache,
+                                             std::vector<diagnostic>& errors) {
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     if (!detail::converts(p.functions[i])) continue;
     auto lowered = lower_function<Recipes>(p.functions[i], opts, cache.get(p, i));

@@ -58,9 +58,10 @@ constexpr void lower_yield(const function& f, op_id y, lowering& l, yield_contex
     if (t.is_tile()) {
       const value_id into = loop ? iteration_value(f, ctx.owner, ctx.region, i) : res;
       if (!same_handle(l, args[i], into))
-        l.fail(y, "lower", text("internal: implicit region transfer: yield operand ") << static_cast<std::int64_t>(i)
-                                                                                     << " is not in the storage of '" << f.name_of(into)
-                                                                                     << "' (storage legalization moves it there)");
+        l.fail(y, "lower",
+               text("internal: implicit region transfer: yield operand ")
+                   << static_cast<std::int64_t>(i) << " is not in the storage of '" << f.name_of(into)
+                   << "' (storage legalization moves it there)");
       continue;
     }
     if (t.is_tensor()) {
@@ -121,7 +122,8 @@ constexpr void lower_if(const function& f, op_id o, lowering& l, LowerBody&& low
     const operand a = i < gm[0].size() ? gm[0][i] : operand{};
     const operand e = i < gm[1].size() ? gm[1][i] : operand{};
     if (!a.is_value() || a != e) {
-      l.fail(o, "lower", text("GM branch results must alias the same parameter in both arms ('") << f.name_of(f.result(o, i)) << "')");
+      l.fail(o, "lower",
+             text("GM branch results must alias the same parameter in both arms ('") << f.name_of(f.result(o, i)) << "')");
       continue;
     }
     l.rw().bind(f.result(o, i), a);
@@ -141,10 +143,12 @@ constexpr void lower_loop(const function& f, op_id o, lowering& l, LowerBody&& l
     const type& t = f.type_of(res);
     if (t.is_tile()) {
       bool same = same_handle(l, inits[i], res);
-      for (std::uint32_t r = 0; r < n.regions.count; ++r) same = same && l.handle(iteration_value(f, o, f.region_of(o, r), i)) == l.handle(res);
+      for (std::uint32_t r = 0; r < n.regions.count; ++r)
+        same = same && l.handle(iteration_value(f, o, f.region_of(o, r), i)) == l.handle(res);
       if (!same)
-        l.fail(o, "lower", text("internal: implicit loop entry transfer: the initializer, iteration value and result of carry '")
-                               << f.name_of(res) << "' are not one storage window (storage legalization copies it in)");
+        l.fail(o, "lower",
+               text("internal: implicit loop entry transfer: the initializer, iteration value and result of carry '")
+                   << f.name_of(res) << "' are not one storage window (storage legalization copies it in)");
     } else if (t.is_tensor()) {
       const operand init = rw.map(inits[i]);
       rw.bind(res, init);
@@ -175,7 +179,8 @@ constexpr void lower_loop(const function& f, op_id o, lowering& l, LowerBody&& l
     if (src == loop_body(f, o))
       for (std::uint32_t i = 0; i < n.results.count && i < inits.size(); ++i)
         if (f.type_of(f.result(o, i)).is_tensor() && (i >= ctx.gm.size() || ctx.gm[i] != rw.map(inits[i])))
-          l.fail(o, "lower", text("GM loop results must retain their initial parameter alias ('") << f.name_of(f.result(o, i)) << "')");
+          l.fail(o, "lower",
+                 text("GM loop results must retain their initial parameter alias ('") << f.name_of(f.result(o, i)) << "')");
     b.close_region();
   }
   emit_region_op(f, o, l, args, kept, span32{first.index, n.regions.count});

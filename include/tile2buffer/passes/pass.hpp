@@ -85,7 +85,8 @@ concept runs_in_place_with = requires(program& p, const options& o, analysis_cac
 
 /// A type the pipeline can run (see the file comment).
 template <class P>
-concept pass = detail::named_pass<P> && (detail::runs_with<P, default_recipes> || detail::runs_plain<P> || detail::checking_pass<P>);
+concept pass = detail::named_pass<P> &&
+    (detail::runs_with<P, default_recipes> || detail::runs_plain<P> || detail::checking_pass<P>);
 
 /// A type usable as the pass set of `run_pipeline<>`: a `pass_list` or a struct derived from one.
 // clang-format off
@@ -97,9 +98,9 @@ concept pass_set = requires { typename S::pass_list_type; } && detail::is_pass_l
 /// What one pipeline run hands from pass to pass.
 struct pass_state {
   const options& opts;
-  analysis_cache& cache;     ///< the kernels' shared analyses of `*latest`
-  const program* latest;     ///< the program as the last pass left it: the input until a pass builds one
-  result<program> current{};  ///< the program the run owns, once a pass built one
+  analysis_cache& cache;          ///< the kernels' shared analyses of `*latest`
+  const program* latest;          ///< the program as the last pass left it: the input until a pass builds one
+  result<program> current{};      ///< the program the run owns, once a pass built one
   std::string_view checked_by{};  ///< the checking pass `current` already passed (its builder's `verified_by`)
   [[nodiscard]] constexpr bool owns_latest() const { return latest == &current.value; }
 };
@@ -122,8 +123,9 @@ struct pass_entry {
 namespace detail {
 template <class Pass>
 struct pass_without_name {
-  static_assert(mistake<pass_without_name>, "tile2buffer: a pass must be named: add `static constexpr std::string_view name = \"my_pass\";` "
-                                            "(the name --pass-pipeline, --print-after and --timing use)");
+  static_assert(mistake<pass_without_name>,
+                "tile2buffer: a pass must be named: add `static constexpr std::string_view name = \"my_pass\";` "
+                "(the name --pass-pipeline, --print-after and --timing use)");
 };
 template <class Pass>
 struct pass_without_run {
@@ -140,12 +142,9 @@ struct passes_share_a_name {
 
 template <class P>
 constexpr bool pass_ok() {
-  if constexpr (!named_pass<P>)
-    return report<pass_without_name<P>>();
-  else if constexpr (!pass<P>)
-    return report<pass_without_run<P>>();
-  else
-    return true;
+  if constexpr (!named_pass<P>) return report<pass_without_name<P>>();
+  else if constexpr (!pass<P>) return report<pass_without_run<P>>();
+  else return true;
 }
 
 template <class P, class Recipes>
@@ -164,10 +163,8 @@ constexpr result<program> run_alone(const program& p, const options& o, analysis
 
 template <class P>
 constexpr std::string_view verified_by() {
-  if constexpr (requires { typename P::verified_by; })
-    return P::verified_by::name;
-  else
-    return {};
+  if constexpr (requires { typename P::verified_by; }) return P::verified_by::name;
+  else return {};
 }
 
 template <class P, class Recipes>
@@ -201,24 +198,18 @@ constexpr std::vector<diagnostic> step(pass_state& s) {
 
 template <class P>
 constexpr bool flag_buffer_ir_only() {
-  if constexpr (requires { bool{P::buffer_ir_only}; })
-    return P::buffer_ir_only;
-  else
-    return false;
+  if constexpr (requires { bool{P::buffer_ir_only}; }) return P::buffer_ir_only;
+  else return false;
 }
 template <class P>
 constexpr bool flag_extended_rollout_only() {
-  if constexpr (requires { bool{P::extended_rollout_only}; })
-    return P::extended_rollout_only;
-  else
-    return false;
+  if constexpr (requires { bool{P::extended_rollout_only}; }) return P::extended_rollout_only;
+  else return false;
 }
 template <class P>
 constexpr bool flag_verifies_program() {
-  if constexpr (requires { bool{P::verifies_program}; })
-    return P::verifies_program;
-  else
-    return false;
+  if constexpr (requires { bool{P::verifies_program}; }) return P::verifies_program;
+  else return false;
 }
 
 template <class... P>
@@ -235,7 +226,8 @@ template <class Recipes>
 struct make_pass_entries {
   template <class... P>
   constexpr std::array<pass_entry, sizeof...(P)> operator()(boost::hana::basic_type<P>...) const {
-    return {pass_entry{P::name, flag_buffer_ir_only<P>(), flag_verifies_program<P>(), flag_extended_rollout_only<P>(), &run_alone<P, Recipes>, &step<P, Recipes>}...};
+    return {pass_entry{P::name, flag_buffer_ir_only<P>(), flag_verifies_program<P>(), flag_extended_rollout_only<P>(),
+                       &run_alone<P, Recipes>, &step<P, Recipes>}...};
   }
 };
 }  // namespace detail
@@ -270,17 +262,13 @@ struct pass_table {
       return false;
     } else {
       constexpr pair dup = first_duplicate(detail::pass_names_of<Set>());
-      if constexpr (dup.found)
-        return detail::report<detail::passes_share_a_name<at<dup.first>, at<dup.second>>>();
-      else
-        return true;
+      if constexpr (dup.found) return detail::report<detail::passes_share_a_name<at<dup.first>, at<dup.second>>>();
+      else return true;
     }
   }
   static constexpr auto make_entries() {
-    if constexpr (checked_impl())
-      return boost::hana::unpack(types, detail::make_pass_entries<Recipes>{});
-    else
-      return std::array<pass_entry, 0>{};
+    if constexpr (checked_impl()) return boost::hana::unpack(types, detail::make_pass_entries<Recipes>{});
+    else return std::array<pass_entry, 0>{};
   }
 
  public:

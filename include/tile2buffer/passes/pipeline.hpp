@@ -53,8 +53,8 @@ constexpr result<program> failure(std::vector<diagnostic>&& errors) {
 /// With `owned`, the run takes that program (`input` is it) as its own from the start, so the
 /// first pass edits it in place or frees it as soon as it has built its successor.
 template <class Table>
-constexpr result<program> run_passes(const program& input, const options& opts, std::span<const std::size_t> order, std::size_t& last,
-                                     const pass_observer* observer = nullptr, program* owned = nullptr) {
+constexpr result<program> run_passes(const program& input, const options& opts, std::span<const std::size_t> order,
+                                     std::size_t& last, const pass_observer* observer = nullptr, program* owned = nullptr) {
   // Why a pointer in the state: the input is read, never copied, until a pass builds a new
   // program; checking passes and in-place passes then work on that one (pass.hpp, `step`).
   analysis_cache cache;  // one per run: each kernel's analyses are computed once and handed on
@@ -70,7 +70,8 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
     if (opts.rollout == rollout_kind::standard && e.extended_rollout_only) continue;
     last = i;
     if (observer != nullptr && observer->before != nullptr) observer->before(observer->context, e.name);
-    if (std::vector<diagnostic> errors = e.step(s); !errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));
+    if (std::vector<diagnostic> errors = e.step(s); !errors.empty())
+      return failure(static_cast<std::vector<diagnostic>&&>(errors));
     if (observer != nullptr && observer->after != nullptr) observer->after(observer->context, e.name, *s.latest);
     if (observer != nullptr && observer->check != nullptr)
       if (std::vector<diagnostic> errors = observer->check(observer->context, e.name, *s.latest); !errors.empty())
@@ -98,10 +99,8 @@ result<program> run_functions_in_parallel(const program& input, const options& o
       program one;
       one.file = input.file;
       // Each worker takes only its own function, so moving it out races with no other worker.
-      if (owned != nullptr)
-        one.functions.push_back(static_cast<function&&>(owned->functions[i]));
-      else
-        one.functions.push_back(input.functions[i]);
+      if (owned != nullptr) one.functions.push_back(static_cast<function&&>(owned->functions[i]));
+      else one.functions.push_back(input.functions[i]);
       std::size_t at = 0;
       runs[i] = run_passes<Table>(one, opts, order, at, nullptr, &one);
       if (!runs[i].ok()) failed_at[i] = at;
@@ -121,12 +120,9 @@ result<program> run_functions_in_parallel(const program& input, const options& o
   out.value.file = input.file;
   out.value.functions.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if (!runs[i].value.functions.empty())
-      out.value.functions.push_back(static_cast<function&&>(runs[i].value.functions.front()));
-    else if (owned != nullptr)
-      out.value.functions.push_back(static_cast<function&&>(owned->functions[i]));
-    else
-      out.value.functions.push_back(input.functions[i]);
+    if (!runs[i].value.functions.empty()) out.value.functions.push_back(static_cast<function&&>(runs[i].value.functions.front()));
+    else if (owned != nullptr) out.value.functions.push_back(static_cast<function&&>(owned->functions[i]));
+    else out.value.functions.push_back(input.functions[i]);
   }
   return out;
 }
@@ -136,7 +132,8 @@ template <class Table>
 constexpr result<program> run_sequence(const program& input, const options& opts, std::span<const std::size_t> order,
                                        parallelism par, const pass_observer* observer, program* owned = nullptr) {
   if (opts.verify)
-    if (std::vector<diagnostic> errors = verify<>(input); !errors.empty()) return failure(static_cast<std::vector<diagnostic>&&>(errors));
+    if (std::vector<diagnostic> errors = verify<>(input); !errors.empty())
+      return failure(static_cast<std::vector<diagnostic>&&>(errors));
   unsigned workers = par.workers;
   if (!std::is_constant_evaluated() && workers == 0) workers = hardware_threads();
   result<program> r;
@@ -161,7 +158,8 @@ constexpr result<program> run_sequence(const program& input, const options& opts
   bool buffer_checked = false;
   for (const std::size_t at : order)
     if (opts.enable_buffer_ir || !Table::entries[at].buffer_ir_only) buffer_checked = Table::entries[at].verifies_program;
-  if (r.ok() && (opts.verify || (parallel && buffer_checked)) && !opts.verify_each && !output_checked) r.errors = verify<>(r.value);
+  if (r.ok() && (opts.verify || (parallel && buffer_checked)) && !opts.verify_each && !output_checked)
+    r.errors = verify<>(r.value);
   if (!r.ok()) r.value = program{};
   return r;
 }
@@ -178,8 +176,8 @@ constexpr result<program> unknown_pass(std::string_view name) {
 
 /// `run_pipeline` on `input`, or on `*owned` (which is `input`) taken over.
 template <recipe_set Recipes, pass_set Passes>
-constexpr result<program> run_whole_set(const program& input, program* owned, const options& opts, std::optional<pass_id> stop_after,
-                                        parallelism par, const pass_observer* observer) {
+constexpr result<program> run_whole_set(const program& input, program* owned, const options& opts,
+                                        std::optional<pass_id> stop_after, parallelism par, const pass_observer* observer) {
   using table = pass_table<Passes, Recipes>;
   if constexpr (!table::checked) {
     return {};

@@ -27,9 +27,8 @@ enum class pass_id : std::uint8_t {
   materialize_native_scratch, init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer
 };
 // clang-format on
-inline constexpr std::array<std::string_view, 8> pass_names{"materialize_native_scratch", "init_storage", "select",
-                                                            "legalize", "verify_tile_storage", "plan", "lower",
-                                                            "verify_buffer"};
+inline constexpr std::array<std::string_view, 8> pass_names{
+    "materialize_native_scratch", "init_storage", "select", "legalize", "verify_tile_storage", "plan", "lower", "verify_buffer"};
 constexpr std::string_view name(pass_id p) { return pass_names[static_cast<std::size_t>(p)]; }
 constexpr std::optional<pass_id> parse_pass(std::string_view s) {
   for (std::size_t i = 0; i < pass_names.size(); ++i)
@@ -65,7 +64,7 @@ struct pass_observer {
 struct selection_entry {
   text function;
   bool selected = false;
-  text reason;  ///< empty when selected
+  text reason;   ///< empty when selected
   location loc;  ///< where the reason applies
 };
 

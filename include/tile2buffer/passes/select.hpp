@@ -32,7 +32,8 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
   };
   if (!opts.enable_buffer_ir) keep(fn.loc, text("enable_buffer_ir is false"));
   const target_arch target = fn.target ? *fn.target : opts.target;
-  if (target == target_arch::a5) keep(fn.loc, text("target a5 retains Tile IR until its default rollout has clean runtime acceptance"));
+  if (target == target_arch::a5)
+    keep(fn.loc, text("target a5 retains Tile IR until its default rollout has clean runtime acceptance"));
   for (const parameter_problem& p : kernel_parameter_problems(fn)) keep(p.loc, text(p.reason));
   const match_context ctx{opts, &analyses};
   walk(fn, [&](op_id o) {
@@ -44,7 +45,8 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
     recipe_choice choice = try_recipes<Recipes>(fn, o, ctx, opts.rollout == rollout_kind::standard);
     if (choice) return;
     if (choice.stays && choice.first_failed == nullptr) return keep(n.loc, text(mnemonic(c)) << ": " << choice.stays->reason);
-    if (choice.first_failed == nullptr && choice.outside_rollout) return keep(n.loc, text(mnemonic(c)) << ": not in the default rollout");
+    if (choice.first_failed == nullptr && choice.outside_rollout)
+      return keep(n.loc, text(mnemonic(c)) << ": not in the default rollout");
     if (choice.first_failed == nullptr) choice.reason = text("no conversion recipe for '") << mnemonic(c) << "'";
     keep(n.loc, text(mnemonic(c)) << ": " << choice.reason);
   });
@@ -84,7 +86,8 @@ constexpr std::vector<selection_entry> explain_selection(const program& p, const
       continue;
     }
     selection_entry e = evaluate_selection<Recipes>(f, opts);
-    if (f.buffer_ir_selected && !*f.buffer_ir_selected && e.reason.empty()) e.reason = text("recorded as not selected by an earlier selection");
+    if (f.buffer_ir_selected && !*f.buffer_ir_selected && e.reason.empty())
+      e.reason = text("recorded as not selected by an earlier selection");
     // Why only with Buffer IR enabled: with it off the pipeline lowers nothing, recorded or not.
     if (f.buffer_ir_selected && opts.enable_buffer_ir) e.selected = *f.buffer_ir_selected;
     out.push_back(static_cast<selection_entry&&>(e));

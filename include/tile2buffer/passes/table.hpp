@@ -21,8 +21,8 @@
 namespace tile2buffer {
 inline namespace v0 {
 
-struct default_passes : pass_list<materialize_scratch_pass, init_storage_pass, select_pass, legalize_pass, verify_tile_storage_pass, plan_pass, lower_pass,
-                                  verify_buffer_pass> {};
+struct default_passes : pass_list<materialize_scratch_pass, init_storage_pass, select_pass, legalize_pass,
+                                  verify_tile_storage_pass, plan_pass, lower_pass, verify_buffer_pass> {};
 
 namespace detail {
 /// `pass_id` and `pass_names` (passes/pipeline_api.hpp, light for the separately compiled

@@ -39,7 +39,8 @@ constexpr std::vector<diagnostic> tile_storage_errors(const program& p, const op
   return tile_storage_errors(p, opts, cache, selected_only);
 }
 template <class = void>
-constexpr result<program> verify_tile_storage(const program& p, const options& opts, analysis_cache& cache, bool selected_only = true) {
+constexpr result<program> verify_tile_storage(const program& p, const options& opts, analysis_cache& cache,
+                                              bool selected_only = true) {
   result<program> r;
   r.errors = tile_storage_errors(p, opts, cache, selected_only);
   if (r.ok()) r.value = p;

@@ -75,7 +75,7 @@ constexpr void sort_by_start(std::vector<std::uint32_t>& order, const std::vecto
   std::vector<std::uint32_t> first(std::size_t{top} + 2, 0);  // first[s + 1]: how many start at s, then prefix sums
   for (const std::uint32_t i : order) ++first[live[i].start + 1];
   for (std::size_t s = 1; s < first.size(); ++s) first[s] += first[s - 1];
-  std::vector<std::uint32_t> sorted(order.size(), 0);  // not `(n)`: clang 14 cannot constant-evaluate that
+  std::vector<std::uint32_t> sorted(order.size(), 0);                      // not `(n)`: clang 14 cannot constant-evaluate that
   for (const std::uint32_t i : order) sorted[first[live[i].start]++] = i;  // stable: ties keep index order
   order.swap(sorted);
 }
@@ -93,7 +93,7 @@ constexpr void sort_by_start(std::vector<std::uint32_t>& order, const std::vecto
 /// space (at most the space's capacity over the smallest allocation when the placement fits).
 template <class = void>
 constexpr std::vector<std::optional<std::int64_t>> place(planner_kind planner, const std::vector<allocation>& allocs,
-                                                          std::vector<live_interval> live) {
+                                                         std::vector<live_interval> live) {
   std::vector<std::optional<std::int64_t>> addr(allocs.size());
   if (planner == planner_kind::ptoas) return addr;
   struct space_state {
@@ -124,10 +124,8 @@ constexpr std::vector<std::optional<std::int64_t>> place(planner_kind planner, c
     // before every later one: it leaves `active` for good (and `cooling` once past the cooldown).
     std::size_t kept = 0;
     for (std::uint32_t j : s.active) {
-      if (live[j].end >= start)
-        s.active[kept++] = j;
-      else if (planner == planner_kind::dsa_rp && start - live[j].end <= dsa_cooldown)
-        by_index(s.cooling, j);
+      if (live[j].end >= start) s.active[kept++] = j;
+      else if (planner == planner_kind::dsa_rp && start - live[j].end <= dsa_cooldown) by_index(s.cooling, j);
     }
     s.active.resize(kept);
     kept = 0;

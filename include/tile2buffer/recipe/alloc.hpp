@@ -63,7 +63,9 @@ constexpr location definition_location(const function& f, location alloc, value_
 /// directly in one region other than the one holding `alloc` (its tile.alloc); invalid otherwise.
 constexpr op_id sole_nested_first_reference(const function& f, value_id mem, op_id alloc) {
   const std::vector<region_id> region_of = enclosing_regions(f);
-  const auto member = [&](const operand& x) { return x.is_value() && f.type_of(x.value()).is_tile() && f.type_of(x.value()).mem == mem; };
+  const auto member = [&](const operand& x) {
+    return x.is_value() && f.type_of(x.value()).is_tile() && f.type_of(x.value()).mem == mem;
+  };
   op_id first;
   region_id where;
   bool shared = false;
@@ -109,8 +111,8 @@ constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
     if (m.offset < 0) return l.fail(loc, name, text("dense storage window must begin within its allocation"));
     if (m.desc->bytes() > alloc.capacity - m.offset)
       return l.fail(loc, name,
-                    text("descriptor window exceeds the planned allocation capacity: ") << m.desc->bytes() << " bytes at offset "
-                                                                                        << m.offset << " in " << alloc.capacity);
+                    text("descriptor window exceeds the planned allocation capacity: ")
+                        << m.desc->bytes() << " bytes at offset " << m.offset << " in " << alloc.capacity);
   }
   auto& b = l.builder();
   const bool direct = ks.size() == 1 && ks[0].offset == 0 && ks[0].desc->bytes() == alloc.capacity;
@@ -121,8 +123,9 @@ constexpr void lower_alloc::rewrite(typed<tile::alloc> op, lowering& l) {
     const operand valid = d.valid[0].is_runtime() ? b.pair(d.shape[0], d.shape[1]) : b.tuple({});
     const operand args[] = {valid, with_address ? operand::integer(*alloc.address) : operand{}};
     const std::string_view names[] = {f.name_of(ks[0].first)};
-    l.define_handle(a, 0, b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(args, with_address ? 2 : 1), {},
-                                               std::span<const type>(&d, 1), names, loc)));
+    l.define_handle(a, 0,
+                    b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(args, with_address ? 2 : 1), {},
+                                         std::span<const type>(&d, 1), names, loc)));
     return;
   }
   if (alloc.capacity % 32 != 0) return l.fail(loc, name, text("a shared storage root needs its capacity aligned to 32 bytes"));
@@ -150,17 +153,18 @@ constexpr void lower_alloc::emit_matrix_root(typed<tile::alloc> op, lowering& l,
   for (std::uint32_t k = 0; k < ks.size(); ++k) {
     const window& m = ks[k];
     if (m.offset < 0 || m.desc->bytes() > alloc.capacity - m.offset)
-      return l.fail(loc, name, text("descriptor window exceeds the planned allocation capacity: ") << m.desc->bytes() << " bytes at offset "
-                                                                                                  << m.offset << " in " << alloc.capacity);
+      return l.fail(loc, name,
+                    text("descriptor window exceeds the planned allocation capacity: ")
+                        << m.desc->bytes() << " bytes at offset " << m.offset << " in " << alloc.capacity);
     // Why no ?: here: g++-12 mis-evaluates a conditional of class type in constant evaluation.
     text nm(f.name_of(m.first));
     if (m.product.valid()) nm << "_product";
     const std::string_view names[] = {nm.view()};
     if (with_address || !root.valid()) {
       const operand args[] = {b.tuple({}), with_address ? operand::integer(*alloc.address + m.offset) : operand{}};
-      const value_id h = b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(args, with_address ? 2 : 1), {},
-                                              std::span<const type>(m.desc, 1), names,
-                                              detail::definition_location(f, op.loc(), m.first)));
+      const value_id h =
+          b.fn().result(b.emit(opcode::buffer_alloc, std::span<const operand>(args, with_address ? 2 : 1), {},
+                               std::span<const type>(m.desc, 1), names, detail::definition_location(f, op.loc(), m.first)));
       if (!root.valid()) {
         root = h;
         root_offset = m.offset;
@@ -170,17 +174,20 @@ constexpr void lower_alloc::emit_matrix_root(typed<tile::alloc> op, lowering& l,
       continue;
     }
     if (m.offset != root_offset || m.desc->bytes() != root_bytes)
-      return l.fail(loc, name, text("an addressless ") << tile2buffer::name(alloc.space)
-                                                       << " allocation can hold only one window; distinct windows require separate allocations ('"
-                                                       << f.name_of(m.first) << "' at offset " << m.offset << ", " << m.desc->bytes()
-                                                       << " bytes; the allocation's window is at offset " << root_offset << ", "
-                                                       << root_bytes << " bytes)");
+      return l.fail(
+          loc, name,
+          text("an addressless ") << tile2buffer::name(alloc.space)
+                                  << " allocation can hold only one window; distinct windows require separate allocations ('"
+                                  << f.name_of(m.first) << "' at offset " << m.offset << ", " << m.desc->bytes()
+                                  << " bytes; the allocation's window is at offset " << root_offset << ", " << root_bytes
+                                  << " bytes)");
     const operand rargs[] = {operand::of(root)};
     l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_reshape, rargs, {}, std::span<const type>(m.desc, 1), names, loc)));
   }
 }
 
-constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::uint32_t a, value_id root, std::uint32_t typed_root) {
+constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::uint32_t a, value_id root,
+                                       std::uint32_t typed_root) {
   const function& f = l.source();
   const allocation& alloc = l.facts().allocations()[a];
   const auto ks = l.windows(a);
@@ -193,7 +200,8 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
     const window& p = ks[x];
     const window& q = ks[y];
     if (p.offset != q.offset) return p.offset < q.offset;
-    if (tile2buffer::name(p.desc->dt) != tile2buffer::name(q.desc->dt)) return tile2buffer::name(p.desc->dt) < tile2buffer::name(q.desc->dt);
+    if (tile2buffer::name(p.desc->dt) != tile2buffer::name(q.desc->dt))
+      return tile2buffer::name(p.desc->dt) < tile2buffer::name(q.desc->dt);
     if (p.desc->shape != q.desc->shape) return p.desc->shape < q.desc->shape;
     return p.desc->valid[0].number < q.desc->valid[0].number ||
            (p.desc->valid[0].number == q.desc->valid[0].number && p.desc->valid[1].number < q.desc->valid[1].number);
@@ -205,7 +213,8 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
   // A static partial valid rectangle of a fully valid member (same offset, dtype and shape) is a
   // zero-offset subview of that member's handle, defined once the member's handle exists.
   const auto full_sibling = [&](const window& m) -> std::uint32_t {
-    if (!m.desc->static_valid() || (m.desc->valid[0].number == m.desc->shape[0] && m.desc->valid[1].number == m.desc->shape[1])) return no_id;
+    if (!m.desc->static_valid() || (m.desc->valid[0].number == m.desc->shape[0] && m.desc->valid[1].number == m.desc->shape[1]))
+      return no_id;
     for (std::uint32_t s = 0; s < ks.size(); ++s) {
       const type& d = *ks[s].desc;
       if (ks[s].offset == m.offset && d.dt == m.desc->dt && d.shape == m.desc->shape && d.static_valid() &&
@@ -220,18 +229,21 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
     if (!m.desc->static_valid())
       return l.fail(loc, name, text("a runtime-valid tile needs its own allocation; it cannot share a byte-view storage root"));
     if (m.offset % 32 != 0 || m.desc->bytes() % 32 != 0)
-      return l.fail(loc, name, text("static byte views require offsets and windows aligned to 32 bytes (offset ")
-                                   << m.offset << ", " << m.desc->bytes() << " bytes)");
+      return l.fail(loc, name,
+                    text("static byte views require offsets and windows aligned to 32 bytes (offset ")
+                        << m.offset << ", " << m.desc->bytes() << " bytes)");
     const bool whole = m.offset == 0 && m.desc->bytes() == alloc.capacity;
     if (m.parent && !whole) {
       // A window parent inside a shared allocation: its own typed allocation over the same bytes.
       if (!alloc.address)
-        return l.fail(loc, name, text("a tile that is sliced or assembled into cannot share an addressless storage root ('")
-                                     << f.name_of(m.first) << "' at offset " << m.offset << ")");
+        return l.fail(loc, name,
+                      text("a tile that is sliced or assembled into cannot share an addressless storage root ('")
+                          << f.name_of(m.first) << "' at offset " << m.offset << ")");
       const operand args[] = {b.tuple({}), operand::integer(*alloc.address + m.offset)};
       const std::string_view vn[] = {f.name_of(m.first)};
-      l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_alloc, args, {}, std::span<const type>(m.desc, 1), vn,
-                                                 detail::definition_location(f, op.loc(), m.first))));
+      l.define_handle(a, k,
+                      b.fn().result(b.emit(opcode::buffer_alloc, args, {}, std::span<const type>(m.desc, 1), vn,
+                                           detail::definition_location(f, op.loc(), m.first))));
       continue;
     }
     value_id base = whole ? root : value_id{};
@@ -262,7 +274,8 @@ constexpr void lower_alloc::emit_views(typed<tile::alloc> op, lowering& l, std::
     const std::uint32_t s = full_sibling(ks[k]);
     if (k == typed_root || s == no_id) continue;
     const window& m = ks[k];
-    const operand args[] = {operand::of(l.key_handle(a, s)), b.pair(0, 0), b.pair(m.desc->valid[0].number, m.desc->valid[1].number)};
+    const operand args[] = {operand::of(l.key_handle(a, s)), b.pair(0, 0),
+                            b.pair(m.desc->valid[0].number, m.desc->valid[1].number)};
     const std::string_view vn[] = {f.name_of(m.first)};
     l.define_handle(a, k, b.fn().result(b.emit(opcode::buffer_subview, args, {}, std::span<const type>(m.desc, 1), vn, loc)));
   }

@@ -22,8 +22,8 @@ constexpr text broadcast_column_problem(const type& v, std::int64_t physical_row
   if (!is_column_vector(v) || v.shape[0] != physical_rows)
     return text("the broadcast operand must be a [") << physical_rows << ", 1] column vector (col_major, no boxes)";
   if (v.bytes() % 32 != 0)
-    return text("a column vector needs R * element bytes aligned to 32 (") << v.shape[0] << " x " << name(v.dt) << " is " << v.bytes()
-                                                                            << " bytes)";
+    return text("a column vector needs R * element bytes aligned to 32 (")
+           << v.shape[0] << " x " << name(v.dt) << " is " << v.bytes() << " bytes)";
   if (!v.static_valid() || v.valid[1].number != 1) return text("a column vector with runtime valid rows stays Tile");
   if (!(v.valid[0] == rows)) return text("the column vector's valid rows must equal the broadcast's");
   return {};
@@ -47,11 +47,13 @@ constexpr bool expands_rows(opcode c) {
 
 /// Why the destination of broadcast `c` does not qualify, or empty: an extended-rollout dtype, dense.
 constexpr text broadcast_result_problem(opcode c, const type& dst) {
-  if (!extended_allows(dst.dt)) return text(mnemonic(c)) << " on " << tile2buffer::name(dst.dt) << " is not in the extended rollout";
+  if (!extended_allows(dst.dt))
+    return text(mnemonic(c)) << " on " << tile2buffer::name(dst.dt) << " is not in the extended rollout";
   return dense_vec_problem(dst);
 }
 /// Why operand `role` (the vector) of broadcast `c` does not fit `dst` along c's axis, or empty.
-constexpr text broadcast_operand_problem(opcode c, const function& f, const type& dst, const operand& vector, std::string_view role) {
+constexpr text broadcast_operand_problem(opcode c, const function& f, const type& dst, const operand& vector,
+                                         std::string_view role) {
   if (!vector.is_value() || !f.type_of(vector.value()).is_tile()) return text(mnemonic(c)) << ' ' << role << " must be a tile";
   const type& v = f.type_of(vector.value());
   return expands_rows(c) ? broadcast_column_problem(v, dst.shape[0], dst.valid[0]) : broadcast_row_problem(v, dst);
@@ -75,7 +77,8 @@ struct lower_expand {
     if (auto why = detail::broadcast_result_problem(C, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = detail::broadcast_operand_problem(C, op.fn(), dst, op.source(), "source"); !why.empty())
       return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     return match_result::yes();
   }
   static constexpr void rewrite(typed<source> op, lowering& l) {
@@ -104,7 +107,8 @@ struct lower_expand_arith {
     if (auto why = detail::broadcast_result_problem(C, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const type* x = op.tile_type(op.source());
     if (x == nullptr || !detail::same_descriptor(*x, dst))
-      return match_result::no(text(mnemonic(C)) << " source and destination must have matching physical shapes, dtypes and valid extents");
+      return match_result::no(text(mnemonic(C))
+                              << " source and destination must have matching physical shapes, dtypes and valid extents");
     if (auto why = detail::broadcast_operand_problem(C, op.fn(), dst, op.vector(), "vector"); !why.empty())
       return match_result::no(static_cast<text&&>(why));
     if constexpr (rows) {
@@ -114,11 +118,12 @@ struct lower_expand_arith {
         const std::int64_t lanes = 32 / element_bytes(dst.dt);
         if (!b.is_tile() || !is_dense_vec(b) || b.dt != dst.dt || b.shape[0] != dst.shape[0] || b.shape[1] != lanes ||
             !(b.valid[0] == v.valid[0]) || !(b.valid[1] == extent::of(lanes)))
-          return match_result::no(text("scratch tile smaller than the native rule (blk must be a dense row-major [") << dst.shape[0] << ", "
-                                                                                                              << lanes << "] block with the vector's valid rows)");
+          return match_result::no(text("scratch tile smaller than the native rule (blk must be a dense row-major [")
+                                  << dst.shape[0] << ", " << lanes << "] block with the vector's valid rows)");
       }
     }
-    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     return match_result::yes();
   }
 
@@ -165,7 +170,8 @@ struct lower_cast {
     if (mode < pair->min_mode || mode > pair->max_mode)
       return match_result::no(text("tile.cast to ") << tile2buffer::name(dst.dt) << " takes rounding modes " << pair->min_mode
                                                     << " to " << pair->max_mode << " in the extended rollout, got " << mode);
-    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     return match_result::yes();
   }
   static constexpr void rewrite(typed<source> op, lowering& l) {

@@ -101,17 +101,19 @@ constexpr text dynamic_storage_problem(const function& f, const kernel_analyses&
   const type& t = f.type_of(v);
   if (descriptor_static_valid(t) || !t.has_storage()) return {};
   if (const value_id other = k.shared_storage.differing(f, k.windows, t); other.valid())
-    return text("a runtime-valid tile needs its own allocation; '") << f.name_of(v) << "' shares one with '" << f.name_of(other) << "'";
+    return text("a runtime-valid tile needs its own allocation; '")
+           << f.name_of(v) << "' shares one with '" << f.name_of(other) << "'";
   return {};
 }
 
 /// Why elementwise op `c` on column vector `dst` does not lower (extended rollout §2.5), or
 /// empty: FP32 only, `R * esize` a multiple of 32, static valid `[r, 1]`.
 constexpr text column_elementwise_problem(opcode c, const type& dst) {
-  if (dst.dt != dtype::fp32) return text(mnemonic(c)) << " on " << name(dst.dt) << " column vectors is not in the extended rollout";
+  if (dst.dt != dtype::fp32)
+    return text(mnemonic(c)) << " on " << name(dst.dt) << " column vectors is not in the extended rollout";
   if (dst.bytes() % 32 != 0)
-    return text("a column vector needs R * element bytes aligned to 32 (") << dst.shape[0] << " x " << name(dst.dt) << " is "
-                                                                            << dst.bytes() << " bytes)";
+    return text("a column vector needs R * element bytes aligned to 32 (")
+           << dst.shape[0] << " x " << name(dst.dt) << " is " << dst.bytes() << " bytes)";
   if (!dst.static_valid() || dst.valid[1].number != 1) return text("dynamic-valid column vectors stay Tile for elementwise use");
   return {};
 }

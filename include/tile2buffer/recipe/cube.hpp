@@ -47,14 +47,17 @@ constexpr text offset_problem(const function& f, const operand& x) {
 /// accumulator's valid rectangle (a wider accumulator is written through a product view).
 constexpr text cube_problem(const type* lhs, const type* rhs, const type& acc) {
   if (lhs == nullptr || rhs == nullptr) return text("matmul operands must be Tile values");
-  const std::pair<const type*, memory_space> roles[] = {{lhs, memory_space::left}, {rhs, memory_space::right}, {&acc, memory_space::acc}};
+  const std::pair<const type*, memory_space> roles[] = {
+      {lhs, memory_space::left}, {rhs, memory_space::right}, {&acc, memory_space::acc}};
   for (const auto& [t, space] : roles) {
-    if (t->space != space) return text("matmul operands must be Left x Right -> Acc, got ") << name(lhs->space) << " x " << name(rhs->space) << " -> " << name(acc.space);
+    if (t->space != space)
+      return text("matmul operands must be Left x Right -> Acc, got ")
+             << name(lhs->space) << " x " << name(rhs->space) << " -> " << name(acc.space);
     if (auto why = matrix_tile_problem(*t); !why.empty()) return why;
   }
   if (lhs->dt != rhs->dt || !cube_operand_allows(lhs->dt) || acc.dt != accumulator_dtype(lhs->dt))
-    return text("matmul needs one operand dtype accumulating in FP32 (FP16/BF16/FP32) or INT32 (INT8), got ") << name(lhs->dt) << " x "
-                                                                                                              << name(rhs->dt) << " -> " << name(acc.dt);
+    return text("matmul needs one operand dtype accumulating in FP32 (FP16/BF16/FP32) or INT32 (INT8), got ")
+           << name(lhs->dt) << " x " << name(rhs->dt) << " -> " << name(acc.dt);
   if (lhs->shape[1] != rhs->shape[0] || acc.shape[0] != lhs->shape[0] || acc.shape[1] != rhs->shape[1])
     return text("matmul shapes must be [M, K] x [K, N] -> [M, N]");
   if (rhs->valid[0].number < lhs->valid[1].number) return text("matmul rhs valid rows must cover the lhs valid columns");
@@ -86,8 +89,9 @@ struct lower_extract {
     const type& dst = op.result_type();
     if (src == nullptr) return match_result::no(text("tile.extract needs a Tile source"));
     if (src->space != memory_space::mat || (dst.space != memory_space::left && dst.space != memory_space::right))
-      return match_result::no(text("tile.extract from ") << tile2buffer::name(src->space) << " to " << tile2buffer::name(dst.space)
-                                                         << " has no Buffer recipe (Mat -> Left/Right only)");
+      return match_result::no(text("tile.extract from ")
+                              << tile2buffer::name(src->space) << " to " << tile2buffer::name(dst.space)
+                              << " has no Buffer recipe (Mat -> Left/Right only)");
     if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (src->dt != dst.dt) return match_result::no(text("tile.extract keeps the element type"));
     for (const operand& x : {op.row(), op.col()})
@@ -95,8 +99,10 @@ struct lower_extract {
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::extract> op, lowering& l) {
-    l.builder().create<buffer::extract>({.source = l.handle(op.source().value()), .row = built(l.rw().map(op.row())),
-                                         .col = built(l.rw().map(op.col())), .dest = l.handle(op.result())},
+    l.builder().create<buffer::extract>({.source = l.handle(op.source().value()),
+                                         .row = built(l.rw().map(op.row())),
+                                         .col = built(l.rw().map(op.col())),
+                                         .dest = l.handle(op.result())},
                                         op.loc());
   }
 };
@@ -113,16 +119,19 @@ struct lower_transpose_view {
     const type& dst = op.result_type();
     if (src == nullptr) return match_result::no(text("tile.transpose_view needs a Tile source"));
     if (!is_matrix_space(src->space))
-      return match_result::no(text("tile.transpose_view of a ") << tile2buffer::name(src->space)
-                                                                << " tile needs a transpose recipe (only matrix relabels preserve storage)");
+      return match_result::no(text("tile.transpose_view of a ")
+                              << tile2buffer::name(src->space)
+                              << " tile needs a transpose recipe (only matrix relabels preserve storage)");
     if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return match_result::no(static_cast<text&&>(why));
     type want = detail::transposed_layout(*src);
     want.mem = dst.mem;
     want.mem_offset = dst.mem_offset;
     if (!(want == dst))
-      return match_result::no(text("tile.transpose_view must relabel its source in place: the result is the source's transposed layout "
-                                   "(both box orders flipped, shape and valid extents swapped) in the same memory space"));
-    if (!detail::same_storage(*src, dst)) return match_result::no(text("tile.transpose_view must keep its source's storage window"));
+      return match_result::no(
+          text("tile.transpose_view must relabel its source in place: the result is the source's transposed layout "
+               "(both box orders flipped, shape and valid extents swapped) in the same memory space"));
+    if (!detail::same_storage(*src, dst))
+      return match_result::no(text("tile.transpose_view must keep its source's storage window"));
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::transpose_view>, lowering&) {}
@@ -160,13 +169,16 @@ struct lower_matmul_acc {
     const type* acc = op.tile_type(op.acc());
     if (acc == nullptr) return match_result::no(text("tile.matmul_acc needs a Tile accumulator"));
     if (!detail::same_storage(*acc, res) || !res.has_storage())
-      return match_result::no(text("the accumulator '") << op.fn().name_of(op.acc().value()) << "' is not updated in place (its storage is read afterwards or the result lives "
-                                                        "elsewhere), and an Acc value cannot be preserved by a copy (no Acc -> Acc move): "
-                                                        "tile.matmul_acc must accumulate in place");
+      return match_result::no(text("the accumulator '")
+                              << op.fn().name_of(op.acc().value())
+                              << "' is not updated in place (its storage is read afterwards or the result lives "
+                                 "elsewhere), and an Acc value cannot be preserved by a copy (no Acc -> Acc move): "
+                                 "tile.matmul_acc must accumulate in place");
     if (const auto init = op.init_cond()) {
       const bool literal = init->kind == operand_kind::bool_lit || init->kind == operand_kind::int_lit;
-      const bool scalar = init->is_value() && op.fn().type_of(init->value()).is_scalar() &&
-                          (op.fn().type_of(init->value()).dt == dtype::bool_ || is_signed_integer(op.fn().type_of(init->value()).dt));
+      const bool scalar =
+          init->is_value() && op.fn().type_of(init->value()).is_scalar() &&
+          (op.fn().type_of(init->value()).dt == dtype::bool_ || is_signed_integer(op.fn().type_of(init->value()).dt));
       if (!literal && !scalar) return match_result::no(text("init_cond must be a literal, a BOOL or a signed integer scalar"));
     }
     return match_result::yes();

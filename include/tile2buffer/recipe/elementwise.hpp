@@ -39,9 +39,11 @@ struct lower_elementwise {
       return match_result::no(static_cast<text&&>(why));
     }
     if (!elementwise_allows(C, dst.dt))
-      return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(dst.dt)
+      return match_result::no(text(mnemonic(C))
+                              << " on " << tile2buffer::name(dst.dt)
                               << (default_rollout ? " is not in the default rollout" : " is not in the extended rollout"));
-    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     if (auto why = precision_flag_problem(op.fn(), op.id()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const auto matches_dst = [&](const operand& x) {
       const type* t = op.tile_type(x);
@@ -51,7 +53,8 @@ struct lower_elementwise {
     if constexpr (kind == ew_kind::binary) tiles_match = matches_dst(op.lhs()) && matches_dst(op.rhs());
     if constexpr (kind == ew_kind::unary || kind == ew_kind::scalar_form) tiles_match = matches_dst(op.source());
     if (!tiles_match)
-      return match_result::no(text(mnemonic(C)) << " operands and destination must have matching physical shapes, dtypes and valid extents");
+      return match_result::no(text(mnemonic(C))
+                              << " operands and destination must have matching physical shapes, dtypes and valid extents");
     text scalar_problem;
     if constexpr (kind == ew_kind::scalar_form) scalar_problem = detail::element_scalar_problem(op.fn(), op.scalar());
     if constexpr (kind == ew_kind::fill) scalar_problem = detail::element_scalar_problem(op.fn(), op.value());

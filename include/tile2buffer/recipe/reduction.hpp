@@ -20,8 +20,8 @@ constexpr text column_result_problem(const type& r, const type& src) {
   if (!is_column_vector(r) || r.shape[0] != src.shape[0])
     return text("the result must be a [") << src.shape[0] << ", 1] column vector (col_major, no boxes)";
   if (r.bytes() % 32 != 0)
-    return text("a column vector needs R * element bytes aligned to 32 (") << r.shape[0] << " x " << name(r.dt) << " is " << r.bytes()
-                                                                            << " bytes)";
+    return text("a column vector needs R * element bytes aligned to 32 (")
+           << r.shape[0] << " x " << name(r.dt) << " is " << r.bytes() << " bytes)";
   if (!r.static_valid() || r.valid[1].number != 1 || !src.valid[0].is_static())
     return text("a column vector with runtime valid rows stays Tile");
   if (r.valid[0] != src.valid[0]) return text("the result's valid rows must equal the source's");
@@ -44,7 +44,8 @@ constexpr text scratch_problem(const function& f, const operand& tmp, const oper
 constexpr text row_result_problem(const type& r, const type& src) {
   if (auto why = dense_vec_problem(r); !why.empty()) return text("result: ") << why;
   if (r.shape[0] != 1 || r.shape[1] != src.shape[1]) return text("the result must be a [1, ") << src.shape[1] << "] row";
-  if (!(r.valid[0] == extent::of(1)) || !(r.valid[1] == src.valid[1])) return text("the result's valid columns must equal the source's");
+  if (!(r.valid[0] == extent::of(1)) || !(r.valid[1] == src.valid[1]))
+    return text("the result's valid columns must equal the source's");
   return {};
 }
 
@@ -72,12 +73,15 @@ struct lower_reduction {
     if (!extended_allows(src->dt))
       return match_result::no(text(mnemonic(C)) << " on " << tile2buffer::name(src->dt) << " is not in the extended rollout");
     if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(text("source: ") << why);
-    if (auto why = rows ? detail::column_result_problem(op.result_type(), *src) : detail::row_result_problem(op.result_type(), *src);
+    if (auto why = rows ? detail::column_result_problem(op.result_type(), *src)
+                        : detail::row_result_problem(op.result_type(), *src);
         !why.empty())
       return match_result::no(static_cast<text&&>(why));
     if constexpr (has_scratch)
-      if (auto why = detail::scratch_problem(op.fn(), op.tmp(), op.source(), *src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+      if (auto why = detail::scratch_problem(op.fn(), op.tmp(), op.source(), *src); !why.empty())
+        return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), ctx.kernel(), op.result()); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     return match_result::yes();
   }
 

@@ -33,7 +33,8 @@ constexpr text endpoint_problem(const type& t, bool load) {
 /// The Acc -> GM fix-pipe conversions without scaling (reference §2.5): FP32 to FP32, FP16 or
 /// BF16; INT32 to INT32.
 constexpr bool acc_store_allows(dtype acc, dtype gm) {
-  return acc == dtype::fp32 ? gm == dtype::fp32 || gm == dtype::fp16 || gm == dtype::bf16 : acc == dtype::int32 && gm == dtype::int32;
+  return acc == dtype::fp32 ? gm == dtype::fp32 || gm == dtype::fp16 || gm == dtype::bf16
+                            : acc == dtype::int32 && gm == dtype::int32;
 }
 }  // namespace detail
 
@@ -66,7 +67,8 @@ struct lower_load {
   static constexpr match_result match(typed<tile::load> ld, const match_context& ctx) {
     const type& dst = ld.result_type();
     if (auto why = detail::endpoint_problem(dst, true); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = detail::dynamic_storage_problem(ld.fn(), ctx.kernel(), ld.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(ld.fn(), ctx.kernel(), ld.result()); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     const type* gm_type = ld.type_of(ld.tensor());
     if (gm_type == nullptr) return match_result::no(text("tile.load needs a GM tensor value"));
     const type& gm = *gm_type;
@@ -91,8 +93,10 @@ struct lower_load {
   }
   static constexpr void rewrite(typed<tile::load> ld, lowering& l) {
     const value_id result = ld.result();
-    l.builder().create<buffer::load>({.tensor = built(l.rw().map(ld.tensor())), .offsets = built(l.rw().map(ld.offsets())),
-                                      .valid = built(l.valid_tuple(result)), .dest = l.handle(result)},
+    l.builder().create<buffer::load>({.tensor = built(l.rw().map(ld.tensor())),
+                                      .offsets = built(l.rw().map(ld.offsets())),
+                                      .valid = built(l.valid_tuple(result)),
+                                      .dest = l.handle(result)},
                                      ld.loc());
   }
 };
@@ -116,8 +120,9 @@ struct lower_store {
     if (auto why = detail::gm_problem(gm); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (src->space == memory_space::acc) {
       if (!detail::acc_store_allows(src->dt, gm.dt))
-        return match_result::no(text("Acc stores drain through the fix-pipe with FP32 -> FP32/FP16/BF16 or INT32 -> INT32 only, got ")
-                                << tile2buffer::name(src->dt) << " -> " << tile2buffer::name(gm.dt));
+        return match_result::no(
+            text("Acc stores drain through the fix-pipe with FP32 -> FP32/FP16/BF16 or INT32 -> INT32 only, got ")
+            << tile2buffer::name(src->dt) << " -> " << tile2buffer::name(gm.dt));
     } else if (gm.dt != src->dt || !gm_transfer_allows(src->dt)) {
       return match_result::no(text("GM store requires matching FP16/BF16/FP32/INT32 element types, got ")
                               << tile2buffer::name(src->dt) << " -> " << tile2buffer::name(gm.dt));
@@ -127,8 +132,10 @@ struct lower_store {
   static constexpr void rewrite(typed<tile::store> st, lowering& l) {
     const operand gm = l.rw().map(st.tensor());
     const value_id src = st.tile().value();
-    l.builder().create<buffer::store>({.source = l.typed_handle(src, st.loc()), .offsets = built(l.rw().map(st.offsets())),
-                                       .valid = built(l.valid_tuple(src)), .tensor = built(gm)},
+    l.builder().create<buffer::store>({.source = l.typed_handle(src, st.loc()),
+                                       .offsets = built(l.rw().map(st.offsets())),
+                                       .valid = built(l.valid_tuple(src)),
+                                       .tensor = built(gm)},
                                       st.loc());
     // The store's result is the tensor it wrote: later uses (the return) name the parameter.
     l.rw().bind(st.result(), gm);
@@ -169,23 +176,26 @@ struct lower_move {
     if (src->space == memory_space::mat && (dst.space == memory_space::left || dst.space == memory_space::right)) {
       if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return match_result::no(static_cast<text&&>(why));
       if (src->dt != dst.dt || src->shape != dst.shape || src->valid != dst.valid)
-        return match_result::no(text("tile.move Mat -> ") << tile2buffer::name(dst.space) << " keeps the dtype, shape and valid extents");
+        return match_result::no(text("tile.move Mat -> ")
+                                << tile2buffer::name(dst.space) << " keeps the dtype, shape and valid extents");
       return match_result::yes();
     }
     if (src->space != memory_space::vec || dst.space != memory_space::vec) {
       text why = text("tile.move from ") << tile2buffer::name(src->space) << " to " << tile2buffer::name(dst.space);
-      if (src->space == dst.space) return match_result::no(why << " has no Buffer copy: same-space matrix transfers cannot execute (no Acc -> Acc move)");
+      if (src->space == dst.space)
+        return match_result::no(why << " has no Buffer copy: same-space matrix transfers cannot execute (no Acc -> Acc move)");
       return match_result::no(why << " needs a Buffer transfer recipe (Vec -> Vec and Mat -> Left/Right only)");
     }
     // Extended rollout §2.5: a static-valid column vector moves as its [1, R] row relabel.
     if (ctx.opts.rollout == rollout_kind::extended && is_column_vector(dst)) {
-      if (auto why = detail::column_elementwise_problem(opcode::tile_move, dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+      if (auto why = detail::column_elementwise_problem(opcode::tile_move, dst); !why.empty())
+        return match_result::no(static_cast<text&&>(why));
     } else if (auto why = dense_vec_problem(dst); !why.empty()) {
       return match_result::no(static_cast<text&&>(why));
     }
-    if (auto why = detail::dynamic_storage_problem(mv.fn(), ctx.kernel(), mv.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (!detail::same_descriptor(*src, dst))
-      return match_result::no(text("tile.move Vec -> Vec requires identical descriptors"));
+    if (auto why = detail::dynamic_storage_problem(mv.fn(), ctx.kernel(), mv.result()); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
+    if (!detail::same_descriptor(*src, dst)) return match_result::no(text("tile.move Vec -> Vec requires identical descriptors"));
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::move> mv, lowering& l) {

@@ -28,7 +28,8 @@ struct lower_set_validshape {
       return match_result::no(text("tile.set_validshape cannot change a window's static view metadata"));
     if (!dst.has_storage() || dst.mem != src->mem || dst.mem_offset != src->mem_offset)
       return match_result::no(text("tile.set_validshape must update its tile's storage in place"));
-    if (auto why = detail::dynamic_storage_problem(op.fn(), k, op.result()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::dynamic_storage_problem(op.fn(), k, op.result()); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     return match_result::yes();
   }
 
@@ -37,9 +38,11 @@ struct lower_set_validshape {
     // Why: without a handle (its allocation was not lowered) there is nothing to update, and
     // reading its type read outside the function.
     if (!h.valid())
-      return l.fail(op.loc(), name, text("the storage of '") << op.fn().name_of(op.result()) << "' has no Buffer handle to update");
+      return l.fail(op.loc(), name,
+                    text("the storage of '") << op.fn().name_of(op.result()) << "' has no Buffer handle to update");
     if (l.builder().fn().type_of(h).static_valid()) return;
-    l.builder().create<buffer::set_validshape>({.buffer = h, .valid = {built(l.rw().map(op.rows())), built(l.rw().map(op.cols()))}}, op.loc());
+    l.builder().create<buffer::set_validshape>(
+        {.buffer = h, .valid = {built(l.rw().map(op.rows())), built(l.rw().map(op.cols()))}}, op.loc());
   }
 };
 

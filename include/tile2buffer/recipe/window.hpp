@@ -31,8 +31,8 @@ constexpr text addressless_window_parent_problem(const function& f, const kernel
   const allocation* a = k.storage.find(t.mem);
   if (a == nullptr) return {};
   if (t.mem_offset != 0 || t.bytes() != a->capacity)
-    return text("a tile that is sliced or assembled into cannot share an addressless storage root: '") << f.name_of(parent)
-                                                                                                     << "' covers only part of its allocation";
+    return text("a tile that is sliced or assembled into cannot share an addressless storage root: '")
+           << f.name_of(parent) << "' covers only part of its allocation";
   for (value_id other : k.windows.sources()) {
     const type& o = f.type_of(other);
     if (o.mem == t.mem && buffer_descriptor(o) != buffer_descriptor(t))
@@ -134,7 +134,8 @@ struct lower_slice {
       return detail::cast_scalar(l, x, dtype::index, op.loc());
     };
     const text nm = text(op.fn().name_of(op.result())) << axis;
-    return operand::of(fb.create<scalar::add>({.lhs = built(as_index(a)), .rhs = built(as_index(b))}, scalar_type(dtype::index), nm.view(), op.loc()));
+    return operand::of(fb.create<scalar::add>({.lhs = built(as_index(a)), .rhs = built(as_index(b))}, scalar_type(dtype::index),
+                                              nm.view(), op.loc()));
   }
 };
 
@@ -166,7 +167,8 @@ struct lower_relabel {
                                              : static_cast<text&&>(why));
     if (C == opcode::tile_reshape && dst.dt != src->dt) return match_result::no(text("tile.reshape must keep the element type"));
     if (dst.bytes() != src->bytes())
-      return match_result::no(text(mnemonic(C)) << " must preserve the physical bytes (" << src->bytes() << " -> " << dst.bytes() << ")");
+      return match_result::no(text(mnemonic(C))
+                              << " must preserve the physical bytes (" << src->bytes() << " -> " << dst.bytes() << ")");
     if (w == nullptr) {
       if (!dst.has_storage() || dst.mem != src->mem || dst.mem_offset != src->mem_offset)
         return match_result::no(text(mnemonic(C)) << " must preserve its validated storage window (its source's)");
@@ -177,16 +179,16 @@ struct lower_relabel {
     // reshape cannot take.
     if (!w->static_offset) return match_result::no(text("relabelling a window at runtime offsets stays Tile"));
     if (const std::int64_t pitch = k.windows.pitch_of(op.fn(), op.source().value()); src->row_bytes() != pitch)
-      return match_result::no(text("relabelling a strided window (rows of ") << src->row_bytes() << " bytes in a row pitch of " << pitch
-                                                                              << " bytes) stays Tile");
+      return match_result::no(text("relabelling a strided window (rows of ")
+                              << src->row_bytes() << " bytes in a row pitch of " << pitch << " bytes) stays Tile");
     return match_result::yes();
   }
 
   static constexpr void rewrite(typed<source> op, lowering& l) {
     const value_id res = op.result();
     if (!l.analyses().windows.is_window(res)) return;  // the typed alias was declared with the allocation
-    const value_id h = l.builder().create<buffer::reshape>({.source = l.handle(op.source().value())}, buffer_descriptor(op.result_type()),
-                                                            op.fn().name_of(res), op.loc());
+    const value_id h = l.builder().create<buffer::reshape>({.source = l.handle(op.source().value())},
+                                                           buffer_descriptor(op.result_type()), op.fn().name_of(res), op.loc());
     l.define_window(res, {h, value_id{}, operand{}});  // never sliced (that stays Tile), never an assemble's own window
   }
 };
@@ -204,26 +206,30 @@ struct lower_assemble {
     if (tgt == nullptr || src == nullptr) return match_result::no(text("tile.assemble needs Tile target and source"));
     for (const type* t : {&dst, tgt, src})
       if (t->space != memory_space::vec)
-        return match_result::no(text("tile.assemble into ") << tile2buffer::name(dst.space) << " from " << tile2buffer::name(src->space)
-                                                            << " requires a Buffer transfer recipe (only Vec -> Vec is supported)");
+        return match_result::no(text("tile.assemble into ")
+                                << tile2buffer::name(dst.space) << " from " << tile2buffer::name(src->space)
+                                << " requires a Buffer transfer recipe (only Vec -> Vec is supported)");
     if (op.kwarg_set(keyword::pre_quant) || op.kwarg_set(keyword::pre_relu))
       return match_result::no(text("pre_quant/pre_relu assembles require a Buffer transfer recipe"));
     for (const type* t : {&dst, tgt, src}) {
       if (auto why = dense_vec_problem(*t); !why.empty()) return match_result::no(static_cast<text&&>(why));
-      if (auto why = detail::static_valid_problem(*t, "assembles"); !why.empty()) return match_result::no(static_cast<text&&>(why));
+      if (auto why = detail::static_valid_problem(*t, "assembles"); !why.empty())
+        return match_result::no(static_cast<text&&>(why));
     }
     const kernel_analyses& k = ctx.kernel();
     if (k.windows.is_window(op.target().value()) || k.windows.is_window(op.result()))
       return match_result::no(text("tile.assemble into a window target stays Tile"));
     if (const std::int64_t pitch = k.windows.pitch_of(op.fn(), op.source().value()); pitch != tgt->row_bytes())
-      return match_result::no(text("tile.assemble needs matching source and target row pitches (") << pitch << " vs " << tgt->row_bytes()
-                                                                                                  << " bytes)");
+      return match_result::no(text("tile.assemble needs matching source and target row pitches (")
+                              << pitch << " vs " << tgt->row_bytes() << " bytes)");
     const auto off = op.elements(op.offsets());
     int bits = scalar_divisibility::top;
     for (std::size_t i = 0; i < off.size() && i < 2; ++i)
-      bits = std::min(bits, k.divisibility.of(off[i]) + scalar_divisibility::of_constant(i == 0 ? dst.row_bytes() : element_bytes(dst.dt)));
+      bits = std::min(
+          bits, k.divisibility.of(off[i]) + scalar_divisibility::of_constant(i == 0 ? dst.row_bytes() : element_bytes(dst.dt)));
     if (off.size() != 2 || bits < detail::vec_base_bits)
-      return match_result::no(text("assemble destination is not provably 32-byte aligned (row pitch ") << dst.row_bytes() << " bytes)");
+      return match_result::no(text("assemble destination is not provably 32-byte aligned (row pitch ")
+                              << dst.row_bytes() << " bytes)");
     if (!ctx.addressed())
       if (auto why = detail::addressless_window_parent_problem(op.fn(), k, op.result()); !why.empty())
         return match_result::no(static_cast<text&&>(why));
@@ -255,8 +261,9 @@ struct lower_assemble {
     if (const auto* w = l.window_of(source); w != nullptr && w->base == dst && detail::same_operand(b.fn(), w->offsets, offsets))
       return;  // the source was written in place: it already is the assembled window
     const text nm = text(f.name_of(res)) << "_window";
-    const value_id window = b.create<buffer::subview>({.source = dst, .offsets = built(offsets), .valid = built(l.valid_tuple(source))},
-                                                      buffer_descriptor(f.type_of(source)), nm.view(), op.loc());
+    const value_id window =
+        b.create<buffer::subview>({.source = dst, .offsets = built(offsets), .valid = built(l.valid_tuple(source))},
+                                  buffer_descriptor(f.type_of(source)), nm.view(), op.loc());
     b.create<buffer::copy>({.source = l.typed_handle(source, op.loc()), .dest = window}, op.loc());
   }
 };

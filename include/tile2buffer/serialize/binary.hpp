@@ -386,7 +386,8 @@ class binary_reader {
   /// "unexpected field '<k>'" (e.g. 'memref', 'base', 'addr' or 'storage' in a buffer type, which
   /// has no storage), reference-semantics.md §7 quotes "unexpected fields"; the message holds both.
   constexpr void unexpected_field(std::string_view key, std::string_view what) {
-    fail(text("unexpected field '") << key << "' in " << what << " (unexpected fields are rejected: a record has exactly the fields "
+    fail(text("unexpected field '") << key << "' in " << what
+                                    << " (unexpected fields are rejected: a record has exactly the fields "
                                     << "docs/binary-format.md lists)");
   }
   /// The scanned keys must be exactly `keys`.
@@ -503,8 +504,7 @@ class binary_reader {
     const std::int64_t v = integer();
     if (ok() && (v < 0 || v >= static_cast<std::int64_t>(value_count_))) {
       text m;
-      m << "value id " << v << " is out of range: the function declares value_count "
-        << static_cast<std::int64_t>(value_count_);
+      m << "value id " << v << " is out of range: the function declares value_count " << static_cast<std::int64_t>(value_count_);
       fail(m);
       return value_id{0};
     }
@@ -518,8 +518,7 @@ class binary_reader {
         return extent::runtime();
       case msgpack::family::map: {
         object o;
-        if (!scan(o, "a valid extent") || !exact(o, std::array<std::string_view, 1>{"value"}, "a valid extent"))
-          return {};
+        if (!scan(o, "a valid extent") || !exact(o, std::array<std::string_view, 1>{"value"}, "a valid extent")) return {};
         value_id v;
         field(o, "value", v);
         finish(o);
@@ -868,9 +867,9 @@ result<program> deserialize(std::string_view bytes) {
 
 #ifdef TILE2BUFFER_EXTERN_PIPELINE
 namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
-result<std::vector<std::uint8_t>> serialize(const program& p);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
+result<std::vector<std::uint8_t>> serialize(const program& p);     // TILE2BUFFER_EXTERN_PIPELINE: run time only
 result<program> deserialize(std::span<const std::uint8_t> bytes);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
-result<program> deserialize(std::string_view bytes);                 // TILE2BUFFER_EXTERN_PIPELINE: run time only
+result<program> deserialize(std::string_view bytes);               // TILE2BUFFER_EXTERN_PIPELINE: run time only
 }  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::deserialize;
 using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::serialize;
@@ -879,8 +878,7 @@ using compiled_by_TILE2BUFFER_EXTERN_PIPELINE::serialize;
 /// True when `bytes` starts like a binary IR file (the canonical envelope header: a 3-element
 /// array whose first element is the magic string). Used to tell binary input from text.
 constexpr bool is_binary(std::span<const std::uint8_t> bytes) {
-  if (bytes.size() < 2 + binary_magic.size() || bytes[0] != 0x93 || bytes[1] != (0xa0 | binary_magic.size()))
-    return false;
+  if (bytes.size() < 2 + binary_magic.size() || bytes[0] != 0x93 || bytes[1] != (0xa0 | binary_magic.size())) return false;
   for (std::size_t i = 0; i < binary_magic.size(); ++i)
     if (bytes[2 + i] != static_cast<std::uint8_t>(binary_magic[i])) return false;
   return true;

@@ -328,8 +328,7 @@ class reader {
   }
   constexpr std::string_view view(std::size_t begin, std::size_t n) {
     if (std::is_constant_evaluated()) return n == 0 ? std::string_view{} : std::string_view(chars_.data() + begin, n);
-    return n == 0 ? std::string_view{}
-                  : std::string_view(reinterpret_cast<const char*>(in_.data() + begin), n);  // NOLINT
+    return n == 0 ? std::string_view{} : std::string_view(reinterpret_cast<const char*>(in_.data() + begin), n);  // NOLINT
   }
 
   std::span<const std::uint8_t> in_;

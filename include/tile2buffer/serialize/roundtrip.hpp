@@ -349,7 +349,8 @@ constexpr std::vector<diagnostic> roundtrip_failure(std::string_view after, loca
 /// the first thing lost, at the location of the op (or function) it belongs to. `after` names the
 /// pass that left `p`, for the message. Linear in the size of `p`.
 template <class = void>
-constexpr std::vector<diagnostic> check_binary_roundtrip(const program& p, std::string_view after = {}, binary_reader_fn read = nullptr) {
+constexpr std::vector<diagnostic> check_binary_roundtrip(const program& p, std::string_view after = {},
+                                                         binary_reader_fn read = nullptr) {
   const result<std::vector<std::uint8_t>> bytes = serialize<>(p);
   if (!bytes) {
     text why("the program cannot be written: ");

@@ -33,8 +33,7 @@ struct storage_clause {
 
 // Why here and not in ir/: the adaptation is the file format's view of the IR, not the IR's.
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::location, line, col);
-BOOST_HANA_ADAPT_STRUCT(tile2buffer::type, kind, shape, dt, tlayout, space, valid, blayout, slayout, fractal, pad,
-                        compact);
+BOOST_HANA_ADAPT_STRUCT(tile2buffer::type, kind, shape, dt, tlayout, space, valid, blayout, slayout, fractal, pad, compact);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::param_info, dir, loc);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::function, kind, name, loc, stage, buffer_ir_selected, target);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::program, file, functions);
@@ -87,8 +86,7 @@ struct key_set {
   std::size_t size = 0;
   [[nodiscard]] constexpr std::span<const std::string_view> view() const { return {keys.data(), size}; }
 };
-inline constexpr std::array<std::string_view, 7> type_kind_names{"none", "scalar", "tensor", "tile",
-                                                                 "buffer", "mem", "task"};
+inline constexpr std::array<std::string_view, 7> type_kind_names{"none", "scalar", "tensor", "tile", "buffer", "mem", "task"};
 inline constexpr std::array<std::string_view, 9> operand_kind_names{"none",  "value", "int",   "float", "bool",
                                                                     "tuple", "space", "dtype", "symbol"};
 inline constexpr std::array<std::string_view, 7> type_nouns{"a type of this kind", "a scalar type", "a tensor type",

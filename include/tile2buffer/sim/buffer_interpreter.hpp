@@ -25,23 +25,21 @@ namespace sim {
 
 /// A Buffer handle during a run.
 struct handle {
-  type desc;                  ///< the Buffer descriptor (static or `?` valid dims)
-  std::uint64_t base = 0;     ///< byte address in the arena of desc.space
-  std::int64_t pitch = 0;     ///< bytes between rows (dense row-major) or columns (dense column-major)
+  type desc;               ///< the Buffer descriptor (static or `?` valid dims)
+  std::uint64_t base = 0;  ///< byte address in the arena of desc.space
+  std::int64_t pitch = 0;  ///< bytes between rows (dense row-major) or columns (dense column-major)
   std::int64_t valid_rows = 0;
   std::int64_t valid_cols = 0;
-  bool view = false;          ///< defined by subview/reshape: metadata cannot change
-  value_id value;             ///< the SSA value of this handle
-  value_id root;              ///< the allocation whose storage it names (itself for alloc)
+  bool view = false;  ///< defined by subview/reshape: metadata cannot change
+  value_id value;     ///< the SSA value of this handle
+  value_id root;      ///< the allocation whose storage it names (itself for alloc)
 
   [[nodiscard]] bool dense() const noexcept { return desc.slayout == box_layout::none_box; }
   [[nodiscard]] std::uint64_t address(std::int64_t r, std::int64_t c) const {
     const std::int64_t es = element_bytes(desc.dt);
     std::int64_t off;
-    if (!dense())
-      off = layout_index(desc, r, c) * es;
-    else
-      off = desc.blayout == box_layout::col_major ? c * pitch + r * es : r * pitch + c * es;
+    if (!dense()) off = layout_index(desc, r, c) * es;
+    else off = desc.blayout == box_layout::col_major ? c * pitch + r * es : r * pitch + c * es;
     return base + static_cast<std::uint64_t>(off);
   }
 };

@@ -47,7 +47,15 @@ namespace sim {
 struct mismatch {
   /// `both_poison`: both runs stored data derived from never-written storage, so the kernel itself
   /// reads before it writes (an `out` parameter, an uninitialized tile); not the lowering's fault.
-  enum class kind : std::uint8_t { value, unwritten_in_buffer, unwritten_in_tile, buffer_poison, tile_poison, both_poison, sentinel };
+  enum class kind : std::uint8_t {
+    value,
+    unwritten_in_buffer,
+    unwritten_in_tile,
+    buffer_poison,
+    tile_poison,
+    both_poison,
+    sentinel
+  };
   kind what = kind::value;
   std::string tensor;
   std::int64_t row = 0;  ///< row and column in packed order (band elements: beyond the shape)
@@ -110,8 +118,7 @@ inline std::string provenance(const function& f, const cell_meta& m, std::string
   return s + "\n";
 }
 
-inline void compare_tensor(const function& tf, const function& bf, const gm_tensor& t, const gm_tensor& b,
-                           compare_report& rep) {
+inline void compare_tensor(const function& tf, const function& bf, const gm_tensor& t, const gm_tensor& b, compare_report& rep) {
   for (std::int64_t f = -t.band; f < t.size() + t.band; ++f) {
     ++rep.compared;
     const cell_meta& mt = t.meta_at(f);
@@ -127,8 +134,10 @@ inline void compare_tensor(const function& tf, const function& bf, const gm_tens
     mm.col = f >= 0 ? f % t.cols : f;
     const std::string at = where(t, f);
     const auto value_text = [&](const element& e, bool written, const cell_meta& m) {
-      if (!written) return std::string(m.state == cell_state::unset && t.interior(f) && t.dir == direction::out ? "unwritten (" : "unchanged (") +
-                           format_element(t.dt, e) + ")";
+      if (!written)
+        return std::string(m.state == cell_state::unset && t.interior(f) && t.dir == direction::out ? "unwritten ("
+                                                                                                    : "unchanged (") +
+               format_element(t.dt, e) + ")";
       return format_element(t.dt, e);
     };
     if (!t.interior(f)) {
@@ -142,7 +151,8 @@ inline void compare_tensor(const function& tf, const function& bf, const gm_tens
     }
     if (wb && mb.state == cell_state::poison && wt && mt.state == cell_state::poison) {
       mm.what = mismatch::kind::both_poison;
-      mm.description = "  " + at + ": both runs stored never-written data (the kernel reads storage before anything writes it)\n" +
+      mm.description = "  " + at +
+                       ": both runs stored never-written data (the kernel reads storage before anything writes it)\n" +
                        provenance(tf, mt, "tile") + provenance(bf, mb, "buffer");
       rep.mismatches.push_back(std::move(mm));
       continue;
@@ -224,8 +234,8 @@ inline compare_report compare_runs(run_result tile, run_result buffer, const sim
     }
     problems += "  " + t->name + ": " + std::to_string(rep.mismatches.size() - before) + " elements differ";
     if (r1 >= 0)
-      problems += " within rows [" + std::to_string(r0) + ", " + std::to_string(r1) + "] x cols [" + std::to_string(c0) +
-                  ", " + std::to_string(c1) + "]";
+      problems += " within rows [" + std::to_string(r0) + ", " + std::to_string(r1) + "] x cols [" + std::to_string(c0) + ", " +
+                  std::to_string(c1) + "]";
     if (hits > 0) problems += (r1 >= 0 ? ", " : ": ") + std::to_string(hits) + " sentinel hits";
     problems += "\n";
   }
@@ -237,10 +247,11 @@ inline compare_report compare_runs(run_result tile, run_result buffer, const sim
   std::string name = rep.tile.fn ? std::string(rep.tile.fn->name_of()) : std::string();
   const auto unwritten_in_both = static_cast<std::size_t>(std::count_if(
       rep.mismatches.begin(), rep.mismatches.end(), [](const mismatch& m) { return m.what == mismatch::kind::both_poison; }));
-  rep.text = "numerics: FAILED for @" + name + " (seed " + std::to_string(opt.seed) + "): " +
-             std::to_string(rep.mismatches.size()) + " of " + std::to_string(rep.compared) + " GM elements differ";
+  rep.text = "numerics: FAILED for @" + name + " (seed " + std::to_string(opt.seed) +
+             "): " + std::to_string(rep.mismatches.size()) + " of " + std::to_string(rep.compared) + " GM elements differ";
   if (unwritten_in_both > 0)
-    rep.text += ", " + std::to_string(unwritten_in_both) + " of them never-written data in both runs (the kernel reads before it writes)";
+    rep.text += ", " + std::to_string(unwritten_in_both) +
+                " of them never-written data in both runs (the kernel reads before it writes)";
   rep.text += "\n";
   rep.text += problems;
   // Why: the most telling problems first (sentinel hits, poison), then values in element order.
@@ -269,8 +280,7 @@ inline compare_report compare_runs(run_result tile, run_result buffer, const sim
     if (notes++ == 4) break;
     const function& bf = *rep.buffer.fn;
     rep.text += "  note: " + describe_op(bf, a.op) + " read " + detail::value_name(bf, a.read) + " where " +
-                describe_op(bf, a.writer) + " wrote through " + detail::value_name(bf, a.written) +
-                " (their storage overlaps)\n";
+                describe_op(bf, a.writer) + " wrote through " + detail::value_name(bf, a.written) + " (their storage overlaps)\n";
   }
   return rep;
 }

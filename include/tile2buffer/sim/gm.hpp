@@ -55,8 +55,8 @@ struct gm_tensor {
     g.meta.assign(total, cell_meta{});
     for (std::int64_t f = -g.band; f < g.size() + g.band; ++f) {
       const bool interior = f >= 0 && f < g.size();
-      write_element(g.dt, g.ptr(f), element_of(g.dt, interior ? (dir == direction::out ? sentinel_unwritten : 0.0)
-                                                             : sentinel_band));
+      write_element(g.dt, g.ptr(f),
+                    element_of(g.dt, interior ? (dir == direction::out ? sentinel_unwritten : 0.0) : sentinel_band));
       if (interior && dir != direction::out) g.meta_at(f).state = cell_state::value;
     }
     return g;
@@ -85,14 +85,10 @@ struct gm_tensor {
     for (std::int64_t f = 0; f < size(); ++f) {
       const std::uint64_t u = rng();
       double v;
-      if (is_float(dt))
-        v = static_cast<double>(static_cast<std::int64_t>(u % 17) - 8) / 4.0;
-      else if (dt == dtype::int8)
-        v = static_cast<double>(static_cast<std::int64_t>(u % 9) - 4);
-      else if (is_signed_integer(dt))
-        v = static_cast<double>(static_cast<std::int64_t>(u % 33) - 16);
-      else
-        v = static_cast<double>(u % 9);
+      if (is_float(dt)) v = static_cast<double>(static_cast<std::int64_t>(u % 17) - 8) / 4.0;
+      else if (dt == dtype::int8) v = static_cast<double>(static_cast<std::int64_t>(u % 9) - 4);
+      else if (is_signed_integer(dt)) v = static_cast<double>(static_cast<std::int64_t>(u % 33) - 16);
+      else v = static_cast<double>(u % 9);
       write_element(dt, ptr(f), element_of(dt, v));
       meta_at(f) = cell_meta{cell_state::value, false, no_id, no_id, no_id};
     }

@@ -168,8 +168,8 @@ inline bool bind_scalar(const scalar_arg& a, const function& fn, const type& t, 
 /// The bindings of `args` for the scalar parameters of `fn` that they name; `error` when one does
 /// not fit. Names that no scalar parameter of `fn` has are skipped (--check-numerics binds one
 /// command line to every kernel).
-inline bool bind_scalars(const std::vector<scalar_arg>& args, const function& fn, std::vector<scalar_binding>& out, std::string& error,
-                         const run_wording& w = {}) {
+inline bool bind_scalars(const std::vector<scalar_arg>& args, const function& fn, std::vector<scalar_binding>& out,
+                         std::string& error, const run_wording& w = {}) {
   for (const auto& a : args)
     for (const auto& prm : fn.params)
       if (fn.name_of(prm.value) == a.name && fn.type_of(prm.value).is_scalar()) {
@@ -204,8 +204,8 @@ struct prepared_run {
   const program* to_run = nullptr;
   const function* fn = nullptr;
   const function* named = nullptr;
-  std::string at;                         ///< "@kernel"
-  std::vector<std::ptrdiff_t> input_of;   ///< parameter -> index into run_request::inputs, or -1
+  std::string at;                        ///< "@kernel"
+  std::vector<std::ptrdiff_t> input_of;  ///< parameter -> index into run_request::inputs, or -1
   sim_options options;
   sim_inputs inputs;
 };
@@ -224,8 +224,8 @@ inline std::string prepare_run(const run_request& req, const program& written, c
   if (fn == nullptr) {
     std::string names;
     for (const auto& f : to_run.functions) names += (names.empty() ? "@" : ", @") + std::string(f.name_of());
-    return std::string(w.no_function) + ": no function " + at + " in " + std::string(display) + "; its functions: " +
-           (names.empty() ? std::string("none") : names);
+    return std::string(w.no_function) + ": no function " + at + " in " + std::string(display) +
+           "; its functions: " + (names.empty() ? std::string("none") : names);
   }
   const function* named = written.find(req.kernel);
   if (named == nullptr) named = fn;
@@ -247,19 +247,21 @@ inline std::string prepare_run(const run_request& req, const program& written, c
   };
   std::string tensor_names;
   for (const auto& prm : named->params)
-    if (named->type_of(prm.value).is_tensor()) tensor_names += (tensor_names.empty() ? "" : ", ") + std::string(named->name_of(prm.value));
+    if (named->type_of(prm.value).is_tensor())
+      tensor_names += (tensor_names.empty() ? "" : ", ") + std::string(named->name_of(prm.value));
   out.input_of.assign(named->params.size(), -1);
   for (std::size_t k = 0; k < req.inputs.size(); ++k) {
     const std::string& n = req.inputs[k];
     const std::string input = detail::worded(w.input, {n});
     const std::ptrdiff_t p = param_named(n);
     if (p < 0)
-      return input + ": " + at + " has no parameter '" + n + "' (its tensor parameters: " +
-             (tensor_names.empty() ? std::string("none") : tensor_names) + ")";
+      return input + ": " + at + " has no parameter '" + n +
+             "' (its tensor parameters: " + (tensor_names.empty() ? std::string("none") : tensor_names) + ")";
     const auto& prm = named->params[static_cast<std::size_t>(p)];
     if (!named->type_of(prm.value).is_tensor())
       return input + ": '" + n + "' is a scalar parameter of " + at + "; " + detail::worded(w.bind_as_scalar, {n});
-    if (prm.dir == direction::out) return input + ": '" + n + "' is an out parameter of " + at + "; the kernel writes it and reads no input";
+    if (prm.dir == direction::out)
+      return input + ": '" + n + "' is an out parameter of " + at + "; the kernel writes it and reads no input";
     if (out.input_of[static_cast<std::size_t>(p)] >= 0) return input + ": given twice";
     out.input_of[static_cast<std::size_t>(p)] = static_cast<std::ptrdiff_t>(k);
   }
@@ -270,7 +272,8 @@ inline std::string prepare_run(const run_request& req, const program& written, c
       missing += (missing.empty() ? "" : ", ") + std::string(named->name_of(prm.value)) + " (" + std::string(name(prm.dir)) + ")";
   }
   if (!missing.empty())
-    return run + ": " + std::string(w.no_input) + " " + detail::listed("tensor parameter", missing) + "; " + std::string(w.inputs_hint);
+    return run + ": " + std::string(w.no_input) + " " + detail::listed("tensor parameter", missing) + "; " +
+           std::string(w.inputs_hint);
   for (const auto& a : req.scalars) {
     const std::ptrdiff_t p = param_named(a.name);
     if (p < 0 || !named->type_of(named->params[static_cast<std::size_t>(p)].value).is_scalar())
@@ -283,11 +286,13 @@ inline std::string prepare_run(const run_request& req, const program& written, c
   for (const auto& prm : named->params) {
     const type& t = named->type_of(prm.value);
     const std::string_view n = named->name_of(prm.value);
-    if (!t.is_scalar() || std::any_of(scalars.begin(), scalars.end(), [&](const scalar_binding& b) { return b.name == n; })) continue;
+    if (!t.is_scalar() || std::any_of(scalars.begin(), scalars.end(), [&](const scalar_binding& b) { return b.name == n; }))
+      continue;
     unbound += (unbound.empty() ? "" : ", ") + std::string(n) + " (" + std::string(name(t.dt)) + ")";
   }
   if (!unbound.empty())
-    return run + ": " + std::string(w.no_scalar) + " " + detail::listed("scalar parameter", unbound) + "; " + std::string(w.scalars_hint);
+    return run + ": " + std::string(w.no_scalar) + " " + detail::listed("scalar parameter", unbound) + "; " +
+           std::string(w.scalars_hint);
   for (const auto& prm : named->params) {
     const type& t = named->type_of(prm.value);
     if (!t.is_tensor()) continue;
@@ -313,16 +318,19 @@ inline std::string bind_input(prepared_run& r, std::size_t param, std::string_vi
   const std::string head = detail::worded(w.input, {input});
   const std::string_view want = host_descr(t.dt);
   if (descr != want)
-    return head + ": dtype mismatch: " + std::string(source) + " holds '" + std::string(descr) + "', parameter " + std::string(input) +
-           " is " + std::string(name(t.dt)) + " ('" + std::string(want) + "'" + (t.dt == dtype::bf16 ? ", BF16 bit patterns)" : ")");
+    return head + ": dtype mismatch: " + std::string(source) + " holds '" + std::string(descr) + "', parameter " +
+           std::string(input) + " is " + std::string(name(t.dt)) + " ('" + std::string(want) + "'" +
+           (t.dt == dtype::bf16 ? ", BF16 bit patterns)" : ")");
   if (shape.size() != 2 || shape[0] != t.shape[0] || shape[1] != t.shape[1])
     return head + ": shape mismatch: " + std::string(source) + " holds " + detail::shape_text(shape) + ", parameter " +
            std::string(input) + " is " + detail::shape_text(t.shape);
   gm_tensor& g = *r.inputs.tensors[param];
   const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
-  if (bytes.size() != static_cast<std::size_t>(g.size()) * esize) return head + ": " + std::string(source) + " holds the wrong number of bytes";
+  if (bytes.size() != static_cast<std::size_t>(g.size()) * esize)
+    return head + ": " + std::string(source) + " holds the wrong number of bytes";
   // The interior starts `band` elements into the byte vector (sim/gm.hpp).
-  std::transform(bytes.begin(), bytes.end(), g.bytes.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(g.band) * esize),
+  std::transform(bytes.begin(), bytes.end(),
+                 g.bytes.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(g.band) * esize),
                  [](std::byte b) { return static_cast<std::uint8_t>(b); });
   cell_meta defined;
   defined.state = cell_state::value;
@@ -347,10 +355,10 @@ struct run_output {
 
 /// Move-only: the outputs' byte spans point into `result`.
 struct finished_run {
-  run_result result;                 ///< errors set when the simulation stopped
-  std::vector<run_output> outputs;   ///< in parameter order
-  std::string stage;                 ///< "Tile IR", "Buffer IR", or an orchestration's list
-  std::string error;                 ///< a run that finished without a tensor it should have written
+  run_result result;                ///< errors set when the simulation stopped
+  std::vector<run_output> outputs;  ///< in parameter order
+  std::string stage;                ///< "Tile IR", "Buffer IR", or an orchestration's list
+  std::string error;                ///< a run that finished without a tensor it should have written
 
   finished_run() = default;
   finished_run(finished_run&&) = default;
@@ -389,7 +397,8 @@ inline finished_run finish_run(const prepared_run& r, const run_wording& w = {})
       out.stage += sep + std::string(k->name_of()) + " " + label(*k);
       sep = ", @";
     }
-    for (const op_node& n : k->ops) queries_block = queries_block || n.code() == opcode::tile_get_block_idx || n.code() == opcode::buffer_get_block_idx;
+    for (const op_node& n : k->ops)
+      queries_block = queries_block || n.code() == opcode::tile_get_block_idx || n.code() == opcode::buffer_get_block_idx;
   }
   // A hint when a grid would write the rest: the kernel asks which block it is.
   const bool one_block = r.options.block_num == 1 && queries_block;
@@ -407,25 +416,25 @@ inline finished_run finish_run(const prepared_run& r, const run_wording& w = {})
     const gm_tensor& g = *out.result.tensors[p];
     for (std::int64_t f = -g.band; f < g.size() + g.band; ++f) {
       const cell_meta& m = g.meta_at(f);
-      if (!g.interior(f))
-        o.band_hits += m.writer != no_id ? 1 : 0;
-      else if (m.state == cell_state::poison)
-        ++o.poison;
-      else if (m.writer == no_id && g.dir == direction::out)
-        ++o.unwritten;
+      if (!g.interior(f)) o.band_hits += m.writer != no_id ? 1 : 0;
+      else if (m.state == cell_state::poison) ++o.poison;
+      else if (m.writer == no_id && g.dir == direction::out) ++o.unwritten;
     }
     if (o.unwritten > 0)
-      o.warnings.push_back(run + ": " + std::to_string(o.unwritten) + " of " + std::to_string(g.size()) + " elements of " + o.name +
-                             " were never written; they hold -555" + (one_block ? std::string(w.grid_hint) : std::string()));
+      o.warnings.push_back(run + ": " + std::to_string(o.unwritten) + " of " + std::to_string(g.size()) + " elements of " +
+                           o.name + " were never written; they hold -555" +
+                           (one_block ? std::string(w.grid_hint) : std::string()));
     if (o.poison > 0)
-      o.warnings.push_back(run + ": " + std::to_string(o.poison) + " elements of " + o.name + " derive from never-written storage (poison)");
+      o.warnings.push_back(run + ": " + std::to_string(o.poison) + " elements of " + o.name +
+                           " derive from never-written storage (poison)");
     if (o.band_hits > 0)
       o.warnings.push_back(run + ": " + std::to_string(o.band_hits) + " writes outside " + o.name + " (its sentinel band)");
     const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
     o.dt = g.dt;
     o.rows = g.rows;
     o.cols = g.cols;
-    o.bytes = std::span<const std::uint8_t>(g.bytes.data() + static_cast<std::size_t>(g.band) * esize, static_cast<std::size_t>(g.size()) * esize);
+    o.bytes = std::span<const std::uint8_t>(g.bytes.data() + static_cast<std::size_t>(g.band) * esize,
+                                            static_cast<std::size_t>(g.size()) * esize);
     out.outputs.push_back(std::move(o));
   }
   return out;

@@ -45,8 +45,8 @@ struct slot {
   enum class kind : std::uint8_t { empty, scalar, tile, tensor, handle };
   kind k = kind::empty;
   scalar_value s;
-  std::shared_ptr<const image> tile;        ///< Tile run: the tile value
-  std::uint32_t ref = no_id;                ///< tensor: the parameter it aliases; Buffer handle: handle index
+  std::shared_ptr<const image> tile;  ///< Tile run: the tile value
+  std::uint32_t ref = no_id;          ///< tensor: the parameter it aliases; Buffer handle: handle index
 
   static slot of(scalar_value v) {
     slot x;
@@ -63,10 +63,8 @@ inline std::string rect(std::int64_t a, std::int64_t b) { return "(" + std::to_s
 /// once from the scalar's exact value.
 inline element scalar_element(const scalar_value& s, dtype d) {
   element e;
-  if (is_float(d))
-    e.f = s.floating() ? round_double_to(d, s.f) : int_to_float_by_mode(d, s.i, round_mode::rint);
-  else
-    e.i = wrap_integer(d, s.integer());
+  if (is_float(d)) e.f = s.floating() ? round_double_to(d, s.f) : int_to_float_by_mode(d, s.i, round_mode::rint);
+  else e.i = wrap_integer(d, s.integer());
   return e;
 }
 
@@ -199,7 +197,8 @@ class interpreter {
       // Why a second budget: a few million ops over large tiles (a long loop) would run for
       // minutes within the op budget; each op also costs the elements of its largest tile.
       work_ += op_elements(o);
-      if (work_ > opt_.max_elements) return fail(o, "element budget exhausted (a loop over large tiles runs too long to simulate)");
+      if (work_ > opt_.max_elements)
+        return fail(o, "element budget exhausted (a loop over large tiles runs too long to simulate)");
       current_ = o.index;
       if (!models_[static_cast<std::size_t>(f_.op(o).code())](static_cast<Derived&>(*this), o)) return false;
       if (region_ended_) {  // a yield or return: its values end this region, not an enclosing one

@@ -68,10 +68,12 @@ inline run_result run_grid(const program& p, const function& f, const sim_inputs
   if (opt.block_num < 1 || opt.subblock_num < 1) {
     run_result r;
     r.fn = &f;
-    r.errors.push_back(diagnostic{f.loc, text("sim.launch"),
-                                  text("a launch needs at least one block and one subblock (block_num " + std::to_string(opt.block_num) +
-                                       ", subblock_num " + std::to_string(opt.subblock_num) + ")"),
-                                  {}});
+    r.errors.push_back(
+        diagnostic{f.loc,
+                   text("sim.launch"),
+                   text("a launch needs at least one block and one subblock (block_num " + std::to_string(opt.block_num) +
+                        ", subblock_num " + std::to_string(opt.subblock_num) + ")"),
+                   {}});
     return r;
   }
   sim_inputs gm = in;
@@ -85,14 +87,17 @@ inline run_result run_grid(const program& p, const function& f, const sim_inputs
       one.subblock_idx = s;
       r = run_instance(p, f, gm, one);
       for (const alias_read& a : r.alias_reads) {
-        const auto same = [&](const alias_read& x) { return x.op == a.op && x.read == a.read && x.written == a.written && x.writer == a.writer; };
+        const auto same = [&](const alias_read& x) {
+          return x.op == a.op && x.read == a.read && x.written == a.written && x.writer == a.writer;
+        };
         if (alias_reads.size() < 64 && std::none_of(alias_reads.begin(), alias_reads.end(), same)) alias_reads.push_back(a);
       }
       pages = std::max(pages, r.arena_pages);
       if (!r.ok()) {
         if (opt.block_num > 1 || opt.subblock_num > 1)
-          add_note(r, location{}, "in block " + std::to_string(b) + " of " + std::to_string(opt.block_num) + ", subblock " +
-                                      std::to_string(s) + " of " + std::to_string(opt.subblock_num));
+          add_note(r, location{},
+                   "in block " + std::to_string(b) + " of " + std::to_string(opt.block_num) + ", subblock " + std::to_string(s) +
+                       " of " + std::to_string(opt.subblock_num));
         r.alias_reads = std::move(alias_reads);
         r.arena_pages = pages;
         return r;
@@ -135,7 +140,8 @@ inline bool submit(orchestration_interpreter& s, view<opcode::orch_submit> v) {
     return s.fail(o, "needs a callee, its arguments and its dependencies");
   const std::string_view name = f.symbol(v.callee());
   const function* callee = s.p_.find(name);
-  if (callee == nullptr || !callee->is_device()) return s.fail(o, "@" + std::string(name) + " is not a device function of the program");
+  if (callee == nullptr || !callee->is_device())
+    return s.fail(o, "@" + std::string(name) + " is not a device function of the program");
   const auto call = v.elements(v.call_args());
   const std::size_t n = callee->params.size();
   if (call.size() != n) return s.fail(o, "@" + std::string(name) + " takes " + std::to_string(n) + " arguments");
@@ -153,15 +159,17 @@ inline bool submit(orchestration_interpreter& s, view<opcode::orch_submit> v) {
                              std::string(f.name_of()));
       for (std::size_t j = 0; j < i; ++j)
         if (source[j] == a.ref && (prm.dir != direction::in || callee->params[j].dir != direction::in))
-          return s.fail(o, "passes " + s.gm_[a.ref]->name + " as arguments " + std::to_string(j) + " and " + std::to_string(i) + " of @" +
-                               std::string(name) + ", which writes one of them; the simulator keeps a kernel's parameters apart, so it "
+          return s.fail(o, "passes " + s.gm_[a.ref]->name + " as arguments " + std::to_string(j) + " and " + std::to_string(i) +
+                               " of @" + std::string(name) +
+                               ", which writes one of them; the simulator keeps a kernel's parameters apart, so it "
                                "cannot run this aliasing");
       source[i] = a.ref;
       in.tensors[i] = *s.gm_[a.ref];
       // Why: cleared writers tell, after the call, which elements this task wrote.
       for (cell_meta& m : in.tensors[i]->meta) m.writer = no_id;
     } else if (pt.is_scalar()) {
-      if (a.k != slot::kind::scalar) return s.fail(o, "argument " + std::to_string(i) + " of @" + std::string(name) + " is not a scalar");
+      if (a.k != slot::kind::scalar)
+        return s.fail(o, "argument " + std::to_string(i) + " of @" + std::string(name) + " is not a scalar");
       in.scalars[i] = a.s.as(pt.dt);
     }
   }
@@ -178,13 +186,15 @@ inline bool submit(orchestration_interpreter& s, view<opcode::orch_submit> v) {
     if (source[i] == no_id || i >= r.tensors.size() || !r.tensors[i]) continue;
     gm_tensor& g = *s.gm_[source[i]];
     const gm_tensor& got = *r.tensors[i];
-    if (got.bytes.size() != g.bytes.size() || got.meta.size() != g.meta.size()) return s.fail(o, where + " returned a tensor of another size");
+    if (got.bytes.size() != g.bytes.size() || got.meta.size() != g.meta.size())
+      return s.fail(o, where + " returned a tensor of another size");
     // Bytes, not values: a copy through `element` could change a NaN's bits.
     const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
     for (std::size_t k = 0; k < g.meta.size(); ++k) {
       const cell_meta& m = got.meta[k];
       if (m.writer == no_id) continue;
-      std::copy_n(got.bytes.begin() + static_cast<std::ptrdiff_t>(k * esize), esize, g.bytes.begin() + static_cast<std::ptrdiff_t>(k * esize));
+      std::copy_n(got.bytes.begin() + static_cast<std::ptrdiff_t>(k * esize), esize,
+                  g.bytes.begin() + static_cast<std::ptrdiff_t>(k * esize));
       g.meta[k] = cell_meta{m.state, m.inexact, o.index, o.index, no_id, no_id, no_id};
     }
   }
@@ -193,7 +203,9 @@ inline bool submit(orchestration_interpreter& s, view<opcode::orch_submit> v) {
 }
 
 /// Any op an orchestration function cannot hold: a Tile or Buffer op.
-inline bool not_orchestration(orchestration_interpreter& s, op_id o) { return s.fail(o, "is not simulated in an orchestration function"); }
+inline bool not_orchestration(orchestration_interpreter& s, op_id o) {
+  return s.fail(o, "is not simulated in an orchestration function");
+}
 
 }  // namespace detail
 
@@ -202,7 +214,8 @@ inline bool not_orchestration(orchestration_interpreter& s, op_id o) { return s.
 struct orchestration_models {
   using state = detail::orchestration_interpreter;
   static constexpr bool needs(opcode c) { return dialect_of(c) == dialect::orchestration || detail::common_op(c); }
-  static constexpr auto rows = concat_rows(detail::common_rows<state>, std::array<model_row<state>, 1>{{typed_model<&detail::submit>}});
+  static constexpr auto rows =
+      concat_rows(detail::common_rows<state>, std::array<model_row<state>, 1>{{typed_model<&detail::submit>}});
   static constexpr model<state> otherwise = &detail::not_orchestration;
 };
 

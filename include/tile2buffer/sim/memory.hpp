@@ -110,8 +110,8 @@ inline std::int64_t layout_index(const type& d, std::int64_t r, std::int64_t c) 
   const box_shape b = box_of(d);
   const std::int64_t box = d.blayout == box_layout::col_major ? (c / b.cols) * (R / b.rows) + r / b.rows
                                                               : (r / b.rows) * (C / b.cols) + c / b.cols;
-  const std::int64_t inside =
-      d.slayout == box_layout::row_major ? (r % b.rows) * b.cols + (c % b.cols) : (c % b.cols) * b.rows + (r % b.rows);
+  const std::int64_t inside = d.slayout == box_layout::row_major ? (r % b.rows) * b.cols + (c % b.cols)
+                                                                 : (c % b.cols) * b.rows + (r % b.rows);
   return box * b.rows * b.cols + inside;
 }
 

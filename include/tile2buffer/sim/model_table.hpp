@@ -63,12 +63,14 @@ inline constexpr auto typed_model = detail::through_view<Fn>::row;
 template <class S, op_family F, dialect D, template <opcode> class Model>
 inline constexpr auto family_rows = []<std::size_t... I>(std::index_sequence<I...>) {
   return std::array<model_row<S>, sizeof...(I)>{{Model<members<F, D>[I]>::row...}};
-}(std::make_index_sequence<members<F, D>.size()>{});
+}
+(std::make_index_sequence<members<F, D>.size()>{});
 
 /// The rows of `a` followed by those of `b` (a set built from shared and stage rows, or a host's
 /// set extending the library's).
 template <class S, std::size_t N, std::size_t M>
-constexpr std::array<model_row<S>, N + M> concat_rows(const std::array<model_row<S>, N>& a, const std::array<model_row<S>, M>& b) {
+constexpr std::array<model_row<S>, N + M> concat_rows(const std::array<model_row<S>, N>& a,
+                                                      const std::array<model_row<S>, M>& b) {
   std::array<model_row<S>, N + M> out{};
   for (std::size_t i = 0; i < N; ++i) out[i] = a[i];
   for (std::size_t i = 0; i < M; ++i) out[N + i] = b[i];
@@ -139,10 +141,8 @@ constexpr bool check_models() {
   constexpr coverage_gap gap = first_model_gap<Set>();
   if constexpr (gap.found(opcode_count) && gap.count == 0)
     return report_model_mistake<missing_simulator_model<static_cast<opcode>(gap.key)>>();
-  else if constexpr (gap.found(opcode_count))
-    return report_model_mistake<two_simulator_models<static_cast<opcode>(gap.key)>>();
-  else
-    return true;
+  else if constexpr (gap.found(opcode_count)) return report_model_mistake<two_simulator_models<static_cast<opcode>(gap.key)>>();
+  else return true;
 }
 }  // namespace detail
 

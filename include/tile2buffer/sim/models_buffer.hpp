@@ -71,7 +71,8 @@ inline bool alloc(state& s, view<opcode::buffer_alloc> v) {
 inline bool set_validshape(state& s, view<opcode::buffer_set_validshape> v) {
   const op_id o = v.id();
   const operand b = v.buffer();
-  if (b.kind != operand_kind::value || s.env_[b.ref].k != slot::kind::handle) return s.fail(o, "expected a buffer handle operand");
+  if (b.kind != operand_kind::value || s.env_[b.ref].k != slot::kind::handle)
+    return s.fail(o, "expected a buffer handle operand");
   handle& h = s.handles_[s.env_[b.ref].ref];
   std::array<std::int64_t, 2> valid{};
   if (!s.pair(o, v.valid(), valid)) return false;
@@ -97,8 +98,8 @@ inline bool subview(state& s, view<opcode::buffer_subview> v) {
       rt.slayout != box_layout::none_box || rt.blayout != box_layout::row_major || rt.dt != src->desc.dt)
     return s.fail(o, "subview needs dense row-major Vec source and result of one element type");
   if (off[0] < 0 || off[1] < 0 || off[0] + rt.shape[0] > src->desc.shape[0] || off[1] + rt.shape[1] > src->desc.shape[1])
-    return s.fail(o, "window " + rect(rt.shape[0], rt.shape[1]) + " at " + rect(off[0], off[1]) + " exceeds `" +
-                         s.name_of(*src) + "` " + rect(src->desc.shape[0], src->desc.shape[1]));
+    return s.fail(o, "window " + rect(rt.shape[0], rt.shape[1]) + " at " + rect(off[0], off[1]) + " exceeds `" + s.name_of(*src) +
+                         "` " + rect(src->desc.shape[0], src->desc.shape[1]));
   std::vector<std::int64_t> runtime;
   std::array<std::int64_t, 2> given{rt.shape[0], rt.shape[1]};
   if (v.valid().kind != operand_kind::none) {
@@ -150,7 +151,8 @@ inline bool reshape(state& s, view<opcode::buffer_reshape> v) {
     const std::int64_t es = element_bytes(rt.dt);
     const bool column_src = is_column_vector(src->desc) && src->pitch == src->desc.shape[0] * es;
     const bool row_src = src->dense() && src->desc.blayout == box_layout::row_major && src->pitch == src->desc.row_bytes();
-    if (!(column_src || row_src) || rt.slayout != box_layout::none_box || !(rt.blayout == box_layout::row_major || is_column_vector(rt)))
+    if (!(column_src || row_src) || rt.slayout != box_layout::none_box ||
+        !(rt.blayout == box_layout::row_major || is_column_vector(rt)))
       return s.fail(o, "a Vec reshape needs a dense row-major source with dense row pitch");
     h.pitch = is_column_vector(rt) ? rt.shape[0] * es : rt.row_bytes();
     if (!s.aligned_window(o, h, "of `" + s.name_of(*src) + "`")) return false;
@@ -201,7 +203,8 @@ inline bool store(state& s, view<opcode::buffer_store> v) {
                          " of `" + s.name_of(*src) + "`");
   if (ext[0] == 0 || ext[1] == 0) return s.empty_rectangle(o);
   const dtype from = src->desc.dt;
-  const bool narrowing = src->desc.space == memory_space::acc && from == dtype::fp32 && (g->dt == dtype::fp16 || g->dt == dtype::bf16);
+  const bool narrowing = src->desc.space == memory_space::acc && from == dtype::fp32 &&
+                         (g->dt == dtype::fp16 || g->dt == dtype::bf16);
   if (from != g->dt && !narrowing) return s.fail(o, "buffer and tensor element types differ");
   cells c;
   for (std::int64_t i = 0; i < ext[0]; ++i)
@@ -271,7 +274,8 @@ inline bool extract(state& s, view<opcode::buffer_extract> v) {
 //===--- cube ---===//
 
 /// matmul and matmul_acc (`accumulate`): Left x Right into the Acc destination.
-inline bool product(state& s, op_id o, const operand& lhs_operand, const operand& rhs_operand, const operand& dest, bool accumulate) {
+inline bool product(state& s, op_id o, const operand& lhs_operand, const operand& rhs_operand, const operand& dest,
+                    bool accumulate) {
   const handle* lhs = s.handle_arg(o, lhs_operand);
   const handle* rhs = s.handle_arg(o, rhs_operand);
   const handle* dst = s.handle_arg(o, dest);
@@ -323,7 +327,9 @@ inline bool product(state& s, op_id o, const operand& lhs_operand, const operand
   return true;
 }
 inline bool matmul(state& s, view<opcode::buffer_matmul> v) { return product(s, v.id(), v.lhs(), v.rhs(), v.dest(), false); }
-inline bool matmul_acc(state& s, view<opcode::buffer_matmul_acc> v) { return product(s, v.id(), v.lhs(), v.rhs(), v.dest(), true); }
+inline bool matmul_acc(state& s, view<opcode::buffer_matmul_acc> v) {
+  return product(s, v.id(), v.lhs(), v.rhs(), v.dest(), true);
+}
 
 //===--- vector math ---===//
 
@@ -351,7 +357,8 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   for (const handle* x : {a, b}) {
     if (!x) continue;
     if (x->desc.shape != dst->desc.shape || x->desc.dt != d || x->desc.space != dst->desc.space)
-      return s.fail(o, "operand `" + s.name_of(*x) + "` and destination `" + s.name_of(*dst) + "` differ in shape, type or space");
+      return s.fail(o,
+                    "operand `" + s.name_of(*x) + "` and destination `" + s.name_of(*dst) + "` differ in shape, type or space");
     if (!s.same_valid(o, *x, *dst)) return false;
   }
   const bool inexact = ew_inexact(op) && is_float(d);
@@ -404,7 +411,8 @@ bool reduction(state& s, view<C> v) {
       dst->desc.shape[1 - kept] != 1)
     return s.fail(o, rows ? "destination must be [rows, 1] of the source type, tmp of the source type"
                           : "destination must be [1, columns] of the source type, tmp of the source type");
-  if (!is_float(d)) return s.fail(o, std::string(rows ? "row" : "column") + " reductions are not defined on " + std::string(name(d)));
+  if (!is_float(d))
+    return s.fail(o, std::string(rows ? "row" : "column") + " reductions are not defined on " + std::string(name(d)));
   const std::int64_t lines = rows ? dst->valid_rows : dst->valid_cols, across = rows ? src->valid_cols : src->valid_rows;
   if (src->valid_rows == 0 || src->valid_cols == 0 || lines == 0) return s.empty_rectangle(o);
   if (lines != (rows ? src->valid_rows : src->valid_cols) || (rows ? dst->valid_cols : dst->valid_rows) != 1)
@@ -414,8 +422,8 @@ bool reduction(state& s, view<C> v) {
   cells c;
   for (std::int64_t k = 0; k < lines; ++k) {
     cell_meta m;
-    const element acc =
-        fold_row(step, d, across, [&](std::int64_t t, cell_meta& x) { return rows ? s.rd(*src, k, t, x) : s.rd(*src, t, k, x); }, m);
+    const element acc = fold_row(
+        step, d, across, [&](std::int64_t t, cell_meta& x) { return rows ? s.rd(*src, k, t, x) : s.rd(*src, t, k, x); }, m);
     c.emplace_back(encode(d, acc), computed(m, o.index, false));
   }
   if (scratch) clobber(s, o, *scratch);
@@ -455,7 +463,8 @@ inline bool row_expand(state& s, view<opcode::buffer_row_expand> v) {
     return s.fail(o, "source must be an [R, 1] column of the destination's rows and type");
   if (dst->valid_rows == 0 || dst->valid_cols == 0 || src->valid_rows == 0) return s.empty_rectangle(o);
   if (src->valid_rows != dst->valid_rows)
-    return s.fail(o, "source valid rows " + std::to_string(src->valid_rows) + " differ from the destination's " + std::to_string(dst->valid_rows));
+    return s.fail(o, "source valid rows " + std::to_string(src->valid_rows) + " differ from the destination's " +
+                         std::to_string(dst->valid_rows));
   cells c;
   for (std::int64_t i = 0; i < dst->valid_rows; ++i) {
     cell_meta m;
@@ -508,7 +517,8 @@ inline bool col_expand(state& s, view<opcode::buffer_col_expand> v) {
     return s.fail(o, "source must be a [1, C] row of the destination's columns and type");
   if (dst->valid_rows == 0 || dst->valid_cols == 0 || src->valid_cols == 0) return s.empty_rectangle(o);
   if (src->valid_cols != dst->valid_cols)
-    return s.fail(o, "source valid columns " + std::to_string(src->valid_cols) + " differ from the destination's " + std::to_string(dst->valid_cols));
+    return s.fail(o, "source valid columns " + std::to_string(src->valid_cols) + " differ from the destination's " +
+                         std::to_string(dst->valid_cols));
   cells c;
   for (std::int64_t i = 0; i < dst->valid_rows; ++i)
     for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
@@ -579,11 +589,11 @@ inline constexpr std::array<model_row<state>, 13> singles{{
     typed_model<&row_expand>,
     typed_model<&col_expand>,
 }};
-inline constexpr auto ops = concat_rows(
-    concat_rows(concat_rows(singles, family_rows<state, op_family::row_reduction, dialect::buffer, reduction_row>),
-                family_rows<state, op_family::col_reduction, dialect::buffer, reduction_row>),
-    concat_rows(family_rows<state, op_family::row_broadcast_arith, dialect::buffer, row_expand_row>,
-                family_rows<state, op_family::col_broadcast_arith, dialect::buffer, col_expand_row>));
+inline constexpr auto ops =
+    concat_rows(concat_rows(concat_rows(singles, family_rows<state, op_family::row_reduction, dialect::buffer, reduction_row>),
+                            family_rows<state, op_family::col_reduction, dialect::buffer, reduction_row>),
+                concat_rows(family_rows<state, op_family::row_broadcast_arith, dialect::buffer, row_expand_row>,
+                            family_rows<state, op_family::col_broadcast_arith, dialect::buffer, col_expand_row>));
 }  // namespace buffer_model
 }  // namespace detail
 
@@ -592,9 +602,8 @@ inline constexpr auto ops = concat_rows(
 struct buffer_models {
   using state = detail::buffer_interpreter;
   static constexpr bool needs(opcode c) { return is_buffer_op(c) || detail::common_op(c); }
-  static constexpr auto rows =
-      concat_rows(concat_rows(detail::common_rows<state>, detail::buffer_model::ops),
-                  detail::ew_rows<state, &detail::buffer_model::elementwise, &is_buffer_op>);
+  static constexpr auto rows = concat_rows(concat_rows(detail::common_rows<state>, detail::buffer_model::ops),
+                                           detail::ew_rows<state, &detail::buffer_model::elementwise, &is_buffer_op>);
   static constexpr model<state> otherwise = &detail::buffer_model::not_buffer;
 };
 

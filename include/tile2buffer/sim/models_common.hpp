@@ -135,11 +135,17 @@ bool spmd(S& s, op_id o, std::int64_t value) {
   return true;
 }
 template <class S>
-bool block_idx(S& s, op_id o) { return spmd(s, o, s.options().block_idx); }
+bool block_idx(S& s, op_id o) {
+  return spmd(s, o, s.options().block_idx);
+}
 template <class S>
-bool block_num(S& s, op_id o) { return spmd(s, o, s.options().block_num); }
+bool block_num(S& s, op_id o) {
+  return spmd(s, o, s.options().block_num);
+}
 template <class S>
-bool subblock_idx(S& s, op_id o) { return spmd(s, o, s.options().subblock_idx); }
+bool subblock_idx(S& s, op_id o) {
+  return spmd(s, o, s.options().subblock_idx);
+}
 
 //===--- scalar SSA ---===//
 
@@ -287,28 +293,28 @@ inline constexpr auto scalar_binary_ops = [] {
 
 /// The rows of the models above, for a simulator state `S`.
 template <class S>
-inline constexpr auto common_rows = concat_rows(
-    std::array<model_row<S>, 14>{{
-        typed_model<&model_if<S>>,
-        typed_model<&model_for<S>>,
-        typed_model<&model_while<S>>,
-        typed_model<&model_yield<S>>,
-        typed_model<&model_return<S>>,
-        typed_model<&scalar_convert<S, opcode::scalar_const>>,
-        typed_model<&scalar_convert<S, opcode::scalar_cast>>,
-        typed_model<&scalar_not<S>>,
-        {opcode::tile_get_block_idx, &block_idx<S>},
-        {opcode::tile_get_block_num, &block_num<S>},
-        {opcode::tile_get_subblock_idx, &subblock_idx<S>},
-        {opcode::buffer_get_block_idx, &block_idx<S>},
-        {opcode::buffer_get_block_num, &block_num<S>},
-        {opcode::buffer_get_subblock_idx, &subblock_idx<S>},
-    }},
-    [] {
-      std::array<model_row<S>, scalar_binary_ops.size()> r{};
-      for (std::size_t i = 0; i < r.size(); ++i) r[i] = {scalar_binary_ops[i], &scalar_binary<S>};
-      return r;
-    }());
+inline constexpr auto common_rows = concat_rows(std::array<model_row<S>, 14>{{
+                                                    typed_model<&model_if<S>>,
+                                                    typed_model<&model_for<S>>,
+                                                    typed_model<&model_while<S>>,
+                                                    typed_model<&model_yield<S>>,
+                                                    typed_model<&model_return<S>>,
+                                                    typed_model<&scalar_convert<S, opcode::scalar_const>>,
+                                                    typed_model<&scalar_convert<S, opcode::scalar_cast>>,
+                                                    typed_model<&scalar_not<S>>,
+                                                    {opcode::tile_get_block_idx, &block_idx<S>},
+                                                    {opcode::tile_get_block_num, &block_num<S>},
+                                                    {opcode::tile_get_subblock_idx, &subblock_idx<S>},
+                                                    {opcode::buffer_get_block_idx, &block_idx<S>},
+                                                    {opcode::buffer_get_block_num, &block_num<S>},
+                                                    {opcode::buffer_get_subblock_idx, &subblock_idx<S>},
+                                                }},
+                                                [] {
+                                                  std::array<model_row<S>, scalar_binary_ops.size()> r{};
+                                                  for (std::size_t i = 0; i < r.size(); ++i)
+                                                    r[i] = {scalar_binary_ops[i], &scalar_binary<S>};
+                                                  return r;
+                                                }());
 
 //===--- the elementwise family (what each op computes: models_tile.hpp, models_buffer.hpp) ---===//
 
@@ -320,14 +326,11 @@ struct ew_operands {
 };
 template <ew_kind K>
 ew_operands ew_operands_of(const function& f, op_id o) {
-  if constexpr (K == ew_kind::binary)
-    return {named_operand<"lhs">(f, o), named_operand<"rhs">(f, o), std::nullopt};
-  else if constexpr (K == ew_kind::unary)
-    return {named_operand<"source">(f, o), std::nullopt, std::nullopt};
+  if constexpr (K == ew_kind::binary) return {named_operand<"lhs">(f, o), named_operand<"rhs">(f, o), std::nullopt};
+  else if constexpr (K == ew_kind::unary) return {named_operand<"source">(f, o), std::nullopt, std::nullopt};
   else if constexpr (K == ew_kind::scalar_form)
     return {named_operand<"source">(f, o), std::nullopt, named_operand<"scalar">(f, o)};
-  else
-    return {std::nullopt, std::nullopt, named_operand<"value">(f, o)};
+  else return {std::nullopt, std::nullopt, named_operand<"value">(f, o)};
 }
 /// The model of elementwise kind K: reads the kind's operands, then runs the stage's semantics.
 template <class S, bool (*Elementwise)(S&, op_id, const ew_operands&), ew_kind K>
@@ -339,7 +342,8 @@ template <class S, bool (*Elementwise)(S&, op_id, const ew_operands&), bool (*In
 inline constexpr auto ew_rows = [] {
   constexpr std::size_t n = [] {
     std::size_t k = 0;
-    for (std::size_t i = 0; i < opcode_count; ++i) k += InStage(static_cast<opcode>(i)) && info(static_cast<opcode>(i)).ew != ew_kind::none;
+    for (std::size_t i = 0; i < opcode_count; ++i)
+      k += InStage(static_cast<opcode>(i)) && info(static_cast<opcode>(i)).ew != ew_kind::none;
     return k;
   }();
   std::array<model_row<S>, n> rows{};

@@ -47,8 +47,8 @@ inline bool load(state& s, view<opcode::tile_load> v) {
   if (g.dt != im.desc.dt) return s.fail(o, "tile and tensor element types differ");
   if (shape[0] != im.desc.shape[0] || shape[1] != im.desc.shape[1]) return s.fail(o, "shape operand differs from the tile shape");
   if (off[0] < 0 || off[1] < 0 || off[0] + im.valid_rows > g.rows || off[1] + im.valid_cols > g.cols)
-    return s.fail(o, "window at " + rect(off[0], off[1]) + " of " + rect(im.valid_rows, im.valid_cols) +
-                         " exceeds tensor `" + g.name + "` " + rect(g.rows, g.cols));
+    return s.fail(o, "window at " + rect(off[0], off[1]) + " of " + rect(im.valid_rows, im.valid_cols) + " exceeds tensor `" +
+                         g.name + "` " + rect(g.rows, g.cols));
   for (std::int64_t i = 0; i < im.valid_rows; ++i)
     for (std::int64_t j = 0; j < im.valid_cols; ++j) {
       const std::int64_t fl = g.flat(off[0] + i, off[1] + j);
@@ -75,8 +75,8 @@ inline bool store(state& s, view<opcode::tile_store> v) {
   const bool narrowing = from == dtype::fp32 && (g->dt == dtype::fp16 || g->dt == dtype::bf16);
   if (from != g->dt && !narrowing) return s.fail(o, "tile and tensor element types differ");
   if (off[0] < 0 || off[1] < 0 || off[0] + src->valid_rows > g->rows || off[1] + src->valid_cols > g->cols)
-    return s.fail(o, "window at " + rect(off[0], off[1]) + " of " + rect(src->valid_rows, src->valid_cols) +
-                         " exceeds tensor `" + g->name + "` " + rect(g->rows, g->cols));
+    return s.fail(o, "window at " + rect(off[0], off[1]) + " of " + rect(src->valid_rows, src->valid_cols) + " exceeds tensor `" +
+                         g->name + "` " + rect(g->rows, g->cols));
   for (std::int64_t i = 0; i < src->valid_rows; ++i)
     for (std::int64_t j = 0; j < src->valid_cols; ++j) {
       cell_meta m;
@@ -152,7 +152,8 @@ inline bool slice(state& s, view<opcode::tile_slice> v) {
   std::array<std::int64_t, 2> shape{}, off{};
   image im;
   if (!src || !s.pair(o, v.shape(), shape) || !s.pair(o, v.offsets(), off) || !s.fresh_result(o, im)) return false;
-  if (shape[0] != im.desc.shape[0] || shape[1] != im.desc.shape[1]) return s.fail(o, "shape operand differs from the result shape");
+  if (shape[0] != im.desc.shape[0] || shape[1] != im.desc.shape[1])
+    return s.fail(o, "shape operand differs from the result shape");
   if (im.desc.dt != src->desc.dt) return s.fail(o, "element types differ");
   if (off[0] < 0 || off[1] < 0 || !inside(src->desc, off[0] + shape[0], off[1] + shape[1]))
     return s.fail(o, "window " + rect(shape[0], shape[1]) + " at " + rect(off[0], off[1]) + " exceeds the source " +
@@ -243,7 +244,8 @@ inline bool product(state& s, op_id o, const image* lhs, const image* rhs, const
   if (rhs->valid_rows < k) return s.fail(o, "rhs valid rows are fewer than lhs valid columns");
   if (m > im.desc.shape[0] || n > im.desc.shape[1]) return s.fail(o, "product exceeds the accumulator shape");
   if (acc) {
-    if (acc->desc.shape != im.desc.shape || acc->desc.dt != im.desc.dt) return s.fail(o, "accumulator type differs from the result");
+    if (acc->desc.shape != im.desc.shape || acc->desc.dt != im.desc.dt)
+      return s.fail(o, "accumulator type differs from the result");
     for (std::int64_t i = 0; i < im.desc.shape[0]; ++i)
       for (std::int64_t j = 0; j < im.desc.shape[1]; ++j) {
         cell_meta mm;
@@ -382,7 +384,8 @@ bool reduce(state& s, view<C> v) {
   const dtype d = src->desc.dt;
   if (im.desc.dt != d || im.desc.shape[kept] != src->desc.shape[kept])
     return s.fail(o, rows ? "result must be [rows, 1] of the source type" : "result must be [1, columns] of the source type");
-  if (!is_float(d)) return s.fail(o, std::string(rows ? "row" : "column") + " reductions are not defined on " + std::string(name(d)));
+  if (!is_float(d))
+    return s.fail(o, std::string(rows ? "row" : "column") + " reductions are not defined on " + std::string(name(d)));
   const bool empty = src->valid_rows == 0 || src->valid_cols == 0;
   const ew_semantics& step = *ew_op_of(row_fold_step(C));
   const std::int64_t lines = rows ? im.valid_rows : im.valid_cols, across = rows ? src->valid_cols : src->valid_rows;
@@ -394,7 +397,9 @@ bool reduce(state& s, view<C> v) {
       m.state = cell_state::poison;
       m.producer = o.index;
     } else {
-      acc = fold_row(step, d, across, [&](std::int64_t t, cell_meta& x) { return rows ? image_value(*src, k, t, x) : image_value(*src, t, k, x); }, m);
+      acc = fold_row(
+          step, d, across,
+          [&](std::int64_t t, cell_meta& x) { return rows ? image_value(*src, k, t, x) : image_value(*src, t, k, x); }, m);
     }
     for (std::int64_t t = 0; t < width; ++t) {
       if (rows) im.write(k, t, acc, computed(m, o.index, false));
@@ -428,7 +433,8 @@ inline bool row_expand(state& s, view<opcode::tile_row_expand> v) {
   const image* src = s.tile_arg(o, v.source());
   image im;
   if (!src || !s.fresh_result(o, im)) return false;
-  if (src->desc.dt != im.desc.dt || src->desc.shape[1] != 1) return s.fail(o, "source must be an [R, 1] column of the result type");
+  if (src->desc.dt != im.desc.dt || src->desc.shape[1] != 1)
+    return s.fail(o, "source must be an [R, 1] column of the result type");
   for (std::int64_t i = 0; i < im.valid_rows; ++i) {
     cell_meta m;
     const element_bits e = image_bits(*src, i, 0, m);
@@ -445,7 +451,8 @@ inline bool row_expand_arith(state& s, op_id o, const operand& source, const ope
   image im;
   if (!x || !col || !s.fresh_result(o, im)) return false;
   const dtype d = im.desc.dt;
-  if (x->desc.dt != d || col->desc.dt != d || !is_float(d)) return s.fail(o, "source, vector and result must share one float type");
+  if (x->desc.dt != d || col->desc.dt != d || !is_float(d))
+    return s.fail(o, "source, vector and result must share one float type");
   const ew_semantics& op = *ew_op_of(row_expand_step(s.fn().op(o).code()));
   for (std::int64_t i = 0; i < im.valid_rows; ++i) {
     cell_meta mv;
@@ -488,7 +495,8 @@ bool col_expand_arith(state& s, view<C> v) {
   image im;
   if (!x || !row || !s.fresh_result(o, im)) return false;
   const dtype d = im.desc.dt;
-  if (x->desc.dt != d || row->desc.dt != d || !is_float(d)) return s.fail(o, "source, vector and result must share one float type");
+  if (x->desc.dt != d || row->desc.dt != d || !is_float(d))
+    return s.fail(o, "source, vector and result must share one float type");
   for (std::int64_t i = 0; i < im.valid_rows; ++i)
     for (std::int64_t j = 0; j < im.valid_cols; ++j) {
       cell_meta m, mw;
@@ -536,11 +544,11 @@ inline constexpr std::array<model_row<state>, 17> singles{{
     typed_model<&row_expand>,
     typed_model<&col_expand>,
 }};
-inline constexpr auto ops = concat_rows(
-    concat_rows(concat_rows(singles, family_rows<state, op_family::row_reduction, dialect::tile, reduce_row>),
-                family_rows<state, op_family::col_reduction, dialect::tile, reduce_row>),
-    concat_rows(family_rows<state, op_family::row_broadcast_arith, dialect::tile, row_expand_row>,
-                family_rows<state, op_family::col_broadcast_arith, dialect::tile, col_expand_row>));
+inline constexpr auto ops =
+    concat_rows(concat_rows(concat_rows(singles, family_rows<state, op_family::row_reduction, dialect::tile, reduce_row>),
+                            family_rows<state, op_family::col_reduction, dialect::tile, reduce_row>),
+                concat_rows(family_rows<state, op_family::row_broadcast_arith, dialect::tile, row_expand_row>,
+                            family_rows<state, op_family::col_broadcast_arith, dialect::tile, col_expand_row>));
 }  // namespace tile_model
 }  // namespace detail
 
@@ -549,9 +557,8 @@ inline constexpr auto ops = concat_rows(
 struct tile_models {
   using state = detail::tile_interpreter;
   static constexpr bool needs(opcode c) { return is_tile_op(c) || detail::common_op(c); }
-  static constexpr auto rows =
-      concat_rows(concat_rows(detail::common_rows<state>, detail::tile_model::ops),
-                  detail::ew_rows<state, &detail::tile_model::elementwise, &is_tile_op>);
+  static constexpr auto rows = concat_rows(concat_rows(detail::common_rows<state>, detail::tile_model::ops),
+                                           detail::ew_rows<state, &detail::tile_model::elementwise, &is_tile_op>);
   static constexpr model<state> otherwise = &detail::tile_model::not_tile;
 };
 

@@ -143,7 +143,9 @@ struct float_format {
   int precision, min_exp, max_exp, width;
 };
 inline constexpr float_format fp32_format{24, -126, 127, 32}, fp16_format{11, -14, 15, 16}, bf16_format{8, -126, 127, 16};
-constexpr const float_format& format_of(dtype d) { return d == dtype::fp16 ? fp16_format : d == dtype::bf16 ? bf16_format : fp32_format; }
+constexpr const float_format& format_of(dtype d) {
+  return d == dtype::fp16 ? fp16_format : d == dtype::bf16 ? bf16_format : fp32_format;
+}
 
 /// A finite number as sign, magnitude and binary exponent: the value is (-1)^negative · m · 2^e.
 struct scaled {
@@ -159,7 +161,8 @@ inline scaled decompose(float f) {
 inline scaled decompose(double d) {
   const std::uint64_t x = std::bit_cast<std::uint64_t>(d);
   const std::uint64_t biased = (x >> 52) & 0x7FFu, frac = x & ((std::uint64_t{1} << 52) - 1u);
-  return {(x >> 63) != 0, biased == 0 ? frac : (frac | (std::uint64_t{1} << 52)), biased == 0 ? -1074 : static_cast<int>(biased) - 1075};
+  return {(x >> 63) != 0, biased == 0 ? frac : (frac | (std::uint64_t{1} << 52)),
+          biased == 0 ? -1074 : static_cast<int>(biased) - 1075};
 }
 inline scaled decompose(std::int64_t v) {
   // Why through v + 1: the magnitude of INT64_MIN does not fit an int64.
@@ -197,8 +200,8 @@ inline std::uint32_t round_to_format(const float_format& f, const scaled& v, rou
   if (v.m == 0) return sign;
   const int frac_bits = f.precision - 1;
   const int top = static_cast<int>(std::bit_width(v.m)) - 1;  // the leading digit is 2^(e + top)
-  int exp = std::max(v.e + top, f.min_exp);                     // the result's leading place
-  const int s = exp - frac_bits - v.e;                          // digits of m below its last place
+  int exp = std::max(v.e + top, f.min_exp);                   // the result's leading place
+  const int s = exp - frac_bits - v.e;                        // digits of m below its last place
   std::uint64_t q = s <= 0 ? v.m << -s : round_scaled(v.negative, v.m, s, mode);
   if ((q >> f.precision) != 0) {  // rounding carried into a new leading digit: q was 2^precision
     q >>= 1;
@@ -409,10 +412,8 @@ inline element_bits encode(dtype d, element e) {
 /// An element holding the number `v` in type `d` (used for sentinels and fills), rounded once.
 inline element element_of(dtype d, double v) {
   element e;
-  if (is_float(d))
-    e.f = round_double_to(d, v);
-  else
-    e.i = wrap_integer(d, static_cast<std::int64_t>(v));
+  if (is_float(d)) e.f = round_double_to(d, v);
+  else e.i = wrap_integer(d, static_cast<std::int64_t>(v));
   return e;
 }
 /// The element as a double (for comparisons and reports).
@@ -421,10 +422,8 @@ inline double as_double(dtype d, element e) { return is_float(d) ? static_cast<d
 /// Human-readable element text: integers exactly, floats with 9 significant digits.
 inline std::string format_element(dtype d, element e) {
   char buf[48];
-  if (is_float(d))
-    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(e.f));
-  else
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(e.i));
+  if (is_float(d)) std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(e.f));
+  else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(e.i));
   return buf;
 }
 

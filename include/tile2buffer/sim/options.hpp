@@ -50,10 +50,8 @@ struct scalar_value {
     r.dt = to;
     if (is_float(to))
       r.f = static_cast<double>(floating() ? round_double_to(to, f) : int_to_float_by_mode(to, i, round_mode::rint));
-    else if (to == dtype::bool_)
-      r.i = truth() ? 1 : 0;
-    else
-      r.i = floating() ? convert(dt, to, element{static_cast<float>(f), 0}).i : wrap_integer(to, i);
+    else if (to == dtype::bool_) r.i = truth() ? 1 : 0;
+    else r.i = floating() ? convert(dt, to, element{static_cast<float>(f), 0}).i : wrap_integer(to, i);
     return r;
   }
   static scalar_value of_int(dtype d, std::int64_t v) { return {d, 0.0, wrap_integer(d, v)}; }
@@ -80,19 +78,20 @@ struct scalar_binding {
 };
 
 struct sim_options {
-  std::uint64_t seed = 1;        ///< seeds GM inputs and unbound BOOL/float scalars
-  std::string source;            ///< the program's file name, for located notes (none when empty)
-  std::int64_t block_idx = 0;    ///< result of get_block_idx
-  std::int64_t block_num = 1;    ///< result of get_block_num
-  std::int64_t subblock_idx = 0; ///< result of get_subblock_idx
-  std::int64_t subblock_num = 1; ///< subblocks per block (no query returns it), for `whole_grid`
+  std::uint64_t seed = 1;         ///< seeds GM inputs and unbound BOOL/float scalars
+  std::string source;             ///< the program's file name, for located notes (none when empty)
+  std::int64_t block_idx = 0;     ///< result of get_block_idx
+  std::int64_t block_num = 1;     ///< result of get_block_num
+  std::int64_t subblock_idx = 0;  ///< result of get_subblock_idx
+  std::int64_t subblock_num = 1;  ///< subblocks per block (no query returns it), for `whole_grid`
   /// Run every block in [0, block_num) and, in each, every subblock in [0, subblock_num), in order
   /// on one GM, instead of only block_idx/subblock_idx (sim/launch.hpp). An orchestration's
   /// submits always launch the whole grid.
   bool whole_grid = false;
   std::vector<scalar_binding> scalars;
   std::uint64_t max_steps = 1u << 22;  ///< executed-op budget; guards against endless loops
-  std::uint64_t max_elements = std::uint64_t{1} << 28;  ///< budget of elements touched (each op: its largest tile): under a minute per run
+  std::uint64_t max_elements = std::uint64_t{1}
+                               << 28;  ///< budget of elements touched (each op: its largest tile): under a minute per run
   int max_reported = 8;                ///< mismatches described in full by compare
   /// Signalling NaNs planted in each FP16/BF16/FP32 input tensor after seeding (0: none), at
   /// positions drawn from their own stream, so the other input values stay as the seed gives them.
@@ -189,7 +188,8 @@ inline sim_inputs make_inputs(const function& f, const sim_options& opt) {
     for (const auto& b : opt.scalars)
       if (b.name == f.name_of(v)) bound = &b;
     if (bound) {
-      in.scalars[p] = is_float(t.dt) ? scalar_value::of_float(t.dt, bound->value) : scalar_value::of_int(t.dt, bound->as_integer());
+      in.scalars[p] = is_float(t.dt) ? scalar_value::of_float(t.dt, bound->value)
+                                     : scalar_value::of_int(t.dt, bound->as_integer());
     } else if (t.dt == dtype::bool_) {
       in.scalars[p] = scalar_value::of_int(dtype::bool_, static_cast<std::int64_t>(draw & 1u));
     } else if (is_float(t.dt)) {

@@ -34,7 +34,9 @@ inline element_bits image_bits(const image& im, std::int64_t r, std::int64_t c, 
 inline element image_value(const image& im, std::int64_t r, std::int64_t c, cell_meta& m) {
   return decode(im.desc.dt, image_bits(im, r, c, m));
 }
-inline bool inside(const type& t, std::int64_t r, std::int64_t c) { return r >= 0 && c >= 0 && r <= t.shape[0] && c <= t.shape[1]; }
+inline bool inside(const type& t, std::int64_t r, std::int64_t c) {
+  return r >= 0 && c >= 0 && r <= t.shape[0] && c <= t.shape[1];
+}
 
 /// A Tile run in progress: the shared interpreter state, GM, and the helpers of the Tile models.
 class tile_interpreter : public interpreter<tile_interpreter> {

@@ -38,7 +38,7 @@ struct token {
   std::uint64_t magnitude = 0;  ///< integer: the unsigned value (at most 2^63)
   std::int64_t mantissa = 0;    ///< floating: value = mantissa * 10^exp10, mantissa without trailing zeros
   std::int32_t exp10 = 0;
-  std::string_view error;       ///< error: why the text is not a token
+  std::string_view error;  ///< error: why the text is not a token
 };
 
 /// Character classes by byte. Why a table: the identifier loop tested up to seven ranges per
@@ -49,7 +49,8 @@ inline constexpr auto char_classes = [] {
   for (int c = 0; c < 256; ++c) {
     const bool start = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
     const bool digit = c >= '0' && c <= '9';
-    t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>((start ? char_ident_start : 0) | (start || digit || c == '.' ? char_ident : 0));
+    t[static_cast<std::size_t>(c)] =
+        static_cast<std::uint8_t>((start ? char_ident_start : 0) | (start || digit || c == '.' ? char_ident : 0));
   }
   return t;
 }();
@@ -207,8 +208,8 @@ class lexer {
   /// floats to a decimal mantissa of at most `max_float_digits` significant digits.
   constexpr token number(token& t, std::size_t start) {
     std::uint64_t mant = 0;
-    int digits = 0;                 // significant digits taken into `mant`
-    std::int64_t pending_zeros = 0; // zeros after the last non-zero digit, not yet in `mant`
+    int digits = 0;                  // significant digits taken into `mant`
+    std::int64_t pending_zeros = 0;  // zeros after the last non-zero digit, not yet in `mant`
     std::int64_t exp = 0;
     bool too_many = false;
     bool is_float = false;

@@ -19,8 +19,7 @@ inline namespace v0 {
 /// Parses a `.t2b` program. On error the result holds exactly one located diagnostic whose
 /// source is "parse"; `value.file` is `file_name` either way. Linear in the input size.
 template <class = void>
-constexpr result<program> parse(std::string_view source, std::string_view file_name = {},
-                                const parse_limits& limits = {}) {
+constexpr result<program> parse(std::string_view source, std::string_view file_name = {}, const parse_limits& limits = {}) {
   return detail::parser(source, file_name, limits).run();
 }
 

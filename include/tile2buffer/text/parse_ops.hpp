@@ -60,8 +60,8 @@ class parser_ops : public parser_types {
         return fail_expected("a number after '-'", tok_);
       }
       std::int64_t n = 0;
-      if (!parse_int(n, "integer literal", std::numeric_limits<std::int64_t>::min(),
-                     std::numeric_limits<std::int64_t>::max())) return false;
+      if (!parse_int(n, "integer literal", std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()))
+        return false;
       out = operand::integer(n);
       return true;
     }
@@ -137,8 +137,9 @@ class parser_ops : public parser_types {
     m << quoted(what);
     if (count == 0) m << " has no result";
     else if (lhs_.empty()) m << " defines a result; bind it: 'x = " << what << "(...)'";
-    else m << " defines " << static_cast<std::int64_t>(count) << " result"
-           << (count == 1 ? "" : "s") << ", found " << static_cast<std::int64_t>(lhs_.size()) << " names";
+    else
+      m << " defines " << static_cast<std::int64_t>(count) << " result" << (count == 1 ? "" : "s") << ", found "
+        << static_cast<std::int64_t>(lhs_.size()) << " names";
     return fail(lhs_.empty() ? loc : lhs_locs_[0], std::move(m));
   }
 
@@ -313,9 +314,7 @@ class parser_ops : public parser_types {
     args_.push_back(b);
     return true;
   }
-  static constexpr std::string_view spelling_of(opcode c) {
-    return info(c).infix.empty() ? info(c).mnemonic : info(c).infix;
-  }
+  static constexpr std::string_view spelling_of(opcode c) { return info(c).infix.empty() ? info(c).mnemonic : info(c).infix; }
   /// Value operands of a scalar op must be scalars.
   constexpr bool check_scalar_operands(opcode c) {
     for (std::size_t i = 0; i < args_.size(); ++i) {
@@ -352,8 +351,7 @@ class parser_ops : public parser_types {
         text m;
         if (c == opcode::scalar_const)
           m << "constant " << quoted(lhs_[0]) << " needs a type, e.g. '" << lhs_[0] << " = 16 : INDEX'";
-        else
-          m << "cannot infer the type of " << quoted(lhs_[0]) << " from literal operands; add ': TYPE'";
+        else m << "cannot infer the type of " << quoted(lhs_[0]) << " from literal operands; add ': TYPE'";
         return fail(lhs_locs_[0], std::move(m));
       }
     }

@@ -122,8 +122,13 @@ class parser : public parser_ops {
     }
     // Per statement line of a kernel: one op and one result with a short name; two to four
     // operands (a load's offsets and shape are four more); a keyword argument on some ops.
-    return function_builder::arena_sizes{.values = lines + 8, .ops = lines, .region_ops = lines,
-                                          .operands = 3 * lines, .kwargs = lines / 4, .names = (end - from) / 8, .types = 16};
+    return function_builder::arena_sizes{.values = lines + 8,
+                                         .ops = lines,
+                                         .region_ops = lines,
+                                         .operands = 3 * lines,
+                                         .kwargs = lines / 4,
+                                         .names = (end - from) / 8,
+                                         .types = 16};
   }
 
   constexpr bool parse_params() {
@@ -223,8 +228,7 @@ class parser : public parser_ops {
   constexpr bool parse_block(const block_ctx& ctx) {
     if (depth_ >= limits_.max_nesting) {
       text m;
-      m << "regions nested deeper than " << static_cast<std::int64_t>(limits_.max_nesting)
-        << " levels (max_nesting)";
+      m << "regions nested deeper than " << static_cast<std::int64_t>(limits_.max_nesting) << " levels (max_nesting)";
       return fail(tok_.loc, std::move(m));
     }
     if (!ctx.function_body) ++depth_;
@@ -325,10 +329,12 @@ class parser : public parser_ops {
     }
     if (vals.size() != ctx.results) {
       text m;
-      if (is_return) m << "'return' has " << static_cast<std::int64_t>(vals.size()) << " values, the function declares "
-                       << static_cast<std::int64_t>(ctx.results) << " results";
-      else m << "'yield' has " << static_cast<std::int64_t>(vals.size()) << " values, " << quoted(ctx.owner) << " needs "
-             << static_cast<std::int64_t>(ctx.results);
+      if (is_return)
+        m << "'return' has " << static_cast<std::int64_t>(vals.size()) << " values, the function declares "
+          << static_cast<std::int64_t>(ctx.results) << " results";
+      else
+        m << "'yield' has " << static_cast<std::int64_t>(vals.size()) << " values, " << quoted(ctx.owner) << " needs "
+          << static_cast<std::int64_t>(ctx.results);
       return fail(loc, std::move(m));
     }
     b_->emit(is_return ? opcode::cf_return : opcode::cf_yield, vals, {}, {}, {}, loc);
@@ -390,8 +396,9 @@ class parser : public parser_ops {
     if (h.types.size() != h.names.size()) {
       if (h.names.empty()) m << quoted(what) << " has results but no names bind them";
       else if (h.types.empty()) return fail_expected("'->' and the result types", tok_);
-      else m << quoted(what) << " has " << static_cast<std::int64_t>(h.types.size()) << " result types but "
-             << static_cast<std::int64_t>(h.names.size()) << " names";
+      else
+        m << quoted(what) << " has " << static_cast<std::int64_t>(h.types.size()) << " result types but "
+          << static_cast<std::int64_t>(h.names.size()) << " names";
       return fail(loc, std::move(m));
     }
     if (iter && h.iter_names.size() != h.types.size()) {

@@ -159,7 +159,8 @@ class parser_tokens {
   /// Binds `name` to `v` in the current scope. Names are unique per function; the only
   /// exception is a while condition's iteration names, which its body binds again.
   constexpr bool define(std::string_view name, location loc, value_id v) {
-    if (const auto [s, fresh] = names_.emplace(src_, offset_of(name), static_cast<std::uint32_t>(name.size()), v.index, state::visible);
+    if (const auto [s, fresh] =
+            names_.emplace(src_, offset_of(name), static_cast<std::uint32_t>(name.size()), v.index, state::visible);
         !fresh) {
       if (s->st != state::released) {
         text m;
@@ -239,7 +240,7 @@ class parser_tokens {
   program prog_;
   function_builder* b_ = nullptr;
   parse_limits limits_;
-  text name_too_long_;  ///< the error of a too-long word, built once
+  text name_too_long_;          ///< the error of a too-long word, built once
   std::size_t value_uses_ = 0;  ///< value names read so far (a type that reads one is not remembered)
   name_table names_;
   std::vector<std::string_view> scope_names_;

@@ -207,16 +207,15 @@ class parser_types : public parser_tokens {
     } else if (w == "Scalar") {
       advance();
       dtype d0{};
-      if (!expect(tok::lbracket, "'[' after 'Scalar'") || !parse_dtype_word(d0) ||
-          !expect(tok::rbracket, "']' after the dtype"))
+      if (!expect(tok::lbracket, "'[' after 'Scalar'") || !parse_dtype_word(d0) || !expect(tok::rbracket, "']' after the dtype"))
         return false;
       out = scalar_type(d0);
     } else if (w == "Tensor") {
       advance();
       std::array<std::int64_t, 2> shape{};
       dtype d0{};
-      if (!expect(tok::lbracket, "'[' after 'Tensor'") || !parse_shape(shape) ||
-          !expect(tok::comma, "',' after the shape") || !parse_dtype_word(d0))
+      if (!expect(tok::lbracket, "'[' after 'Tensor'") || !parse_shape(shape) || !expect(tok::comma, "',' after the shape") ||
+          !parse_dtype_word(d0))
         return false;
       out = tensor_type(shape[0], shape[1], d0);
       if (!parse_tensor_fields(out)) return false;
@@ -263,9 +262,7 @@ class parser_types : public parser_tokens {
       if (!e.text.empty() && rest.starts_with(e.text)) return &e;
     return nullptr;
   }
-  constexpr std::size_t closing_bracket_end() const {
-    return at(tok::rbracket) ? offset_of(tok_.spelling) + 1 : 0;
-  }
+  constexpr std::size_t closing_bracket_end() const { return at(tok::rbracket) ? offset_of(tok_.spelling) + 1 : 0; }
   constexpr void remember_type(std::string_view spelled, const type& t) {
     if (spelled.find('\n') != std::string_view::npos) return;
     for (const auto& e : type_memo_)

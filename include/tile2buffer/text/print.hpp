@@ -40,7 +40,8 @@ inline constexpr std::size_t infix_rhs = static_cast<std::size_t>(operand_positi
 constexpr bool infix_positions_shared() {
   for (std::size_t i = 0; i < opcode_count; ++i) {
     const auto c = static_cast<opcode>(i);
-    if (is_infix(c) && (operand_position(c, "lhs") != static_cast<int>(infix_lhs) || operand_position(c, "rhs") != static_cast<int>(infix_rhs)))
+    if (is_infix(c) &&
+        (operand_position(c, "lhs") != static_cast<int>(infix_lhs) || operand_position(c, "rhs") != static_cast<int>(infix_rhs)))
       return false;
   }
   return true;
@@ -157,8 +158,8 @@ class printer {
       case type_kind::task: out_ << "<task>"; return;
       case type_kind::none: out_ << "<none>"; return;
     }
-    out_ << (t.is_tile() ? "Tile[[" : "Buffer[[") << t.shape[0] << ", " << t.shape[1] << "], "
-         << tile2buffer::name(t.dt) << ", " << tile2buffer::name(t.space);
+    out_ << (t.is_tile() ? "Tile[[" : "Buffer[[") << t.shape[0] << ", " << t.shape[1] << "], " << tile2buffer::name(t.dt) << ", "
+         << tile2buffer::name(t.space);
     if (!t.full_valid()) {
       out_ << ", valid=[";
       extent_text(t.valid[0]);
@@ -198,7 +199,8 @@ class printer {
       const std::size_t before = out_.size();
       type_text(f_.types[id.index], true, true);
       // A text past 4 GiB keeps formatting (its offsets would not fit the cache).
-      if (out_.size() < no_id) cached = span32{static_cast<std::uint32_t>(before), static_cast<std::uint32_t>(out_.size() - before)};
+      if (out_.size() < no_id)
+        cached = span32{static_cast<std::uint32_t>(before), static_cast<std::uint32_t>(out_.size() - before)};
       return;
     }
     out_.repeat(cached.begin, cached.count);
@@ -408,8 +410,8 @@ class printer {
     const op_node& n = f_.op(ops[0]);
     const opcode c = n.code();
     const auto args = f_.args(ops[0]);
-    if (dialect_of(c) != dialect::scalar || c == opcode::scalar_const || n.results.count != 1 ||
-        n.regions.count != 0 || !f_.kwargs_of(ops[0]).empty() || !y.is_value() || y.value() != f_.result(ops[0]) ||
+    if (dialect_of(c) != dialect::scalar || c == opcode::scalar_const || n.results.count != 1 || n.regions.count != 0 ||
+        !f_.kwargs_of(ops[0]).empty() || !y.is_value() || y.value() != f_.result(ops[0]) ||
         !(f_.type_of(y.value()) == inferred_scalar_type(f_, c, args)) || !signature_of(c).accepts(args.size()))
       return false;
     out_ << " cond(";
@@ -474,8 +476,7 @@ class printer {
           const region_id cond = f_.region_of(o, 0), body = f_.region_of(o, 1);
           const std::uint32_t carried = f_.region(body).args.count;
           results_text(n);
-          for (std::uint32_t i = 0; i < carried && i < f_.region(cond).args.count; ++i)
-            alias(f_.arg(cond, i), f_.arg(body, i));
+          for (std::uint32_t i = 0; i < carried && i < f_.region(cond).args.count; ++i) alias(f_.arg(cond, i), f_.arg(body, i));
           out_ << "while";
           iter_text(args, body, 0);
           region_results(n);
@@ -491,7 +492,8 @@ class printer {
         break;
       case opcode::orch_submit:
         if (const view<opcode::orch_submit> s(f_, o); args.size() == 3 && s.callee().kind == operand_kind::symbol &&
-                                                       s.call_args().kind == operand_kind::tuple && s.deps().kind == operand_kind::tuple) {
+                                                      s.call_args().kind == operand_kind::tuple &&
+                                                      s.deps().kind == operand_kind::tuple) {
           results_text(n);
           out_ << "submit @" << f_.symbol(s.callee());
           operand_text(s.call_args());
@@ -584,8 +586,8 @@ constexpr text print(const program& p, const print_options& opts) {
 
 #ifdef TILE2BUFFER_EXTERN_PIPELINE
 namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE {
-text print(const function& f);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
-text print(const program& p);   // TILE2BUFFER_EXTERN_PIPELINE: run time only
+text print(const function& f);                             // TILE2BUFFER_EXTERN_PIPELINE: run time only
+text print(const program& p);                              // TILE2BUFFER_EXTERN_PIPELINE: run time only
 text print(const function& f, const print_options& opts);  // TILE2BUFFER_EXTERN_PIPELINE: run time only
 text print(const program& p, const print_options& opts);   // TILE2BUFFER_EXTERN_PIPELINE: run time only
 }  // namespace compiled_by_TILE2BUFFER_EXTERN_PIPELINE

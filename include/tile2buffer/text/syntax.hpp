@@ -36,18 +36,18 @@ inline constexpr int max_depth_cap = 1024;
 /// limit is one located diagnostic; `t2b-opt --max-nesting/--max-ops/--max-name-length/
 /// --max-file-size` set them. The defaults admit every realistic kernel file.
 struct parse_limits {
-  int max_nesting = text_limits::max_depth;         ///< region nesting depth; clamped to `max_depth_cap`
-  std::size_t max_ops = std::size_t{1} << 24;       ///< statements in the whole program (each is one op)
-  std::size_t max_name_length = 1024;               ///< bytes of one name, symbol or other word
+  int max_nesting = text_limits::max_depth;          ///< region nesting depth; clamped to `max_depth_cap`
+  std::size_t max_ops = std::size_t{1} << 24;        ///< statements in the whole program (each is one op)
+  std::size_t max_name_length = 1024;                ///< bytes of one name, symbol or other word
   std::size_t max_file_size = std::size_t{1} << 30;  ///< bytes of input; 4 GiB - 1 is a hard bound
 };
 
 namespace detail {
 
 /// Words with a meaning in statement syntax; they cannot name values.
-inline constexpr std::array<std::string_view, 17> reserved_words{
-    "true", "false", "and", "or", "not", "if", "else", "for", "while", "in",
-    "iter", "range", "cond", "do", "yield", "return", "submit"};
+inline constexpr std::array<std::string_view, 17> reserved_words{"true", "false", "and",   "or",     "not",   "if",
+                                                                 "else", "for",   "while", "in",     "iter",  "range",
+                                                                 "cond", "do",    "yield", "return", "submit"};
 /// By first character, the lengths (as bits) of the reserved words that start with it.
 inline constexpr auto reserved_lengths = [] {
   std::array<std::uint32_t, 256> t{};
@@ -113,9 +113,7 @@ static_assert(mnemonics_round_trip());
 /// Scalar ops written `a OP b`.
 constexpr bool is_infix(opcode c) { return !info(c).infix.empty(); }
 /// Scalar ops written like calls: `min(a, b)`, `max(a, b)`, `cast(a, DTYPE)`.
-constexpr bool is_scalar_call(opcode c) {
-  return c == opcode::scalar_min || c == opcode::scalar_max || c == opcode::scalar_cast;
-}
+constexpr bool is_scalar_call(opcode c) { return c == opcode::scalar_min || c == opcode::scalar_max || c == opcode::scalar_cast; }
 /// Ops the generic `name(args...)` statement form may spell.
 constexpr bool is_call_form(opcode c) {
   const dialect d = dialect_of(c);

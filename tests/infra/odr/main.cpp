@@ -32,8 +32,7 @@ int main() {
   const std::string printed = odr::print_tu1(single);
   expect(printed == odr::print_tu2(single), "both TUs print the same text");
   const auto reparsed = odr::parse_tu2(printed);
-  expect(reparsed.ok() && odr::equal_tu1(reparsed.value.functions.at(0), k1),
-         "text printed in one TU parses back in the other");
+  expect(reparsed.ok() && odr::equal_tu1(reparsed.value.functions.at(0), k1), "text printed in one TU parses back in the other");
   expect(!odr::parse_tu1(printed + "garbage").ok() && !odr::parse_tu2(printed + "garbage").ok(), "both TUs reject bad text");
 
   const auto lowered1 = odr::lower_tu1(single);

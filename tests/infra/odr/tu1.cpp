@@ -20,8 +20,7 @@ function build_kernel_tu1(bool swap) {
   const auto tt = tile_type(16, 32, dtype::fp32);
   const value_id lhs = b.emit1(opcode::tile_load, {operand::of(a), b.pair(0, 0), b.pair(16, 32)}, tt, "lhs");
   const value_id rhs = b.emit1(opcode::tile_load, {operand::of(c), b.pair(0, 0), b.pair(16, 32)}, tt, "rhs");
-  const value_id sum =
-      b.emit1(opcode::tile_add, {operand::of(swap ? rhs : lhs), operand::of(swap ? lhs : rhs)}, tt, "sum");
+  const value_id sum = b.emit1(opcode::tile_add, {operand::of(swap ? rhs : lhs), operand::of(swap ? lhs : rhs)}, tt, "sum");
   const value_id r = b.emit1(opcode::tile_store, {operand::of(sum), b.pair(0, 0), operand::of(out)}, t, "r");
   b.emit0(opcode::cf_return, {operand::of(r)});
   return b.finish();

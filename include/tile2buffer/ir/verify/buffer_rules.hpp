@@ -50,7 +50,8 @@ struct op_rule<opcode::buffer_set_validshape, V> : model<opcode::buffer_set_vali
     // of a window or relabel would not reach the allocation it reads.
     const value_info& h = s.f.values[handle.value().index];
     if (h.origin() == value_origin::result && h.def.index < s.f.ops.size())
-      if (const opcode d = s.f.ops[h.def.index].code(); is_buffer_op(d) && (has_trait(d, trait::window) || has_trait(d, trait::relabel)))
+      if (const opcode d = s.f.ops[h.def.index].code();
+          is_buffer_op(d) && (has_trait(d, trait::window) || has_trait(d, trait::relabel)))
         s.fail(v.loc, v.mn, " cannot mutate static view metadata: '", s.label(handle.value()), "' is a ", mnemonic(d), " result");
     if (!within(p, buf->shape)) s.fail(v.loc, v.mn, " valid extents must fit the buffer shape");
     for (std::size_t i = 0; i < 2; ++i)
@@ -68,10 +69,8 @@ constexpr void check_buffer_transfer(verify_state& s, const op_view& v, const vi
   constexpr bool load = C == opcode::buffer_load;
   const type* tensor = s.expect(v, transfer.tensor(), type_kind::tensor, model<C>::label("tensor"));
   const type* buf = nullptr;
-  if constexpr (load)
-    buf = s.expect(v, transfer.dest(), type_kind::buffer, model<C>::label("dest"));
-  else
-    buf = s.expect(v, transfer.source(), type_kind::buffer, model<C>::label("source"));
+  if constexpr (load) buf = s.expect(v, transfer.dest(), type_kind::buffer, model<C>::label("dest"));
+  else buf = s.expect(v, transfer.source(), type_kind::buffer, model<C>::label("source"));
   const index_pair off = s.pair(v, transfer.offsets(), "offsets");
   const index_pair ext = s.pair(v, transfer.valid(), "extents");
   if (off.ok && !nonnegative(off)) s.fail(v.loc, v.mn, " offsets must be nonnegative");
@@ -211,7 +210,8 @@ struct buffer_row_reduction_rule {
     if (src->space != memory_space::vec || tmp->space != memory_space::vec || dst->space != memory_space::vec)
       s.fail(v.loc, v.mn, " operands must be Vec buffers");
     if (src->dt != dst->dt || tmp->dt != src->dt) s.fail(v.loc, v.mn, " source, tmp and destination must share one dtype");
-    if (dst->shape[0] != src->shape[0] || dst->shape[1] != 1) s.fail(v.loc, v.mn, " destination must be [R, 1] with the source's rows");
+    if (dst->shape[0] != src->shape[0] || dst->shape[1] != 1)
+      s.fail(v.loc, v.mn, " destination must be [R, 1] with the source's rows");
   }
 };
 template <opcode C, class V>
@@ -231,7 +231,8 @@ struct buffer_col_reduction_rule {
     if (src->space != memory_space::vec || tmp->space != memory_space::vec || dst->space != memory_space::vec)
       s.fail(v.loc, v.mn, " operands must be Vec buffers");
     if (src->dt != dst->dt || tmp->dt != src->dt) s.fail(v.loc, v.mn, " source, tmp and destination must share one dtype");
-    if (dst->shape[1] != src->shape[1] || dst->shape[0] != 1) s.fail(v.loc, v.mn, " destination must be [1, C] with the source's columns");
+    if (dst->shape[1] != src->shape[1] || dst->shape[0] != 1)
+      s.fail(v.loc, v.mn, " destination must be [1, C] with the source's columns");
   }
 };
 template <opcode C, class V>
@@ -330,9 +331,9 @@ struct buffer_elementwise_rule {
       const type* t = s.type_of(o);
       return t != nullptr && *t == *dst;
     };
-    const bool identical = ew == ew_kind::binary ? same_as_dest(family_operand<"lhs">(v)) &&
-                                                       same_as_dest(family_operand<"rhs">(v))
-                                                 : same_as_dest(family_operand<"source">(v));
+    const bool identical = ew == ew_kind::binary
+                               ? same_as_dest(family_operand<"lhs">(v)) && same_as_dest(family_operand<"rhs">(v))
+                               : same_as_dest(family_operand<"source">(v));
     if (!identical) s.fail(v.loc, v.mn, " operands must have descriptors identical to the destination");
     if (ew == ew_kind::scalar_form && !s.scalar_operand(family_operand<"scalar">(v)))
       s.fail(v.loc, v.mn, ' ', family_label<"scalar">(v), " must be a scalar");

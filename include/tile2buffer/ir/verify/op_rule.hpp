@@ -35,7 +35,7 @@ struct op_rule {};
 
 /// How diagnostics name an operand: "operand <its position in the record>", as they always have.
 inline constexpr std::array<std::string_view, 8> operand_labels{"operand 0", "operand 1", "operand 2", "operand 3",
-                                                               "operand 4", "operand 5", "operand 6", "operand 7"};
+                                                                "operand 4", "operand 5", "operand 6", "operand 7"};
 
 /// What a per-op model derives from: its typed view `op` and the labels of its operands, taken
 /// from the record when the model is compiled (a name the record lacks does not compile).
@@ -50,7 +50,8 @@ struct model {
 /// The operand names that models shared by a family of ops read (no single opcode to take a
 /// typed view of), and where each op's record has them (-1: nowhere), found in one pass over the
 /// records. Why one table: a table per name (`named_operand`) costs compile time in every TU.
-inline constexpr std::array<std::string_view, 9> family_names{"lhs", "rhs", "source", "scalar", "dest", "value", "tmp", "vector", "blk"};
+inline constexpr std::array<std::string_view, 9> family_names{"lhs",   "rhs", "source", "scalar", "dest",
+                                                              "value", "tmp", "vector", "blk"};
 inline constexpr auto family_positions = [] {
   std::array<std::array<std::int8_t, family_names.size()>, opcode_count> out{};
   for (std::size_t i = 0; i < opcode_count; ++i) {

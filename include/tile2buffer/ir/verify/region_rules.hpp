@@ -25,8 +25,8 @@ constexpr span32 region_args(const verify_state& s, const op_view& v, std::uint3
 
 /// Carried values: region args `args[first..]`, the op's results and the inits agree in count and type.
 template <class = void>
-constexpr void check_carries(verify_state& s, const op_view& v, std::span<const operand> inits, span32 args,
-                             std::uint32_t first, std::string_view region) {
+constexpr void check_carries(verify_state& s, const op_view& v, std::span<const operand> inits, span32 args, std::uint32_t first,
+                             std::string_view region) {
   if (args.count != inits.size() + first) {
     s.fail(v.loc, v.mn, ' ', region, " region must take ", first == 1 ? "the induction variable and " : "",
            "one argument per iteration value");
@@ -40,8 +40,7 @@ constexpr void check_carries(verify_state& s, const op_view& v, std::span<const 
     const type& at = s.f.type_of(value_id{args.begin + first + i});
     const type* rt = s.result_type(v, i);
     if (rt == nullptr || !same_type(at, *rt) || !s.operand_has_type(inits[i], at)) {
-      s.fail(v.loc, v.mn, " iteration value ", static_cast<std::int64_t>(i),
-             " must have the same type as its init and result");
+      s.fail(v.loc, v.mn, " iteration value ", static_cast<std::int64_t>(i), " must have the same type as its init and result");
     }
   }
 }

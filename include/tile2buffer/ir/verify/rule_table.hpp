@@ -29,13 +29,16 @@ template <class>
 inline constexpr bool verifier_mistake = false;
 template <opcode Op>
 struct no_verifier_model {
-  static_assert(verifier_mistake<no_verifier_model>,
-                "tile2buffer: this op has no verifier model: specialize detail::op_rule<op, V> in ir/verify/ (a partial specialization on V) with "
-                "`static constexpr void check(verify_state&, const op_view&, const enclosing_region&)`");
+  static_assert(
+      verifier_mistake<no_verifier_model>,
+      "tile2buffer: this op has no verifier model: specialize detail::op_rule<op, V> in ir/verify/ (a partial specialization on V) with "
+      "`static constexpr void check(verify_state&, const op_view&, const enclosing_region&)`");
 };
 
 template <template <opcode, class> class Rule, opcode C>
-concept has_verifier_model = requires { rule_fn{&Rule<C, void>::check}; };
+concept has_verifier_model = requires {
+  rule_fn{&Rule<C, void>::check};
+};
 
 
 /// The models of `Rule` by opcode; the first op without one is reported by name, alone.

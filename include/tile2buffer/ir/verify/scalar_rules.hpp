@@ -16,8 +16,7 @@ template <class V>
 struct op_rule<opcode::scalar_const, V> : model<opcode::scalar_const> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const type* r = s.expect_result(v, type_kind::scalar);
-    if (r != nullptr && !s.operand_has_type(op(s.f, v.id).value(), *r))
-      s.fail(v.loc, v.mn, " value must have the result type");
+    if (r != nullptr && !s.operand_has_type(op(s.f, v.id).value(), *r)) s.fail(v.loc, v.mn, " value must have the result type");
   }
 };
 

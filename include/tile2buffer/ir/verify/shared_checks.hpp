@@ -28,8 +28,7 @@ constexpr void check_matmul(verify_state& s, const op_view& v, const type* l, co
     s.fail(v.loc, v.mn, " operands must have the same dtype");
   } else {
     const dtype want = is_float(l->dt) ? dtype::fp32 : dtype::int32;
-    if (acc->dt != want)
-      s.fail(v.loc, v.mn, " accumulator dtype must be FP32 for float operands and INT32 for integer operands");
+    if (acc->dt != want) s.fail(v.loc, v.mn, " accumulator dtype must be FP32 for float operands and INT32 for integer operands");
   }
 }
 
@@ -40,9 +39,7 @@ constexpr bool static_fits(const index_pair& off, const std::array<std::int64_t,
     if (off.known[i] && sum_exceeds(off.num[i], extent[i], bound[i])) return false;
   return true;
 }
-constexpr bool nonnegative(const index_pair& p) {
-  return !(p.known[0] && p.num[0] < 0) && !(p.known[1] && p.num[1] < 0);
-}
+constexpr bool nonnegative(const index_pair& p) { return !(p.known[0] && p.num[0] < 0) && !(p.known[1] && p.num[1] < 0); }
 /// Static entries of `p` lie in [0, bound].
 constexpr bool within(const index_pair& p, const std::array<std::int64_t, 2>& bound) {
   for (std::size_t i = 0; i < 2; ++i)
@@ -51,21 +48,21 @@ constexpr bool within(const index_pair& p, const std::array<std::int64_t, 2>& bo
 }
 /// The static valid extents of a shaped type (unknown entries count as the physical extent).
 constexpr std::array<std::int64_t, 2> static_extent(const type& t) {
-  return {t.valid[0].is_static() ? t.valid[0].number : t.shape[0],
-          t.valid[1].is_static() ? t.valid[1].number : t.shape[1]};
+  return {t.valid[0].is_static() ? t.valid[0].number : t.shape[0], t.valid[1].is_static() ? t.valid[1].number : t.shape[1]};
 }
 /// GM store endpoint dtypes: identical, or the fix-pipe's unscaled FP32 -> FP16/BF16 from Acc.
 /// A quantizing or relu store (`fixpipe_converts`) converts an Acc tile to any tensor dtype:
 /// valid Tile IR, which stays Tile until a transfer recipe exists.
 constexpr bool store_dtype_ok(const type& src, const type& tensor, bool fixpipe_converts = false) {
   if (fixpipe_converts && src.space == memory_space::acc) return true;
-  return src.dt == tensor.dt || (src.space == memory_space::acc && src.dt == dtype::fp32 &&
-                                 (tensor.dt == dtype::fp16 || tensor.dt == dtype::bf16));
+  return src.dt == tensor.dt ||
+         (src.space == memory_space::acc && src.dt == dtype::fp32 && (tensor.dt == dtype::fp16 || tensor.dt == dtype::bf16));
 }
 /// `pre_quant` or `pre_relu` is given and not a literal false or 0 (a runtime value counts).
 constexpr bool fixpipe_converts(std::span<const kwarg> kws) {
   for (const kwarg& kw : kws)
-    if ((kw.key == keyword::pre_quant || kw.key == keyword::pre_relu) && !(kw.value.is_literal() && kw.value.num == 0)) return true;
+    if ((kw.key == keyword::pre_quant || kw.key == keyword::pre_relu) && !(kw.value.is_literal() && kw.value.num == 0))
+      return true;
   return false;
 }
 

@@ -34,8 +34,7 @@ struct function_index {
     std::sort(entries.begin(), entries.end());
   }
   [[nodiscard]] constexpr const function* find(const program& p, std::string_view name) const {
-    const auto it =
-        std::lower_bound(entries.begin(), entries.end(), std::pair<std::string_view, std::uint32_t>{name, 0});
+    const auto it = std::lower_bound(entries.begin(), entries.end(), std::pair<std::string_view, std::uint32_t>{name, 0});
     return it != entries.end() && it->first == name ? &p.functions[it->second] : nullptr;
   }
 };
@@ -77,9 +76,7 @@ constexpr bool enum_ok(E e, E last) {
   return static_cast<unsigned>(e) <= static_cast<unsigned>(last);
 }
 constexpr std::string_view dtype_text(dtype d) { return enum_ok(d, dtype::index) ? name(d) : "<invalid dtype>"; }
-constexpr std::string_view space_text(memory_space s) {
-  return enum_ok(s, memory_space::acc) ? name(s) : "<invalid space>";
-}
+constexpr std::string_view space_text(memory_space s) { return enum_ok(s, memory_space::acc) ? name(s) : "<invalid space>"; }
 
 /// Types compared without their storage clause: storage equality is the storage verifier's rule.
 constexpr bool same_type(const type& a, const type& b) {
@@ -105,12 +102,7 @@ struct verify_state {
   std::vector<value_id> scope;  ///< values defined in the open regions, innermost last
 
   constexpr verify_state(const program& p, const function_index& idx, const function& fn, std::vector<diagnostic>& o)
-      : prog(p),
-        index(idx),
-        f(fn),
-        out(o),
-        values(fn.values.size(), value_state::undefined),
-        op_seen(fn.ops.size(), 0),
+      : prog(p), index(idx), f(fn), out(o), values(fn.values.size(), value_state::undefined), op_seen(fn.ops.size(), 0),
         region_seen(fn.regions.size(), 0) {}
 
   //===--- reporting ---===//
@@ -126,9 +118,7 @@ struct verify_state {
     out.push_back(diagnostic{loc, text("verify"), std::move(message), {}});
   }
 
-  [[nodiscard]] constexpr bool is_device() const {
-    return enum_ok(f.kind, function_kind::orchestration) && f.is_device();
-  }
+  [[nodiscard]] constexpr bool is_device() const { return enum_ok(f.kind, function_kind::orchestration) && f.is_device(); }
   [[nodiscard]] constexpr bool is_orchestration() const { return f.kind == function_kind::orchestration; }
   [[nodiscard]] constexpr bool buffer_stage() const { return is_device() && f.stage == ir_stage::buffer; }
   [[nodiscard]] constexpr bool tile_stage() const { return is_device() && f.stage != ir_stage::buffer; }
@@ -143,8 +133,7 @@ struct verify_state {
     if (v.index < f.values.size() && v.index < f.value_names.size() && in_bounds(f.value_names[v.index], f.names.size()) &&
         f.value_names[v.index].count != 0)
       t << f.name_of(v);
-    else
-      t << '%' << static_cast<std::int64_t>(v.index);
+    else t << '%' << static_cast<std::int64_t>(v.index);
     return t;
   }
 
@@ -157,9 +146,7 @@ struct verify_state {
     switch (values[v.index]) {
       case value_state::visible: return true;
       case value_state::undefined: fail(loc, "use of '", label(v), "' before its definition"); return false;
-      case value_state::out_of_scope:
-        fail(loc, "'", label(v), "' is not visible here (defined in another region)");
-        return false;
+      case value_state::out_of_scope: fail(loc, "'", label(v), "' is not visible here (defined in another region)"); return false;
     }
     return false;
   }
@@ -170,11 +157,11 @@ struct verify_state {
   [[nodiscard]] constexpr bool known(value_id v) const {
     return v.index < f.values.size() && v.index < f.value_names.size() && f.values[v.index].ty.index < f.types.size();
   }
-  [[nodiscard]] constexpr const type* type_of(value_id v) const { return known(v) ? &f.types[f.values[v.index].ty.index] : nullptr; }
-  /// The type of a value operand; null for literals, names, tuples and unknown ids.
-  [[nodiscard]] constexpr const type* type_of(const operand& o) const {
-    return o.is_value() ? type_of(o.value()) : nullptr;
+  [[nodiscard]] constexpr const type* type_of(value_id v) const {
+    return known(v) ? &f.types[f.values[v.index].ty.index] : nullptr;
   }
+  /// The type of a value operand; null for literals, names, tuples and unknown ids.
+  [[nodiscard]] constexpr const type* type_of(const operand& o) const { return o.is_value() ? type_of(o.value()) : nullptr; }
   [[nodiscard]] constexpr const type* result_type(const op_view& v, std::uint32_t i = 0) const {
     return i < v.results.count ? type_of(value_id{v.results.begin + i}) : nullptr;
   }

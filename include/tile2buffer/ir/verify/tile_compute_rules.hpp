@@ -18,8 +18,8 @@ template <class V>
 struct op_rule<opcode::tile_matmul, V> : model<opcode::tile_matmul> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const op mm(s.f, v.id);
-    check_matmul(s, v, s.expect(v, mm.lhs(), type_kind::tile, label("lhs")),
-                 s.expect(v, mm.rhs(), type_kind::tile, label("rhs")), s.expect_result(v, type_kind::tile));
+    check_matmul(s, v, s.expect(v, mm.lhs(), type_kind::tile, label("lhs")), s.expect(v, mm.rhs(), type_kind::tile, label("rhs")),
+                 s.expect_result(v, type_kind::tile));
   }
 };
 
@@ -30,8 +30,8 @@ struct op_rule<opcode::tile_matmul_acc, V> : model<opcode::tile_matmul_acc> {
     const type* acc = s.expect(v, mm.acc(), type_kind::tile, label("acc"));
     const type* r = s.expect_result(v, type_kind::tile);
     if (acc != nullptr && r != nullptr && !same_type(*acc, *r)) s.fail(v.loc, v.mn, " accumulator must have the result's type");
-    check_matmul(s, v, s.expect(v, mm.lhs(), type_kind::tile, label("lhs")),
-                 s.expect(v, mm.rhs(), type_kind::tile, label("rhs")), r);
+    check_matmul(s, v, s.expect(v, mm.lhs(), type_kind::tile, label("lhs")), s.expect(v, mm.rhs(), type_kind::tile, label("rhs")),
+                 r);
     for (const auto& kw : v.kws) {
       const bool lit = kw.value.kind == operand_kind::bool_lit || kw.value.kind == operand_kind::int_lit;
       if (kw.key == keyword::init_cond && !lit && !s.bool_operand(kw.value) && !s.integer_operand(kw.value))
@@ -51,13 +51,16 @@ struct tile_reduction_rule {
     const type* r = s.expect_result(v, type_kind::tile);
     constexpr std::size_t kept = Axis == 0 ? 0 : 1;  // the dimension the result keeps
     if (src != nullptr && r != nullptr && (r->shape[kept] != src->shape[kept] || r->shape[1 - kept] != 1 || r->dt != src->dt))
-      s.fail(v.loc, v.mn, Axis == 0 ? " result must be [R, 1] with the source's rows and dtype" : " result must be [1, C] with the source's columns and dtype");
+      s.fail(v.loc, v.mn,
+             Axis == 0 ? " result must be [R, 1] with the source's rows and dtype"
+                       : " result must be [1, C] with the source's columns and dtype");
     const operand tmp = family_operand<"tmp">(v);
     if (!present(tmp)) return;
     const type* t = s.expect(v, tmp, type_kind::tile, family_label<"tmp">(v));
     if (t == nullptr || src == nullptr) return;
     if (t->dt != src->dt) s.fail(v.loc, v.mn, " scratch tmp must have the source's dtype");
-    if (tmp.is_value() && source.is_value() && tmp.value() == source.value()) s.fail(v.loc, v.mn, " scratch tmp must not be the source");
+    if (tmp.is_value() && source.is_value() && tmp.value() == source.value())
+      s.fail(v.loc, v.mn, " scratch tmp must not be the source");
   }
 };
 template <opcode C, class V>

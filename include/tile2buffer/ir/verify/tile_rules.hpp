@@ -36,9 +36,7 @@ struct op_rule<opcode::tile_alloc, V> : model<opcode::tile_alloc> {
 
 template <class V>
 struct op_rule<opcode::tile_create, V> : model<opcode::tile_create> {
-  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
-    s.expect_result(v, type_kind::tile);
-  }
+  static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) { s.expect_result(v, type_kind::tile); }
 };
 
 template <class V>
@@ -126,8 +124,7 @@ struct op_rule<opcode::tile_reshape, V> : model<opcode::tile_reshape> {
 template <class V>
 struct op_rule<opcode::tile_reinterpret_view, V> : model<opcode::tile_reinterpret_view> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
-    const type* src =
-        s.expect(v, op(s.f, v.id).source(), type_kind::tile, label("source"));
+    const type* src = s.expect(v, op(s.f, v.id).source(), type_kind::tile, label("source"));
     const type* r = s.expect_result(v, type_kind::tile);
     if (src != nullptr && r != nullptr && src->bytes() != r->bytes()) s.fail(v.loc, v.mn, " must preserve the physical bytes");
   }
@@ -159,10 +156,8 @@ struct op_rule<opcode::tile_slice, V> : model<opcode::tile_slice> {
     if (val.ok && !within(val, r->shape)) s.fail(v.loc, v.mn, " valid extents must fit the result shape");
     if (src == nullptr) return;
     if (src->dt != r->dt) s.fail(v.loc, v.mn, " result dtype must equal the source dtype");
-    if (r->shape[0] > src->shape[0] || r->shape[1] > src->shape[1])
-      s.fail(v.loc, v.mn, " shape must fit the source");
-    else if (off.ok && !static_fits(off, r->shape, src->shape))
-      s.fail(v.loc, v.mn, " window must lie within the source");
+    if (r->shape[0] > src->shape[0] || r->shape[1] > src->shape[1]) s.fail(v.loc, v.mn, " shape must fit the source");
+    else if (off.ok && !static_fits(off, r->shape, src->shape)) s.fail(v.loc, v.mn, " window must lie within the source");
   }
 };
 
@@ -180,7 +175,8 @@ struct op_rule<opcode::tile_assemble, V> : model<opcode::tile_assemble> {
     if (source == nullptr) return;
     if (source->dt != target->dt) s.fail(v.loc, v.mn, " source dtype must equal the target dtype");
     if (off.ok && !nonnegative(off)) s.fail(v.loc, v.mn, " offsets must be nonnegative");
-    if (off.ok && !static_fits(off, source->shape, target->shape)) s.fail(v.loc, v.mn, " source window must lie within the target");
+    if (off.ok && !static_fits(off, source->shape, target->shape))
+      s.fail(v.loc, v.mn, " source window must lie within the target");
   }
 };
 
@@ -201,7 +197,9 @@ struct op_rule<opcode::tile_set_validshape, V> : model<opcode::tile_set_validsha
     // The result's type states the new metadata: each extent restates its operand.
     for (std::size_t i = 0; i < 2; ++i) {
       const operand& e = extents[i];
-      const extent want = e.kind == operand_kind::int_lit ? extent::of(e.num) : e.is_value() ? extent::of(e.value()) : r->valid[i];
+      const extent want = e.kind == operand_kind::int_lit ? extent::of(e.num)
+                          : e.is_value()                  ? extent::of(e.value())
+                                                          : r->valid[i];
       if (r->valid[i] != want) {
         s.fail(v.loc, v.mn, " result valid extents must restate the operands");
         break;

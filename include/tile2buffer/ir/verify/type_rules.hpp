@@ -34,8 +34,7 @@ constexpr void check_valid(verify_state& s, const type& t, value_id v, location 
       return;
     } else if (s.use(e.value(), loc)) {
       const type& et = s.f.type_of(value_id{e.ref});
-      if (!et.is_scalar() || !is_integer(et.dt))
-        s.fail(loc, "valid extent of '", s.label(v), "' must be an integer scalar");
+      if (!et.is_scalar() || !is_integer(et.dt)) s.fail(loc, "valid extent of '", s.label(v), "' must be an integer scalar");
     }
   }
 }
@@ -55,13 +54,14 @@ constexpr void check_storage(verify_state& s, const type& t, value_id v, locatio
     s.fail(loc, t.space == memory_space::vec ? "dense " : "", "storage window must begin within its allocation: the offset of '",
            s.label(v), "' is ", t.mem_offset);
   const span32 a = args_of(s.f.ops[m.def.index].op);
-  if (!in_bounds(a, s.f.operands.size()) || a.count < signature_of(opcode::tile_alloc).min) return;  // the alloc itself is reported
+  if (!in_bounds(a, s.f.operands.size()) || a.count < signature_of(opcode::tile_alloc).min)
+    return;  // the alloc itself is reported
   const view<opcode::tile_alloc> alloc(s.f, m.def);
   const operand space = alloc.space();
   const operand capacity = alloc.capacity();
   if (space.kind == operand_kind::space && space.num != static_cast<std::int64_t>(t.space))
-    s.fail(loc, "storage of '", s.label(v), "' must be in its memory space ", space_text(t.space), ", but '",
-           s.label(t.mem), "' is a ", space_text(static_cast<memory_space>(space.num)), " allocation");
+    s.fail(loc, "storage of '", s.label(v), "' must be in its memory space ", space_text(t.space), ", but '", s.label(t.mem),
+           "' is a ", space_text(static_cast<memory_space>(space.num)), " allocation");
   if (capacity.kind == operand_kind::int_lit && t.mem_offset >= 0 && sum_exceeds(t.mem_offset, t.bytes(), capacity.num))
     s.fail(loc, "descriptor window exceeds the planned allocation capacity: storage of '", s.label(v), "' (", t.bytes(),
            " bytes at offset ", t.mem_offset, ") exceeds the capacity ", capacity.num, " of '", s.label(t.mem), "'");
@@ -71,10 +71,8 @@ template <class = void>
 constexpr void check_value_stage(verify_state& s, const type& t, value_id v, location loc) {
   const bool tile_like = t.is_tile() || t.kind == type_kind::mem;
   if (s.is_orchestration() && (tile_like || t.is_buffer()))
-    s.fail(loc, t.is_buffer() ? "Buffer" : "Tile", " value '", s.label(v),
-           "' is not allowed in an orchestration function");
-  else if (s.buffer_stage() && tile_like)
-    s.fail(loc, "Tile value '", s.label(v), "' is not allowed in a Buffer-stage function");
+    s.fail(loc, t.is_buffer() ? "Buffer" : "Tile", " value '", s.label(v), "' is not allowed in an orchestration function");
+  else if (s.buffer_stage() && tile_like) s.fail(loc, "Tile value '", s.label(v), "' is not allowed in a Buffer-stage function");
   else if (s.tile_stage() && t.is_buffer())
     s.fail(loc, "Buffer value '", s.label(v), "' is not allowed in a Tile-stage function");
 }
@@ -97,10 +95,8 @@ constexpr void check_value_type(verify_state& s, value_id v, location loc, bool 
   }
   if (t.is_tile() || t.is_buffer()) check_valid(s, t, v, loc);
   if (t.mem.valid()) {
-    if (!t.is_tile())
-      s.fail(loc, "only Tile values carry storage ('", s.label(v), "')");
-    else
-      check_storage(s, t, v, loc);
+    if (!t.is_tile()) s.fail(loc, "only Tile values carry storage ('", s.label(v), "')");
+    else check_storage(s, t, v, loc);
   }
   if (check_stage) check_value_stage(s, t, v, loc);
 }

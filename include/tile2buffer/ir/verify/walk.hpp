@@ -24,8 +24,7 @@ namespace detail {
 template <class V = void>
 class function_verifier {
  public:
-  constexpr function_verifier(const program& p, const function_index& idx, const function& f,
-                              std::vector<diagnostic>& out)
+  constexpr function_verifier(const program& p, const function_index& idx, const function& f, std::vector<diagnostic>& out)
       : s_(p, idx, f, out) {}
 
   constexpr void run() {
@@ -169,8 +168,8 @@ class function_verifier {
         }
         if (!ok) s_.fail(owner.loc, "while condition region must yield one BOOL");
       } else if (last_code != opcode::cf_yield && owner.results.count != 0) {
-        s_.fail(owner.loc, owner.mn, " region must end with a yield of ",
-                static_cast<std::int64_t>(owner.results.count), " value(s)");
+        s_.fail(owner.loc, owner.mn, " region must end with a yield of ", static_cast<std::int64_t>(owner.results.count),
+                " value(s)");
       }
     }
     while (s_.scope.size() > fr.mark) {
@@ -229,10 +228,8 @@ class function_verifier {
     if (is_terminator(v.code) && !last) s_.fail(v.loc, v.mn, " must be the last op of its region");
     // Why: an undefined or invisible operand is reported once, not again as a type mismatch.
     if (shape_ok && uses_ok) check_rules(v);
-    if (is_region_op(v.code) && shape_ok)
-      advance(v, 0);
-    else
-      finish(v, stage_ok);
+    if (is_region_op(v.code) && shape_ok) advance(v, 0);
+    else finish(v, stage_ok);
   }
 
   /// Defines the results of an op once its operands (and regions) have been checked.
@@ -256,8 +253,7 @@ class function_verifier {
         s_.use(kw.value.value(), v.loc);
       } else if (!kw.value.is_literal()) {
         s_.fail(v.loc, v.mn, " keyword '", key, "' must be a literal or a scalar value");
-      } else if ((kw.key == keyword::high_precision || kw.key == keyword::pre_relu) &&
-                 kw.value.kind != operand_kind::bool_lit) {
+      } else if ((kw.key == keyword::high_precision || kw.key == keyword::pre_relu) && kw.value.kind != operand_kind::bool_lit) {
         s_.fail(v.loc, v.mn, " keyword '", key, "' must be true or false");
       }
     }
@@ -270,10 +266,8 @@ class function_verifier {
     if (!sig.accepts(n)) {
       text want;
       want << static_cast<std::int64_t>(sig.min);
-      if (sig.variadic)
-        want << " or more";
-      else if (sig.size != sig.min)
-        want << " to " << static_cast<std::int64_t>(sig.size);
+      if (sig.variadic) want << " or more";
+      else if (sig.size != sig.min) want << " to " << static_cast<std::int64_t>(sig.size);
       s_.fail(v.loc, v.mn, " expects ", want, " operand(s), got ", static_cast<std::int64_t>(n));
       return false;
     }

@@ -38,8 +38,7 @@ int main() {
   const auto lhs = b.emit1(t2b::opcode::tile_load, {operand::of(a), b.pair(0, 0), b.pair(16, 32)}, tile, "lhs");
   const auto rhs = b.emit1(t2b::opcode::tile_load, {operand::of(c), b.pair(0, 0), b.pair(16, 32)}, tile, "rhs");
   const auto sum = b.emit1(t2b::opcode::tile_add, {operand::of(lhs), operand::of(rhs)}, tile, "sum");
-  const auto stored =
-      b.emit1(t2b::opcode::tile_store, {operand::of(sum), b.pair(0, 0), operand::of(out)}, gm, "stored");
+  const auto stored = b.emit1(t2b::opcode::tile_store, {operand::of(sum), b.pair(0, 0), operand::of(out)}, gm, "stored");
   b.emit0(t2b::opcode::cf_return, {operand::of(stored)});
 
   t2b::program p;
@@ -58,7 +57,6 @@ int main() {
 #else
   const char* mode = "the headers only";
 #endif
-  std::printf("consumer: lowered 'add' to Buffer IR with tile2buffer %s, using %s\n", std::string(headers).c_str(),
-              mode);
+  std::printf("consumer: lowered 'add' to Buffer IR with tile2buffer %s, using %s\n", std::string(headers).c_str(), mode);
   return 0;
 }
