@@ -8,9 +8,7 @@
 
 #include <array>
 #include <cstdint>
-#include <iterator>
 #include <optional>
-#include <span>
 #include <string_view>
 
 #include "tile2buffer/ir/coverage.hpp"
@@ -142,28 +140,31 @@ inline constexpr member family_members[] = {
     col_arith(o::tile_col_expand_expdif, o::buffer_col_expand_expdif, "col_expand_expdif", o::tile_sub, "pto.tcolexpandexpdif", o::tile_exp),
 };
 // clang-format on
-inline constexpr std::size_t member_count = std::size(family_members);
+inline constexpr std::size_t member_count = sizeof(family_members) / sizeof(family_members[0]);
 
-/// The strings the members' records derive (mnemonics, summaries), built once at compile time
-/// into one array the records' string_views point into.
-struct derived_strings {
-  std::array<char, 8192> chars{};
+/// Where the strings the members' records derive (mnemonics, summaries) are written: counted
+/// first (`out` null), then written into an array of exactly that size the records' string_views
+/// point into. Why two passes and no slack: g++ keeps every element of a constant-evaluated
+/// array, so an oversized buffer costs compiler memory in every TU that includes the records.
+struct string_sink {
+  char* out = nullptr;
   std::size_t used = 0;
-  struct span {
-    std::size_t at = 0, size = 0;
-  };
-  /// Per member: Tile mnemonic, Buffer mnemonic, Tile summary, Buffer summary.
-  std::array<std::array<span, 4>, member_count> of{};
+  constexpr void put(std::string_view text) {
+    if (out != nullptr)
+      for (const char c : text) out[used++] = c;
+    else used += text.size();
+  }
 };
-inline void op_record_derived_strings_exceed_their_array() {}
-constexpr void put(derived_strings& s, std::string_view text) {
-  if (s.used + text.size() > s.chars.size()) op_record_derived_strings_exceed_their_array();
-  for (const char c : text) s.chars[s.used++] = c;
-}
+struct string_span {
+  std::size_t at = 0, size = 0;
+};
 constexpr bool word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 /// `text` with each whole word `from[i]` replaced by `to[i]`.
-constexpr void put_substituted(derived_strings& s, std::string_view text, std::span<const std::string_view> from,
-                               std::span<const std::string_view> to) {
+// Why arrays and not std::span: <span> is about 15 MB of compiler memory in a header every TU
+// includes (docs/performance-history.md).
+template <std::size_t N>
+constexpr void put_substituted(string_sink& s, std::string_view text, const std::array<std::string_view, N>& from,
+                               const std::array<std::string_view, N>& to) {
   std::size_t i = 0;
   while (i < text.size()) {
     bool replaced = false;
@@ -172,12 +173,12 @@ constexpr void put_substituted(derived_strings& s, std::string_view text, std::s
         const std::string_view f = from[w];
         const std::size_t end = i + f.size();
         if (text.substr(i, f.size()) == f && (end == text.size() || !word_char(text[end]))) {
-          put(s, to[w]);
+          s.put(to[w]);
           i = end;
           replaced = true;
         }
       }
-    if (!replaced) put(s, text.substr(i++, 1));
+    if (!replaced) s.put(text.substr(i++, 1));
   }
 }
 constexpr std::string_view meaning_of(opcode tile_op) {
@@ -186,47 +187,62 @@ constexpr std::string_view meaning_of(opcode tile_op) {
   return {};
 }
 /// A fused broadcast's formula: the combining op's over `source[i, j]` and `vector`, inside
-/// `then`'s when given (`e^(source[i, j] - vector[0, j])`).
-constexpr void put_fused(derived_strings& s, const member& m, std::string_view vector) {
+/// `then`'s when given (`e^(source[i, j] - vector[0, j])`: its `source` word wraps the former).
+constexpr void put_fused(string_sink& s, const member& m, std::string_view vector) {
   const std::array<std::string_view, 2> from{"lhs", "rhs"};
   const std::array<std::string_view, 2> to{"source[i, j]", vector};
   if (m.then == no_opcode) return put_substituted(s, meaning_of(m.combine), from, to);
-  derived_strings inner;
-  put(inner, "(");
-  put_substituted(inner, meaning_of(m.combine), from, to);
-  put(inner, ")");
-  const std::array<std::string_view, 1> source{"source"};
-  const std::array<std::string_view, 1> wrapped{std::string_view(inner.chars.data(), inner.used)};
-  put_substituted(s, meaning_of(m.then), source, wrapped);
+  const std::string_view outer = meaning_of(m.then);
+  const std::size_t at = outer.find("source");
+  s.put(outer.substr(0, at));
+  s.put("(");
+  put_substituted(s, meaning_of(m.combine), from, to);
+  s.put(")");
+  s.put(outer.substr(at + 6));
 }
-inline constexpr derived_strings member_strings = [] {
-  derived_strings s;
+/// Every member's four strings (Tile mnemonic, Buffer mnemonic, Tile summary, Buffer summary)
+/// into `s`, their spans into `spans` when given.
+constexpr void put_member_strings(string_sink& s, std::array<std::array<string_span, 4>, member_count>* spans) {
   for (std::size_t i = 0; i < member_count; ++i) {
     const member& m = family_members[i];
     const auto piece = [&](std::size_t k, auto&& write) {
       const std::size_t at = s.used;
       write();
-      s.of[i][k] = {at, s.used - at};
+      if (spans != nullptr) (*spans)[i][k] = {at, s.used - at};
     };
-    piece(0, [&] { put(s, "tile."), put(s, m.stem); });
-    piece(1, [&] { put(s, "buffer."), put(s, m.stem); });
+    piece(0, [&] { s.put("tile."), s.put(m.stem); });
+    piece(1, [&] { s.put("buffer."), s.put(m.stem); });
     const bool row = m.family == fam::row_broadcast_arith;
     piece(2, [&] {
-      if (m.family == fam::elementwise) put(s, m.meaning);
+      if (m.family == fam::elementwise) s.put(m.meaning);
       else put_fused(s, m, row ? "vector[i]" : "vector[0, j]");
     });
     piece(3, [&] {
       if (m.family == fam::elementwise) {
-        put(s, "dest = "), put(s, m.meaning);
+        s.put("dest = "), s.put(m.meaning);
       } else {
-        put(s, "dest[i, j] = "), put_fused(s, m, row ? "blk[i, 0]" : "vector[0, j]");
+        s.put("dest[i, j] = "), put_fused(s, m, row ? "blk[i, 0]" : "vector[0, j]");
       }
     });
   }
-  return s;
+}
+inline constexpr std::size_t member_chars = [] {
+  string_sink count;
+  put_member_strings(count, nullptr);
+  return count.used;
+}();
+struct derived_strings {
+  std::array<char, member_chars> chars{};
+  std::array<std::array<string_span, 4>, member_count> of{};
+};
+inline constexpr derived_strings member_strings = [] {
+  derived_strings d;
+  string_sink s{d.chars.data()};
+  put_member_strings(s, &d.of);
+  return d;
 }();
 constexpr std::string_view member_string(std::size_t i, std::size_t k) {
-  const derived_strings::span p = member_strings.of[i][k];
+  const string_span p = member_strings.of[i][k];
   return std::string_view(member_strings.chars.data() + p.at, p.size);
 }
 
@@ -498,7 +514,7 @@ inline constexpr op_record single_records[] = {
     spmd(o::buffer_get_subblock_idx, "buffer.get_subblock_idx", d::buffer, "this subblock's index in its block"),
 };
 // clang-format on
-inline constexpr std::size_t single_count = std::size(single_records);
+inline constexpr std::size_t single_count = sizeof(single_records) / sizeof(single_records[0]);
 
 inline void op_record_missing_or_twice_for_an_opcode() {}
 /// The records placed at their opcodes' positions: every opcode has exactly one record, from
