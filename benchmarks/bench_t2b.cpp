@@ -18,7 +18,7 @@
 ///   select        the select pass on storage-initialized IR
 ///   plan/P        the plan pass with planner P on storage-verified IR
 ///   lower/P       the lower pass alone on IR planned by P (in memory)
-///   pipeline/P    lower(program, {.planner = P}): init_storage .. verify_buffer, input and output verified
+///   pipeline/P    lower(program, {.planner = P}): materialize_native_scratch .. verify_buffer, input and output verified
 ///   print_buffer  text::print of the lowered Buffer program (pypto)
 ///   workers/W     lower(program, {pypto}, parallelism{W}) on the same compute ops split over 64
 ///                 kernels, W = 1 and 2; its ns/op is wall time (the work is on several threads),

@@ -7,7 +7,7 @@ named ops on tensor<16x32xf32>) and the `.t2b` kernel (tools/gen_tile.py), then 
 
   MLIR  mlir-opt --one-shot-bufferize=bufferize-function-boundaries -mlir-timing: the pass's own
         wall time (its `OneShotBufferizePass` row) and its parse + output rows; the process end to end
-  ours  `bench_t2b --time`: the whole pipeline (init_storage .. verify_buffer, input and output verified, the default; and
+  ours  `bench_t2b --time`: the whole pipeline (materialize_native_scratch .. verify_buffer, input and output verified, the default; and
         again with verify = false) and the lower pass alone on the parsed kernel, parse and print (best of --repeat runs, with
         glibc's default heap like mlir-opt's: `--cold-heap`); and
         `t2b-opt --lower` end to end
@@ -149,7 +149,7 @@ def main():
     print("\nWhole processes (what a user sees first: issue 34's headline), CPU time and peak resident set:")
     for line in headline:
         print(line)
-    print("\nOSB: One-Shot Bufferize's own -mlir-timing row. pipe: our init_storage .. verify_buffer as configured by")
+    print("\nOSB: One-Shot Bufferize's own -mlir-timing row. pipe: our materialize_native_scratch .. verify_buffer as configured by")
     print("default (structural verification of input and output, like mlir-opt --verify-each=false);")
     print("nover: the same pipeline with verify = false (the checking passes still run);")
     print("lowr: our lower pass alone (both on the parsed kernel); p+p: our parse + print; M p+o: MLIR's Parser +")
