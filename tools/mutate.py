@@ -218,10 +218,10 @@ MUTATIONS = [
       ("lower/explicit_lower_runtime_window-invalid.t2b", "campaign-tool")),
     # Issue 52: both simulators share these, or only the campaign reached them.
     M("sim-expdif-exp-then-sub", "include/tile2buffer/sim/kernels.hpp",
-      "  const element combined = ew_apply(*ew_op_of(r.combine), d, x, w);\n"
-      "  return r.then == no_opcode ? combined : ew_apply(*ew_op_of(r.then), d, combined, element{});\n",
-      "  return r.then == no_opcode ? ew_apply(*ew_op_of(r.combine), d, x, w)\n"
-      "                             : ew_apply(*ew_op_of(r.combine), d, ew_apply(*ew_op_of(r.then), d, x, element{}), w);\n",
+      "  const element combined = ew_apply(*s.combine, d, x, w);\n"
+      "  return s.then == nullptr ? combined : ew_apply(*s.then, d, combined, element{});\n",
+      "  return s.then == nullptr ? ew_apply(*s.combine, d, x, w)\n"
+      "                           : ew_apply(*s.combine, d, ew_apply(*s.then, d, x, element{}), w);\n",
       "the shared col_expand_expdif kernel computes exp(x) - w instead of exp(x - w) (Tile and Buffer runs agree)",
       ("sim-kernels-numpy",)),
     M("sim-cast-float-int-truncates", "include/tile2buffer/sim/numeric.hpp",

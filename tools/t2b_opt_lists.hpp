@@ -91,7 +91,6 @@ inline int list_passes() {
 /// Empty fields print as `-`.
 inline int list_ops() {
   constexpr std::string_view dialects[] = {"scalar", "control", "orchestration", "tile", "buffer"};
-  constexpr std::string_view arities[] = {"none", "one", "variadic"};
   // clang-format off
   constexpr std::pair<trait, std::string_view> traits[] = {
       {trait::relabel, "relabel"},       {trait::window, "window"},
@@ -112,7 +111,7 @@ inline int list_ops() {
     for (std::size_t k = 0; k < keyword_names.size(); ++k)
       if ((r.keywords & kw_bit(static_cast<keyword>(k))) != 0) kws << (kws.size() ? " " : "") << keyword_names[k];
     field(out, kws.view());
-    field(out, arities[static_cast<std::size_t>(r.results)]);
+    field(out, arity_names[static_cast<std::size_t>(r.results)]);
     out << '\t' << static_cast<unsigned>(r.regions);
     text ts;
     for (const auto& [t, n] : traits)
@@ -135,13 +134,8 @@ inline int list_ops() {
     const auto param = [&](std::string_view key, std::string_view value) {
       if (!value.empty()) params << (params.size() ? " " : "") << key << '=' << value;
     };
-    constexpr std::string_view ew_names[] = {"", "binary", "unary", "scalar_form", "fill"};
-    constexpr std::string_view fn_names[] = {"",   "add", "sub", "mul", "floordiv", "mod", "min", "max", "lt",
-                                             "le", "eq",  "ne",  "gt",  "ge",       "and", "or",  "not"};
-    static_assert(std::size(ew_names) == static_cast<std::size_t>(ew_kind::fill) + 1, "one name per ew_kind");
-    static_assert(std::size(fn_names) == static_cast<std::size_t>(scalar_fn::logical_not) + 1, "one name per scalar_fn");
-    param("ew", ew_names[static_cast<std::size_t>(r.ew)]);
-    param("fn", fn_names[static_cast<std::size_t>(r.fn)]);
+    if (r.ew != ew_kind::none) param("ew", ew_kind_names[static_cast<std::size_t>(r.ew)]);
+    if (r.fn != scalar_fn::none) param("fn", scalar_fn_names[static_cast<std::size_t>(r.fn)]);
     if (r.combine != no_opcode) param("combine", mnemonic(r.combine));
     if (r.then != no_opcode) param("then", mnemonic(r.then));
     param("native", r.native);

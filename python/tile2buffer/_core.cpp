@@ -238,10 +238,6 @@ PYBIND11_MODULE(_core, m) {
   // elementwise kind, scalar infix spelling, whether it is a scalar op, family, result-type rule,
   // the operand a `same_as` result copies).
   m.def("op_records", [] {
-    constexpr std::string_view arities[] = {"none", "one", "variadic"};
-    constexpr std::string_view ew_kinds[] = {"none", "binary", "unary", "scalar_form", "fill"};
-    static_assert(std::size(arities) == static_cast<std::size_t>(t2b::arity::variadic) + 1, "one name per arity");
-    static_assert(std::size(ew_kinds) == static_cast<std::size_t>(t2b::ew_kind::fill) + 1, "one name per ew_kind");
     std::vector<std::tuple<std::string, std::string, std::vector<std::string>, std::string, unsigned, std::string, std::string,
                            bool, std::string, std::string, std::string>>
         out;
@@ -251,10 +247,10 @@ PYBIND11_MODULE(_core, m) {
       for (std::size_t k = 0; k < t2b::keyword_names.size(); ++k)
         if ((r.keywords & t2b::kw_bit(static_cast<t2b::keyword>(k))) != 0) keywords.emplace_back(t2b::keyword_names[k]);
       out.emplace_back(std::string(r.mnemonic), std::string(r.operands), std::move(keywords),
-                       std::string(arities[static_cast<std::size_t>(r.results)]), r.regions,
-                       std::string(ew_kinds[static_cast<std::size_t>(r.ew)]), std::string(r.infix), r.dia == t2b::dialect::scalar,
-                       std::string(t2b::family_name(r.family)), std::string(t2b::result_rule_name(r.result)),
-                       std::string(r.result_like));
+                       std::string(t2b::arity_names[static_cast<std::size_t>(r.results)]), r.regions,
+                       std::string(t2b::ew_kind_names[static_cast<std::size_t>(r.ew)]), std::string(r.infix),
+                       r.dia == t2b::dialect::scalar, std::string(t2b::family_name(r.family)),
+                       std::string(t2b::result_rule_name(r.result)), std::string(r.result_like));
     }
     return out;
   });

@@ -36,7 +36,14 @@ namespace detail {
 
 
 /// The PTO op a Buffer family member becomes: its record's `native` (reference §2.4).
-constexpr pto_op native_of(opcode c) { return *pto_op_named(info(c).native); }
+/// Why a table: the emitter asks for every op it writes, and `pto_op_named` compares mnemonics.
+inline constexpr std::array<pto_op, opcode_count> native_ops = [] {
+  std::array<pto_op, opcode_count> t{};
+  for (std::size_t i = 0; i < opcode_count; ++i)
+    if (const auto p = pto_op_named(info(static_cast<opcode>(i)).native)) t[i] = *p;
+  return t;
+}();
+constexpr pto_op native_of(opcode c) { return native_ops[static_cast<std::size_t>(c)]; }
 
 /// Every Buffer op of a family the record emits natively names a PTO op the facts table has, of
 /// the family's form: elementwise ops take their inputs and destination as `ins`/`outs`, and an

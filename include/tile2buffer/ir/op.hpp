@@ -61,7 +61,7 @@ inline constexpr std::array<opcode, dialect_size<D>> dialect_ops = [] {
 /// Each op's index in its dialect's variant.
 inline constexpr std::array<std::uint16_t, opcode_count> dialect_index = [] {
   std::array<std::uint16_t, opcode_count> out{};
-  std::array<std::uint16_t, 5> next{};
+  std::array<std::uint16_t, static_cast<std::size_t>(dialect::buffer) + 1> next{};
   for (std::size_t i = 0; i < opcode_count; ++i) out[i] = next[static_cast<std::size_t>(dialect_of(static_cast<opcode>(i)))]++;
   return out;
 }();

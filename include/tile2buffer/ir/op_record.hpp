@@ -86,6 +86,15 @@ inline constexpr std::array<std::string_view, 14> family_names{
     "cast",          "spmd_query"};
 static_assert(family_names.size() == static_cast<std::size_t>(op_family::spmd_query) + 1, "one name per op_family");
 constexpr std::string_view family_name(op_family f) { return family_names[static_cast<std::size_t>(f)]; }
+/// The names `--list-ops` and the Python package give an op's result arity, elementwise shape and
+/// scalar operation (one list each, read by both).
+inline constexpr std::array<std::string_view, 3> arity_names{"none", "one", "variadic"};
+inline constexpr std::array<std::string_view, 5> ew_kind_names{"none", "binary", "unary", "scalar_form", "fill"};
+inline constexpr std::array<std::string_view, 17> scalar_fn_names{
+    "none", "add", "sub", "mul", "floordiv", "mod", "min", "max", "lt", "le", "eq", "ne", "gt", "ge", "and", "or", "not"};
+static_assert(arity_names.size() == static_cast<std::size_t>(arity::variadic) + 1, "one name per arity");
+static_assert(ew_kind_names.size() == static_cast<std::size_t>(ew_kind::fill) + 1, "one name per ew_kind");
+static_assert(scalar_fn_names.size() == static_cast<std::size_t>(scalar_fn::logical_not) + 1, "one name per scalar_fn");
 
 /// How an op's result type follows from its operands (the Python builder and `--list-ops` read
 /// it; the verifier checks the same facts). `declared`: the result type is the author's.

@@ -259,7 +259,8 @@ constexpr std::array<op_record, 2> member_records(std::size_t i) {
       .family = m.family,
       .combine = m.combine,
       .then = m.then,
-      .native = m.native};
+      .native = m.native,
+      .result = res::same_as};  // an operand's type: which one is the family's (below)
   r b{.code = m.buffer,
       .mnemonic = member_string(i, 1),
       .dia = d::buffer,
@@ -284,7 +285,6 @@ constexpr std::array<op_record, 2> member_records(std::size_t i) {
       b.traits = m.never_in_place ? trait::none : trait::may_alias_exactly;
       t.disjoint_from = m.never_in_place ? "source" : "";
       b.disjoint_from = m.ew == k::binary ? "lhs rhs" : "source";
-      t.result = res::same_as;
       t.result_like = m.ew == k::binary ? "lhs" : "source";
       break;
     case fam::row_broadcast_arith:
@@ -298,7 +298,6 @@ constexpr std::array<op_record, 2> member_records(std::size_t i) {
       t.disjoint_from = "source vector";
       b.disjoint_from = "source";
       t.scratch = b.scratch = "blk";
-      t.result = res::same_as;
       t.result_like = "source";
       break;
     case fam::col_broadcast_arith:
@@ -309,7 +308,6 @@ constexpr std::array<op_record, 2> member_records(std::size_t i) {
       t.traits = trait::moves_valid_data | trait::may_alias_exactly;
       b.traits = trait::may_alias_exactly;
       t.disjoint_from = b.disjoint_from = "source vector";
-      t.result = res::same_as;
       t.result_like = "source";
       break;
     case fam::single:
@@ -631,8 +629,6 @@ inline constexpr std::array<opcode, detail::member_count_of<F, D>> members = [] 
     if (rec.family == F && rec.dia == D) out[n++] = rec.code;
   return out;
 }();
-/// The fused column-broadcast arithmetic ops of either stage (extended rollout §3.5b).
-constexpr bool is_col_expand_arith(opcode c) { return family_of(c) == op_family::col_broadcast_arith; }
 
 /// Looks an op up by its text mnemonic (scalar infix operators are looked up by `infix`).
 constexpr std::optional<opcode> find_mnemonic(std::string_view m) {

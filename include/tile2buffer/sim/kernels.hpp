@@ -132,26 +132,26 @@ element fold_row(const ew_semantics& step, dtype d, std::int64_t cols, Read&& re
   return acc;
 }
 
-/// The elementwise op each row or column reduction folds with (its record's `combine`).
-constexpr opcode row_fold_step(opcode reduction) { return info(reduction).combine; }
-
-/// The elementwise op a row-broadcast arithmetic op applies between each element and its row's
-/// value (both stages share the row of ew_table, so both runs round alike).
-constexpr opcode row_expand_step(opcode c) { return info(c).combine; }
-
-/// One element of a column-broadcast arithmetic op: `x combine w` with the ew_table row of the
-/// record's `combine`, then its `then` when it has one (`expdif` is the unfused pair: the
-/// difference rounded, then exp rounded), so both runs agree.
-inline element col_expand_apply(opcode c, dtype d, element x, element w) {
+/// What a reduction or fused broadcast computes per element, read once per op from its record:
+/// the ew_table rows of its `combine` and `then` (both stages share them, so both runs round
+/// alike) and whether its results are compared with a tolerance (when either row is inexact:
+/// div, expdif). Why once per op: the models apply it to every element.
+struct combine_step {
+  const ew_semantics* combine = nullptr;
+  const ew_semantics* then = nullptr;  ///< expdif's exp; null when the family member has none
+  bool inexact = false;
+};
+inline combine_step combine_step_of(opcode c) {
   const op_record& r = info(c);
-  const element combined = ew_apply(*ew_op_of(r.combine), d, x, w);
-  return r.then == no_opcode ? combined : ew_apply(*ew_op_of(r.then), d, combined, element{});
+  combine_step s{ew_op_of(r.combine), r.then == no_opcode ? nullptr : ew_op_of(r.then), false};
+  s.inexact = ew_inexact(*s.combine) || (s.then != nullptr && ew_inexact(*s.then));
+  return s;
 }
-/// Whether a column-broadcast arithmetic op is compared with a tolerance: when its `combine` or
-/// its `then` is (div, expdif).
-inline bool col_expand_inexact(opcode c) {
-  const op_record& r = info(c);
-  return ew_inexact(*ew_op_of(r.combine)) || (r.then != no_opcode && ew_inexact(*ew_op_of(r.then)));
+/// One element: `x combine w`, then `then` of that (`expdif` is the unfused pair: the difference
+/// rounded, then exp rounded).
+inline element apply_step(const combine_step& s, dtype d, element x, element w) {
+  const element combined = ew_apply(*s.combine, d, x, w);
+  return s.then == nullptr ? combined : ew_apply(*s.then, d, combined, element{});
 }
 
 /// One element of a cast: rounded by `mode`, saturated where ir/cast.hpp says (cast_by_mode).

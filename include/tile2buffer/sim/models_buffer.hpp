@@ -418,7 +418,7 @@ bool reduction(state& s, view<C> v) {
   if (lines != (rows ? src->valid_rows : src->valid_cols) || (rows ? dst->valid_cols : dst->valid_rows) != 1)
     return s.fail(o, "destination valid " + rect(dst->valid_rows, dst->valid_cols) +
                          (rows ? " is not the source's rows by 1" : " is not 1 by the source's columns"));
-  const ew_semantics& step = *ew_op_of(row_fold_step(C));
+  const ew_semantics& step = *combine_step_of(C).combine;
   cells c;
   for (std::int64_t k = 0; k < lines; ++k) {
     cell_meta m;
@@ -488,7 +488,7 @@ inline bool row_expand_arith(state& s, op_id o, const operand& source, const ope
   if (!s.same_valid(o, *x, *dst)) return false;
   if (dst->valid_rows == 0 || dst->valid_cols == 0) return s.empty_rectangle(o);
   if (blk->valid_rows != dst->valid_rows) return s.fail(o, "blk valid rows differ from the destination's");
-  const ew_semantics& op = *ew_op_of(row_expand_step(s.fn().op(o).code()));
+  const combine_step step = combine_step_of(s.fn().op(o).code());
   cells c;
   for (std::int64_t i = 0; i < dst->valid_rows; ++i) {
     cell_meta mv;
@@ -496,7 +496,7 @@ inline bool row_expand_arith(state& s, op_id o, const operand& source, const ope
     for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
       cell_meta m;
       const element e = s.rd(*x, i, j, m);
-      c.emplace_back(encode(d, ew_apply(op, d, e, y)), computed(merge(m, mv), o.index, ew_inexact(op)));
+      c.emplace_back(encode(d, apply_step(step, d, e, y)), computed(merge(m, mv), o.index, step.inexact));
     }
   }
   s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
@@ -544,13 +544,14 @@ bool col_expand_arith(state& s, view<C> v) {
   if (!s.same_valid(o, *x, *dst)) return false;
   if (dst->valid_rows == 0 || dst->valid_cols == 0) return s.empty_rectangle(o);
   if (row->valid_cols != dst->valid_cols) return s.fail(o, "vector valid columns differ from the destination's");
+  const combine_step step = combine_step_of(C);
   cells c;
   for (std::int64_t i = 0; i < dst->valid_rows; ++i)
     for (std::int64_t j = 0; j < dst->valid_cols; ++j) {
       cell_meta m, mw;
       const element e = s.rd(*x, i, j, m);
       const element w = s.rd(*row, 0, j, mw);
-      c.emplace_back(encode(d, col_expand_apply(C, d, e, w)), computed(merge(m, mw), o.index, col_expand_inexact(C)));
+      c.emplace_back(encode(d, apply_step(step, d, e, w)), computed(merge(m, mw), o.index, step.inexact));
     }
   s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
   return true;

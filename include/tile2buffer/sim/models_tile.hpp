@@ -387,7 +387,7 @@ bool reduce(state& s, view<C> v) {
   if (!is_float(d))
     return s.fail(o, std::string(rows ? "row" : "column") + " reductions are not defined on " + std::string(name(d)));
   const bool empty = src->valid_rows == 0 || src->valid_cols == 0;
-  const ew_semantics& step = *ew_op_of(row_fold_step(C));
+  const ew_semantics& step = *combine_step_of(C).combine;
   const std::int64_t lines = rows ? im.valid_rows : im.valid_cols, across = rows ? src->valid_cols : src->valid_rows;
   const std::int64_t width = rows ? im.valid_cols : im.valid_rows;  // the result's other (1-long) axis
   for (std::int64_t k = 0; k < lines && k < src->desc.shape[kept]; ++k) {
@@ -453,14 +453,14 @@ inline bool row_expand_arith(state& s, op_id o, const operand& source, const ope
   const dtype d = im.desc.dt;
   if (x->desc.dt != d || col->desc.dt != d || !is_float(d))
     return s.fail(o, "source, vector and result must share one float type");
-  const ew_semantics& op = *ew_op_of(row_expand_step(s.fn().op(o).code()));
+  const combine_step step = combine_step_of(s.fn().op(o).code());
   for (std::int64_t i = 0; i < im.valid_rows; ++i) {
     cell_meta mv;
     const element y = image_value(*col, i, 0, mv);
     for (std::int64_t j = 0; j < im.valid_cols; ++j) {
       cell_meta m;
       const element e = image_value(*x, i, j, m);
-      im.write(i, j, ew_apply(op, d, e, y), computed(merge(m, mv), o.index, ew_inexact(op)));
+      im.write(i, j, apply_step(step, d, e, y), computed(merge(m, mv), o.index, step.inexact));
     }
   }
   return s.set_result(o, std::move(im));
@@ -497,12 +497,13 @@ bool col_expand_arith(state& s, view<C> v) {
   const dtype d = im.desc.dt;
   if (x->desc.dt != d || row->desc.dt != d || !is_float(d))
     return s.fail(o, "source, vector and result must share one float type");
+  const combine_step step = combine_step_of(C);
   for (std::int64_t i = 0; i < im.valid_rows; ++i)
     for (std::int64_t j = 0; j < im.valid_cols; ++j) {
       cell_meta m, mw;
       const element e = image_value(*x, i, j, m);
       const element w = image_value(*row, 0, j, mw);
-      im.write(i, j, col_expand_apply(C, d, e, w), computed(merge(m, mw), o.index, col_expand_inexact(C)));
+      im.write(i, j, apply_step(step, d, e, w), computed(merge(m, mw), o.index, step.inexact));
     }
   return s.set_result(o, std::move(im));
 }

@@ -281,7 +281,7 @@ struct op_rule<opcode::buffer_col_expand, V> : model<opcode::buffer_col_expand> 
 
 /// buffer.col_expand_<op>: source and destination share one descriptor; `vector` a Vec [1, C] row.
 template <opcode C, class V>
-  requires(is_buffer_op(C) && is_col_expand_arith(C))
+  requires(is_buffer_op(C) && family_of(C) == op_family::col_broadcast_arith)
 struct op_rule<C, V> : model<C> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const type* src = s.expect(v, family_operand<"source">(v), type_kind::buffer, family_label<"source">(v));

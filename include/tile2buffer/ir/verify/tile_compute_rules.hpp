@@ -113,7 +113,7 @@ struct op_rule<opcode::tile_col_expand, V> : model<opcode::tile_col_expand> {
 
 /// tile.col_expand_<op>: the result is the source's type; `vector` a [1, C] row of its columns.
 template <opcode C, class V>
-  requires(is_tile_op(C) && is_col_expand_arith(C))
+  requires(is_tile_op(C) && family_of(C) == op_family::col_broadcast_arith)
 struct op_rule<C, V> : model<C> {
   static constexpr void check(verify_state& s, const op_view& v, const enclosing_region&) {
     const type* src = s.expect(v, family_operand<"source">(v), type_kind::tile, family_label<"source">(v));
