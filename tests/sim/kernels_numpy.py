@@ -1160,7 +1160,7 @@ def cast_expect(src, dst, b, mode):
         if v[0] == "inf":
             n = lo if v[1] else hi
         else:
-            q = round_int(v[2], v[1], RINT if m in (NONE, ODD) else m)
+            q = round_int(v[2], v[1], TRUNC if m in (NONE, ODD) else m)  # a2a3's default branch: `z`
             n = max(lo, min(hi, -q if v[1] else q))
         return ("bits", ibits(dst, n))
     n = ival(src, b)
@@ -1173,11 +1173,13 @@ def cast_expect(src, dst, b, mode):
 def casts(src, lowered_pairs=None):
     """tile.cast from src to every dtype with every mode, in one kernel (or, lowered, the pairs the
     extended rollout lowers)."""
-    S = grid(cast_sources(src), 16)
+    pairs = lowered_pairs or [(d, m) for d in CAST_DTYPES for m in MODES]
+    # Lowered tiles need 32-byte rows: 32 columns when a one-byte dtype takes part.
+    byte_rows = lowered_pairs is not None and min(SIZE[d] for d in [src] + [d for d, _ in pairs]) == 1
+    S = grid(cast_sources(src), 32 if byte_rows else 16)
     k = Kernel("cast")
     x = k.tile_in(src, S)
     expect = {}
-    pairs = lowered_pairs or [(d, m) for d in CAST_DTYPES for m in MODES]
     for dst, mode in pairs:
         z = k.fresh("z")
         kw = "" if mode is None else f", mode = {mode}"
@@ -1331,9 +1333,12 @@ def cube_refusals():
 
 def moves(dt, lowered=False):
     """load, store, move, slice, reshape, assemble, set_validshape, reinterpret_view: every pattern
-    (signalling NaNs included) arrives bit for bit where the op puts it."""
+    (signalling NaNs included) arrives bit for bit where the op puts it. One-byte tiles are 64
+    columns wide, so that their rows, windows and relabels keep 32-byte rows when lowered."""
     rng = np.random.default_rng(SIZE[dt] * 31 + ALL.index(dt))
-    X = rng.integers(0, 1 << (8 * SIZE[dt]), (8, 32), dtype=np.uint64)
+    W = 64 if SIZE[dt] == 1 else 32
+    H = W // 2
+    X = rng.integers(0, 1 << (8 * SIZE[dt]), (8, W), dtype=np.uint64)
     if dt in FMT:  # signalling NaNs of both signs (a conversion through float would quiet them)
         f = FMT[dt]
         X[0, :4] = [f.inf | 1, f.inf | f.sign | 1, f.inf | (1 << (f.fbits - 2)), f.inf | 0x15]
@@ -1345,42 +1350,42 @@ def moves(dt, lowered=False):
         expect[k.tile_out(dt, var, shape, tensor, sentinel=sentinel, label=label)] = (dt, [[("bits", int(b)) for b in r] for r in want])
 
     m = k.fresh("mv")
-    k.op(f"{m} = tile.move({x}) : {tile_ty(dt, 8, 32)}")
-    out(m, (8, 32), X, "tile.move")
+    k.op(f"{m} = tile.move({x}) : {tile_ty(dt, 8, W)}")
+    out(m, (8, W), X, "tile.move")
     s = k.fresh("sl")
-    k.op(f"{s} = tile.slice({x}, (4, 16), (2, 16)) : {tile_ty(dt, 4, 16)}")
-    out(s, (4, 16), X[2:6, 16:32], "tile.slice")
+    k.op(f"{s} = tile.slice({x}, (4, {H}), (2, {H})) : {tile_ty(dt, 4, H)}")
+    out(s, (4, H), X[2:6, H:W], "tile.slice")
     rs = k.fresh("rs")
-    k.op(f"{rs} = tile.reshape({x}, (16, 16)) : {tile_ty(dt, 16, 16)}")
-    out(rs, (16, 16), X.reshape(16, 16), "tile.reshape")
+    k.op(f"{rs} = tile.reshape({x}, (16, {H})) : {tile_ty(dt, 16, H)}")
+    out(rs, (16, H), X.reshape(16, H), "tile.reshape")
     t = k.fresh("tg")
-    k.op(f"{t} = tile.move({x}) : {tile_ty(dt, 8, 32)}")
+    k.op(f"{t} = tile.move({x}) : {tile_ty(dt, 8, W)}")
     a = k.fresh("as")
-    k.op(f"{a} = tile.assemble({t}, {s}, (4, 0)) : {tile_ty(dt, 8, 32)}")
+    k.op(f"{a} = tile.assemble({t}, {s}, (4, 0)) : {tile_ty(dt, 8, W)}")
     want = X.copy()
-    want[4:8, 0:16] = X[2:6, 16:32]
-    out(a, (8, 32), want, "tile.assemble")
+    want[4:8, 0:H] = X[2:6, H:W]
+    out(a, (8, W), want, "tile.assemble")
     if dt in HOST:  # partial stores need an inout tensor of the type (carriers move whole 4-byte words)
-        sent = rng.integers(0, 1 << (8 * SIZE[dt]), (8, 32), dtype=np.uint64)
+        sent = rng.integers(0, 1 << (8 * SIZE[dt]), (8, W), dtype=np.uint64)
         xp = k.tile_in(dt, X, valid=(3, 20))
         want = sent.copy()
         want[:3, :20] = X[:3, :20]
-        out(xp, (8, 32), want, "tile.load valid (3, 20)", sentinel=sent)
+        out(xp, (8, W), want, "tile.load valid (3, 20)", sentinel=sent)
         v = k.fresh("vs")
-        k.op(f"{v} = tile.set_validshape({m}, 5, 7) : {tile_ty(dt, 8, 32, valid=(5, 7))}")
+        k.op(f"{v} = tile.set_validshape({m}, 5, 7) : {tile_ty(dt, 8, W, valid=(5, 7))}")
         want = sent.copy()
         want[:5, :7] = X[:5, :7]
-        out(v, (8, 32), want, "tile.set_validshape 5, 7", sentinel=sent)
+        out(v, (8, W), want, "tile.set_validshape 5, 7", sentinel=sent)
         # Runtime valid extents (lowered: buffer.set_validshape before the load).
         rows, cols = k.scalar_in("INDEX", "6"), k.scalar_in("INDEX", "17")
         xr = k.tile_in(dt, X, valid=(rows, cols))
         want = sent.copy()
         want[:6, :17] = X[:6, :17]
-        out(xr, (8, 32), want, "tile.load valid (rows, cols) = (6, 17)", sentinel=sent)
+        out(xr, (8, W), want, "tile.load valid (rows, cols) = (6, 17)", sentinel=sent)
     if dt in HOST and not lowered:  # `cache` is a hint: the loaded bits are the same
         c = k.fresh("ch")
-        k.op(f"{c} = tile.load({next(iter(k.inputs))}, (0, 0), (8, 32), cache = 1) : {tile_ty(dt, 8, 32)}")
-        out(c, (8, 32), X, "tile.load cache = 1")
+        k.op(f"{c} = tile.load({next(iter(k.inputs))}, (0, 0), (8, {W}), cache = 1) : {tile_ty(dt, 8, W)}")
+        out(c, (8, W), X, "tile.load cache = 1")
     checked_run(f"moves {dt}", k, expect, lowered=lowered)
 
 
@@ -1652,16 +1657,19 @@ def main():
     broadcast_refusals()
     for dt in CAST_DTYPES:
         casts(dt)
-    casts("FP32", [(d, m) for d in ("FP16", "BF16") for m in (None, 1, 2, 3, 4, 5)])
-    casts("FP16", [("FP32", m) for m in (None, 1, 2, 3, 4, 5)])
+    # The pairs ir/cast.hpp's extended_cast_pairs lowers, each with the modes it takes there
+    # (quantized-path.md §2.2 added INT32 -> FP32/FP16, FP32 -> INT32 and FP16 -> INT8).
+    casts("FP32", [(d, m) for d in ("FP16", "BF16") for m in (None, 1, 2, 3, 4, 5)] + [("INT32", m) for m in MODES])
+    casts("FP16", [("FP32", m) for m in (None, 1, 2, 3, 4, 5)] + [("INT8", m) for m in MODES])
     casts("BF16", [("FP32", m) for m in (None, 1, 2, 3, 4, 5)])
+    casts("INT32", [("FP32", m) for m in (None, 0, 1, 2, 3, 4, 5)] + [("FP16", m) for m in MODES])
     for dt in CUBE:
         cube(dt)
         cube(dt, lowered=True)
     cube_refusals()
     for dt in ALL:
         moves(dt)
-    for dt in ("FP32", "FP16", "BF16", "INT32"):
+    for dt in ("FP32", "FP16", "BF16", "INT32", "INT8"):  # INT8: the extended rollout (quantized-path.md §2.1)
         moves(dt, lowered=True)
     store_keywords()
     spmd()

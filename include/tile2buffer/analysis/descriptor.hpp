@@ -42,17 +42,21 @@ constexpr type buffer_descriptor(const type& tile) {
   return b;
 }
 
-constexpr bool is_vec_transfer_dtype(dtype d) {
-  return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32;
+/// The element types of a dense Vec tile: FP16, BF16, FP32 and INT32; with `int8`, INT8 too, which
+/// the extended rollout moves (create, load, store, move, windows, relabels, valid updates, cast
+/// endpoints) but never computes on (quantized-path.md §2.1).
+constexpr bool is_vec_transfer_dtype(dtype d, bool int8 = false) {
+  return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32 || (int8 && d == dtype::int8);
 }
 
-/// Empty when `t` is a Tile the default Vec rollout accepts: rank-2 dense Vec, FP16/BF16/FP32/INT32,
-/// positive static shape, physical rows 32-byte aligned; otherwise the reason.
-constexpr text dense_vec_problem(const type& t) {
+/// Empty when `t` is a Tile the default Vec rollout accepts: rank-2 dense Vec, FP16/BF16/FP32/INT32
+/// (and INT8 with `int8`), positive static shape, physical rows 32-byte aligned; otherwise the reason.
+constexpr text dense_vec_problem(const type& t, bool int8 = false) {
   text why;
   if (!t.is_tile()) return why << "expected a Tile value";
   if (t.space != memory_space::vec) return why << "memory space " << name(t.space) << " is not Vec";
-  if (!is_vec_transfer_dtype(t.dt)) return why << "Vec descriptor must be dense rank-2 FP16/BF16/FP32/INT32, got " << name(t.dt);
+  if (!is_vec_transfer_dtype(t.dt, int8))
+    return why << "Vec descriptor must be dense rank-2 FP16/BF16/FP32/INT32" << (int8 ? "/INT8" : "") << ", got " << name(t.dt);
   if (!is_dense_vec(t)) return why << "Vec descriptor must be dense row-major (no boxes, pad or compaction)";
   if (t.shape[0] <= 0 || t.shape[1] <= 0) return why << "static positive physical extents required";
   if (t.row_bytes() % 32 != 0)

@@ -152,8 +152,8 @@ class buffer_checker {
       // must be 32-byte aligned, as a row's bytes are for a row-major tile.
       const bool column = is_column_vector(t);
       if (!is_dense_vec(t) && !column) fail(o, text("Vec buffer descriptors must be dense row-major or [R, 1] column vectors"));
-      if (t.dt != dtype::uint8 && t.dt != dtype::int16 && !is_vec_transfer_dtype(t.dt))
-        fail(o, text("Vec buffer descriptor dtype ") << name(t.dt) << " is not FP16/BF16/FP32/INT16/INT32/UINT8");
+      if (t.dt != dtype::uint8 && t.dt != dtype::int16 && !is_vec_transfer_dtype(t.dt, true))
+        fail(o, text("Vec buffer descriptor dtype ") << name(t.dt) << " is not FP16/BF16/FP32/INT8/INT16/INT32/UINT8");
       if (column ? t.bytes() % 32 != 0 : t.row_bytes() % 32 != 0)
         fail(o, text(column ? "a column-vector Buffer descriptor needs R * element bytes aligned to 32 bytes"
                             : "Buffer descriptor needs physical rows aligned to 32 bytes"));

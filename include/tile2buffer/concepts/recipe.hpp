@@ -56,6 +56,8 @@ struct match_context {
   /// (an addressed planner places every allocation, an addressless one drops every address) and
   /// `lower_function` checks; a rewrite asks the IR itself (`allocation::address`).
   [[nodiscard]] constexpr bool addressed() const { return tile2buffer::addressed(opts.planner); }
+  /// Whether data-movement recipes accept INT8 Vec tiles (extended rollout, quantized-path.md §2.1).
+  [[nodiscard]] constexpr bool int8_vec() const { return opts.rollout == rollout_kind::extended; }
 };
 
 class lowering;

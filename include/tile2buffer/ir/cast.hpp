@@ -38,6 +38,11 @@ inline constexpr cast_pair extended_cast_pairs[] = {
     {dtype::bf16, dtype::fp32},
     {dtype::fp32, dtype::fp16, 1, 5},  // RINT, ROUND, FLOOR, CEIL, TRUNC (the a2a3 TCvt modes)
     {dtype::fp32, dtype::bf16, 1, 5},
+    // The quantized path (quantized-path.md §2.2): dequantize, requantize.
+    {dtype::int32, dtype::fp32, 0, 5},  // exact below 2^24; NONE as RINT (pypto writes mode="none")
+    {dtype::fp32, dtype::int32},        // rounded by mode (0 and 6 truncate), saturating
+    {dtype::int32, dtype::fp16},        // vconv_deq: nearest even whatever the mode
+    {dtype::fp16, dtype::int8},         // rounded by mode (0 and 6 truncate), saturating to [-128, 127]
 };
 /// The extended rollout's row for the pair, if it lowers.
 constexpr const cast_pair* extended_cast_pair(dtype from, dtype to) {
@@ -53,17 +58,19 @@ constexpr std::string_view isa_name(round_mode m) {
 }
 
 /// The rounding a cast from `from` to `to` applies for keyword `mode` (0..6; absent is 1):
-/// - float -> integer: modes 1-5 as written; 0 and 6 round to nearest even, the default branch of
-///   the a2a3 conversion dispatch (PTO ISA include/pto/npu/a2a3/TCvt.hpp has no ODD float->int
-///   instruction, and NONE's suffix-less form is undocumented);
+/// - float -> integer: modes 1-5 as written; 0 and 6 truncate: the default branch of the a2a3
+///   conversion dispatch issues the `z` (toward zero) instruction (PTO ISA
+///   include/pto/npu/a2a3/TCvt.hpp `GenCastCallFp32ToInt32`, `...Fp16ToInt8`: `default:
+///   vconv_f322s32z`, `vconv_f162s8z`; docs/pto-as.md "Facts of the quantized path");
 /// - integer -> FP16: nearest even whatever the mode (a2a3 converts through `vconv_deq`, which
 ///   takes no mode; quantized-path.md §2.2);
 /// - other conversions to a float: as written, 0 taken as RINT;
 /// - integer -> integer: exact or wrapped, no rounding (the mode is irrelevant).
 constexpr round_mode cast_rounding(dtype from, dtype to, int mode) {
   const auto m = mode < 0 || mode >= round_mode_count ? round_mode::rint : static_cast<round_mode>(mode);
+  if (is_float(from) && !is_float(to) && m == round_mode::none) return round_mode::trunc;
   if (m == round_mode::none) return round_mode::rint;
-  if (is_float(from) && !is_float(to)) return m == round_mode::odd ? round_mode::rint : m;
+  if (is_float(from) && !is_float(to)) return m == round_mode::odd ? round_mode::trunc : m;
   if (!is_float(from) && to == dtype::fp16) return round_mode::rint;
   return m;
 }

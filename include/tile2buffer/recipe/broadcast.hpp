@@ -159,8 +159,8 @@ struct lower_cast {
     const type& dst = op.result_type();
     const type* src = op.tile_type(op.source());
     if (src == nullptr) return match_result::no(text("tile.cast source must be a tile"));
-    if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(text("source: ") << why);
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(text("result: ") << why);
+    if (auto why = dense_vec_problem(*src, ctx.int8_vec()); !why.empty()) return match_result::no(text("source: ") << why);
+    if (auto why = dense_vec_problem(dst, ctx.int8_vec()); !why.empty()) return match_result::no(text("result: ") << why);
     const auto m = op.kwarg_of(keyword::mode);
     const std::int64_t mode = m && m->kind == operand_kind::int_lit ? m->num : 1;
     const cast_pair* pair = extended_cast_pair(src->dt, dst.dt);

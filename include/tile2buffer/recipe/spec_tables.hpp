@@ -87,11 +87,13 @@ constexpr bool cube_operand_allows(dtype d) {
     if (x == d) return true;
   return false;
 }
-constexpr bool gm_transfer_allows(dtype d) {
+/// With `int8` (the extended rollout, quantized-path.md §2.1), INT8 Vec tiles load and store too.
+constexpr bool gm_transfer_allows(dtype d, bool int8 = false) {
   for (dtype x : gm_transfer_dtypes)
     if (x == d) return true;
-  return false;
+  return int8 && d == dtype::int8;
 }
+constexpr std::string_view gm_transfer_names(bool int8) { return int8 ? "FP16/BF16/FP32/INT32/INT8" : "FP16/BF16/FP32/INT32"; }
 
 }  // namespace v0
 }  // namespace tile2buffer

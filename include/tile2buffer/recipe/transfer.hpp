@@ -21,8 +21,8 @@ constexpr text gm_problem(const type& t) {
 
 /// The descriptor rules of a Tile that is a transfer endpoint (reference §2.5): loads target
 /// dense Vec or Mat, stores read dense Vec or Acc.
-constexpr text endpoint_problem(const type& t, bool load) {
-  if (t.space == memory_space::vec) return dense_vec_problem(t);
+constexpr text endpoint_problem(const type& t, bool load, bool int8) {
+  if (t.space == memory_space::vec) return dense_vec_problem(t, int8);
   const memory_space matrix = load ? memory_space::mat : memory_space::acc;
   if (t.space != matrix)
     return text(load ? "a load into " : "a store from ") << name(t.space) << " needs a Buffer transfer recipe ("
@@ -51,7 +51,7 @@ struct lower_create {
     } else if (ctx.opts.rollout == rollout_kind::extended && is_column_vector(t)) {
       // Extended rollout §2.1: an [R, 1] column vector, R * esize a multiple of 32.
       if (t.bytes() % 32 != 0) return match_result::no(text("a column vector needs R * element bytes aligned to 32"));
-    } else if (auto why = dense_vec_problem(t); !why.empty()) {
+    } else if (auto why = dense_vec_problem(t, ctx.int8_vec()); !why.empty()) {
       return match_result::no(static_cast<text&&>(why));
     }
     return match_result::yes();
@@ -66,7 +66,7 @@ struct lower_load {
   static constexpr bool default_rollout = true;
   static constexpr match_result match(typed<tile::load> ld, const match_context& ctx) {
     const type& dst = ld.result_type();
-    if (auto why = detail::endpoint_problem(dst, true); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::endpoint_problem(dst, true, ctx.int8_vec()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = detail::dynamic_storage_problem(ld.fn(), ctx.kernel(), ld.result()); !why.empty())
       return match_result::no(static_cast<text&&>(why));
     const type* gm_type = ld.type_of(ld.tensor());
@@ -78,8 +78,8 @@ struct lower_load {
       if (gm.dt != dst.dt)
         return match_result::no(text("GM load into Mat requires matching FP16/BF16/FP32/INT8 element types, got ")
                                 << tile2buffer::name(gm.dt) << " -> " << tile2buffer::name(dst.dt));
-    } else if (gm.dt != dst.dt || !gm_transfer_allows(dst.dt)) {
-      return match_result::no(text("GM load requires matching FP16/BF16/FP32/INT32 element types, got ")
+    } else if (gm.dt != dst.dt || !gm_transfer_allows(dst.dt, ctx.int8_vec())) {
+      return match_result::no(text("GM load requires matching ") << gm_transfer_names(ctx.int8_vec()) << " element types, got "
                               << tile2buffer::name(gm.dt) << " -> " << tile2buffer::name(dst.dt));
     }
     if (ld.kwarg_set(keyword::cache)) return match_result::no(text("cache-policy loads require a Buffer transfer recipe"));
@@ -106,10 +106,10 @@ struct lower_store {
   static constexpr std::string_view name = "lower-store";
   static constexpr int benefit = 1;
   static constexpr bool default_rollout = true;
-  static constexpr match_result match(typed<tile::store> st, const match_context&) {
+  static constexpr match_result match(typed<tile::store> st, const match_context& ctx) {
     const type* src = st.tile_type(st.tile());
     if (src == nullptr) return match_result::no(text("tile.store needs a Tile source"));
-    if (auto why = detail::endpoint_problem(*src, false); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::endpoint_problem(*src, false, ctx.int8_vec()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (st.kwarg_set(keyword::atomic) || st.kwarg_set(keyword::st_phase))
       return match_result::no(text("atomic and phased stores require a Buffer transfer recipe"));
     if (st.kwarg_set(keyword::pre_quant) || st.kwarg_set(keyword::pre_relu))
@@ -123,8 +123,8 @@ struct lower_store {
         return match_result::no(
             text("Acc stores drain through the fix-pipe with FP32 -> FP32/FP16/BF16 or INT32 -> INT32 only, got ")
             << tile2buffer::name(src->dt) << " -> " << tile2buffer::name(gm.dt));
-    } else if (gm.dt != src->dt || !gm_transfer_allows(src->dt)) {
-      return match_result::no(text("GM store requires matching FP16/BF16/FP32/INT32 element types, got ")
+    } else if (gm.dt != src->dt || !gm_transfer_allows(src->dt, ctx.int8_vec())) {
+      return match_result::no(text("GM store requires matching ") << gm_transfer_names(ctx.int8_vec()) << " element types, got "
                               << tile2buffer::name(src->dt) << " -> " << tile2buffer::name(gm.dt));
     }
     return match_result::yes();
@@ -190,7 +190,7 @@ struct lower_move {
     if (ctx.opts.rollout == rollout_kind::extended && is_column_vector(dst)) {
       if (auto why = detail::column_elementwise_problem(opcode::tile_move, dst); !why.empty())
         return match_result::no(static_cast<text&&>(why));
-    } else if (auto why = dense_vec_problem(dst); !why.empty()) {
+    } else if (auto why = dense_vec_problem(dst, ctx.int8_vec()); !why.empty()) {
       return match_result::no(static_cast<text&&>(why));
     }
     if (auto why = detail::dynamic_storage_problem(mv.fn(), ctx.kernel(), mv.result()); !why.empty())

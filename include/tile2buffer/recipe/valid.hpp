@@ -22,7 +22,7 @@ struct lower_set_validshape {
     const type& dst = op.result_type();
     const type* src = op.tile_type(op.tile());
     if (src == nullptr) return match_result::no(text("tile.set_validshape needs a Tile operand"));
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = dense_vec_problem(dst, ctx.int8_vec()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const kernel_analyses& k = ctx.kernel();
     if (k.windows.is_window(op.tile().value()))
       return match_result::no(text("tile.set_validshape cannot change a window's static view metadata"));

@@ -77,8 +77,8 @@ struct lower_slice {
     const type& dst = op.result_type();
     const type* src = op.tile_type(op.source());
     if (src == nullptr) return match_result::no(text("tile.slice needs a Tile source"));
-    if (auto why = dense_vec_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    if (auto why = dense_vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = dense_vec_problem(*src, ctx.int8_vec()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = dense_vec_problem(dst, ctx.int8_vec()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = detail::slice_valid_problem(op); !why.empty()) return match_result::no(static_cast<text&&>(why));
     const kernel_analyses& k = ctx.kernel();
     const window_facts::window* w = k.windows.find(op.result());
@@ -155,7 +155,7 @@ struct lower_relabel {
     // Extended rollout §2.5: a column vector [R, 1] and the row [1, R] are byte-identical.
     const auto vec_problem = [&](const type& t) {
       if (ctx.opts.rollout == rollout_kind::extended && is_column_vector(t) && t.bytes() % 32 == 0) return text{};
-      return dense_vec_problem(t);
+      return dense_vec_problem(t, ctx.int8_vec());
     };
     if (auto why = vec_problem(*src); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = vec_problem(dst); !why.empty()) return match_result::no(static_cast<text&&>(why));
@@ -212,7 +212,7 @@ struct lower_assemble {
     if (op.kwarg_set(keyword::pre_quant) || op.kwarg_set(keyword::pre_relu))
       return match_result::no(text("pre_quant/pre_relu assembles require a Buffer transfer recipe"));
     for (const type* t : {&dst, tgt, src}) {
-      if (auto why = dense_vec_problem(*t); !why.empty()) return match_result::no(static_cast<text&&>(why));
+      if (auto why = dense_vec_problem(*t, ctx.int8_vec()); !why.empty()) return match_result::no(static_cast<text&&>(why));
       if (auto why = detail::static_valid_problem(*t, "assembles"); !why.empty())
         return match_result::no(static_cast<text&&>(why));
     }
