@@ -769,7 +769,7 @@ def f64_op(name, x, y=None):
 BINARY = ["add", "mul", "sub", "div", "maximum", "minimum"]
 UNARY = ["abs", "exp", "sqrt", "neg", "relu", "log", "recip", "rsqrt"]
 SCALAR_FORMS = ["adds", "subs", "muls", "divs", "maximums", "minimums", "lrelu"]
-HIGH_PRECISION = ["div", "log", "recip"]  # ops with the `high_precision` keyword: same value, tighter native
+HIGH_PRECISION = ["div", "log", "recip", "rsqrt"]  # ops with the `high_precision` keyword: same value, tighter native
 # The ops the simulator defines on integers (exact two's-complement results); the others must be refused.
 INT_DEFINED = {"add", "mul", "sub", "maximum", "minimum", "abs", "neg", "relu", "adds", "subs", "muls", "maximums",
                "minimums", "full"}

@@ -26,9 +26,7 @@ namespace detail {
 
 inline constexpr std::string_view pto_source = "emit-pto";
 
-constexpr bool is_vec_buffer_dtype(dtype d) {
-  return is_vec_transfer_dtype(d, true) || d == dtype::int16 || d == dtype::uint8;
-}
+constexpr bool is_vec_buffer_dtype(dtype d) { return is_vec_transfer_dtype(d, true) || d == dtype::int16 || d == dtype::uint8; }
 /// The integer of `o` when it is a literal or a value bound by `c = N` (of any integer dtype).
 constexpr std::optional<std::int64_t> int_constant(const function& f, const operand& o) {
   if (o.kind == operand_kind::int_lit) return o.num;
@@ -124,8 +122,8 @@ class pto_preflight {
     if (!t.is_buffer()) return;
     if (t.space == memory_space::vec) {
       if (!is_vec_buffer_dtype(t.dt))
-        fail(loc,
-             who() << what << " holds " << name(t.dt) << " in Vec; PTO Vec tiles are FP16, BF16, FP32, INT32, INT16, INT8 or UINT8");
+        fail(loc, who() << what << " holds " << name(t.dt)
+                        << " in Vec; PTO Vec tiles are FP16, BF16, FP32, INT32, INT16, INT8 or UINT8");
       if (is_column_vector(t)) {
         if (t.bytes() % 32 != 0)
           fail(loc,

@@ -82,8 +82,10 @@ struct mlir_op {
   /// `operandSegmentSizes`, one entry per declared operand group, when `segmented`.
   std::vector<std::int32_t> segments;
   bool segmented = false;
-  /// `ins_outs`: how many leading operands are inputs (the rest are outputs).
-  std::size_t ins = 0;
+  /// `ins_outs`: how many leading operands are inputs, then how many are outputs (all the rest
+  /// when `outs` is 0); operands after the outputs are inputs too (trsqrt's generic order puts
+  /// its optional `tmp` after the destination, its custom form in `ins`).
+  std::size_t ins = 0, outs = 0;
   text aux;
   /// Region ops: the block arguments of each region, and whether the second region is written
   /// (an `scf.if` without else has an empty second region only in the generic form).
@@ -286,18 +288,21 @@ class mlir_printer {
       case native_form::ins_outs:
       case native_form::ins_attrs_outs: {
         const std::span<const ssa> all(x);
+        const std::size_t outs = o.outs == 0 ? all.size() - o.ins : o.outs;
+        std::vector<ssa> ins(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(o.ins));
+        ins.insert(ins.end(), all.begin() + static_cast<std::ptrdiff_t>(o.ins + outs), all.end());
         const bool inside = o.form == native_form::ins_attrs_outs;
         text s(o.name);
         s << " ins(";
-        operand_list(s, all.first(o.ins));
+        operand_list(s, ins);
         if (inside)
           if (const text a = set_attrs(o); !a.empty()) s << " {" << a << '}';
         s << " : ";
-        type_list(s, all.first(o.ins));
+        type_list(s, ins);
         s << ") outs(";
-        operand_list(s, all.subspan(o.ins));
+        operand_list(s, all.subspan(o.ins, outs));
         s << " : ";
-        type_list(s, all.subspan(o.ins));
+        type_list(s, all.subspan(o.ins, outs));
         s << ')';
         if (!inside)
           if (const text a = set_attrs(o); !a.empty()) s << " {" << a << '}';

@@ -300,6 +300,8 @@ class pto_emitter : public pto_emitter_base {
     const auto hp = f_.kwarg_of(o, keyword::high_precision);
     if (hp && hp->kind == operand_kind::bool_lit && hp->num != 0) set.push_back(pto_set{"precisionType", text("high_precision")});
     if (ins.size() == 2) emit(pto_record(p, {one(ins[0]), one(ins[1]), one(dst)}, {}, set));
+    else if (const operand tmp = named_operand<"tmp">(f_, o); tmp.is_value())  // trsqrt's generic order (%x, %d, %tmp)
+      emit(pto_record(p, {one(ins[0]), one(dst), one(value(tmp.value()))}, {}, set));
     else emit(pto_record(p, {one(ins[0]), one(dst)}, {}, set));
   }
 

@@ -223,8 +223,10 @@ constexpr mlir_op pto_record(pto_op op, std::initializer_list<std::span<const ss
   r.segmented = d.segmented();
   std::size_t g = 0;
   for (const std::span<const ssa> group : groups) {
-    if (g == d.outs && (d.form == native_form::ins_outs || d.form == native_form::ins_attrs_outs)) r.ins = r.operands.size();
+    const bool outs = g == d.outs && (d.form == native_form::ins_outs || d.form == native_form::ins_attrs_outs);
+    if (outs) r.ins = r.operands.size();
     r.operands.insert(r.operands.end(), group.begin(), group.end());
+    if (outs) r.outs = group.size();
     r.segments.push_back(static_cast<std::int32_t>(group.size()));
     ++g;
   }

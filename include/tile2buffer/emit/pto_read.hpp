@@ -1445,9 +1445,15 @@ class pto_reader {
         return;
       }
       case pto_read_kind::unary: {
-        if (!props_known(o, *p, {{"reluPreMode", "no_relu"}}) || !absent({"fp", "preQuantScalar", "tmp"})) return;
+        // A tmp reads back only for an op whose record takes one (trsqrt's high-precision scratch).
+        const bool takes_tmp = !info(inv->op).scratch.empty() && !group("tmp").empty();
+        if (!props_known(o, *p, {{"reluPreMode", "no_relu"}}) || !absent({"fp", "preQuantScalar"}) ||
+            (!takes_tmp && !absent({"tmp"})))
+          return;
         const auto a = buf("src"), c = buf(dst);
-        if (a && c) emit(inv->op, {*a, *c}, kws, {}, {}, o.loc);
+        if (!a || !c) return;
+        if (!takes_tmp) return void(emit(inv->op, {*a, *c}, kws, {}, {}, o.loc));
+        if (const auto t = buf("tmp")) emit(inv->op, {*a, *c, *t}, kws, {}, {}, o.loc);
         return;
       }
       case pto_read_kind::scalar: {

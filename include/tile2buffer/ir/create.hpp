@@ -388,6 +388,10 @@ struct tile_cast {
   value_operand source;
   dtype_operand to;
 };
+struct tile_unary_tmp {  // Tile unary elementwise with an optional scratch (rsqrt's high-precision tmp)
+  value_operand source;
+  optional_value tmp = {};
+};
 struct tile_row_expand_arith {
   value_operand source, vector;
   optional_value blk = {};
@@ -400,6 +404,10 @@ struct buffer_set_validshape { value_operand buffer; pair_operand valid; };
 struct buffer_load { value_operand tensor; pair_operand offsets, valid; value_operand dest; };
 struct buffer_store { value_operand source; pair_operand offsets, valid; value_operand tensor; };
 struct buffer_unary { value_operand source, dest; };  // Buffer unary elementwise, buffer.copy
+struct buffer_unary_tmp {                             // Buffer unary elementwise with an optional scratch
+  value_operand source, dest;
+  optional_value tmp = {};
+};
 struct buffer_subview {
   value_operand source;
   pair_operand offsets;
@@ -444,6 +452,8 @@ consteval auto operands_type() {
   constexpr bool buf = is_buffer_op(C);
   if constexpr (info(C).ew == ew_kind::binary)
     return std::conditional_t<buf, create_type<o::buffer_binary>, create_type<o::tile_binary>>{};
+  else if constexpr (info(C).ew == ew_kind::unary && !info(C).scratch.empty())
+    return std::conditional_t<buf, create_type<o::buffer_unary_tmp>, create_type<o::tile_unary_tmp>>{};
   else if constexpr (info(C).ew == ew_kind::unary)
     return std::conditional_t<buf, create_type<o::buffer_unary>, create_type<o::unary>>{};
   else if constexpr (info(C).ew == ew_kind::scalar_form)

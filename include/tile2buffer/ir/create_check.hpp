@@ -61,6 +61,8 @@ BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_set_validshape, buffer, va
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_load, tensor, offsets, valid, dest);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_store, source, offsets, valid, tensor);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_unary, source, dest);
+BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_unary_tmp, source, dest, tmp);
+BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::tile_unary_tmp, source, tmp);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_subview, source, offsets, valid);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_extract, source, row, col, dest);
 BOOST_HANA_ADAPT_STRUCT(tile2buffer::operands::buffer_binary, lhs, rhs, dest);

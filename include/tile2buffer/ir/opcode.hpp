@@ -90,12 +90,16 @@ struct member {
   std::string_view meaning = {};  ///< elementwise members: the formula over `lhs`, `rhs`, `source`, `scalar`
   std::uint16_t keywords = 0;
   bool never_in_place = false;  ///< the result never shares storage with its source (recip)
+  /// An optional scratch operand the native op clobbers (rsqrt's high-precision `tmp`): Tile
+  /// `source tmp?`, Buffer `source dest tmp?` (the PTO op's generic order).
+  std::string_view scratch = {};
 };
 // clang-format off
 constexpr member ew_member(opcode t, opcode b, std::string_view stem, ew_kind ew, std::string_view native,
-                           std::string_view meaning, std::uint16_t kws = 0, bool never_in_place = false) {
+                           std::string_view meaning, std::uint16_t kws = 0, bool never_in_place = false,
+                           std::string_view scratch = {}) {
   return {.family = fam::elementwise, .tile = t, .buffer = b, .stem = stem, .native = native, .ew = ew, .meaning = meaning,
-          .keywords = kws, .never_in_place = never_in_place};
+          .keywords = kws, .never_in_place = never_in_place, .scratch = scratch};
 }
 constexpr member row_arith(opcode t, opcode b, std::string_view stem, opcode combine, std::string_view native) {
   return {.family = fam::row_broadcast_arith, .tile = t, .buffer = b, .stem = stem, .native = native, .combine = combine};
@@ -120,7 +124,7 @@ inline constexpr member family_members[] = {
     ew_member(o::tile_relu, o::buffer_relu, "relu", k::unary, "pto.trelu", "max(source, 0)"),
     ew_member(o::tile_log, o::buffer_log, "log", k::unary, "pto.tlog", "ln(source)", hp),
     ew_member(o::tile_recip, o::buffer_recip, "recip", k::unary, "pto.trecip", "1 / source, never in its source's storage", hp, true),
-    ew_member(o::tile_rsqrt, o::buffer_rsqrt, "rsqrt", k::unary, "pto.trsqrt", "1 / sqrt(source)"),
+    ew_member(o::tile_rsqrt, o::buffer_rsqrt, "rsqrt", k::unary, "pto.trsqrt", "1 / sqrt(source)", hp, false, "tmp"),
     ew_member(o::tile_adds, o::buffer_adds, "adds", k::scalar_form, "pto.tadds", "source + scalar"),
     ew_member(o::tile_subs, o::buffer_subs, "subs", k::scalar_form, "pto.tsubs", "source - scalar"),
     ew_member(o::tile_muls, o::buffer_muls, "muls", k::scalar_form, "pto.tmuls", "source * scalar"),
@@ -278,8 +282,13 @@ constexpr std::array<op_record, 2> member_records(std::size_t i) {
     case fam::elementwise:
       // A Buffer elementwise op writes `dest`, which may be exactly one of its inputs' windows
       // (in place) or disjoint from it, never partially overlapping.
-      t.operands = m.ew == k::binary ? "lhs:v rhs:v" : m.ew == k::unary ? "source:v" : "source:v scalar:s";
-      b.operands = m.ew == k::binary ? "lhs:v rhs:v dest:v" : m.ew == k::unary ? "source:v dest:v" : "source:v scalar:s dest:v";
+      t.operands = m.ew == k::binary  ? "lhs:v rhs:v"
+                   : m.ew == k::unary ? (m.scratch.empty() ? "source:v" : "source:v tmp:v?")
+                                      : "source:v scalar:s";
+      b.operands = m.ew == k::binary  ? "lhs:v rhs:v dest:v"
+                   : m.ew == k::unary ? (m.scratch.empty() ? "source:v dest:v" : "source:v dest:v tmp:v?")
+                                      : "source:v scalar:s dest:v";
+      t.scratch = b.scratch = m.scratch;
       t.ew = b.ew = m.ew;
       t.traits = trait::moves_valid_data;
       b.traits = m.never_in_place ? trait::none : trait::may_alias_exactly;

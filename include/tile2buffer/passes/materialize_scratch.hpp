@@ -25,6 +25,13 @@ namespace detail {
 /// Whether op `o` is a native-scratch op written without its scratch operand.
 constexpr bool needs_native_scratch(const function& f, op_id o) {
   if (info(f.op(o).code()).scratch.empty() || !is_tile_op(f.op(o).code())) return false;
+  if (info(f.op(o).code()).ew == ew_kind::unary) {
+    // rsqrt's tmp belongs to its high-precision form only (quantized-path.md §2.3).
+    const auto hp = f.kwarg_of(o, keyword::high_precision);
+    const operand source = named_operand<"source">(f, o);
+    return hp && hp->kind == operand_kind::bool_lit && hp->num != 0 && source.is_value() && f.type_of(source.value()).is_tile() &&
+           !scratch_operand(f, o).is_value();
+  }
   const operand source = disjoint_operands(f, o)[0];
   const operand vector = named_operand<"vector">(f, o);
   if (vector.kind != operand_kind::none && !(vector.is_value() && f.type_of(vector.value()).is_tile())) return false;
@@ -36,11 +43,21 @@ constexpr bool needs_native_scratch(const function& f, op_id o) {
 /// block per row, valid rows following the column vector's. No storage yet (init_storage gives
 /// it its own).
 constexpr type native_scratch_type(const function& f, op_id o) {
-  const type& source = f.type_of(disjoint_operands(f, o)[0].value());
+  const bool unary = info(f.op(o).code()).ew == ew_kind::unary;
+  const type& source = f.type_of((unary ? named_operand<"source">(f, o) : disjoint_operands(f, o)[0]).value());
   type t = source;
   t.mem = value_id{};
   t.mem_offset = 0;
   t.valid = {extent::of(source.shape[0]), extent::of(source.shape[1])};
+  if (unary) {
+    // rsqrt's high-precision tmp: the one 32-byte block of ones the a2a3 library divides by
+    // (TUnaryOp.hpp TRsqrtHighPrecision), a row-major [1, 32 / esize] tile.
+    const std::int64_t lanes = 32 / element_bytes(source.dt);
+    t.shape = {1, lanes};
+    t.blayout = box_layout::row_major;
+    t.valid = {extent::of(1), extent::of(lanes)};
+    return t;
+  }
   if (const operand v = named_operand<"vector">(f, o); v.is_value()) {
     const std::int64_t lanes = 32 / element_bytes(source.dt);
     t.shape = {source.shape[0], lanes};

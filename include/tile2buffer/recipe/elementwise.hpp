@@ -28,6 +28,26 @@ struct lower_elementwise {
   // was a tenth of the lower pass's time when done per op.
   static constexpr opcode target = *buffer_counterpart(C);
   static_assert(kind != ew_kind::none, "lower_elementwise: the op is not elementwise");
+  /// rsqrt's optional high-precision scratch (quantized-path.md §2.3): Tile `source tmp?`.
+  static constexpr bool has_scratch = !info(C).scratch.empty();
+
+  /// Why the scratch `tmp` does not qualify, or empty: with high_precision the scratch
+  /// MaterializeNativeScratch supplies (a dense row-major Vec [1, 32 / esize] block of the op's
+  /// dtype, or any user tile at least that large). A user tmp without the keyword is pypto's
+  /// spelling of the same form (pto.trsqrt with tmp and no precisionType runs it on a2a3).
+  static constexpr text scratch_problem(typed<source> op) {
+    const auto hp = op.kwarg_of(keyword::high_precision);
+    const bool high = hp && hp->kind == operand_kind::bool_lit && hp->num != 0;
+    const operand tmp = scratch_operand(op.fn(), op.id());
+    if (!tmp.is_value()) return high ? text("needs its scratch tmp: run materialize_native_scratch before init_storage") : text{};
+    const type& t = op.fn().type_of(tmp.value());
+    const type& dst = op.result_type();
+    if (is_column_vector(dst)) return text(mnemonic(C)) << " with high_precision on column vectors stays Tile";
+    if (!t.is_tile() || !is_dense_vec(t) || t.dt != dst.dt || t.bytes() < 32 || !t.static_valid() || !t.full_valid())
+      return text("scratch tile smaller than the native rule (a dense row-major Vec tile of ")
+             << tile2buffer::name(dst.dt) << " of at least 32 bytes, full valid)";
+    return {};
+  }
 
   static constexpr match_result match(typed<source> op, const match_context& ctx) {
     const type& dst = op.result_type();
@@ -55,6 +75,8 @@ struct lower_elementwise {
     if (!tiles_match)
       return match_result::no(text(mnemonic(C))
                               << " operands and destination must have matching physical shapes, dtypes and valid extents");
+    if constexpr (has_scratch)
+      if (auto why = scratch_problem(op); !why.empty()) return match_result::no(static_cast<text&&>(why));
     text scalar_problem;
     if constexpr (kind == ew_kind::scalar_form) scalar_problem = detail::element_scalar_problem(op.fn(), op.scalar());
     if constexpr (kind == ew_kind::fill) scalar_problem = detail::element_scalar_problem(op.fn(), op.value());
@@ -94,6 +116,9 @@ struct lower_elementwise {
       args[count++] = element(op.value());
     }
     args[count++] = handle_of(operand::of(result));
+    if constexpr (has_scratch)
+      if (const operand tmp = scratch_operand(op.fn(), op.id()); tmp.is_value())
+        args[count++] = operand::of(l.typed_handle(tmp.value(), op.loc()));
     std::vector<kwarg> kws;
     if constexpr (kind != ew_kind::fill)  // fill's shape and dtype already live in the destination descriptor
       for (const kwarg& k : op.kwargs()) kws.push_back(kwarg{k.key, l.rw().map(k.value)});

@@ -66,7 +66,8 @@ struct lower_load {
   static constexpr bool default_rollout = true;
   static constexpr match_result match(typed<tile::load> ld, const match_context& ctx) {
     const type& dst = ld.result_type();
-    if (auto why = detail::endpoint_problem(dst, true, ctx.int8_vec()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::endpoint_problem(dst, true, ctx.int8_vec()); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     if (auto why = detail::dynamic_storage_problem(ld.fn(), ctx.kernel(), ld.result()); !why.empty())
       return match_result::no(static_cast<text&&>(why));
     const type* gm_type = ld.type_of(ld.tensor());
@@ -79,8 +80,9 @@ struct lower_load {
         return match_result::no(text("GM load into Mat requires matching FP16/BF16/FP32/INT8 element types, got ")
                                 << tile2buffer::name(gm.dt) << " -> " << tile2buffer::name(dst.dt));
     } else if (gm.dt != dst.dt || !gm_transfer_allows(dst.dt, ctx.int8_vec())) {
-      return match_result::no(text("GM load requires matching ") << gm_transfer_names(ctx.int8_vec()) << " element types, got "
-                              << tile2buffer::name(gm.dt) << " -> " << tile2buffer::name(dst.dt));
+      return match_result::no(text("GM load requires matching ")
+                              << gm_transfer_names(ctx.int8_vec()) << " element types, got " << tile2buffer::name(gm.dt) << " -> "
+                              << tile2buffer::name(dst.dt));
     }
     if (ld.kwarg_set(keyword::cache)) return match_result::no(text("cache-policy loads require a Buffer transfer recipe"));
     // The shape operand is the physical window (the verifier holds it to the tile's shape); the
@@ -109,7 +111,8 @@ struct lower_store {
   static constexpr match_result match(typed<tile::store> st, const match_context& ctx) {
     const type* src = st.tile_type(st.tile());
     if (src == nullptr) return match_result::no(text("tile.store needs a Tile source"));
-    if (auto why = detail::endpoint_problem(*src, false, ctx.int8_vec()); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    if (auto why = detail::endpoint_problem(*src, false, ctx.int8_vec()); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     if (st.kwarg_set(keyword::atomic) || st.kwarg_set(keyword::st_phase))
       return match_result::no(text("atomic and phased stores require a Buffer transfer recipe"));
     if (st.kwarg_set(keyword::pre_quant) || st.kwarg_set(keyword::pre_relu))
@@ -124,8 +127,9 @@ struct lower_store {
             text("Acc stores drain through the fix-pipe with FP32 -> FP32/FP16/BF16 or INT32 -> INT32 only, got ")
             << tile2buffer::name(src->dt) << " -> " << tile2buffer::name(gm.dt));
     } else if (gm.dt != src->dt || !gm_transfer_allows(src->dt, ctx.int8_vec())) {
-      return match_result::no(text("GM store requires matching ") << gm_transfer_names(ctx.int8_vec()) << " element types, got "
-                              << tile2buffer::name(src->dt) << " -> " << tile2buffer::name(gm.dt));
+      return match_result::no(text("GM store requires matching ")
+                              << gm_transfer_names(ctx.int8_vec()) << " element types, got " << tile2buffer::name(src->dt)
+                              << " -> " << tile2buffer::name(gm.dt));
     }
     return match_result::yes();
   }

@@ -333,8 +333,11 @@ inline bool matmul_acc(state& s, view<opcode::buffer_matmul_acc> v) {
 
 //===--- vector math ---===//
 
+inline void clobber(state& s, op_id o, const handle& scratch);
+
 /// What every elementwise op does, on the operands its kind names (`ew_rows`, models_common.hpp);
-/// the op's row of ew_table (kernels.hpp) says what it computes.
+/// the op's row of ew_table (kernels.hpp) says what it computes. A scratch `tmp` (rsqrt's
+/// high-precision form) is left unspecified, as the reductions' is.
 inline bool elementwise(state& s, op_id o, const ew_operands& in) {
   const ew_semantics& op = *ew_op_of(s.fn().op(o).code());
   const operand dest = named_operand<"dest">(s.fn(), o);
@@ -377,6 +380,11 @@ inline bool elementwise(state& s, op_id o, const ew_operands& in) {
       c.emplace_back(encode(d, ew_apply(op, d, x, y)), computed(m, o.index, inexact));
     }
   s.scatter(*dst, dst->valid_rows, dst->valid_cols, c);
+  if (const operand tmp = scratch_operand(s.fn(), o); tmp.is_value()) {
+    const handle* t = s.handle_arg(o, tmp);
+    if (!t) return false;
+    clobber(s, o, *t);
+  }
   return true;
 }
 

@@ -337,6 +337,7 @@ struct buffer_elementwise_rule {
     if (!identical) s.fail(v.loc, v.mn, " operands must have descriptors identical to the destination");
     if (ew == ew_kind::scalar_form && !s.scalar_operand(family_operand<"scalar">(v)))
       s.fail(v.loc, v.mn, ' ', family_label<"scalar">(v), " must be a scalar");
+    if (!info(v.code).scratch.empty()) unary_scratch_check(s, v, type_kind::buffer, dst);
   }
 };
 template <opcode C, class V>

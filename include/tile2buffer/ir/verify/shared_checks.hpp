@@ -75,6 +75,22 @@ constexpr void check_rounding_mode(verify_state& s, const op_view& v) {
       s.fail(v.loc, v.mn, " mode must be an integer literal from 0 to 6 (the ISA's rounding modes)");
 }
 
+/// The optional scratch `tmp` of a unary elementwise op (rsqrt's high-precision form, which the
+/// a2a3 library runs as sqrt then a divide by a 32-byte block of ones it writes into tmp, whether
+/// or not precisionType says so): a Vec row-major tile of the op's dtype of at least 32 bytes,
+/// neither the source nor (Buffer) the destination. Shared by both stages (`kind`).
+constexpr void unary_scratch_check(verify_state& s, const op_view& v, type_kind kind, const type* like) {
+  const operand tmp = family_operand<"tmp">(v);
+  if (!present(tmp)) return;
+  const type* t = s.expect(v, tmp, kind, family_label<"tmp">(v));
+  if (t == nullptr || like == nullptr) return;
+  if (t->dt != like->dt || t->space != memory_space::vec || t->blayout != box_layout::row_major || t->bytes() < 32)
+    s.fail(v.loc, v.mn, " scratch tmp must be a row-major Vec tile of the op's dtype of at least 32 bytes");
+  for (const operand other : {family_operand<"source">(v), family_operand<"dest">(v)})
+    if (other.is_value() && tmp.is_value() && other.value() == tmp.value())
+      s.fail(v.loc, v.mn, " scratch tmp must not be an operand of the op");
+}
+
 }  // namespace detail
 }  // namespace v0
 }  // namespace tile2buffer

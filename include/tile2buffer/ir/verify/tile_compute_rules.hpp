@@ -175,6 +175,7 @@ struct tile_elementwise_rule {
     if (!space_ok) s.fail(v.loc, v.mn, " operands must be in the same memory space");
     if (ew == ew_kind::scalar_form && !s.scalar_operand(family_operand<"scalar">(v)))
       s.fail(v.loc, v.mn, ' ', family_label<"scalar">(v), " must be a scalar");
+    if (!info(v.code).scratch.empty()) unary_scratch_check(s, v, type_kind::tile, r);
   }
 };
 /// The Tile ops whose record gives them an elementwise tile shape (tile.full, a fill, has its own).
