@@ -66,15 +66,18 @@ FP32 only (the ISA's FP16 forms stay Tile: "`<op>` on FP16 is not in the extende
      their own direction (ceil(+big) = +inf, floor(+big) = the largest finite value), TRUNC and
      ODD stop at the largest finite value; NaN stays a quiet NaN (payload's top bits kept);
      mode 0 is RINT.
-   - float -> integer rounds by the mode (modes 0 and 6 are RINT: the a2a3 dispatch's default
-     branch, PTO ISA include/pto/npu/a2a3/TCvt.hpp, has no ODD conversion to integers), then
-     saturates to the integer's range; NaN gives 0 (saturation ON: the ISA's usual answer,
-     quantized-path.md §2.2; the hardware's NaN result is not documented [U]).
-   - integer -> float rounds once by the mode (no detour through FP32); integer -> FP16 is
-     always RINT (a2a3 converts it through `vconv_deq`, which takes no mode).
+   - float -> integer rounds by the mode (modes 0 and 6 truncate: the a2a3 dispatch's default
+     branch issues the `z` instruction, PTO ISA include/pto/npu/a2a3/TCvt.hpp), then saturates
+     to the integer's range; NaN gives 0 (saturation ON; the hardware's NaN result is not
+     documented [U], see docs/pto-as.md "Facts of the quantized path").
+   - integer -> float rounds once by the mode (no detour through FP32; mode 0 is RINT, an
+     assumption for the suffix-less `vconv_s322f32`); integer -> FP16 is always RINT (a2a3
+     converts it through `vconv_deq` with scale 1.0, which takes no mode).
    - integer -> integer is exact or wraps (two's complement); the mode is irrelevant.
-   Only FP16/BF16 -> FP32 and FP32 -> FP16/BF16 with modes 1-5 lower; the other pairs stay Tile
-   and run in the Tile simulator with the semantics above.
+   The pairs that lower are the rows of `extended_cast_pairs` (ir/cast.hpp): FP16/BF16 -> FP32
+   (any mode), FP32 -> FP16/BF16 (modes 1-5), INT32 -> FP32 (modes 0-5), FP32 -> INT32 and
+   FP16 -> INT8 (any mode), INT32 -> FP16 (any mode); the other pairs stay Tile and run in the
+   Tile simulator with the semantics above.
 6. Zero extents: every new op runs only when all valid extents are positive (the default spec's
    guard); a skipped reduction leaves its result unspecified and the simulator poisons it.
 7. Precision: `row_sum` and `col_sum` fold in a fixed order in the simulator (left to right, top

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/ir/cast.hpp"
 #include "tile2buffer/ir/coverage.hpp"
 #include "tile2buffer/ir/elementwise.hpp"
 #include "tile2buffer/ir/opcode.hpp"
@@ -530,7 +531,7 @@ class planner {
       }
       case op_family::row_broadcast:
       case op_family::col_broadcast:
-      case op_family::cast: return hull({a.lo, a.hi});
+      case op_family::cast: return hull({a.lo, a.hi});  // an integer target moves a value by < 1: far inside the bounds
       case op_family::row_broadcast_arith:
       case op_family::col_broadcast_arith: {
         const std::optional<bounds> combined = rule_of(r.combine).interval(a, b, s);
@@ -566,6 +567,10 @@ class planner {
     st.in = std::move(in);
     st.mantissa = s.mantissa;
     st.exp10 = s.exp10;
+    // rsqrt's high-precision form (quantized-path.md §2.3), its scratch left to the pipeline;
+    // drawn only under the extended option, so that other seeds keep their programs.
+    if (opt_.extended && !info(op).scratch.empty() && uniform() < 0.5)
+      st.flags.push_back(kwarg{keyword::high_precision, operand::boolean(true)});
     st.result = new_value(d, rows, cols, lo, hi);
     if (!st.in.empty()) val(st.result).valid = val(st.in[0]).valid;
     val(st.result).made_by = op;
@@ -771,21 +776,32 @@ class planner {
     }
     return true;
   }
-  /// `tile.cast`: FP32 to FP16 or BF16 with a rounding mode 1-5 (rows of the result a multiple
-  /// of 32 bytes), or FP16/BF16 to FP32.
+  /// `tile.cast`: a pair of `extended_cast_pairs` (ir/cast.hpp: FP32 <-> FP16/BF16, and the
+  /// quantized path's INT32 -> FP32/FP16, FP32 -> INT32, FP16 -> INT8) from a recent dense Vec
+  /// value, with one of the pair's modes or none; the result's rows stay 32-byte aligned and its
+  /// values inside the target's range (no saturation drawn: the interval stays exact).
   bool cast() {
-    const std::vector<int> from = recent([&](int, const gen_value& x) {
-      if (x.stale || x.hidden || x.kind != gen_kind::dense || x.space != memory_space::vec || is_column(x)) return false;
-      if (x.dt == dtype::fp32) return x.cols * 2 % 32 == 0 && std::max(std::fabs(x.lo), std::fabs(x.hi)) <= limit(dtype::fp16);
-      return x.dt == dtype::fp16 || x.dt == dtype::bf16;
-    });
-    if (from.empty()) return false;
-    const int x = pick(from);
-    const gen_value s = val(x);
-    const dtype to = s.dt != dtype::fp32 ? dtype::fp32 : uniform() < 0.6 ? dtype::fp16 : dtype::bf16;
+    struct choice {
+      int x;
+      const cast_pair* pair;
+    };
+    std::vector<choice> of;
+    for (const int x : recent([&](int, const gen_value& v) {
+           return !v.stale && !v.hidden && v.kind == gen_kind::dense && v.space == memory_space::vec && !is_column(v);
+         })) {
+      const gen_value& v = val(x);
+      for (const cast_pair& p : extended_cast_pairs) {
+        if (p.from != v.dt || v.cols * element_bytes(p.to) % 32 != 0) continue;
+        const double bound = p.to == dtype::int8 ? 127 : limit(p.to);
+        if (std::max(std::fabs(v.lo), std::fabs(v.hi)) + (is_float(p.to) ? 0 : 1) <= bound) of.push_back({x, &p});
+      }
+    }
+    if (of.empty()) return false;
+    const choice c = of[below(of.size())];
+    const gen_value s = val(c.x);
     std::vector<kwarg> mode;
-    if (uniform() < 0.7) mode.push_back(kwarg{keyword::mode, operand::integer(1 + static_cast<std::int64_t>(below(5)))});
-    return add_step(opcode::tile_cast, {x}, to, s.rows, s.cols, s.valid, std::move(mode)) >= 0;
+    if (uniform() < 0.7) mode.push_back(kwarg{keyword::mode, operand::integer(between(c.pair->min_mode, c.pair->max_mode))});
+    return add_step(opcode::tile_cast, {c.x}, c.pair->to, s.rows, s.cols, s.valid, std::move(mode)) >= 0;
   }
   /// An FP16 or BF16 row or column reduction of a fresh load, its result unused: the extended
   /// rollout reduces FP32 only (§3.1), so the kernel must stay Tile with that reason.
@@ -2680,7 +2696,12 @@ program emit(const gen_plan& plan) {
       const operand lit = operand::decimal(s.mantissa, s.exp10);
       switch (info(s.op).ew) {
         case ew_kind::fill: out = b.emit1(s.op, {lit}, tt, vname, at); break;
-        case ew_kind::unary: out = b.emit1(s.op, {in(0)}, tt, vname, at); break;
+        case ew_kind::unary: {
+          const std::string_view names[] = {vname};
+          const operand ops[] = {in(0)};
+          out = b.fn().result(b.emit(s.op, ops, s.flags, std::span<const type>(&tt, 1), names, at), 0);
+          break;
+        }
         case ew_kind::scalar_form: out = b.emit1(s.op, {in(0), lit}, tt, vname, at); break;
         default: out = b.emit1(s.op, {in(0), in(1)}, tt, vname, at);
       }
