@@ -51,10 +51,17 @@ constexpr text column_transfer_problem(const type& col, const type* gm) {
   return {};
 }
 
-/// Why `ld`, a load into a column vector, is outside lower-column-load, or empty.
+/// Why `ld`, a load into a column vector, is outside lower-column-load, or empty. The GM column
+/// must be contiguous: a2a3 loads a DN (col_major) Vec tile only from a DN view, one burst per
+/// column, and refuses any other layout pair (pto-isa tload_common.hpp `TLOAD_TILE_IMPL`; docs/pto-as.md
+/// "Column vectors and GM"), so a column of a wider tensor, strided by its row pitch, stays Tile.
 constexpr text column_load_problem(typed<tile::load> ld, const match_context& ctx) {
   const type& dst = ld.result_type();
-  if (text why = column_transfer_problem(dst, ld.type_of(ld.tensor())); !why.empty()) return why;
+  const type* gm = ld.type_of(ld.tensor());
+  if (text why = column_transfer_problem(dst, gm); !why.empty()) return why;
+  if (gm->shape[1] != 1)
+    return text("a column-vector load needs a contiguous GM column, an [N, 1] tensor: a2a3 loads a DN tile only from a DN "
+                "view, and a column of a wider tensor is strided");
   if (ld.kwarg_set(keyword::cache)) return text("cache-policy loads require a Buffer transfer recipe");
   const auto ext = ld.elements(ld.shape());
   if (ext[0].kind != operand_kind::int_lit || ext[0].num != dst.shape[0] || ext[1].kind != operand_kind::int_lit ||
