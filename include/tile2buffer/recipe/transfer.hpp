@@ -81,7 +81,8 @@ constexpr text column_store_problem(typed<tile::store> st, const type& src) {
 /// the column recipe's, so that a column transfer staying Tile says why (empty `why`: the column
 /// recipe, tried next, takes it).
 constexpr match_result column_is_elsewhere(text why) {
-  return match_result::no(why.empty() ? text("a column-vector transfer has its own recipe") : static_cast<text&&>(why));
+  if (why.empty()) why = text("a column-vector transfer has its own recipe");
+  return match_result::no(static_cast<text&&>(why));
 }
 }  // namespace detail
 
