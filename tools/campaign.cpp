@@ -95,6 +95,7 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed, bool tile_only) {
       o.extended = true;
       o.half_reduction_probability = tile_only ? 0.1 : 0;
       o.abi_probability = tile_only ? 0.05 : 0;
+      o.column_transfer_probability = 0.3;
       if (extended_variant(seed) == 0) {
         o.gm_parameter_probability = 1.0 / 3;
         return testing::generate_plan(seed, 8 + static_cast<int>(seed % 32), o);

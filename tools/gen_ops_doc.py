@@ -89,8 +89,14 @@ FP32 only (the ISA's FP16 forms stay Tile: "`<op>` on FP16 is not in the extende
    `[R, 1]` column vectors (`blayout=col_major`, `R * esize` a multiple of 32).
 10. The instruction pages win over the tutorials: row reductions always take `tmp`.
 11. `tile.col_expand_add` is the addition (the TCOLEXPANDADD page's title is a copy error).
-12. Column vectors are stored only into a window of a GM tensor with more than one column (PTO
-    views need `cols > 1`); kernels relabel statistics to `[1, R]` rows to store them.
+12. Column vectors move to and from GM (quantized-path.md §2.4): `lower-column-load` fills an
+    `[R, 1]` column vector from a window of a one-column `[N, 1]` tensor, valid rows static,
+    partial or runtime; a column of a wider tensor stays Tile (a2a3 loads a DN tile only from a
+    DN view, whose column is contiguous). `lower-column-store` writes one into a single-column
+    window of any ND tensor, valid rows static or runtime. A one-column tensor that only column
+    vectors move through is inside the PTO kernel ABI and is written as the DN view `[1, N]`
+    (docs/pto-as.md, "Column vectors and GM", which also records what a store into a wider tensor
+    does on a2a3).
 13. Target a5 keeps every kernel on Tile in both rollouts.
 
 Scratch operands (`tmp`, `blk`) are added before storage initialization by the

@@ -40,6 +40,7 @@ constexpr std::uint64_t kernels = testing::campaign_kernels(300);
 testing::gen_options with_tile_only(testing::gen_options o) {
   o.half_reduction_probability = 0.1;
   o.abi_probability = 0.06;
+  o.column_transfer_probability = 0.3;  // column vectors from and to one-column tensors (quantized-path.md §2.4)
   return o;
 }
 
@@ -158,6 +159,31 @@ TEST_CASE("region kernels carry column vectors through loops and branches, and l
   }
   MESSAGE(carried, " lowered region kernels carry or yield an [R, 1] column vector");
   CHECK(carried >= 10);
+}
+
+TEST_CASE("column vectors are loaded from and stored to one-column tensors, and lower") {
+  int loads = 0, stores = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed)
+    for (const auto& make : {straight, valid, regions}) {
+      const testing::gen_plan plan = testing::generate_plan(seed, short_ops(seed), make(seed));
+      if (!plan.tile_reason.empty() || plan.unaligned) continue;
+      const program tile = testing::emit(plan);
+      const function& f = tile.functions[0];
+      bool load = false, store = false;
+      for (const auto& n : f.ops) {
+        if (n.code() == opcode::tile_load) load = load || is_column_vector(f.type_of(value_id{n.results.begin}));
+        if (n.code() == opcode::tile_store) store = store || f.type_of(value_id{n.results.begin}).shape[1] == 1;
+      }
+      if (!load && !store) continue;
+      const auto lowered = lower(tile, options{.rollout = rollout_kind::extended});
+      REQUIRE(lowered.ok());
+      CHECK_MESSAGE(lowered.value.functions[0].stage == ir_stage::buffer, "seed ", seed, " stayed Tile");
+      loads += load;
+      stores += store;
+    }
+  MESSAGE(loads, " lowered kernels load a column vector, ", stores, " store into a one-column tensor");
+  CHECK(loads >= 20);
+  CHECK(stores >= 20);
 }
 
 TEST_CASE(

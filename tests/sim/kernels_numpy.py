@@ -1331,6 +1331,57 @@ def cube_refusals():
 
 #===--- data movement: bits travel unchanged (reference-semantics.md §9.2; sim/numeric.hpp) ---===#
 
+def column_transfers(dt, lowered=False):
+    """Column vectors from and to GM (quantized-path.md §2.4), every pattern bit for bit: a column
+    of a wider tensor (Tile IR only: it stays Tile, a2a3 loads a DN tile only from a contiguous
+    column), and windows of a one-column tensor with full, partial static and runtime valid rows,
+    stored into one-column tensors (rows past the valid ones keep their old patterns)."""
+    rng = np.random.default_rng(SIZE[dt] * 37 + ALL.index(dt))
+    R = 32 // SIZE[dt]  # R * esize = 32
+    X = rng.integers(0, 1 << (8 * SIZE[dt]), (3 * R, 8), dtype=np.uint64)
+    S = rng.integers(0, 1 << (8 * SIZE[dt]), (4 * R, 1), dtype=np.uint64)
+    if dt in FMT:  # signalling NaNs of both signs (a conversion through float would quiet them)
+        f = FMT[dt]
+        X[R + 1, 5] = S[R + 1, 0] = f.inf | 1
+        X[R + 2, 5] = S[R + 2, 0] = f.inf | f.sign | 1
+    k = Kernel("columns")
+    expect = {}
+    col = tile_ty(dt, R, 1)
+
+    def gm_in(bits):
+        name = k.fresh("In")
+        k.params.append(f"{name}: Tensor[[{bits.shape[0]}, {bits.shape[1]}], {dt}]")
+        k.inputs[name] = np.ascontiguousarray(bits.astype(UINT[SIZE[dt]])).view(HOST[dt])
+        return name
+
+    def out(var, want, label, sentinel=None, at=(0, 0), rows=R):
+        key = k.tile_out(dt, var, (R, 1), (rows, 1), sentinel=sentinel, at=at, label=label)
+        expect[key] = (dt, [[("bits", int(b)) for b in r] for r in want])
+
+    if not lowered:
+        x = gm_in(X)
+        c = k.fresh("c")
+        k.op(f"{c} = tile.load({x}, ({R}, 5), ({R}, 1)) : {col}")
+        out(c, X[R:2 * R, 5:6], "column 5 of a wider tensor")
+    s_in = gm_in(S)
+    c = k.fresh("c")
+    k.op(f"{c} = tile.load({s_in}, ({R}, 0), ({R}, 1)) : {col}")
+    out(c, S[R:2 * R], "window of a one-column tensor")
+    sent = rng.integers(0, 1 << (8 * SIZE[dt]), (2 * R, 1), dtype=np.uint64)
+    c = k.fresh("c")
+    k.op(f"{c} = tile.load({s_in}, ({2 * R + 3}, 0), ({R}, 1), (2, 1)) : {tile_ty(dt, R, 1, valid=(2, 1))}")
+    want = sent.copy()
+    want[R + 1:R + 3] = S[2 * R + 3:2 * R + 5]
+    out(c, want, "two valid rows stored at row R + 1", sentinel=sent, at=(R + 1, 0), rows=2 * R)
+    n = k.scalar_in("INDEX", R - 3)
+    c = k.fresh("c")
+    k.op(f"{c} = tile.load({s_in}, (1, 0), ({R}, 1), ({n}, 1)) : {tile_ty(dt, R, 1, valid=(n, 1))}")
+    want = sent[:R].copy()
+    want[:R - 3] = S[1:R - 2]
+    out(c, want, "runtime valid rows", sentinel=sent[:R])
+    checked_run(f"column transfers {dt}", k, expect, lowered=lowered)
+
+
 def moves(dt, lowered=False):
     """load, store, move, slice, reshape, assemble, set_validshape, reinterpret_view: every pattern
     (signalling NaNs included) arrives bit for bit where the op puts it. One-byte tiles are 64
@@ -1671,6 +1722,9 @@ def main():
         moves(dt)
     for dt in ("FP32", "FP16", "BF16", "INT32", "INT8"):  # INT8: the extended rollout (quantized-path.md §2.1)
         moves(dt, lowered=True)
+    for dt in ("FP32", "FP16", "BF16", "INT32"):
+        column_transfers(dt)
+        column_transfers(dt, lowered=True)
     store_keywords()
     spmd()
     spmd(lowered=True)

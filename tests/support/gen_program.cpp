@@ -360,6 +360,8 @@ class planner {
     if (opt_.extended && opt_.half_reduction_probability > 0 && uniform() < opt_.half_reduction_probability && clean)
       half_reduction();
     else if (opt_.abi_probability > 0 && uniform() < opt_.abi_probability && clean) abi_breach();
+    if (opt_.extended && !opt_.regions && opt_.column_transfer_probability > 0 && uniform() < opt_.column_transfer_probability)
+      column_outputs();
     return plan_;
   }
 
@@ -450,9 +452,15 @@ class planner {
   void load() { load_of(pick_class(), true); }
   /// Loads a tile of class `k`; with valid extents and `may_narrow`, possibly partially valid;
   /// with `forced`, valid extents `forced` (whose scalars exist already).
-  int load_of(const shape_class k, bool may_narrow = false, std::optional<std::array<gen_index, 2>> forced = std::nullopt) {
-    // A column vector is not loaded (an [R, 1] GM load stays Tile): it is a load's row maximum.
-    if (k.cols == 1 && k.rows > 1) {
+  /// With `gm_column`, a column-vector class is a window of a one-column input.
+  int load_of(const shape_class k, bool may_narrow = false, std::optional<std::array<gen_index, 2>> forced = std::nullopt,
+              bool gm_column = false) {
+    // A column vector is a window of a one-column input (quantized-path.md §2.4) or a load's row
+    // maximum; a column of a wider input stays Tile (a2a3 loads a DN tile from a DN view only).
+    const bool column = k.cols == 1 && k.rows > 1;
+    if (column && (gm_column || (opt_.column_transfer_probability > 0 && uniform() < opt_.column_transfer_probability))) {
+      may_narrow = false;  // a column vector with runtime valid rows has no elementwise use
+    } else if (column) {
       const shape_class* base = fp32_class(k.rows);
       if (base == nullptr) throw std::logic_error("gen_program: a column-vector class without an FP32 class of its rows");
       const int x = load_of(*base);
@@ -720,12 +728,20 @@ class planner {
     const int t = emit(opcode::tile_abs, {x}, literal{0, 0});
     return t < 0 ? -1 : emit(opcode::tile_adds, {t}, literal{1, 0});
   }
+  /// A new column vector: a row reduction or (`column_transfer_probability`) a window of a
+  /// one-column input, as the per-row scales of pypto-lib's dequantization come.
+  int new_column() {
+    if (opt_.column_transfer_probability > 0 && uniform() < opt_.column_transfer_probability)
+      if (const shape_class* k = fp32_class(); k != nullptr)
+        return load_of(shape_class{dtype::fp32, k->rows, 1, 0}, false, {}, true);
+    return reduce(0);
+  }
   /// A row broadcast: `tile.row_expand(v)` to a class width, or `tile.row_expand_sub/div/mul(x, v)`
   /// with x's valid rows those of the column vector v (a recent one, or a new row reduction).
   bool row_broadcast() {
     const std::vector<int> vs =
         current_of([](const gen_value& x) { return is_column(x) && x.dt == dtype::fp32 && x.kind == gen_kind::dense; });
-    int v = vs.empty() || uniform() < 0.2 ? reduce(0) : pick(vs);
+    int v = vs.empty() || uniform() < 0.2 ? new_column() : pick(vs);
     if (v < 0) return false;
     const gen_value c = val(v);
     if (uniform() < 0.3) {
@@ -817,20 +833,22 @@ class planner {
     if (add_step(op, {x}, d, rows ? k.rows : 1, rows ? 1 : k.cols, valid) < 0) return;
     plan_.tile_reason = std::string("on ") + std::string(name(d)) + " is not in the extended rollout";
   }
+  /// Every output only column vectors are stored to becomes one column wide: the DN view of
+  /// their column-vector stores (quantized-path.md §2.4). Why not in regions: a GM carry is
+  /// an access the ABI's column-only rule does not follow.
+  void column_outputs() {
+    for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o) {
+      bool columns = false, others = false;
+      for (const gen_step& s : plan_.steps)
+        if ((s.op == opcode::tile_store || (s.op == opcode::tile_load && s.from_output)) && s.tensor == o)
+          (s.op == opcode::tile_store && is_column(val(s.in[0])) ? columns : others) = true;
+      if (columns && !others) plan_.outputs[static_cast<std::size_t>(o)].cols = 1;
+    }
+  }
   /// One construct the PTO kernel ABI forbids (analysis/pto_abi.hpp; see gen_options::abi_probability).
   void abi_breach() {
     if (uniform() < 0.5) {
-      // An output only column vectors are stored to becomes one column wide; else an unused
-      // one-column input.
-      for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o) {
-        bool columns = false, others = false;
-        for (const gen_step& s : plan_.steps)
-          if (s.op == opcode::tile_store && s.tensor == o) (is_column(val(s.in[0])) ? columns : others) = true;
-        if (!columns || others) continue;
-        plan_.outputs[static_cast<std::size_t>(o)].cols = 1;
-        plan_.tile_reason = "columns > 1";
-        return;
-      }
+      // An unused one-column input: a one-column tensor that carries no column vector.
       plan_.inputs.push_back(gen_tensor{dtype::fp32, opt_.rows, 1});
       plan_.tile_reason = "columns > 1";
       return;

@@ -146,7 +146,11 @@
 ///    FP16 / BF16 -> FP32.
 /// Column vectors and [1, C] rows then feed the elementwise table like any class (column vectors
 /// only with static valid extents, which row reductions guarantee) and are stored; a column
-/// vector lands in column 0 of a 32-byte-wide output (the emitter takes no [N, 1] GM parameter).
+/// vector lands in column 0 of a 32-byte-wide output. With `column_transfer_probability`
+/// (quantized-path.md §2.4; draws only when set), that share of the column vectors a step loads
+/// are windows of a one-column input (its column contiguous: the DN view a2a3 loads a DN tile
+/// from) instead of a load's row maximum, and in that share of the kernels without regions every
+/// output that only column vectors are stored to becomes one column wide (its DN view).
 /// Windows and setters leave column vectors alone. With valid extents a reduction's source may
 /// be a fresh load whose reduced extent is a literal or an `nrows<n>` / `ncols<n>` parameter in
 /// [1, extent] (never empty: a reduction over an empty axis leaves its result unspecified, §2.4),
@@ -168,11 +172,10 @@
 ///    extended rollout", or BF16: extended-rollout.md §3.1 keeps them Tile; the default rollout
 ///    keeps every reduction Tile);
 ///  - `abi_probability`: one construct the PTO kernel ABI forbids (reference §3.3,
-///    analysis/pto_abi.hpp), which selection keeps Tile in the PTO preflight's words: every
-///    store into an output that holds only column vectors becomes a store into a one-column GM
-///    tensor (without such an output, the kernel takes an unused [rows, 1] input; `tile_reason`
-///    "columns > 1"), or the kernel loads back a window of an output it stored, an out parameter
-///    (`tile_reason` "parameter direction").
+///    analysis/pto_abi.hpp), which selection keeps Tile in the PTO preflight's words: an unused
+///    [rows, 1] input (a one-column tensor is inside the ABI only when columns move through it;
+///    `tile_reason` "columns > 1"), or the kernel loads back a window of an output it stored, an
+///    out parameter (`tile_reason` "parameter direction").
 ///
 /// Growth: `generate_plan` produces an abstract plan (steps over value numbers) that `emit`
 /// turns into IR; new features (views, control flow, runtime valid extents, cube) add step kinds
@@ -232,6 +235,8 @@ struct gen_options {
   double half_reduction_probability =
       0.0;                       ///< with `extended`: chance of one FP16/BF16 reduction (stays Tile, see the file comment)
   double abi_probability = 0.0;  ///< chance of one construct the PTO kernel ABI forbids (stays Tile, see the file comment)
+  double column_transfer_probability =
+      0.0;  ///< with `extended`: chance of a column vector loaded from, and of outputs stored as, one-column tensors
 };
 
 /// An index operand: scalar number `scalar` (see gen_plan::scalars) when >= 0, else literal `num`.

@@ -169,7 +169,25 @@ def flash_attention():
         compare(f"flash_attention Alpha[0] {label}", outs["Alpha"][0], np.zeros(16), 0, 0)
 
 
-for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, flash_attention):
+def rope():
+    # The rotary embedding written from its definition: (x_lo, x_hi) rotated per column pair i by
+    # the angle whose cosine and sine are cos[i], sin[i] (the lower half) and cos[h + i],
+    # sin[h + i] (the upper half); each element is two products and one add, rounded in FP32 only
+    # by the kernel, so the float64 value is within a few FP32 steps.
+    x = rng.standard_normal((128, 128)).astype(np.float32)
+    c = rng.standard_normal((1, 128)).astype(np.float32)
+    s = rng.standard_normal((1, 128)).astype(np.float32)
+    X, C, S = (a.astype(np.float64) for a in (x, c, s))
+    h = 64
+    ref = np.empty((128, 128))
+    for i in range(h):
+        ref[:, i] = X[:, i] * C[0, i] - X[:, h + i] * S[0, i]
+        ref[:, h + i] = X[:, h + i] * C[0, h + i] + X[:, i] * S[0, h + i]
+    for label, outs in each_run("rope.t2b", "rope", {"X": x, "Cos": c, "Sin": s}, grid=16):
+        compare(f"rope {label}", outs["Y"], ref, 1e-5, 1e-5)
+
+
+for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, flash_attention, rope):
     try:
         case()
     except RuntimeError as e:

@@ -14,6 +14,8 @@
 
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/ir/function.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
+#include "tile2buffer/ir/walk.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -21,6 +23,37 @@ inline namespace v0 {
 /// The element types of a PTO tensor parameter.
 constexpr bool is_pto_tensor_dtype(dtype d) {
   return d == dtype::fp16 || d == dtype::bf16 || d == dtype::fp32 || d == dtype::int32 || d == dtype::int8;
+}
+
+/// Whether one-column tensor parameter `param` of `f` is accessed, at least once, and only as a
+/// column: every load from it fills a column vector, every store into it drains one (a Tile store's
+/// result names the same tensor; the return may name it). Such a tensor is written as a DN view,
+/// the contiguous column a2a3 moves a DN tile through (quantized-path.md §2.4, docs/pto-as.md
+/// "Column vectors and GM"), and only the extended rollout lowers column-vector transfers.
+constexpr bool column_only_tensor(const function& f, value_id param) {
+  std::vector<bool> alias(f.values.size(), false);
+  alias[param.index] = true;
+  bool used = false, other = false;
+  const auto column = [&](const operand& x) { return x.is_value() && is_column_vector(f.type_of(x.value())); };
+  walk(f, [&](op_id o) {
+    bool mine = false;
+    for (const operand& a : f.args(o)) mine = mine || (a.is_value() && alias[a.value().index]);
+    if (!mine) return;
+    switch (f.op(o).code()) {
+      case opcode::tile_load: other = other || !is_column_vector(f.type_of(f.result(o))); break;
+      case opcode::buffer_load: other = other || !column(typed<buffer::load>(f, o).dest()); break;
+      case opcode::buffer_store: other = other || !column(typed<buffer::store>(f, o).source()); break;
+      case opcode::tile_store:
+        other = other || !column(typed<tile::store>(f, o).tile());
+        alias[f.result(o).index] = true;
+        break;
+      default:
+        if (!has_trait(f.op(o).code(), trait::exits_function)) other = true;
+        return;
+    }
+    used = true;
+  });
+  return used && !other;
 }
 
 /// Every reason parameter `p` of `f` is outside the PTO kernel ABI, in a fixed order (kind,
@@ -38,7 +71,7 @@ constexpr std::vector<text> pto_parameter_problems(const function& f, const para
   if (!is_pto_tensor_dtype(t.dt))
     out.push_back(text("GM parameter '") << n << "' has dtype " << name(t.dt)
                                          << "; PTO tensor parameters are FP16, BF16, FP32, INT32 or INT8");
-  if (t.shape[0] <= 0 || t.shape[1] <= 1)
+  if (t.shape[0] <= 0 || (t.shape[1] <= 1 && !(t.shape[1] == 1 && column_only_tensor(f, p.value))))
     out.push_back(text("GM parameter '") << n << "' needs a static shape with rows > 0 and columns > 1, got [" << t.shape[0]
                                          << ", " << t.shape[1] << ']');
   if (t.tlayout != tensor_layout::nd)

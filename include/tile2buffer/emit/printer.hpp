@@ -316,9 +316,12 @@ class mlir_printer {
           if (o.segments[g] != 0) s << clauses[g] << x[k++].name;
         return s << " : " << rt();
       }
-      case native_form::make_tensor_view:
-        return text(r) << o.name << " %" << x[0].name << ", shape = [%" << x[1].name << ", %" << x[2].name << "], strides = [%"
-                       << x[3].name << ", %" << x[4].name << "] : " << rt();
+      case native_form::make_tensor_view: {
+        text s = text(r) << o.name << " %" << x[0].name << ", shape = [%" << x[1].name << ", %" << x[2].name << "], strides = [%"
+                         << x[3].name << ", %" << x[4].name << ']';
+        if (const text a = set_attrs(o); !a.empty()) s << " {" << a << '}';
+        return s << " : " << rt();
+      }
       case native_form::partition_view:
         return text(r) << o.name << " %" << x[0].name << ", offsets = [%" << x[1].name << ", %" << x[2].name << "], sizes = [%"
                        << x[3].name << ", %" << x[4].name << "] : " << x[0].type << " -> " << rt();

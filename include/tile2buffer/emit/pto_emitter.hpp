@@ -336,14 +336,21 @@ class pto_emitter : public pto_emitter_base {
     for (const param_info& p : f_.params) {
       const type& t = f_.type_of(p.value);
       if (!t.is_tensor()) continue;
-      const std::int64_t s0 = t.has_stride ? t.stride[0] : t.shape[1];
-      const std::int64_t s1 = t.has_stride ? t.stride[1] : 1;
+      // A one-column tensor (the preflight admits it only as a column-vector transfer's GM side)
+      // is the DN view of its contiguous column, strides [1, N], its layout written out: PTOAS
+      // infers DN only from constant shapes, and a2a3 moves a DN tile only through a DN view.
+      const bool dn = t.shape[1] == 1;
+      const std::int64_t s0 = dn ? 1 : t.has_stride ? t.stride[0] : t.shape[1];
+      const std::int64_t s1 = dn ? t.shape[0] : t.has_stride ? t.stride[1] : 1;
       const ssa dims[] = {constant(int_literal(t.shape[0]).view(), dtype::index),
                           constant(int_literal(t.shape[1]).view(), dtype::index)};
       const ssa strides[] = {constant(int_literal(s0).view(), dtype::index), constant(int_literal(s1).view(), dtype::index)};
       const ssa tv{ssa_.take((text("tv") << tensors++).view()), tensor_view_type(t.dt)};
       views_of_[p.value.index] = tv.name;
-      printer_.op(views_, 4, pto_record(pto_op::make_tensor_view, {one(value(p.value)), dims, strides}, one(tv)));
+      const pto_set layout{"layout", text("#pto.layout<dn>")};
+      printer_.op(views_, 4,
+                  pto_record(pto_op::make_tensor_view, {one(value(p.value)), dims, strides}, one(tv),
+                             dn ? std::span<const pto_set>(&layout, 1) : std::span<const pto_set>{}));
     }
   }
 

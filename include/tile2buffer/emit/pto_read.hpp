@@ -781,11 +781,16 @@ class pto_reader {
       fail(v.loc, text("pto.make_tensor_view of ") << ptr << " must give " << want.view());
       return std::nullopt;
     }
-    if (const auto layout = v.prop("layout")) {
-      fail(v.loc, text("pto.make_tensor_view with layout ") << *layout << ": a Buffer tensor parameter is ND");
-      return std::nullopt;
-    }
     type t = tensor_type(n[0], n[1], *dt);
+    if (const auto layout = v.prop("layout")) {
+      // The emitter's DN view of a one-column tensor: its column, contiguous (strides [1, N]).
+      if (*layout != "#pto.layout<dn>" || n[1] != 1 || n[2] != 1 || n[3] != n[0]) {
+        fail(v.loc, text("pto.make_tensor_view with layout ")
+                        << *layout << ": a Buffer tensor parameter is ND, or the DN view [1, N] of an [N, 1] one");
+        return std::nullopt;
+      }
+      return t;
+    }
     if (n[2] != n[1] || n[3] != 1) {
       t.has_stride = true;
       t.stride = {n[2], n[3]};

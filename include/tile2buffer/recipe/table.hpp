@@ -31,7 +31,7 @@ using broadcasts_stay_tile = stays_tile<op_t<C>, "axis broadcasts remain Tile in
 // order is the listing's (docs/recipes.md).
 // clang-format off
 struct default_recipes : join_recipe_lists<
-    recipe_list<lower_alloc, lower_create, lower_load, lower_store, lower_column_store, lower_move>,
+    recipe_list<lower_alloc, lower_create, lower_load, lower_column_load, lower_store, lower_column_store, lower_move>,
     family_recipes<op_family::elementwise, lower_elementwise>,
     family_recipes<op_family::spmd_query, lower_spmd_query>,
     recipe_list<lower_slice, lower_assemble, lower_set_validshape,

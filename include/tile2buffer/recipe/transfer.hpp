@@ -36,6 +36,54 @@ constexpr bool acc_store_allows(dtype acc, dtype gm) {
   return acc == dtype::fp32 ? gm == dtype::fp32 || gm == dtype::fp16 || gm == dtype::bf16
                             : acc == dtype::int32 && gm == dtype::int32;
 }
+
+/// Why column vector `col` and GM tensor `gm` are not a column transfer (quantized-path.md
+/// §2.4), or empty: R * esize a multiple of 32, one valid column, valid rows static or runtime,
+/// and a packed ND tensor of its FP16/BF16/FP32/INT32 element type. The GM window is one column,
+/// strided by the tensor's row pitch.
+constexpr text column_transfer_problem(const type& col, const type* gm) {
+  if (col.bytes() % 32 != 0)
+    return text("a column vector needs R * element bytes aligned to 32 (")
+           << col.shape[0] << " x " << name(col.dt) << " is " << col.bytes() << " bytes)";
+  if (!col.valid[1].is_static() || col.valid[1].number != 1) return text("a column vector transfers one valid column");
+  if (gm == nullptr || !gm_problem(*gm).empty() || gm->dt != col.dt || !gm_transfer_allows(col.dt))
+    return text("a column-vector transfer needs an ND GM tensor of its FP16/BF16/FP32/INT32 element type");
+  return {};
+}
+
+/// Why `ld`, a load into a column vector, is outside lower-column-load, or empty. The GM column
+/// must be contiguous: a2a3 loads a DN (col_major) Vec tile only from a DN view, one burst per
+/// column, and refuses any other layout pair (pto-isa tload_common.hpp `TLOAD_TILE_IMPL`; docs/pto-as.md
+/// "Column vectors and GM"), so a column of a wider tensor, strided by its row pitch, stays Tile.
+constexpr text column_load_problem(typed<tile::load> ld, const match_context& ctx) {
+  const type& dst = ld.result_type();
+  const type* gm = ld.type_of(ld.tensor());
+  if (text why = column_transfer_problem(dst, gm); !why.empty()) return why;
+  if (gm->shape[1] != 1)
+    return text("a column-vector load needs a contiguous GM column, an [N, 1] tensor: a2a3 loads a DN tile only from a DN "
+                "view, and a column of a wider tensor is strided");
+  if (ld.kwarg_set(keyword::cache)) return text("cache-policy loads require a Buffer transfer recipe");
+  const auto ext = ld.elements(ld.shape());
+  if (ext[0].kind != operand_kind::int_lit || ext[0].num != dst.shape[0] || ext[1].kind != operand_kind::int_lit ||
+      ext[1].num != 1)
+    return text("tile.load shape must equal the tile's physical shape");
+  return dynamic_storage_problem(ld.fn(), ctx.kernel(), ld.result());
+}
+
+/// Why `st`, a store of a column vector, is outside lower-column-store, or empty.
+constexpr text column_store_problem(typed<tile::store> st, const type& src) {
+  if (text why = column_transfer_problem(src, st.type_of(st.tensor())); !why.empty()) return why;
+  if (st.kwargs().size() != 0) return text("column-vector stores take no store keywords");
+  return {};
+}
+
+/// The reason an ordinary transfer recipe gives for a column vector under the extended rollout:
+/// the column recipe's, so that a column transfer staying Tile says why (empty `why`: the column
+/// recipe, tried next, takes it).
+constexpr match_result column_is_elsewhere(text why) {
+  if (why.empty()) why = text("a column-vector transfer has its own recipe");
+  return match_result::no(static_cast<text&&>(why));
+}
 }  // namespace detail
 
 /// tile.create: nothing to emit; its handle was declared with its allocation.
@@ -66,6 +114,8 @@ struct lower_load {
   static constexpr bool default_rollout = true;
   static constexpr match_result match(typed<tile::load> ld, const match_context& ctx) {
     const type& dst = ld.result_type();
+    if (ctx.opts.rollout == rollout_kind::extended && is_column_vector(dst))
+      return detail::column_is_elsewhere(detail::column_load_problem(ld, ctx));
     if (auto why = detail::endpoint_problem(dst, true, ctx.int8_vec()); !why.empty())
       return match_result::no(static_cast<text&&>(why));
     if (auto why = detail::dynamic_storage_problem(ld.fn(), ctx.kernel(), ld.result()); !why.empty())
@@ -111,6 +161,8 @@ struct lower_store {
   static constexpr match_result match(typed<tile::store> st, const match_context& ctx) {
     const type* src = st.tile_type(st.tile());
     if (src == nullptr) return match_result::no(text("tile.store needs a Tile source"));
+    if (ctx.opts.rollout == rollout_kind::extended && is_column_vector(*src))
+      return detail::column_is_elsewhere(detail::column_store_problem(st, *src));
     if (auto why = detail::endpoint_problem(*src, false, ctx.int8_vec()); !why.empty())
       return match_result::no(static_cast<text&&>(why));
     if (st.kwarg_set(keyword::atomic) || st.kwarg_set(keyword::st_phase))
@@ -146,9 +198,9 @@ struct lower_store {
   }
 };
 
-/// Extended rollout §2.5: a column vector `[R, 1]` stored into its single-column GM window, the
-/// one layout mismatch TSTORE tolerates. Tried after `lower_store` (benefit 0), so an ordinary
-/// store that fails keeps `lower_store`'s reason.
+/// Extended rollout §2.5 and quantized-path.md §2.4: a column vector `[R, 1]` stored into one
+/// column of a GM window (the layout mismatch TSTORE tolerates for one column), valid rows static
+/// or runtime. `lower_store` defers column vectors to it under the extended rollout.
 struct lower_column_store {
   using source = tile::store;
   static constexpr std::string_view name = "lower-column-store";
@@ -157,15 +209,26 @@ struct lower_column_store {
   static constexpr match_result match(typed<tile::store> st, const match_context&) {
     const type* src = st.tile_type(st.tile());
     if (src == nullptr || !is_column_vector(*src)) return match_result::no(text("tile.store: not a column-vector store"));
-    if (src->bytes() % 32 != 0) return match_result::no(text("a column vector needs R * element bytes aligned to 32"));
-    if (!src->static_valid()) return match_result::no(text("a column vector with runtime valid rows stays Tile"));
-    if (st.kwargs().size() != 0) return match_result::no(text("column-vector stores take no store keywords"));
-    const type* gm = st.type_of(st.tensor());
-    if (gm == nullptr || !detail::gm_problem(*gm).empty() || gm->dt != src->dt || !gm_transfer_allows(src->dt))
-      return match_result::no(text("a column-vector store needs an ND GM tensor of its FP16/BF16/FP32/INT32 element type"));
+    if (text why = detail::column_store_problem(st, *src); !why.empty()) return match_result::no(static_cast<text&&>(why));
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::store> st, lowering& l) { lower_store::rewrite(st, l); }
+};
+
+/// quantized-path.md §2.4: a column of a GM tensor (`x[r0:r0+R, c:c+1]`) loaded into a column
+/// vector `[R, 1]`, valid rows static or runtime: a TLOAD of an `[R, 1]` partition view into a
+/// DN tile. `lower_load` defers column vectors to it under the extended rollout.
+struct lower_column_load {
+  using source = tile::load;
+  static constexpr std::string_view name = "lower-column-load";
+  static constexpr int benefit = 0;
+  static constexpr bool default_rollout = false;
+  static constexpr match_result match(typed<tile::load> ld, const match_context& ctx) {
+    if (!is_column_vector(ld.result_type())) return match_result::no(text("tile.load: not a column-vector load"));
+    if (text why = detail::column_load_problem(ld, ctx); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+  static constexpr void rewrite(typed<tile::load> ld, lowering& l) { lower_load::rewrite(ld, l); }
 };
 
 struct lower_move {
