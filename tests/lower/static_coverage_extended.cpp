@@ -68,7 +68,7 @@ constexpr function kernel(opcode op, form shape, dtype d) {
   const auto t = tensor_type(16, 64, d);
   const auto tt = tile_type(16, 64, d);
   const value_id X = b.param("X", t);
-  const auto out_t = column_result ? tensor_type(16, 16, d) : t;
+  const auto out_t = column_result ? tensor_type(16, 1, d) : t;  // a column is stored contiguously (one-column GM)
   const value_id Out = b.param("Out", out_t, direction::out);
   b.result_type(out_t);
   const value_id x = b.emit1(opcode::tile_load, {operand::of(X), b.pair(0, 0), b.pair(16, 64)}, tt, "x");

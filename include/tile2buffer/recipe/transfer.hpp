@@ -72,7 +72,14 @@ constexpr text column_load_problem(typed<tile::load> ld, const match_context& ct
 
 /// Why `st`, a store of a column vector, is outside lower-column-store, or empty.
 constexpr text column_store_problem(typed<tile::store> st, const type& src) {
-  if (text why = column_transfer_problem(src, st.type_of(st.tensor())); !why.empty()) return why;
+  const type* gm = st.type_of(st.tensor());
+  if (text why = column_transfer_problem(src, gm); !why.empty()) return why;
+  // TSTORE picks its path by the tile's layout: a DN tile is written as one contiguous run per
+  // column whatever the GM row stride (pto-isa TStore.hpp TStoreUb2gmDn2dn), so into a column of a
+  // wider tensor it would overwrite that row's neighbours (docs/pto-as.md "Column vectors and GM").
+  if (gm->shape[1] != 1)
+    return text("a column-vector store needs a contiguous GM column, an [N, 1] tensor: a2a3 writes a DN tile as one "
+                "contiguous run, and a column of a wider tensor is strided");
   if (st.kwargs().size() != 0) return text("column-vector stores take no store keywords");
   return {};
 }

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "tile2buffer/detail/checked.hpp"
+#include "tile2buffer/ir/verify/op_rule.hpp"
 #include "tile2buffer/ir/verify/state.hpp"
 
 namespace tile2buffer {
