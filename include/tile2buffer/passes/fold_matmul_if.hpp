@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file passes/fold_matmul_if.hpp
+/// FoldMatmulIf (quantized-path.md §2.7): `acc1 = if c { m = tile.matmul(a, b); yield m } else
+/// { m2 = tile.matmul_acc(acc0, a, b); yield m2 }` is `acc1 = tile.matmul_acc(acc0, a, b,
+/// init_cond = c)`. Why before storage: the if's two arms give `acc1` two Acc windows (the fresh
+/// product's and `acc0`'s), and a matrix carry cannot be copied between windows (region_contract.hpp,
+/// "matrix region carries must preserve one storage alias"); the folded op writes in place of
+/// `acc0`, so a K loop carrying the accumulator keeps one window, as an author's explicit
+/// `init_cond` does. The arms swapped (matmul_acc when `c` holds) fold with `init_cond = not c`.
+/// Anything else is left as it is (and keeps that reason). Runs only under the extended rollout,
+/// so the default rollout's output is the spec's, byte for byte.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/engine/rewriter.hpp"
+#include "tile2buffer/ir/create.hpp"
+#include "tile2buffer/ir/walk.hpp"
+#include "tile2buffer/options.hpp"
+
+namespace tile2buffer {
+inline namespace v0 {
+namespace detail {
+
+/// The one op of a branch arm before its yield, when the arm is exactly that op and the yield
+/// of its single result.
+constexpr std::optional<op_id> sole_yielded_op(const function& f, region_id r) {
+  const auto ops = f.ops_of(r);
+  if (ops.size() != 2 || f.op(ops[1]).code() != opcode::cf_yield) return std::nullopt;
+  const auto yielded = f.args(ops[1]);
+  if (f.op(ops[0]).results.count != 1 || yielded.size() != 1 || !yielded[0].is_value() ||
+      yielded[0].value() != f.result(ops[0]))
+    return std::nullopt;
+  return ops[0];
+}
+
+/// How an `if` folds into one tile.matmul_acc: the accumulating arm's op, and whether the
+/// condition must be negated (the matmul_acc is the then arm).
+struct matmul_if_fold {
+  op_id acc_op;
+  bool negate = false;
+};
+
+/// Whether `if` op `o` is a matmul / matmul_acc pair over the same operands (file comment).
+/// Operand identity is SSA identity: the arms hold nothing but the two ops, so `a` and `b` are
+/// values defined before the `if`, and equal ids are the same tiles in both arms.
+constexpr std::optional<matmul_if_fold> matmul_if_fold_of(const function& f, op_id o) {
+  const op_node& n = f.op(o);
+  if (n.code() != opcode::cf_if || n.results.count != 1) return std::nullopt;
+  const auto then_op = sole_yielded_op(f, f.region_of(o, 0));
+  const auto else_op = sole_yielded_op(f, f.region_of(o, 1));
+  if (!then_op || !else_op) return std::nullopt;
+  const bool negate = f.op(*then_op).code() == opcode::tile_matmul_acc;
+  const op_id product = negate ? *else_op : *then_op;
+  const op_id acc = negate ? *then_op : *else_op;
+  if (f.op(product).code() != opcode::tile_matmul || f.op(acc).code() != opcode::tile_matmul_acc) return std::nullopt;
+  // An explicit init_cond already chooses the write: the pair would need both conditions combined.
+  if (!f.kwargs_of(product).empty() || !f.kwargs_of(acc).empty()) return std::nullopt;
+  const auto p = f.args(product);
+  const auto a = f.args(acc);
+  if (p.size() != 2 || a.size() != 3 || !(p[0] == a[1]) || !(p[1] == a[2])) return std::nullopt;
+  const type& r = f.type_of(f.result(o));
+  if (!r.is_tile() || f.type_of(f.result(product)) != r || f.type_of(f.result(acc)) != r) return std::nullopt;
+  // `not` takes a BOOL value; the if's condition is one by the verifier, but a literal is not a value.
+  if (negate && (f.args(o).empty() || !f.args(o)[0].is_value())) return std::nullopt;
+  return matmul_if_fold{acc, negate};
+}
+
+}  // namespace detail
+
+/// The pass on one program (every device Tile function; the others are left as they are).
+template <class = void>
+constexpr void fold_matmul_if_in_place(program& p, const options& opts, analysis_cache& cache) {
+  if (opts.rollout == rollout_kind::standard) return;
+  for (std::size_t i = 0; i < p.functions.size(); ++i) {
+    const function& f = p.functions[i];
+    if (!f.is_device() || f.stage != ir_stage::tile) continue;
+    bool any = false;
+    walk(f, [&](op_id o) { any = any || detail::matmul_if_fold_of(f, o).has_value(); });
+    if (!any) continue;
+    rewriter rw(f);
+    rw.clone_ops(f.body, [&](op_id o) {
+      const auto fold = detail::matmul_if_fold_of(f, o);
+      if (!fold) return false;
+      // Why the if's location and result: the folded op stands where the if stood and defines
+      // its value (`acc1`, by its name), so a later reason or diagnostic about the accumulator
+      // points at the statement that chose between the two products.
+      const op_node& n = f.op(o);
+      operand cond = rw.map(f.args(o)[0]);
+      if (fold->negate) {
+        const text name = text(f.name_of(f.result(o))) << "_init";
+        cond = operand::of(rw.builder().create<scalar::not_>({.arg = built(cond)}, scalar_type(dtype::bool_), name.view(), n.loc));
+      }
+      const auto acc_args = f.args(fold->acc_op);
+      const std::array<operand, 3> args{rw.map(acc_args[0]), rw.map(acc_args[1]), rw.map(acc_args[2])};
+      const std::array<kwarg, 1> init{kwarg{keyword::init_cond, cond}};
+      rw.emit_as(opcode::tile_matmul_acc, o, args, {}, init);
+      return true;
+    });
+    function out = rw.finish();
+    p.functions[i] = static_cast<function&&>(out);
+    cache.invalidate(i);
+  }
+}
+
+/// The pass as pass sets register it (passes/table.hpp).
+struct fold_matmul_if_pass {
+  static constexpr std::string_view name = "fold_matmul_if";
+  static constexpr bool buffer_ir_only = true;
+  static constexpr bool extended_rollout_only = true;
+  template <class Recipes>
+  static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {
+    result<program> r;
+    r.value = p;
+    fold_matmul_if_in_place(r.value, opts, cache);
+    return r;
+  }
+  template <class Recipes>
+  static constexpr void run_in_place(program& p, const options& opts, analysis_cache& cache, std::vector<diagnostic>&) {
+    fold_matmul_if_in_place(p, opts, cache);
+  }
+};
+
+}  // namespace v0
+}  // namespace tile2buffer
