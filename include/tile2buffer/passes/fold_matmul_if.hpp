@@ -34,8 +34,7 @@ constexpr std::optional<op_id> sole_yielded_op(const function& f, region_id r) {
   const auto ops = f.ops_of(r);
   if (ops.size() != 2 || f.op(ops[1]).code() != opcode::cf_yield) return std::nullopt;
   const auto yielded = f.args(ops[1]);
-  if (f.op(ops[0]).results.count != 1 || yielded.size() != 1 || !yielded[0].is_value() ||
-      yielded[0].value() != f.result(ops[0]))
+  if (f.op(ops[0]).results.count != 1 || yielded.size() != 1 || !yielded[0].is_value() || yielded[0].value() != f.result(ops[0]))
     return std::nullopt;
   return ops[0];
 }
@@ -95,7 +94,8 @@ constexpr void fold_matmul_if_in_place(program& p, const options& opts, analysis
       operand cond = rw.map(f.args(o)[0]);
       if (fold->negate) {
         const text name = text(f.name_of(f.result(o))) << "_init";
-        cond = operand::of(rw.builder().create<scalar::not_>({.arg = built(cond)}, scalar_type(dtype::bool_), name.view(), n.loc));
+        cond =
+            operand::of(rw.builder().create<scalar::not_>({.arg = built(cond)}, scalar_type(dtype::bool_), name.view(), n.loc));
       }
       const auto acc_args = f.args(fold->acc_op);
       const std::array<operand, 3> args{rw.map(acc_args[0]), rw.map(acc_args[1]), rw.map(acc_args[2])};
