@@ -264,8 +264,8 @@ MUTATIONS = [
       "FP16/BF16 reductions must stay Tile, issue 52)",
       ("lower-extended-campaign",)),
     M("fold-matmul-if-any-rhs", "include/tile2buffer/passes/fold_matmul_if.hpp",
-      " || !(p[0] == a[1]) || !(p[1] == a[2])) return std::nullopt;",
-      " || !(p[0] == a[1])) return std::nullopt;",
+      " || !(product.rhs() == acc.rhs())) return std::nullopt;",
+      ") return std::nullopt;",
       "fold_matmul_if folds an if whose matmul and matmul_acc read different right operands (the fold "
       "keeps the matmul_acc's, so the first K step multiplies the wrong tile; quantized-path.md §2.7)",
       ("lower/extended/matmul_if_stays_tile.t2b",)),

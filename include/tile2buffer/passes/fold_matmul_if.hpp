@@ -21,6 +21,7 @@
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
 #include "tile2buffer/ir/create.hpp"
+#include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/options.hpp"
 
@@ -28,14 +29,18 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
+template <ir_op Op>
+constexpr bool op_is(const function& f, op_id o) {
+  return f.op(o).code() == Op::code;
+}
+
 /// The one op of a branch arm before its yield, when the arm is exactly that op and the yield
 /// of its single result.
 constexpr std::optional<op_id> sole_yielded_op(const function& f, region_id r) {
   const auto ops = f.ops_of(r);
-  if (ops.size() != 2 || f.op(ops[1]).code() != opcode::cf_yield) return std::nullopt;
-  const auto yielded = f.args(ops[1]);
-  if (f.op(ops[0]).results.count != 1 || yielded.size() != 1 || !yielded[0].is_value() || yielded[0].value() != f.result(ops[0]))
-    return std::nullopt;
+  if (ops.size() != 2 || !op_is<cf::yield>(f, ops[1]) || f.op(ops[0]).results.count != 1) return std::nullopt;
+  const auto yielded = typed<cf::yield>(f, ops[1]).values();
+  if (yielded.size() != 1 || !yielded[0].is_value() || yielded[0].value() != f.result(ops[0])) return std::nullopt;
   return ops[0];
 }
 
@@ -50,25 +55,23 @@ struct matmul_if_fold {
 /// Operand identity is SSA identity: the arms hold nothing but the two ops, so `a` and `b` are
 /// values defined before the `if`, and equal ids are the same tiles in both arms.
 constexpr std::optional<matmul_if_fold> matmul_if_fold_of(const function& f, op_id o) {
-  const op_node& n = f.op(o);
-  if (n.code() != opcode::cf_if || n.results.count != 1) return std::nullopt;
+  if (!op_is<cf::if_>(f, o) || f.op(o).results.count != 1) return std::nullopt;
   const auto then_op = sole_yielded_op(f, f.region_of(o, 0));
   const auto else_op = sole_yielded_op(f, f.region_of(o, 1));
   if (!then_op || !else_op) return std::nullopt;
-  const bool negate = f.op(*then_op).code() == opcode::tile_matmul_acc;
-  const op_id product = negate ? *else_op : *then_op;
-  const op_id acc = negate ? *then_op : *else_op;
-  if (f.op(product).code() != opcode::tile_matmul || f.op(acc).code() != opcode::tile_matmul_acc) return std::nullopt;
+  const bool negate = op_is<tile::matmul_acc>(f, *then_op);
+  const op_id product_op = negate ? *else_op : *then_op;
+  const op_id acc_op = negate ? *then_op : *else_op;
+  if (!op_is<tile::matmul>(f, product_op) || !op_is<tile::matmul_acc>(f, acc_op)) return std::nullopt;
+  const typed<tile::matmul> product(f, product_op);
+  const typed<tile::matmul_acc> acc(f, acc_op);
   // An explicit init_cond already chooses the write: the pair would need both conditions combined.
-  if (!f.kwargs_of(product).empty() || !f.kwargs_of(acc).empty()) return std::nullopt;
-  const auto p = f.args(product);
-  const auto a = f.args(acc);
-  if (p.size() != 2 || a.size() != 3 || !(p[0] == a[1]) || !(p[1] == a[2])) return std::nullopt;
+  if (acc.init_cond() || !(product.lhs() == acc.lhs()) || !(product.rhs() == acc.rhs())) return std::nullopt;
   const type& r = f.type_of(f.result(o));
-  if (!r.is_tile() || f.type_of(f.result(product)) != r || f.type_of(f.result(acc)) != r) return std::nullopt;
-  // `not` takes a BOOL value; the if's condition is one by the verifier, but a literal is not a value.
-  if (negate && (f.args(o).empty() || !f.args(o)[0].is_value())) return std::nullopt;
-  return matmul_if_fold{acc, negate};
+  if (!r.is_tile() || product.result_type() != r || acc.result_type() != r) return std::nullopt;
+  // `not` takes a BOOL value (the verifier makes the if's condition one); a literal condition is left.
+  if (negate && !typed<cf::if_>(f, o).cond().is_value()) return std::nullopt;
+  return matmul_if_fold{acc_op, negate};
 }
 
 }  // namespace detail
@@ -91,16 +94,16 @@ constexpr void fold_matmul_if_in_place(program& p, const options& opts, analysis
       // its value (`acc1`, by its name), so a later reason or diagnostic about the accumulator
       // points at the statement that chose between the two products.
       const op_node& n = f.op(o);
-      operand cond = rw.map(f.args(o)[0]);
+      operand cond = rw.map(typed<cf::if_>(f, o).cond());
       if (fold->negate) {
         const text name = text(f.name_of(f.result(o))) << "_init";
         cond =
             operand::of(rw.builder().create<scalar::not_>({.arg = built(cond)}, scalar_type(dtype::bool_), name.view(), n.loc));
       }
-      const auto acc_args = f.args(fold->acc_op);
-      const std::array<operand, 3> args{rw.map(acc_args[0]), rw.map(acc_args[1]), rw.map(acc_args[2])};
+      const typed<tile::matmul_acc> acc(f, fold->acc_op);
+      const std::array<operand, 3> args{rw.map(acc.acc()), rw.map(acc.lhs()), rw.map(acc.rhs())};
       const std::array<kwarg, 1> init{kwarg{keyword::init_cond, cond}};
-      rw.emit_as(opcode::tile_matmul_acc, o, args, {}, init);
+      rw.emit_as(tile::matmul_acc::code, o, args, {}, init);
       return true;
     });
     function out = rw.finish();
