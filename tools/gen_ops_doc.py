@@ -103,6 +103,14 @@ Scratch operands (`tmp`, `blk`) are added before storage initialization by the
 `materialize_native_scratch` pass (extended rollout only) and planned like any other tile;
 their storage never overlaps the op's other operands or its result.
 
+One accumulator written by `tile.matmul` in one arm of an `if` and `tile.matmul_acc` in the
+other, on the same operands (`acc1 = if c { tile.matmul(a, b) } else { tile.matmul_acc(acc0, a,
+b) }`, each arm the product and its yield), is `tile.matmul_acc(acc0, a, b, init_cond = c)` (arms
+swapped: `init_cond = not c`): the `fold_matmul_if` pass (extended rollout only) rewrites it
+before storage initialization, so a K loop carrying the accumulator keeps one Acc window
+(quantized-path.md §2.7). Any other such `if` keeps "matrix region carries must preserve one
+storage alias".
+
 Elementwise ops and moves on static-valid column vectors run on the `[1, R]` row relabel of each
 operand (`NAME_row = buffer.reshape(NAME)`), declared once beside the allocation and shared by
 every use in any region (§2.5); a handle made at the use (a window, a bridge view) is relabelled

@@ -263,6 +263,18 @@ MUTATIONS = [
       "the extended rollout's reductions lower FP16 and BF16 sources (it reduces FP32 only; the generator's "
       "FP16/BF16 reductions must stay Tile, issue 52)",
       ("lower-extended-campaign",)),
+    M("fold-matmul-if-any-rhs", "include/tile2buffer/passes/fold_matmul_if.hpp",
+      " || !(product.rhs() == acc.rhs())) return std::nullopt;",
+      ") return std::nullopt;",
+      "fold_matmul_if folds an if whose matmul and matmul_acc read different right operands (the fold "
+      "keeps the matmul_acc's, so the first K step multiplies the wrong tile; quantized-path.md §2.7)",
+      ("lower/extended/matmul_if_stays_tile.t2b",)),
+    M("fold-matmul-if-no-negation", "include/tile2buffer/passes/fold_matmul_if.hpp",
+      "      if (fold->negate) {\n",
+      "      if (false && fold->negate) {\n",
+      "fold_matmul_if folds an if whose then arm accumulates with init_cond = c instead of not c "
+      "(initializes exactly when it should accumulate)",
+      ("lower/extended/matmul_if.t2b",)),
 ]
 del M
 

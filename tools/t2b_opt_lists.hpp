@@ -55,6 +55,9 @@ struct pass_summary {
 inline constexpr pass_summary pass_summaries[] = {
     {"materialize_native_scratch",
      "give each native row reduction and row-broadcast op its scratch tile (tile.create); only under --rollout=extended"},
+    {"fold_matmul_if",
+     "fold an if choosing tile.matmul or tile.matmul_acc on the same operands into tile.matmul_acc(init_cond); only under "
+     "--rollout=extended"},
     {"init_storage",
      "give an unplanned device function storage: one allocation per Tile value, shared where a result is in place"},
     {"select", "decide per device kernel whether it lowers to Buffer IR, and record why a kernel stays Tile"},

@@ -9,7 +9,9 @@
 /// (atomic, pre_relu, pre_quant) or a Mat load with a runtime valid extent must stay Tile and
 /// say so. At least half of all
 /// lowerings must be selected, so the campaign cannot pass by leaving cube kernels Tile; and the
-/// numerics check must catch most lowerings whose buffers are all moved to address 0.
+/// numerics check must catch most lowerings whose buffers are all moved to address 0. K loops
+/// whose update is `if k == 0 { matmul } else { matmul_acc }` (pypto-lib's gemm.py) run the same
+/// checks under the extended rollout, which folds them (fold_matmul_if).
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -80,4 +82,49 @@ TEST_CASE("guarded accumulators are generated and lowered (guarded accumulator c
     CHECK_MESSAGE(lowered.value.functions[0].stage == ir_stage::buffer, "seed ", seed, ": a guarded accumulator stayed Tile");
   }
   CHECK(guarded >= 20);
+}
+
+namespace {
+/// K loops whose update is written as `if k == 0 { matmul } else { matmul_acc }` (pypto-lib's
+/// gemm.py, quantized-path.md §2.7), drawn often, beside the other cube chains.
+testing::gen_options branch_init_kernels() {
+  testing::gen_options o = cube_kernels();
+  o.cube_loop_probability = 0.6;
+  o.cube_branch_init_probability = 0.7;
+  return o;
+}
+/// Whether the plan holds such a loop update: an if whose first arm starts with a tile.matmul (a
+/// guarded accumulator's arms start with a matmul_acc, its operands' loads, or the yield).
+bool has_branch_init(const testing::gen_plan& plan) {
+  for (std::size_t i = 0; i + 1 < plan.steps.size(); ++i)
+    if (plan.steps[i].op == opcode::cf_if && plan.steps[i + 1].op == opcode::tile_matmul) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("K loops written with an if between matmul and matmul_acc lower under the extended rollout and match Tile") {
+  testing::run_selection_campaign(
+      "cube-branch-init", kernels / 5, [](std::uint64_t) { return branch_init_kernels(); }, ops_for, rollout_kind::extended);
+}
+
+TEST_CASE("branch-written K loop updates are generated; the extended rollout folds them, the default keeps them Tile") {
+  int drawn = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    const testing::gen_plan plan = testing::generate_plan(seed, ops_for(seed), branch_init_kernels());
+    if (!has_branch_init(plan) || !plan.tile_reason.empty()) continue;
+    ++drawn;
+    const program tile = testing::emit(plan);
+    const auto extended = lower(tile, options{.planner = planner_kind::dsa_rp, .rollout = rollout_kind::extended});
+    REQUIRE(extended.ok());
+    CHECK_MESSAGE(extended.value.functions[0].stage == ir_stage::buffer, "seed ", seed,
+                  ": stayed Tile under the extended rollout");
+    const auto standard = lower(tile, options{.planner = planner_kind::dsa_rp});
+    REQUIRE(standard.ok());
+    CHECK_MESSAGE(standard.value.functions[0].stage == ir_stage::tile, "seed ", seed, ": lowered under the default rollout");
+    const auto why = explain_selection(standard.value, options{});
+    REQUIRE(why.size() == 1);
+    CHECK(std::string(why[0].reason.view()).find("matrix region carries must preserve one storage alias") != std::string::npos);
+  }
+  MESSAGE(drawn, " kernels with a branch-written K loop update");
+  CHECK(drawn >= 15);
 }

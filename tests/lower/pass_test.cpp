@@ -13,6 +13,7 @@
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/pipeline.hpp"
 #include "tile2buffer/text/parse.hpp"
+#include "tile2buffer/text/print.hpp"
 
 using namespace tile2buffer;
 using namespace t2b_test;
@@ -80,6 +81,73 @@ aiv @keep_k(X: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tenso
   return r
 }
 )";
+
+// fold_matmul_if (quantized-path.md §2.7): the K loop of pypto-lib's gemm.py, `if k == 0: matmul
+// else: matmul_acc` on one accumulator with the operands computed before the if.
+constexpr std::string_view matmul_if_kernel =
+    R"(aic @k_loop(A: Tensor[[32, 64], FP32], B: Tensor[[64, 32], FP32], Out: out Tensor[[32, 32], FP32]) -> Tensor[[32, 32], FP32] {
+  zero = tile.create() : Tile[[32, 32], FP32, Acc]
+  acc = for k in range(0, 2, 1) iter(c = zero) -> (Tile[[32, 32], FP32, Acc]) {
+    off = k * 32
+    a = tile.load(A, (0, off), (32, 32)) : Tile[[32, 32], FP32, Mat]
+    b = tile.load(B, (off, 0), (32, 32)) : Tile[[32, 32], FP32, Mat]
+    a_l0 = tile.move(a) : Tile[[32, 32], FP32, Left]
+    b_l0 = tile.move(b) : Tile[[32, 32], FP32, Right]
+    first = k == 0
+    next = if first -> (Tile[[32, 32], FP32, Acc]) {
+      m = tile.matmul(a_l0, b_l0) : Tile[[32, 32], FP32, Acc]
+      yield m
+    } else {
+      m2 = tile.matmul_acc(c, a_l0, b_l0) : Tile[[32, 32], FP32, Acc]
+      yield m2
+    }
+    yield next
+  }
+  result = tile.store(acc, (0, 0), Out) : Tensor[[32, 32], FP32]
+  return result
+}
+)";
+
+constexpr std::size_t count_ops(const function& f, opcode code) {
+  std::size_t n = 0;
+  for (const op_node& o : f.ops) n += o.code() == code ? 1 : 0;
+  return n;
+}
+
+// The default set runs the fold second, only under the extended rollout and only for Buffer IR.
+constexpr std::size_t fold_at = pass_table<default_passes, default_recipes>::find("fold_matmul_if");
+static_assert(fold_at == static_cast<std::size_t>(pass_id::fold_matmul_if) && fold_at == 1);
+static_assert(pass_table<default_passes, default_recipes>::entries[fold_at].extended_rollout_only);
+static_assert(pass_table<default_passes, default_recipes>::entries[fold_at].buffer_ir_only);
+
+// Constant evaluation: the pass alone folds the if into one matmul_acc (no if, no matmul left)
+// and leaves the default rollout's program as it was; the whole pipeline lowers the kernel under
+// the extended rollout with every planner and keeps it Tile under the default one.
+constexpr bool matmul_if_folds() {
+  const auto parsed = parse(matmul_if_kernel, "k.t2b");
+  if (!parsed.ok()) return false;
+  analysis_cache cache;
+  const auto folded = fold_matmul_if_pass::run<default_recipes>(parsed.value, options{.rollout = rollout_kind::extended}, cache);
+  if (!folded.ok() || !verify<>(folded.value).empty()) return false;
+  const function& f = folded.value.functions[0];
+  if (count_ops(f, opcode::cf_if) != 0 || count_ops(f, opcode::tile_matmul) != 0 || count_ops(f, opcode::tile_matmul_acc) != 1)
+    return false;
+  analysis_cache cache2;
+  const auto kept = fold_matmul_if_pass::run<default_recipes>(parsed.value, options{}, cache2);
+  return kept.ok() && structurally_equal(kept.value, parsed.value) && count_ops(parsed.value.functions[0], opcode::cf_if) == 1;
+}
+static_assert(matmul_if_folds());
+
+constexpr bool matmul_if_lowers(rollout_kind rollout, planner_kind planner) {
+  const auto parsed = parse(matmul_if_kernel, "k.t2b");
+  if (!parsed.ok()) return false;
+  const auto r = run_pipeline(parsed.value, options{.planner = planner, .rollout = rollout});
+  return r.ok() && r.value.functions[0].stage == ir_stage::buffer;
+}
+static_assert(matmul_if_lowers(rollout_kind::extended, planner_kind::pypto));
+static_assert(matmul_if_lowers(rollout_kind::extended, planner_kind::dsa_rp));
+static_assert(matmul_if_lowers(rollout_kind::extended, planner_kind::ptoas));
+static_assert(!matmul_if_lowers(rollout_kind::standard, planner_kind::pypto));
 
 struct names_seen {
   std::vector<std::string> before, after;
@@ -149,4 +217,32 @@ TEST_CASE("the default set's names, run by name, give the default pipeline's pro
     REQUIRE(fixed.ok());
     CHECK(structurally_equal(listed.value, fixed.value));
   }
+}
+
+TEST_CASE("fold_matmul_if returns a new program: its input is unchanged, its output verifies, its op has the if's location") {
+  const auto parsed = parse(matmul_if_kernel, "k.t2b");
+  REQUIRE_MESSAGE(parsed.ok(), errors_of(parsed.errors));
+  const std::string before(print(parsed.value).view());
+  const options ext{.rollout = rollout_kind::extended};
+  const auto folded = run_pass(pass_id::fold_matmul_if, parsed.value, ext);
+  REQUIRE_MESSAGE(folded.ok(), errors_of(folded.errors));
+  CHECK(std::string(print(parsed.value).view()) == before);
+  CHECK(verify<>(folded.value).empty());
+  const std::string after(print(folded.value).view());
+  CHECK(after.find("next = tile.matmul_acc(c, a_l0, b_l0, init_cond = first)") != std::string::npos);
+  CHECK(after.find(" if ") == std::string::npos);
+  // The folded op stands where the if stood (line 10, column 5 of the kernel).
+  const function& f = folded.value.functions[0];
+  bool found = false;
+  for (const op_node& o : f.ops)
+    if (o.code() == opcode::tile_matmul_acc) {
+      found = true;
+      CHECK(o.loc.line == 10);
+      CHECK(o.loc.col == 5);
+    }
+  CHECK(found);
+  // The default rollout: nothing changes.
+  const auto same = run_pass(pass_id::fold_matmul_if, parsed.value, options{});
+  REQUIRE(same.ok());
+  CHECK(std::string(print(same.value).view()) == before);
 }

@@ -2174,6 +2174,36 @@ class planner {
     plan_.steps[hdr].carries = {gen_carry{{}, -1, r}};
     return r;
   }
+  /// Whether a K loop's update is written as an if (no draw when the option is off, so seeds keep their programs).
+  bool branch_init() { return opt_.cube_branch_init_probability > 0 && uniform() < opt_.cube_branch_init_probability; }
+  /// A K loop's update as pypto-lib's gemm.py writes it: `x = if first { y = tile.matmul(l, r);
+  /// yield y } else { y = tile.matmul_acc(acc, l, r); yield y }` on operands made before the if
+  /// (quantized-path.md §2.7: fold_matmul_if makes it matmul_acc(init_cond = first) under the
+  /// extended rollout; the default rollout keeps the kernel Tile with the carry reason).
+  int branch_written_init(int acc, const cube_shape& c, std::pair<int, int> lr, gen_index first) {
+    gen_step h;
+    h.op = opcode::cf_if;
+    h.mark = gen_mark::open;
+    h.args = {first};
+    const std::size_t hdr = plan_.steps.size();
+    plan_.steps.push_back(h);
+    ++emitted_;
+    for (int side = 0; side < 2; ++side) {
+      if (side == 1) push_mark(opcode::cf_if, gen_mark::next);
+      const scope_mark m = open_scope();
+      const int y =
+          side == 0 ? cube_op(opcode::tile_matmul, {lr.first, lr.second}, accumulator(c.d), c.m, c.n, memory_space::acc)
+                    : cube_op(opcode::tile_matmul_acc, {acc, lr.first, lr.second}, accumulator(c.d), c.m, c.n, memory_space::acc);
+      push_yield({tile_ref(y)});
+      close_scope(m);
+    }
+    push_mark(opcode::cf_if, gen_mark::close);
+    const int r = new_value(val(acc).dt, val(acc).rows, val(acc).cols, 0, 0);
+    val(r).space = memory_space::acc;
+    val(r).made_by = opcode::cf_if;
+    plan_.steps[hdr].carries = {gen_carry{{}, -1, r}};
+    return r;
+  }
   /// A wider accumulator: a full [m, n] product, then a product of [m, k] x [k, n] whose rhs is
   /// valid in only its first `vn` columns (whole 16-column Acc box columns, so the rest of the
   /// accumulator is preserved), read from a partially valid Mat load.
@@ -2293,8 +2323,13 @@ class planner {
     if (from_create || uniform() < 0.25) cond = {ssa(compare_step(ssa(iv), fixed(0)))};
     else cond = init_choice();
     if (!cond.empty() && cond[0] == fixed(1)) cond[0] = fixed(0);  // a loop that always overwrites accumulates nothing
-    const int y = cube_op(opcode::tile_matmul_acc, {arg, l, r}, ad, c.m, c.n, memory_space::acc);
-    plan_.steps.back().args = cond;
+    int y = -1;
+    if (from_create && branch_init()) {
+      y = branch_written_init(arg, c, {l, r}, cond[0]);
+    } else {
+      y = cube_op(opcode::tile_matmul_acc, {arg, l, r}, ad, c.m, c.n, memory_space::acc);
+      plan_.steps.back().args = cond;
+    }
     std::vector<gen_ref> yields{tile_ref(y)};
     if (init2 >= 0) {
       const int r2 = finish(rhs_stage_from(c2, tb2, ssa(off)), c2);

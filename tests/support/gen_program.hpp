@@ -118,7 +118,11 @@
 /// half the chain results are stored only at the end of the kernel. With `cube_guard_probability`
 /// (0 by default, so other seeds keep their programs), a chain's matmul_acc sits in one arm of an
 /// `if` on a `flag<n>` parameter whose other arm yields the accumulator unchanged (a guarded
-/// accumulator, lowered by coalescing the arms' storage).
+/// accumulator, lowered by coalescing the arms' storage). With `cube_branch_init_probability` (0
+/// by default), a K loop from `tile.create()` writes its update as pypto-lib's gemm.py does, `if
+/// k == 0 { tile.matmul(l, r) } else { tile.matmul_acc(acc, l, r) }` on operands made before the
+/// if: it lowers only under the extended rollout, through fold_matmul_if (quantized-path.md §2.7),
+/// and stays Tile under the default one ("matrix region carries must preserve one storage alias").
 /// matmul_acc's init_cond is absent, a literal, a BOOL parameter (`flag<n>`) or `k == 0`; an
 /// accumulator is never read after the matmul_acc that updates it, and one that may be read
 /// (init_cond not literally true) always holds data. Each chain's result is stored through the
@@ -232,6 +236,8 @@ struct gen_options {
   double cube_tile_probability = 0.1;        ///< chance that a cube kernel has a store that must stay Tile
   double gm_parameter_probability = 0.0;     ///< chance that top-level stores name the parameter (see the file comment)
   double cube_guard_probability = 0.0;       ///< chance that a chain's matmul_acc sits in one arm of an if (guarded accumulator)
+  double cube_branch_init_probability =
+      0.0;  ///< chance that a K loop from tile.create() writes its update as an if (see the file comment)
   double half_reduction_probability =
       0.0;                       ///< with `extended`: chance of one FP16/BF16 reduction (stays Tile, see the file comment)
   double abi_probability = 0.0;  ///< chance of one construct the PTO kernel ABI forbids (stays Tile, see the file comment)

@@ -4,7 +4,7 @@
 as written (Tile IR) and lowered with --rollout=extended under the pypto, dsa_rp and ptoas
 planners (`t2b-opt --run` on .npy inputs), and every output is compared with a NumPy formula
 written here (float64 on the rounded inputs), independently of the simulator. Tolerances follow
-extended-rollout.md §2.7: kernels with exp or rsqrt |got - ref| <= 1e-5 + 1e-4 |ref|; the GEMM on
+extended-rollout.md §2.7: kernels with exp or rsqrt |got - ref| <= 1e-5 + 1e-4 |ref|; the GEMMs on
 inputs that are multiples of 1/8 exactly. Elements a kernel must not write keep the tool's
 never-written marker (-555).
 
@@ -145,6 +145,17 @@ def gemm_bias_relu():
         compare(f"gemm_bias_relu {label}", outs["Out"], ref, 0, 0)
 
 
+def gemm():
+    # pypto-lib's examples/intermediate/gemm.py: C = A @ B in FP32, a 2 x 2 grid of [64, 64] C
+    # tiles, K in four steps of 64 (matmul on the first, matmul_acc after). Multiples of 1/8 in
+    # [-1, 1]: every product and partial sum (|sum| <= 256, in steps of 1/64) is exact in FP32.
+    a = (rng.integers(-8, 9, (128, 256)) / 8).astype(np.float32)
+    b = (rng.integers(-8, 9, (256, 128)) / 8).astype(np.float32)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    for label, outs in each_run("gemm.t2b", "gemm", {"A": a, "B": b}, grid=4):
+        compare(f"gemm {label}", outs["C"], ref, 0, 0)
+
+
 def flash_attention():
     # |x| <= 1 keeps S and the FP16 probabilities in range (§4.4).
     q = rng.uniform(-1, 1, (16, 64)).astype(np.float16)
@@ -187,7 +198,7 @@ def rope():
         compare(f"rope {label}", outs["Y"], ref, 1e-5, 1e-5)
 
 
-for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, flash_attention, rope):
+for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, gemm, flash_attention, rope):
     try:
         case()
     except RuntimeError as e:

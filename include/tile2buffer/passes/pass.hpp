@@ -23,7 +23,7 @@
 /// `static constexpr bool verifies_program = true` (a checking pass whose success includes the
 /// structural verifier on the whole program, so the pipeline does not verify its output again).
 /// *Safe default.* Leave the optional members out: the pipeline copies, checks and verifies.
-/// *Models.* The eight passes of `default_passes`; `tests/lower/pass_test.cpp` (a host's pass).
+/// *Models.* The nine passes of `default_passes`; `tests/lower/pass_test.cpp` (a host's pass).
 /// *Example.* `tests/golden/lower/pass_pipeline/without_plan.t2b` (a list without `plan`).
 #pragma once
 

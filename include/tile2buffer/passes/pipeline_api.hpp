@@ -24,11 +24,12 @@ inline namespace v0 {
 /// it), for the pipeline's callers that stop after or run one of them.
 // clang-format off
 enum class pass_id : std::uint8_t {
-  materialize_native_scratch, init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer
+  materialize_native_scratch, fold_matmul_if, init_storage, select, legalize, verify_tile_storage, plan, lower, verify_buffer
 };
+inline constexpr std::array<std::string_view, 9> pass_names{
+    "materialize_native_scratch", "fold_matmul_if", "init_storage", "select", "legalize", "verify_tile_storage", "plan",
+    "lower", "verify_buffer"};
 // clang-format on
-inline constexpr std::array<std::string_view, 8> pass_names{
-    "materialize_native_scratch", "init_storage", "select", "legalize", "verify_tile_storage", "plan", "lower", "verify_buffer"};
 constexpr std::string_view name(pass_id p) { return pass_names[static_cast<std::size_t>(p)]; }
 constexpr std::optional<pass_id> parse_pass(std::string_view s) {
   for (std::size_t i = 0; i < pass_names.size(); ++i)

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 
+#include "tile2buffer/passes/fold_matmul_if.hpp"
 #include "tile2buffer/passes/init_storage.hpp"
 #include "tile2buffer/passes/legalize.hpp"
 #include "tile2buffer/passes/lower.hpp"
@@ -21,7 +22,7 @@
 namespace tile2buffer {
 inline namespace v0 {
 
-struct default_passes : pass_list<materialize_scratch_pass, init_storage_pass, select_pass, legalize_pass,
+struct default_passes : pass_list<materialize_scratch_pass, fold_matmul_if_pass, init_storage_pass, select_pass, legalize_pass,
                                   verify_tile_storage_pass, plan_pass, lower_pass, verify_buffer_pass> {};
 
 namespace detail {
