@@ -199,6 +199,14 @@ struct lower_move {
     return match_result::yes();
   }
   static constexpr void rewrite(typed<tile::move> mv, lowering& l) {
+    // A K step of a Mat chunk (recipe/cube.hpp lower_mat_window): extracted at its offsets.
+    if (const auto* w = l.window_of(mv.source().value()); w != nullptr && w->extract) {
+      const auto at = l.builder().fn().elements(w->offsets);
+      const operand row = at[0], col = at[1];  // copies: create may grow the operand pool
+      l.builder().create<buffer::extract>(
+          {.source = w->base, .row = built(row), .col = built(col), .dest = l.handle(mv.result())}, mv.loc());
+      return;
+    }
     if (l.handle(mv.source().value()) == l.handle(mv.result())) return;  // an exact self-copy disappears
     // A column vector moves as its [1, R] row relabel (extended rollout §2.5).
     const bool column = is_column_vector(mv.result_type());
