@@ -132,6 +132,12 @@ constexpr text dynamic_valid_problem(const function& f, op_id o, const kernel_an
 /// straight-line recipes), so nothing reads a version from another iteration or arm. Nested
 /// region ops that carry such a tile answer for themselves (a dynamic-valid carry stays Tile).
 constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_analyses& k) {
+  // Why static matrix tiles are left out: an Acc tail is a view cut at its store (recipe/valid.hpp
+  // lower_acc_tail), so the accumulator's storage takes no metadata update and its static tiles
+  // (a K loop's carry) hold no dynamic state.
+  const auto holds = [&](const type& t) {
+    return k.dynamic.holds(t) && !(is_matrix_space(t.space) && descriptor_static_valid(t));
+  };
   // (op index, region of `o`), sorted; and the storage of the tiles with dynamic state, with the
   // region of `o` that touches it.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> inside;
@@ -140,7 +146,7 @@ constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_anal
   for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r) {
     const region_id reg = f.region_of(o, r);
     for (std::uint32_t i = 0; i < f.region(reg).args.count; ++i)
-      if (const type& t = f.type_of(f.arg(reg, i)); t.is_tile() && k.dynamic.holds(t)) ok = false;
+      if (const type& t = f.type_of(f.arg(reg, i)); t.is_tile() && holds(t)) ok = false;
     walk(f, reg, [&](op_id x) { inside.emplace_back(x.index, r); });
   }
   if (!ok) return false;
@@ -157,7 +163,7 @@ constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_anal
   };
   for (const auto& [x, r] : inside)
     touched(op_id{x}, [&](const type& t) {
-      if (!k.dynamic.holds(t)) return;
+      if (!holds(t)) return;
       if (!t.has_storage()) ok = false;
       else held.emplace_back(t.mem.index, r);
     });

@@ -106,10 +106,14 @@ struct lower_store {
   static constexpr std::string_view name = "lower-store";
   static constexpr int benefit = 1;
   static constexpr bool default_rollout = true;
-  static constexpr match_result match(typed<tile::store> st, const match_context&) {
+  static constexpr match_result match(typed<tile::store> st, const match_context& ctx) {
     const type* src = st.tile_type(st.tile());
     if (src == nullptr) return match_result::no(text("tile.store needs a Tile source"));
-    if (auto why = detail::endpoint_problem(*src, false); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    // Extended rollout: an Acc tail (recipe/valid.hpp lower_acc_tail) stores through its view.
+    const bool acc_tail = ctx.opts.rollout == rollout_kind::extended && src->space == memory_space::acc && !src->static_valid() &&
+                          matrix_descriptor_problem(*src).empty();
+    if (auto why = acc_tail ? text{} : detail::endpoint_problem(*src, false); !why.empty())
+      return match_result::no(static_cast<text&&>(why));
     if (st.kwarg_set(keyword::atomic) || st.kwarg_set(keyword::st_phase))
       return match_result::no(text("atomic and phased stores require a Buffer transfer recipe"));
     if (st.kwarg_set(keyword::pre_quant) || st.kwarg_set(keyword::pre_relu))
