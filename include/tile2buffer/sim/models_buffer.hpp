@@ -97,9 +97,9 @@ inline bool subview(state& s, view<opcode::buffer_subview> v) {
   // A whole matrix tile seen through other valid extents (an Acc tail, recipe/valid.hpp): the same
   // boxes, so the same addressing; PTO's boxed subviews at box offsets are not needed elsewhere.
   const type& sd = src->desc;
-  const bool whole_matrix = is_matrix_space(sd.space) && off[0] == 0 && off[1] == 0 && rt.shape == sd.shape &&
-                            rt.space == sd.space && rt.dt == sd.dt && rt.blayout == sd.blayout && rt.slayout == sd.slayout &&
-                            rt.fractal == sd.fractal;
+  const bool whole_matrix = sd.space != memory_space::vec && sd.slayout != box_layout::none_box && off[0] == 0 && off[1] == 0 &&
+                            rt.shape == sd.shape && rt.space == sd.space && rt.dt == sd.dt && rt.blayout == sd.blayout &&
+                            rt.slayout == sd.slayout && rt.fractal == sd.fractal;
   if (!whole_matrix && (!src->dense() || sd.blayout != box_layout::row_major || sd.space != memory_space::vec ||
                         rt.slayout != box_layout::none_box || rt.blayout != box_layout::row_major || rt.dt != sd.dt))
     return s.fail(o, "subview needs dense row-major Vec source and result of one element type (or a whole matrix tile)");
