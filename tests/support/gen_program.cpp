@@ -2060,8 +2060,23 @@ class planner {
   /// Moves or extracts a staged operand into L0 (a Right operand keeps its source's valid).
   int finish(const staged& s, const cube_shape& c) {
     const bool left = s.to == memory_space::left;
-    const int v =
-        cube_op(s.extract ? opcode::tile_extract : opcode::tile_move, {s.src}, c.d, left ? c.m : c.k, left ? c.k : c.n, s.to);
+    const std::int64_t rows = left ? c.m : c.k, cols = left ? c.k : c.n;
+    // The extended rollout's Mat window (quantized-path.md §2.5): the same box-grid offsets as a
+    // tile.slice of the Mat tile moved to L0, half the time.
+    if (s.extract && opt_.extended && uniform() < 0.5) {
+      gen_step st;
+      st.op = opcode::tile_slice;
+      st.in = {s.src};
+      st.offsets = s.off;
+      st.result = new_value(c.d, rows, cols, val(s.src).lo, val(s.src).hi, gen_kind::window, val(s.src).cols);
+      val(st.result).space = memory_space::mat;
+      val(st.result).made_by = st.op;
+      val(s.src).used = val(s.src).viewed = true;
+      plan_.steps.push_back(st);
+      ++emitted_;
+      return finish(staged{st.result, s.to}, c);
+    }
+    const int v = cube_op(s.extract ? opcode::tile_extract : opcode::tile_move, {s.src}, c.d, rows, cols, s.to);
     if (s.extract) plan_.steps.back().offsets = s.off;
     if (!s.extract) val(v).valid = val(s.src).valid;
     return (left ? last_l_ : last_r_) = v;
