@@ -109,6 +109,7 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed, bool tile_only) {
       o.rows = 8;
       o.windows = seed / 7 % 2 == 0;
       (extended_variant(seed) == 1 ? o.valid_extents : o.regions) = true;
+      if (extended_variant(seed) == 2) o.region_valid_probability = 0.3;  // quantized-path.md §2.6
       return testing::generate_plan(seed, 6 + static_cast<int>(seed % 14), o);
   }
   return {};
@@ -132,8 +133,10 @@ struct config {
 /// The extended rollout's op families, counted in the Tile programs of lowered kernels: by each
 /// op's record (a new member is counted with its family), and rsqrt, the extended rollout's one
 /// elementwise op.
-constexpr std::string_view tally_names[] = {"row reductions", "column reductions", "row broadcasts", "column broadcasts", "casts",
-                                            "rsqrt",          "Mat windows"};
+constexpr std::string_view tally_names[] = {"row reductions", "column reductions",
+                                            "row broadcasts", "column broadcasts",
+                                            "casts",          "rsqrt",
+                                            "Mat windows",    "runtime valid state in region bodies"};
 constexpr int tally_of(opcode c) {
   if (c == opcode::tile_rsqrt) return 5;
   if (!is_tile_op(c)) return -1;
@@ -333,9 +336,14 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
   ++t.shape_lowered[si];
   const function& tf = tile.functions[0];
   for (const auto& n : tf.ops)
-    if (const int fam = tally_of(n.code()); fam >= 0) ++t.families[static_cast<std::size_t>(fam)];
-    // A Mat window (quantized-path.md §2.5) is a tile.slice of a Mat tile: counted by its space.
-    else if (n.code() == opcode::tile_slice && tf.type_of(value_id{n.results.begin}).space == memory_space::mat) ++t.families[6];
+    if (const int fam = tally_of(tf, n); fam >= 0) ++t.families[static_cast<std::size_t>(fam)];
+  {  // Tiles with runtime valid extents defined inside a region body (quantized-path.md §2.6).
+    std::vector<char> top(tf.ops.size(), 0);
+    for (const op_id o : tf.ops_of(tf.body)) top[o.index] = 1;
+    for (std::uint32_t i = 0; i < tf.ops.size(); ++i)
+      if (!top[i] && tf.ops[i].results.count == 1 && is_tile_op(tf.ops[i].code()))
+        if (const type& r = tf.type_of(value_id{tf.ops[i].results.begin}); r.is_tile() && !r.static_valid()) ++t.families[7];
+  }
   if (!cfg.pto_out.empty() && (seed - cfg.seed) % cfg.pto_every == 0 && !write_pto(cfg, seed, opts, lowered.value)) {
     ++t.failures;
     write_reproducer(cfg, seed, s, opts, "-", "the PTO emitter refused the lowered program", tile);

@@ -310,11 +310,16 @@ class planner {
       pending_region_tile_ = 1 + static_cast<int>(below(3));
       plan_.tile_reason = reasons[pending_region_tile_ - 1];
       // Why behind the option: without it each seed draws what it drew before, so its program is unchanged.
-      if (opt_.region_valid_probability > 0 && uniform() < opt_.region_valid_probability) {
+      if (!opt_.extended && opt_.region_valid_probability > 0 && uniform() < opt_.region_valid_probability) {
         pending_region_tile_ = 4;
         plan_.tile_reason = "user control flow with dynamic valid state";
       }
     }
+    // The extended rollout lowers the same construct (quantized-path.md §2.6: runtime valid state
+    // set and read inside one loop body), so it is owed with no Tile reason.
+    if (opt_.extended && opt_.regions && pending_region_tile_ == 0 && opt_.region_valid_probability > 0 &&
+        uniform() < opt_.region_valid_probability)
+      pending_region_tile_ = 4;
     while (emitted_ < ops_) {
       if (opt_.windows && live_count() > 0 && uniform() < opt_.window_probability && window()) continue;
       if (opt_.valid_extents && live_count() > 0 && uniform() < opt_.setter_probability && setter()) continue;
@@ -1815,7 +1820,12 @@ class planner {
     if (special == 4) {  // a load whose valid rows are a runtime parameter (or empty), stored in the body
       const shape_class k = region_class(false);
       const gen_index rows = extent_params_ < max_extent_params ? ssa(new_extent_param(0, k.rows)) : fixed(0);
-      store(load_of(k, false, std::array<gen_index, 2>{rows, fixed(k.cols)}));
+      const int loaded = load_of(k, false, std::array<gen_index, 2>{rows, fixed(k.cols)});
+      store(loaded);
+      // Why hidden: the carries' updates below pick recent tiles of their class whatever their
+      // valid extents; this one is only stored (the extended rollout lowers it, so a mismatched
+      // operand would make the kernel stay Tile for another reason).
+      val(loaded).hidden = true;
     }
     const std::vector<gen_carry> cs = plan_.steps[hdr].carries;  // a copy: steps may grow
     std::vector<gen_ref> refs(cs.size());
