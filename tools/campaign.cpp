@@ -136,7 +136,8 @@ struct config {
 constexpr std::string_view tally_names[] = {"row reductions", "column reductions",
                                             "row broadcasts", "column broadcasts",
                                             "casts",          "rsqrt",
-                                            "Mat windows",    "runtime valid state in region bodies"};
+                                            "Mat windows",    "runtime valid state in region bodies",
+                                            "Acc tails"};
 constexpr int tally_of(opcode c) {
   if (c == opcode::tile_rsqrt) return 5;
   if (!is_tile_op(c)) return -1;
@@ -162,6 +163,8 @@ constexpr int tally_of(opcode c) {
 /// of a Mat tile, by its space.
 constexpr int tally_of(const function& f, const op_node& n) {
   if (n.code() == opcode::tile_slice && f.type_of(value_id{n.results.begin}).space == memory_space::mat) return 6;
+  // An Acc tail (§2.6): a tile.set_validshape of an accumulator.
+  if (n.code() == opcode::tile_set_validshape && f.type_of(value_id{n.results.begin}).space == memory_space::acc) return 8;
   return tally_of(n.code());
 }
 constexpr std::size_t family_count = std::size(tally_names);

@@ -2308,6 +2308,24 @@ class planner {
   /// INT32 to INT32) into an output as wide as the rectangle. The first store of a Tile-only
   /// kernel carries its keyword.
   void cube_store(int v) {
+    // The extended rollout's Acc tail (quantized-path.md §2.6): sometimes the accumulator is
+    // trimmed to runtime valid rows first (a batch tail), and the trimmed tile is stored.
+    if (opt_.extended && val(v).space == memory_space::acc && plan_.tile_reason.empty() && extent_params_ < max_extent_params &&
+        uniform() < 0.3) {
+      const gen_value a = val(v);
+      gen_step st;
+      st.op = opcode::tile_set_validshape;
+      st.in = {v};
+      st.args = {ssa(new_extent_param(0, high(a.valid[0]))), a.valid[1]};
+      st.result = new_value(a.dt, a.rows, a.cols, a.lo, a.hi);
+      val(st.result).valid = {st.args[0], st.args[1]};
+      val(st.result).space = memory_space::acc;
+      val(st.result).made_by = st.op;
+      val(v).used = val(v).stale = true;
+      plan_.steps.push_back(st);
+      ++emitted_;
+      v = st.result;
+    }
     const gen_value x = val(v);
     dtype out = x.dt;
     if (x.dt == dtype::fp32) {
@@ -2320,7 +2338,8 @@ class planner {
     s.in = {v};
     s.tensor = o;
     s.row = plan_.outputs[static_cast<std::size_t>(o)].rows;
-    plan_.outputs[static_cast<std::size_t>(o)].rows += high(x.valid[0]);
+    // A runtime row count may reach the tile's physical rows as far as the verifier knows.
+    plan_.outputs[static_cast<std::size_t>(o)].rows += opt_.extended && x.valid[0].scalar >= 0 ? x.rows : high(x.valid[0]);
     const std::string& why = plan_.tile_reason;
     if (!why.empty() && !cube_tile_done_) {
       cube_tile_done_ = true;
