@@ -52,15 +52,16 @@ using namespace tile2buffer;
 /// (tests/lower/campaign_test.cpp, window_campaign_test.cpp, valid_campaign_test.cpp,
 /// region_campaign_test.cpp, cube_campaign_test.cpp).
 /// `extended`: the extended rollout's ops (reductions, broadcasts, cast, rsqrt) drawn in
-/// straight-line kernels, kernels with valid extents and kernels with regions (by seed modulo 3),
-/// lowered with `rollout = extended`.
+/// straight-line kernels, kernels with valid extents and kernels with regions, and cube kernels
+/// whose Mat operands may reach L0 through Mat windows (by seed modulo 4), lowered with
+/// `rollout = extended`.
 enum class shape : std::uint8_t { line, windows, valid, regions, cube, extended };
 constexpr std::string_view shape_names[] = {"line", "windows", "valid", "regions", "cube", "extended"};
 constexpr std::size_t shape_count = std::size(shape_names);
 
-/// The extended shape's kind of kernel: 0 straight-line, 1 valid extents, 2 regions. Why not
-/// `seed % 3`: with all six shapes the extended seeds are every sixth one, all of one residue.
-constexpr int extended_variant(std::uint64_t seed) { return static_cast<int>((seed + seed / 6) % 3); }
+/// The extended shape's kind of kernel: 0 straight-line, 1 valid extents, 2 regions, 3 cube. Why
+/// not `seed % 4`: with all six shapes the extended seeds are every sixth one, all of one residue.
+constexpr int extended_variant(std::uint64_t seed) { return static_cast<int>((seed + seed / 6) % 4); }
 
 /// `tile_only`: the line and extended shapes also draw kernels that must stay Tile (off under
 /// --break-selection, whose check wants every line kernel reported as kept Tile).
@@ -100,9 +101,16 @@ testing::gen_plan plan_for(shape s, std::uint64_t seed, bool tile_only) {
         o.gm_parameter_probability = 1.0 / 3;
         return testing::generate_plan(seed, 8 + static_cast<int>(seed % 32), o);
       }
+      if (extended_variant(seed) == 3) {  // quantized-path.md §2.5: Mat windows (gen_program.cpp finish)
+        o.cube = true;
+        o.cube_guard_probability = 0.5;
+        o.cube_extract_probability = 0.5;
+        return testing::generate_plan(seed, 6 + static_cast<int>(seed % 20), o);
+      }
       o.rows = 8;
       o.windows = seed / 7 % 2 == 0;
       (extended_variant(seed) == 1 ? o.valid_extents : o.regions) = true;
+      if (extended_variant(seed) == 2) o.region_valid_probability = 0.3;  // quantized-path.md §2.6
       return testing::generate_plan(seed, 6 + static_cast<int>(seed % 14), o);
   }
   return {};
@@ -126,8 +134,11 @@ struct config {
 /// The extended rollout's op families, counted in the Tile programs of lowered kernels: by each
 /// op's record (a new member is counted with its family), and rsqrt, the extended rollout's one
 /// elementwise op.
-constexpr std::string_view tally_names[] = {"row reductions", "column reductions", "row broadcasts", "column broadcasts", "casts",
-                                            "rsqrt"};
+constexpr std::string_view tally_names[] = {"row reductions", "column reductions",
+                                            "row broadcasts", "column broadcasts",
+                                            "casts",          "rsqrt",
+                                            "Mat windows",    "runtime valid state in region bodies",
+                                            "Acc tails"};
 constexpr int tally_of(opcode c) {
   if (c == opcode::tile_rsqrt) return 5;
   if (!is_tile_op(c)) return -1;
@@ -148,6 +159,14 @@ constexpr int tally_of(opcode c) {
     case op_family::spmd_query: return -1;
   }
   return -1;
+}
+/// The family of op `n` of `f`: tally_of, and a Mat window (quantized-path.md §2.5), a tile.slice
+/// of a Mat tile, by its space.
+constexpr int tally_of(const function& f, const op_node& n) {
+  if (n.code() == opcode::tile_slice && f.type_of(value_id{n.results.begin}).space == memory_space::mat) return 6;
+  // An Acc tail (§2.6): a tile.set_validshape of an accumulator.
+  if (n.code() == opcode::tile_set_validshape && f.type_of(value_id{n.results.begin}).space == memory_space::acc) return 8;
+  return tally_of(n.code());
 }
 constexpr std::size_t family_count = std::size(tally_names);
 
@@ -319,8 +338,16 @@ void lower_and_check(const config& cfg, std::uint64_t seed, shape s, const testi
   }
   ++t.lowered;
   ++t.shape_lowered[si];
-  for (const auto& n : tile.functions[0].ops)
-    if (const int fam = tally_of(n.code()); fam >= 0) ++t.families[static_cast<std::size_t>(fam)];
+  const function& tf = tile.functions[0];
+  for (const auto& n : tf.ops)
+    if (const int fam = tally_of(tf, n); fam >= 0) ++t.families[static_cast<std::size_t>(fam)];
+  {  // Tiles with runtime valid extents defined inside a region body (quantized-path.md §2.6).
+    std::vector<char> top(tf.ops.size(), 0);
+    for (const op_id o : tf.ops_of(tf.body)) top[o.index] = 1;
+    for (std::uint32_t i = 0; i < tf.ops.size(); ++i)
+      if (!top[i] && tf.ops[i].results.count == 1 && is_tile_op(tf.ops[i].code()))
+        if (const type& r = tf.type_of(value_id{tf.ops[i].results.begin}); r.is_tile() && !r.static_valid()) ++t.families[7];
+  }
   if (!cfg.pto_out.empty() && (seed - cfg.seed) % cfg.pto_every == 0 && !write_pto(cfg, seed, opts, lowered.value)) {
     ++t.failures;
     write_reproducer(cfg, seed, s, opts, "-", "the PTO emitter refused the lowered program", tile);
@@ -354,7 +381,7 @@ tally run_kernel(const config& cfg, std::uint64_t seed, shape s) {
   // The default rollout is the spec exactly: a kernel using an extended op stays Tile there.
   if (s == shape::extended && !cfg.break_selection) {
     bool uses = false;
-    for (const auto& n : tile.functions[0].ops) uses = uses || tally_of(n.code()) >= 0;
+    for (const auto& n : tile.functions[0].ops) uses = uses || tally_of(tile.functions[0], n) >= 0;
     const auto standard = lower(tile, options{});
     if (!standard.ok() || (uses && standard.value.functions[0].stage == ir_stage::buffer)) {
       ++t.failures;

@@ -99,5 +99,38 @@ static_assert(transposed_lowers(planner_kind::pypto));
 static_assert(transposed_lowers(planner_kind::ptoas));
 static_assert(kernel_stays_tile(atomic_text, "atomic and phased stores"));
 
+// Extended rollout (quantized-path.md §2.5): 128-deep Mat windows of a K chunk, the weight's through
+// its transposed relabel, each moved to L0 as one buffer.extract (no subview of the chunk); the
+// default rollout keeps the kernel on Tile.
+constexpr std::string_view mat_window_text =
+    R"(aic @mat_window(A: Tensor[[16, 256], BF16], W: Tensor[[32, 256], BF16], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+  a = tile.load(A, (0, 0), (16, 256)) : Tile[[16, 256], BF16, Mat]
+  w = tile.load(W, (0, 0), (32, 256)) : Tile[[32, 256], BF16, Mat]
+  b = tile.transpose_view(w) : Tile[[256, 32], BF16, Mat, ZN]
+  c0 = tile.create() : Tile[[16, 32], FP32, Acc]
+  acc = for k in range(0, 2, 1) iter(c = c0) -> (Tile[[16, 32], FP32, Acc]) {
+    off = k * 128
+    first = k == 0
+    as = tile.slice(a, (16, 128), (0, off)) : Tile[[16, 128], BF16, Mat]
+    bs = tile.slice(b, (128, 32), (off, 0)) : Tile[[128, 32], BF16, Mat, ZN]
+    al = tile.move(as) : Tile[[16, 128], BF16, Left]
+    br = tile.move(bs) : Tile[[128, 32], BF16, Right]
+    y = tile.matmul_acc(c, al, br, init_cond = first) : Tile[[16, 32], FP32, Acc]
+    yield y
+  }
+  r = tile.store(acc, (0, 0), Out) : Tensor[[16, 32], FP32]
+  return r
+}
+)";
+constexpr bool mat_window_lowers(planner_kind planner) {
+  const function f = lowered_kernel(mat_window_text, planner, rollout_kind::extended);
+  return f.stage == ir_stage::buffer && carries_nothing(f) && count(f, opcode::buffer_extract) == 2 &&
+         count(f, opcode::buffer_subview) == 0 && count(f, opcode::buffer_copy) == 0 && count(f, opcode::buffer_matmul_acc) == 1;
+}
+static_assert(mat_window_lowers(planner_kind::pypto));
+static_assert(mat_window_lowers(planner_kind::dsa_rp));
+static_assert(mat_window_lowers(planner_kind::ptoas));
+static_assert(kernel_stays_tile(mat_window_text, "memory space Mat is not Vec"));
+
 }  // namespace
 }  // namespace t2b_coverage

@@ -114,5 +114,57 @@ static_assert(kernel_stays_tile(dynamic_step_text, "provably positive constant s
 static_assert(kernel_stays_tile(gm_alias_text, "GM loop results must retain their initial parameter alias"));
 static_assert(kernel_stays_tile(dynamic_valid_in_loop_text, "user control flow with dynamic valid state stays Tile"));
 
+// Extended rollout (quantized-path.md §2.6): the same runtime-valid load, read only inside the
+// loop body, lowers with its guard inside the body; an accumulator trimmed to the batch tail and
+// stored in the loop that computes it stores through a view cut inside the store's guard.
+constexpr std::string_view acc_tail_in_loop_text =
+    R"(aic @acc_tail_in_loop(A: Tensor[[16, 32], FP16], B: Tensor[[32, 64], FP16], Out: out Tensor[[16, 64], FP32], rows: Scalar[INDEX]) -> Tensor[[16, 64], FP32] {
+  a = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP16, Mat]
+  al = tile.move(a) : Tile[[16, 32], FP16, Left]
+  for j in range(0, 4, 1) {
+    o = j * 16
+    b = tile.load(B, (0, o), (32, 16)) : Tile[[32, 16], FP16, Mat]
+    br = tile.move(b) : Tile[[32, 16], FP16, Right]
+    c = tile.matmul(al, br) : Tile[[16, 16], FP32, Acc]
+    t = tile.set_validshape(c, rows, 16) : Tile[[16, 16], FP32, Acc, valid=[rows, 16]]
+    r = tile.store(t, (0, o), Out) : Tensor[[16, 64], FP32]
+  }
+  return Out
+}
+)";
+/// Whether the first op `c` of `f` sits in the then arm of an `if` (its guard) that sits directly
+/// in the body of a `for`.
+constexpr bool guarded_in_loop(const function& f, opcode c) {
+  for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
+    if (f.ops[i].code() != opcode::cf_if) continue;
+    bool holds = false;
+    for (const op_id o : f.ops_of(region_id{f.ops[i].regions.begin})) holds = holds || f.op(o).code() == c;
+    if (!holds) continue;
+    for (std::uint32_t j = 0; j < f.ops.size(); ++j)
+      if (f.ops[j].code() == opcode::cf_for)
+        for (const op_id o : f.ops_of(region_id{f.ops[j].regions.begin}))
+          if (o.index == i) return true;
+    return false;
+  }
+  return false;
+}
+constexpr bool dynamic_valid_in_loop_lowers(planner_kind planner) {
+  const function f = lowered_kernel(dynamic_valid_in_loop_text, planner, rollout_kind::extended);
+  return f.stage == ir_stage::buffer && count(f, opcode::cf_for) == 1 && count(f, opcode::buffer_load) == 1 &&
+         guarded_in_loop(f, opcode::buffer_load) && guarded_in_loop(f, opcode::buffer_store);
+}
+constexpr bool acc_tail_in_loop_lowers(planner_kind planner) {
+  const function f = lowered_kernel(acc_tail_in_loop_text, planner, rollout_kind::extended);
+  return f.stage == ir_stage::buffer && count(f, opcode::buffer_subview) == 1 && count(f, opcode::buffer_set_validshape) == 0 &&
+         guarded_in_loop(f, opcode::buffer_subview) && guarded_in_loop(f, opcode::buffer_store);
+}
+static_assert(dynamic_valid_in_loop_lowers(planner_kind::pypto));
+static_assert(dynamic_valid_in_loop_lowers(planner_kind::dsa_rp));
+static_assert(dynamic_valid_in_loop_lowers(planner_kind::ptoas));
+static_assert(acc_tail_in_loop_lowers(planner_kind::pypto));
+static_assert(acc_tail_in_loop_lowers(planner_kind::dsa_rp));
+static_assert(acc_tail_in_loop_lowers(planner_kind::ptoas));
+static_assert(kernel_stays_tile(acc_tail_in_loop_text, "user control flow with dynamic valid state stays Tile"));
+
 }  // namespace
 }  // namespace t2b_coverage

@@ -11,12 +11,12 @@
 
 namespace t2b_coverage {
 
-/// The one kernel of `text` after the default pipeline with `planner`; an empty function (Tile
+/// The one kernel of `text` after the default pipeline with `planner` (and `rollout`); an empty function (Tile
 /// stage, no ops) when the text does not parse or the pipeline fails.
-constexpr function lowered_kernel(std::string_view text, planner_kind planner) {
+constexpr function lowered_kernel(std::string_view text, planner_kind planner, rollout_kind rollout = rollout_kind::standard) {
   const auto parsed = parse(text, "coverage");
   if (!parsed.ok()) return function{};
-  auto r = lower(parsed.value, options{.planner = planner});
+  auto r = lower(parsed.value, options{.planner = planner, .rollout = rollout});
   if (!r.ok() || r.value.functions.size() != 1) return function{};
   return static_cast<function&&>(r.value.functions[0]);
 }

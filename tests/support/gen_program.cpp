@@ -311,11 +311,16 @@ class planner {
       pending_region_tile_ = 1 + static_cast<int>(below(3));
       plan_.tile_reason = reasons[pending_region_tile_ - 1];
       // Why behind the option: without it each seed draws what it drew before, so its program is unchanged.
-      if (opt_.region_valid_probability > 0 && uniform() < opt_.region_valid_probability) {
+      if (!opt_.extended && opt_.region_valid_probability > 0 && uniform() < opt_.region_valid_probability) {
         pending_region_tile_ = 4;
         plan_.tile_reason = "user control flow with dynamic valid state";
       }
     }
+    // The extended rollout lowers the same construct (quantized-path.md §2.6: runtime valid state
+    // set and read inside one loop body), so it is owed with no Tile reason.
+    if (opt_.extended && opt_.regions && pending_region_tile_ == 0 && opt_.region_valid_probability > 0 &&
+        uniform() < opt_.region_valid_probability)
+      pending_region_tile_ = 4;
     while (emitted_ < ops_) {
       if (opt_.windows && live_count() > 0 && uniform() < opt_.window_probability && window()) continue;
       if (opt_.valid_extents && live_count() > 0 && uniform() < opt_.setter_probability && setter()) continue;
@@ -1849,7 +1854,12 @@ class planner {
     if (special == 4) {  // a load whose valid rows are a runtime parameter (or empty), stored in the body
       const shape_class k = region_class(false);
       const gen_index rows = extent_params_ < max_extent_params ? ssa(new_extent_param(0, k.rows)) : fixed(0);
-      store(load_of(k, false, std::array<gen_index, 2>{rows, fixed(k.cols)}));
+      const int loaded = load_of(k, false, std::array<gen_index, 2>{rows, fixed(k.cols)});
+      store(loaded);
+      // Why hidden: the carries' updates below pick recent tiles of their class whatever their
+      // valid extents; this one is only stored (the extended rollout lowers it, so a mismatched
+      // operand would make the kernel stay Tile for another reason).
+      val(loaded).hidden = true;
     }
     const std::vector<gen_carry> cs = plan_.steps[hdr].carries;  // a copy: steps may grow
     std::vector<gen_ref> refs(cs.size());
@@ -2094,8 +2104,23 @@ class planner {
   /// Moves or extracts a staged operand into L0 (a Right operand keeps its source's valid).
   int finish(const staged& s, const cube_shape& c) {
     const bool left = s.to == memory_space::left;
-    const int v =
-        cube_op(s.extract ? opcode::tile_extract : opcode::tile_move, {s.src}, c.d, left ? c.m : c.k, left ? c.k : c.n, s.to);
+    const std::int64_t rows = left ? c.m : c.k, cols = left ? c.k : c.n;
+    // The extended rollout's Mat window (quantized-path.md §2.5): the same box-grid offsets as a
+    // tile.slice of the Mat tile moved to L0, half the time.
+    if (s.extract && opt_.extended && uniform() < 0.5) {
+      gen_step st;
+      st.op = opcode::tile_slice;
+      st.in = {s.src};
+      st.offsets = s.off;
+      st.result = new_value(c.d, rows, cols, val(s.src).lo, val(s.src).hi, gen_kind::window, val(s.src).cols);
+      val(st.result).space = memory_space::mat;
+      val(st.result).made_by = st.op;
+      val(s.src).used = val(s.src).viewed = true;
+      plan_.steps.push_back(st);
+      ++emitted_;
+      return finish(staged{st.result, s.to}, c);
+    }
+    const int v = cube_op(s.extract ? opcode::tile_extract : opcode::tile_move, {s.src}, c.d, rows, cols, s.to);
     if (s.extract) plan_.steps.back().offsets = s.off;
     if (!s.extract) val(v).valid = val(s.src).valid;
     return (left ? last_l_ : last_r_) = v;
@@ -2352,6 +2377,24 @@ class planner {
   /// INT32 to INT32) into an output as wide as the rectangle. The first store of a Tile-only
   /// kernel carries its keyword.
   void cube_store(int v) {
+    // The extended rollout's Acc tail (quantized-path.md §2.6): sometimes the accumulator is
+    // trimmed to runtime valid rows first (a batch tail), and the trimmed tile is stored.
+    if (opt_.extended && val(v).space == memory_space::acc && plan_.tile_reason.empty() && extent_params_ < max_extent_params &&
+        uniform() < 0.3) {
+      const gen_value a = val(v);
+      gen_step st;
+      st.op = opcode::tile_set_validshape;
+      st.in = {v};
+      st.args = {ssa(new_extent_param(0, high(a.valid[0]))), a.valid[1]};
+      st.result = new_value(a.dt, a.rows, a.cols, a.lo, a.hi);
+      val(st.result).valid = {st.args[0], st.args[1]};
+      val(st.result).space = memory_space::acc;
+      val(st.result).made_by = st.op;
+      val(v).used = val(v).stale = true;
+      plan_.steps.push_back(st);
+      ++emitted_;
+      v = st.result;
+    }
     const gen_value x = val(v);
     dtype out = x.dt;
     if (x.dt == dtype::fp32) {
@@ -2364,7 +2407,8 @@ class planner {
     s.in = {v};
     s.tensor = o;
     s.row = plan_.outputs[static_cast<std::size_t>(o)].rows;
-    plan_.outputs[static_cast<std::size_t>(o)].rows += high(x.valid[0]);
+    // A runtime row count may reach the tile's physical rows as far as the verifier knows.
+    plan_.outputs[static_cast<std::size_t>(o)].rows += opt_.extended && x.valid[0].scalar >= 0 ? x.rows : high(x.valid[0]);
     const std::string& why = plan_.tile_reason;
     if (!why.empty() && !cube_tile_done_) {
       cube_tile_done_ = true;

@@ -88,7 +88,8 @@
 /// ("GM loop results must retain their initial parameter alias"); loads then read the result.
 /// With `region_valid_probability`, that share of them instead has a loop whose body loads a
 /// tile with runtime valid rows (or an empty extent) and stores it ("user control flow with
-/// dynamic valid state").
+/// dynamic valid state"). With `extended` the same loop is drawn, with that probability, in
+/// kernels that must lower (the extended rollout lowers runtime valid state local to one body).
 /// `bindings(plan)` adds two mixes for region parameters, so each flag is bound to 0 and 1, each
 /// count and limit to 0, 1, 2 and 3, and each step to 1 and 2.
 ///

@@ -198,7 +198,43 @@ def rope():
         compare(f"rope {label}", outs["Y"], ref, 1e-5, 1e-5)
 
 
-for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, gemm, flash_attention, rope):
+
+
+def bf16_bits(x):
+    """float32 -> BF16 bit patterns (<u2), rounded to nearest even (what --input takes for BF16)."""
+    u = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_value(bits):
+    """BF16 bit patterns -> float64."""
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def rms_lm_head():
+    # Final RMSNorm (mean of squares over HIDDEN = 512, eps 1e-6, FP32 weight) of the BF16 hidden
+    # states, rounded to BF16 (Normed), then the LM head logits Normed @ W^T for the rows below
+    # `batch` (Out; the rows past it are never written). Normed is checked against the float64
+    # formula within one BF16 step; the logits against the float64 product of the Normed the kernel
+    # wrote (its BF16 rounding is checked just before) and W, within the FP32 accumulation's error.
+    hidden = bf16_bits(rng.standard_normal((32, 512)) * 2)
+    norm_w = rng.uniform(0.5, 1.5, (1, 512)).astype(np.float32)
+    w = bf16_bits(rng.uniform(-0.1, 0.1, (192, 512)))
+    X = bf16_value(hidden)
+    normed = X / np.sqrt((X ** 2).mean(1, keepdims=True) + 1e-6) * norm_w.astype(np.float64)
+    for batch in (16, 21, 32):
+        marker = np.zeros((32, 192), bool)
+        marker[batch:, :] = True
+        for label, outs in each_run("rms_lm_head.t2b", "main", {"Hidden": hidden, "NormW": norm_w, "W": w},
+                                    [("batch", batch)], grid=3):
+            got_normed = bf16_value(outs["Normed"])
+            compare(f"rms_lm_head Normed batch={batch} {label}", got_normed, normed, 1e-6, 2.0 ** -8)
+            ref = np.full((32, 192), UNWRITTEN)
+            ref[:batch] = (got_normed @ bf16_value(w).T)[:batch]
+            compare(f"rms_lm_head Out batch={batch} {label}", outs["Out"], ref, 1e-4, 1e-5, marker)
+
+
+for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, gemm, flash_attention, rope, rms_lm_head):
     try:
         case()
     except RuntimeError as e:

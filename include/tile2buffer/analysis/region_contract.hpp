@@ -7,6 +7,7 @@
 /// that breaks these on Tile; explicit lowering fails closed with the same words.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/ir/walk.hpp"
+#include "tile2buffer/options.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -122,10 +124,81 @@ constexpr text dynamic_valid_problem(const function& f, op_id o, const kernel_an
   return {};
 }
 
+/// Extended rollout (quantized-path.md §2.6): whether the dynamic valid state inside region op
+/// `o` stays inside one of its bodies. Every tile holding that state, and every tile in storage
+/// that holds it, is defined and read by ops of one region of `o` only: not an initializer,
+/// iteration value, yield or result of `o`, not read before or after it, not in another region.
+/// Why this is enough: each body then states the extents of the tiles it defines (the
+/// straight-line recipes), so nothing reads a version from another iteration or arm. Nested
+/// region ops that carry such a tile answer for themselves (a dynamic-valid carry stays Tile).
+constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_analyses& k) {
+  // Why static matrix tiles are left out: an Acc tail is a view cut at its store (recipe/valid.hpp
+  // lower_acc_tail), so the accumulator's storage takes no metadata update and its static tiles
+  // (a K loop's carry) hold no dynamic state.
+  const auto holds = [&](const type& t) {
+    return k.dynamic.holds(t) && !(is_matrix_space(t.space) && descriptor_static_valid(t));
+  };
+  // (op index, region of `o`), sorted; and the storage of the tiles with dynamic state, with the
+  // region of `o` that touches it.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> inside;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> held;
+  bool ok = true;
+  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r) {
+    const region_id reg = f.region_of(o, r);
+    for (std::uint32_t i = 0; i < f.region(reg).args.count; ++i)
+      if (const type& t = f.type_of(f.arg(reg, i)); t.is_tile() && holds(t)) ok = false;
+    walk(f, reg, [&](op_id x) { inside.emplace_back(x.index, r); });
+  }
+  if (!ok) return false;
+  std::sort(inside.begin(), inside.end());
+  const auto region_of_op = [&](op_id x) -> std::uint32_t {
+    const auto it = std::lower_bound(inside.begin(), inside.end(), std::pair{x.index, std::uint32_t{0}});
+    return it != inside.end() && it->first == x.index ? it->second : no_id;
+  };
+  const auto touched = [&](op_id x, auto&& fn) {
+    for (const operand& a : f.args(x))
+      if (a.is_value() && f.type_of(a.value()).is_tile()) fn(f.type_of(a.value()));
+    for (std::uint32_t i = 0; i < f.op(x).results.count; ++i)
+      if (const type& t = f.type_of(f.result(x, i)); t.is_tile()) fn(t);
+  };
+  for (const auto& [x, r] : inside)
+    touched(op_id{x}, [&](const type& t) {
+      if (!holds(t)) return;
+      if (!t.has_storage()) ok = false;
+      else held.emplace_back(t.mem.index, r);
+    });
+  if (!ok || held.empty()) return ok;
+  std::sort(held.begin(), held.end());
+  const auto holder = [&](const type& t) -> std::uint32_t {
+    if (!t.has_storage()) return no_id;
+    const auto it = std::lower_bound(held.begin(), held.end(), std::pair{t.mem.index, std::uint32_t{0}});
+    return it != held.end() && it->first == t.mem.index ? it->second : no_id - 1;
+  };
+  // Each storage is touched from one region of `o`.
+  for (std::size_t i = 1; i < held.size(); ++i)
+    if (held[i].first == held[i - 1].first && held[i].second != held[i - 1].second) return false;
+  // The trailing yields of `o`'s own regions take values out of them.
+  std::vector<op_id> exits;
+  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r)
+    if (const op_id y = trailing_yield(f, f.region_of(o, r)); y.valid()) exits.push_back(y);
+  walk(f, [&](op_id x) {
+    if (!ok) return;
+    const std::uint32_t r = region_of_op(x);
+    const bool leaves = std::find(exits.begin(), exits.end(), x) != exits.end();
+    touched(x, [&](const type& t) {
+      const std::uint32_t h = holder(t);
+      if (h == no_id - 1 || h == no_id) return;
+      if (r != h || leaves) ok = false;
+    });
+  });
+  return ok;
+}
+
 }  // namespace detail
 
-/// Why region op `o` is outside the default contract; empty when it is inside.
-constexpr text region_op_problem(const function& f, op_id o, const kernel_analyses& k) {
+/// Why region op `o` is outside the contract of `rollout`; empty when it is inside.
+constexpr text region_op_problem(const function& f, op_id o, const kernel_analyses& k,
+                                 rollout_kind rollout = rollout_kind::standard) {
   const window_facts& windows = k.windows;
   const opcode c = f.op(o).code();
   const op_node& n = f.op(o);
@@ -149,7 +222,8 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
         if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
       if (text why = detail::matrix_carry_problem(f, res, {a, b}); !why.empty()) return why;
     }
-    return k.dynamic.any ? detail::dynamic_valid_problem(f, o, k) : text{};
+    if (!k.dynamic.any || (rollout == rollout_kind::extended && detail::dynamic_state_local(f, o, k))) return {};
+    return detail::dynamic_valid_problem(f, o, k);
   }
   if (!is_loop_op(c)) return {};
   if (c == opcode::cf_for) {
@@ -183,7 +257,7 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
         !why.empty())
       return why;
   }
-  if (k.dynamic.any)
+  if (k.dynamic.any && !(rollout == rollout_kind::extended && detail::dynamic_state_local(f, o, k)))
     if (text why = detail::dynamic_valid_problem(f, o, k); !why.empty()) return why;
   return detail::loop_setter_problem(f, o);
 }

@@ -81,9 +81,13 @@ class storage_index {
       std::array<std::int64_t, 2> shape;
     };
     std::vector<dynamic_window> dynamic;
+    // A matrix tile with runtime valid extents is an Acc tail (extended rollout, recipe/valid.hpp
+    // lower_acc_tail): a view cut at each store, never a window of its own, so it neither names
+    // a window nor makes its accumulator's handle dynamic.
     const auto indexed = [&](std::uint32_t i) {
       const type& t = f.type_of(value_id{i});
-      return t.is_tile() && t.has_storage() && !analyses.windows.is_window(value_id{i}) && facts.index_of(t.mem) != no_id;
+      return t.is_tile() && t.has_storage() && !analyses.windows.is_window(value_id{i}) && facts.index_of(t.mem) != no_id &&
+             !(is_matrix_space(t.space) && !descriptor_static_valid(t));
     };
     for (std::uint32_t i = 0; i < f.values.size(); ++i)
       if (const type& t = f.type_of(value_id{i}); indexed(i) && !descriptor_static_valid(t))

@@ -151,6 +151,9 @@ class lowering {
     /// A window with runtime valid extents: its subview is built at each consumer, inside the
     /// consumer's guard, so the empty path never constructs an empty native subview.
     bool deferred = false;
+    /// A Mat window read only by moves to Left/Right (extended rollout, quantized-path.md §2.5):
+    /// no handle of its own, each move extracts it from `base` at `offsets`.
+    bool extract = false;
   };
   /// Records the Buffer handle defined at the use site for window `tile` (reference §5.7).
   constexpr void define_window(value_id tile, use_site_window w) {
@@ -158,7 +161,8 @@ class lowering {
     windows_[tile.index] = w;
   }
   [[nodiscard]] constexpr const use_site_window* window_of(value_id tile) const {
-    if (tile.index >= windows_.size() || !(windows_[tile.index].handle.valid() || windows_[tile.index].deferred)) return nullptr;
+    if (tile.index >= windows_.size()) return nullptr;
+    if (const use_site_window& w = windows_[tile.index]; !(w.handle.valid() || w.deferred || w.extract)) return nullptr;
     return &windows_[tile.index];
   }
 

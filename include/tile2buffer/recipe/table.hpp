@@ -34,7 +34,7 @@ struct default_recipes : join_recipe_lists<
     recipe_list<lower_alloc, lower_create, lower_load, lower_column_load, lower_store, lower_column_store, lower_move>,
     family_recipes<op_family::elementwise, lower_elementwise>,
     family_recipes<op_family::spmd_query, lower_spmd_query>,
-    recipe_list<lower_slice, lower_assemble, lower_set_validshape,
+    recipe_list<lower_slice, lower_mat_window, lower_assemble, lower_set_validshape, lower_acc_tail,
                 lower_relabel<opcode::tile_reshape>, lower_relabel<opcode::tile_reinterpret_view>,
                 lower_extract, lower_transpose_view, lower_matmul, lower_matmul_acc>,
     family_recipes<op_family::row_reduction, detail::reductions_stay_tile>,

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "tile2buffer/ir/create.hpp"
+#include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/recipe/common.hpp"
 
 namespace tile2buffer {
@@ -65,6 +66,58 @@ constexpr text slice_valid_problem(const typed<tile::slice>& op) {
   return {};
 }
 
+/// An element offset of a Mat window: a nonnegative literal or a signed integer/INDEX scalar
+/// (as tile.extract's, recipe/cube.hpp).
+constexpr text mat_window_offset_problem(const function& f, const operand& x) {
+  if (x.kind == operand_kind::int_lit) return x.num >= 0 ? text{} : text("Mat window offsets must be nonnegative");
+  if (x.is_value() && f.type_of(x.value()).is_scalar() && is_signed_integer(f.type_of(x.value()).dt)) return {};
+  return text("Mat window offsets must be nonnegative integer literals or signed integer/INDEX scalars");
+}
+
+/// Why `op` is not a Mat window lower_mat_window lowers (below); empty when it is.
+constexpr text mat_window_problem(const typed<tile::slice>& op, const match_context& ctx) {
+  const function& f = op.fn();
+  const type* src = op.tile_type(op.source());
+  const type& dst = op.result_type();
+  if (src == nullptr || src->space != memory_space::mat || dst.space != memory_space::mat)
+    return text("tile.slice: not a Mat window");
+  if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return why;
+  if (src->dt != dst.dt || src->blayout != dst.blayout || src->slayout != dst.slayout || src->fractal != dst.fractal)
+    return text("a Mat window keeps its source's element type and box layout");
+  if (auto why = slice_valid_problem(op); !why.empty()) return why;
+  if (ctx.kernel().windows.is_window(op.source().value()))
+    return text("a window of a Mat window stays Tile (slice the Mat chunk itself)");
+  const auto off = op.elements(op.offsets());
+  if (off.size() != 2) return text("a Mat window needs two offsets");
+  // Box extents: row-major boxes are 16 rows of 32 bytes (NZ), column-major ones their transpose (ZN).
+  const std::int64_t across = static_cast<std::int64_t>(src->fractal) / element_bytes(src->dt) / 16;
+  const bool nz = src->slayout == box_layout::row_major;
+  const std::int64_t box[2] = {nz ? 16 : across, nz ? across : 16};
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (auto why = mat_window_offset_problem(f, off[i]); !why.empty()) return why;
+    if (dst.shape[i] % box[i] != 0 || (off[i].kind == operand_kind::int_lit && off[i].num % box[i] != 0) ||
+        (off[i].is_value() && (std::int64_t{1} << std::min(ctx.kernel().divisibility.of(off[i]), 62)) % box[i] != 0))
+      return text("a Mat window must cover whole fractal boxes of ")
+             << box[0] << "x" << box[1] << " " << tile2buffer::name(src->dt)
+             << " elements: its offsets and shape must be multiples of the box (runtime offsets proven so)";
+  }
+  const value_id res = op.result();
+  text bad;
+  walk(f, [&](op_id x) {
+    if (!bad.empty()) return;
+    for (const operand& a : f.args(x)) {
+      if (!a.is_value() || a.value() != res) continue;
+      const bool to_l0 = f.op(x).code() == opcode::tile_move && (f.type_of(f.result(x, 0)).space == memory_space::left ||
+                                                                 f.type_of(f.result(x, 0)).space == memory_space::right);
+      if (!to_l0)
+        bad = text("a Mat window is read only by moves to Left/Right (each one a textract); ")
+              << mnemonic(f.op(x).code()) << " reads '" << f.name_of(res) << "'";
+    }
+  });
+  if (!bad.empty()) return bad;
+  return {};
+}
+
 }  // namespace detail
 
 struct lower_slice {
@@ -77,6 +130,9 @@ struct lower_slice {
     const type& dst = op.result_type();
     const type* src = op.tile_type(op.source());
     if (src == nullptr) return match_result::no(text("tile.slice needs a Tile source"));
+    // Why here: a Mat window's own reason, not "Mat is not Vec", is the one to report.
+    if (ctx.opts.rollout == rollout_kind::extended && src->space == memory_space::mat)
+      if (auto why = detail::mat_window_problem(op, ctx); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = dense_vec_problem(*src, ctx.int8_vec()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = dense_vec_problem(dst, ctx.int8_vec()); !why.empty()) return match_result::no(static_cast<text&&>(why));
     if (auto why = detail::slice_valid_problem(op); !why.empty()) return match_result::no(static_cast<text&&>(why));
@@ -136,6 +192,28 @@ struct lower_slice {
     const text nm = text(op.fn().name_of(op.result())) << axis;
     return operand::of(fb.create<scalar::add>({.lhs = built(as_index(a)), .rhs = built(as_index(b))}, scalar_type(dtype::index),
                                               nm.view(), op.loc()));
+  }
+};
+
+/// Extended rollout (quantized-path.md §2.5): a `tile.slice` of a Mat tile (a K step of an L1
+/// chunk) read only by moves to Left/Right. It has no handle: each move becomes the
+/// `buffer.extract` of `tile.extract` from the sliced tile at the slice's offsets, so a chunk
+/// larger than L0A/L0B feeds L0 step by step. Offsets are whole fractal boxes of the source's
+/// layout (16 rows by 32 bytes for NZ, the transpose for ZN), literal or proven by the scalar
+/// divisibility of runtime offsets; nested slices and other readers stay Tile.
+struct lower_mat_window {
+  using source = tile::slice;
+  static constexpr std::string_view name = "lower-mat-window";
+  static constexpr int benefit = 0;
+  static constexpr bool default_rollout = false;
+  static constexpr match_result match(typed<tile::slice> op, const match_context& ctx) {
+    if (auto why = detail::mat_window_problem(op, ctx); !why.empty()) return match_result::no(static_cast<text&&>(why));
+    return match_result::yes();
+  }
+  static constexpr void rewrite(typed<tile::slice> op, lowering& l) {
+    lowering::use_site_window w{value_id{}, l.handle(op.source().value()), l.rw().map(op.offsets())};
+    w.extract = true;
+    l.define_window(op.result(), w);
   }
 };
 

@@ -94,9 +94,15 @@ inline bool subview(state& s, view<opcode::buffer_subview> v) {
   std::array<std::int64_t, 2> off{};
   if (!src || !s.pair(o, v.offsets(), off)) return false;
   const type& rt = v.result_type();
-  if (!src->dense() || src->desc.blayout != box_layout::row_major || src->desc.space != memory_space::vec ||
-      rt.slayout != box_layout::none_box || rt.blayout != box_layout::row_major || rt.dt != src->desc.dt)
-    return s.fail(o, "subview needs dense row-major Vec source and result of one element type");
+  // A whole matrix tile seen through other valid extents (an Acc tail, recipe/valid.hpp): the same
+  // boxes, so the same addressing; PTO's boxed subviews at box offsets are not needed elsewhere.
+  const type& sd = src->desc;
+  const bool whole_matrix = sd.space != memory_space::vec && sd.slayout != box_layout::none_box && off[0] == 0 && off[1] == 0 &&
+                            rt.shape == sd.shape && rt.space == sd.space && rt.dt == sd.dt && rt.blayout == sd.blayout &&
+                            rt.slayout == sd.slayout && rt.fractal == sd.fractal;
+  if (!whole_matrix && (!src->dense() || sd.blayout != box_layout::row_major || sd.space != memory_space::vec ||
+                        rt.slayout != box_layout::none_box || rt.blayout != box_layout::row_major || rt.dt != sd.dt))
+    return s.fail(o, "subview needs dense row-major Vec source and result of one element type (or a whole matrix tile)");
   if (off[0] < 0 || off[1] < 0 || off[0] + rt.shape[0] > src->desc.shape[0] || off[1] + rt.shape[1] > src->desc.shape[1])
     return s.fail(o, "window " + rect(rt.shape[0], rt.shape[1]) + " at " + rect(off[0], off[1]) + " exceeds `" + s.name_of(*src) +
                          "` " + rect(src->desc.shape[0], src->desc.shape[1]));
