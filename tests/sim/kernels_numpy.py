@@ -990,7 +990,8 @@ def reductions(dt, valid, lowered=False):
             scratch = ", " + t
         res = tile_ty(dt, 16, 1, valid=(r, 1)) if rows else tile_ty(dt, 1, 16, valid=(1, c))
         k.op(f"{z} = tile.{op}({src}{scratch}) : {res}")
-        shape = (16, 2) if rows else (2, 16)
+        # A column result goes to a one-column tensor: a2a3 stores a DN tile only contiguously.
+        shape = (16, 1) if rows else (2, 16)
         want = [[("bits", sent)] * shape[1] for _ in range(shape[0])]
         kind = op.split("_")[1]
         for i in range(r if rows else c):

@@ -47,6 +47,12 @@ DISJOINT = "requires disjoint placed source and destination ranges"
 DISTINCT = "requires a destination distinct from its source"
 
 
+def optional_as_given(operand):
+    """An optional operand (`tmp:v?`, rsqrt's scratch) is built like a required one: its facts
+    hold when it is given."""
+    return [operand[0], operand[1].rstrip("?")]
+
+
 def records(t2b_opt):
     """The Buffer ops with a scratch or a disjointness fact, as dicts."""
     out = subprocess.run([t2b_opt, "--list-ops"], capture_output=True, text=True, check=True).stdout
@@ -54,7 +60,7 @@ def records(t2b_opt):
     for line in out.splitlines():
         f = line.split("\t")
         get = lambda i: "" if f[i] == "-" else f[i]
-        rec = {"mnemonic": f[0], "dialect": f[1], "operands": [w.split(":") for w in get(2).split()], "traits": get(6).split(),
+        rec = {"mnemonic": f[0], "dialect": f[1], "operands": [optional_as_given(w.split(":")) for w in get(2).split()], "traits": get(6).split(),
                "writes": get(8), "disjoint": get(9).split(), "scratch": get(11)}
         if rec["dialect"] == "buffer" and (rec["scratch"] or rec["disjoint"]):
             ops.append(rec)

@@ -79,7 +79,7 @@ constexpr void check_rounding_mode(verify_state& s, const op_view& v) {
 /// The optional scratch `tmp` of a unary elementwise op (rsqrt's high-precision form, which the
 /// a2a3 library runs as sqrt then a divide by a 32-byte block of ones it writes into tmp, whether
 /// or not precisionType says so): a Vec row-major tile of the op's dtype of at least 32 bytes,
-/// neither the source nor (Buffer) the destination. Shared by both stages (`kind`).
+/// not the source. Shared by both stages (`kind`).
 constexpr void unary_scratch_check(verify_state& s, const op_view& v, type_kind kind, const type* like) {
   const operand tmp = family_operand<"tmp">(v);
   if (!present(tmp)) return;
@@ -87,9 +87,10 @@ constexpr void unary_scratch_check(verify_state& s, const op_view& v, type_kind 
   if (t == nullptr || like == nullptr) return;
   if (t->dt != like->dt || t->space != memory_space::vec || t->blayout != box_layout::row_major || t->bytes() < 32)
     s.fail(v.loc, v.mn, " scratch tmp must be a row-major Vec tile of the op's dtype of at least 32 bytes");
-  for (const operand other : {family_operand<"source">(v), family_operand<"dest">(v)})
-    if (other.is_value() && tmp.is_value() && other.value() == tmp.value())
-      s.fail(v.loc, v.mn, " scratch tmp must not be an operand of the op");
+  // Buffer stage: the storage proofs (checks/buffer.hpp) name the overlapping operand instead.
+  const operand source = family_operand<"source">(v);
+  if (kind == type_kind::tile && source.is_value() && tmp.is_value() && source.value() == tmp.value())
+    s.fail(v.loc, v.mn, " scratch tmp must not be the source");
 }
 
 }  // namespace detail
