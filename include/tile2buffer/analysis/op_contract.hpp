@@ -23,11 +23,10 @@ inline namespace v0 {
 /// outside the region contract, an orchestration op, a scalar op PTO cannot express, or a Tile op
 /// with an unsigned runtime extent or a use of a replaced valid-metadata version. Empty when it
 /// is inside (terminators and ops of other dialects have no rule here).
-constexpr text op_contract_problem(const function& f, op_id o, const kernel_analyses& k,
-                                   rollout_kind rollout = rollout_kind::standard) {
+constexpr text op_contract_problem(const function& f, op_id o, const kernel_analyses& k, bool extended = false) {
   const opcode c = f.op(o).code();
   if (is_region_op(c)) {
-    text why = region_op_problem(f, o, k, rollout);
+    text why = region_op_problem(f, o, k, extended);
     return why.empty() ? why : text(mnemonic(c)) << ": " << why;
   }
   if (dialect_of(c) == dialect::orchestration) return text("a device function cannot submit tasks");

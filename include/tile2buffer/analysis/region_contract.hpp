@@ -21,7 +21,6 @@
 #include "tile2buffer/detail/algorithm.hpp"
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/ir/walk.hpp"
-#include "tile2buffer/options.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -196,9 +195,9 @@ constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_anal
 
 }  // namespace detail
 
-/// Why region op `o` is outside the contract of `rollout`; empty when it is inside.
-constexpr text region_op_problem(const function& f, op_id o, const kernel_analyses& k,
-                                 rollout_kind rollout = rollout_kind::standard) {
+/// Why region op `o` is outside the contract (of the extended rollout when `extended`); empty when
+/// it is inside.
+constexpr text region_op_problem(const function& f, op_id o, const kernel_analyses& k, bool extended = false) {
   const window_facts& windows = k.windows;
   const opcode c = f.op(o).code();
   const op_node& n = f.op(o);
@@ -222,7 +221,7 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
         if (text why = detail::tile_carry_problem(f, windows, x, role); !why.empty()) return why;
       if (text why = detail::matrix_carry_problem(f, res, {a, b}); !why.empty()) return why;
     }
-    if (!k.dynamic.any || (rollout == rollout_kind::extended && detail::dynamic_state_local(f, o, k))) return {};
+    if (!k.dynamic.any || (extended && detail::dynamic_state_local(f, o, k))) return {};
     return detail::dynamic_valid_problem(f, o, k);
   }
   if (!is_loop_op(c)) return {};
@@ -257,7 +256,7 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
         !why.empty())
       return why;
   }
-  if (k.dynamic.any && !(rollout == rollout_kind::extended && detail::dynamic_state_local(f, o, k)))
+  if (k.dynamic.any && !(extended && detail::dynamic_state_local(f, o, k)))
     if (text why = detail::dynamic_valid_problem(f, o, k); !why.empty()) return why;
   return detail::loop_setter_problem(f, o);
 }

@@ -93,7 +93,7 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
       lower_yield(f, o, l, *yields);
       return true;
     }
-    if (text why = op_contract_problem(f, o, ctx.kernel(), ctx.opts.rollout); !why.empty()) {
+    if (text why = op_contract_problem(f, o, ctx.kernel(), ctx.opts.rollout == rollout_kind::extended); !why.empty()) {
       l.fail(o, "lower", static_cast<text&&>(why));
       return true;
     }

@@ -40,7 +40,8 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
     if (!e.reason.empty()) return;
     const op_node& n = fn.op(o);
     const opcode c = n.code();
-    if (text why = op_contract_problem(fn, o, analyses, opts.rollout); !why.empty()) return keep(n.loc, static_cast<text&&>(why));
+    if (text why = op_contract_problem(fn, o, analyses, opts.rollout == rollout_kind::extended); !why.empty())
+      return keep(n.loc, static_cast<text&&>(why));
     if (!is_tile_op(c)) return;
     recipe_choice choice = try_recipes<Recipes>(fn, o, ctx, opts.rollout == rollout_kind::standard);
     if (choice) return;
