@@ -56,16 +56,17 @@ std::vector<std::vector<float>> run_both(const std::string& text, const std::vec
 bool same(float a, float b) { return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b)); }
 
 // Row reductions over one [8, 8] tile (rows past `rows`, columns past `cols` are not read); the
-// three results land in columns 0, 1, 2 of Out.
+// three column results land in rows 0-7, 8-15, 16-23 of the one-column Out (a column vector is
+// stored into a contiguous GM column).
 const std::string row_kernel =
-    R"(aiv @k(X: Tensor[[8, 8], FP32], Out: out Tensor[[8, 8], FP32], rows: Scalar[INDEX], cols: Scalar[INDEX]) -> Tensor[[8, 8], FP32] {
+    R"(aiv @k(X: Tensor[[8, 8], FP32], Out: out Tensor[[24, 1], FP32], rows: Scalar[INDEX], cols: Scalar[INDEX]) -> Tensor[[24, 1], FP32] {
   x = tile.load(X, (0, 0), (8, 8), (8, cols)) : Tile[[8, 8], FP32, Vec, valid=[8, cols]]
   s = tile.row_sum(x) : Tile[[8, 1], FP32, Vec]
   m = tile.row_max(x) : Tile[[8, 1], FP32, Vec]
   n = tile.row_min(x) : Tile[[8, 1], FP32, Vec]
-  r0 = tile.store(s, (0, 0), Out) : Tensor[[8, 8], FP32]
-  r1 = tile.store(m, (0, 1), r0) : Tensor[[8, 8], FP32]
-  r2 = tile.store(n, (0, 2), r1) : Tensor[[8, 8], FP32]
+  r0 = tile.store(s, (0, 0), Out) : Tensor[[24, 1], FP32]
+  r1 = tile.store(m, (8, 0), r0) : Tensor[[24, 1], FP32]
+  r2 = tile.store(n, (16, 0), r1) : Tensor[[24, 1], FP32]
   return r2
 }
 )";
@@ -94,14 +95,14 @@ TEST_CASE("row reductions: fold order, signed zeros, NaN and an empty row count 
   for (const auto& out : outs)
     for (const want& c : w) {
       CAPTURE(c.row);
-      CHECK(same(out[static_cast<std::size_t>(c.row * 8 + 0)], c.sum));
-      CHECK(same(out[static_cast<std::size_t>(c.row * 8 + 1)], c.max));
-      CHECK(same(out[static_cast<std::size_t>(c.row * 8 + 2)], c.min));
+      CHECK(same(out[static_cast<std::size_t>(c.row)], c.sum));
+      CHECK(same(out[static_cast<std::size_t>(8 + c.row)], c.max));
+      CHECK(same(out[static_cast<std::size_t>(16 + c.row)], c.min));
     }
   // The order: (((1e8 + 1) - 1e8) + 1) rounds each FP32 add, left to right: 1, not 2.
   x.assign(64, 0.0f);
   row(4, {big, 1.0f, -big, 1.0f});
-  for (const auto& out : run_both(row_kernel, x, 8, 4)) CHECK(out[4 * 8 + 0] == 1.0f);
+  for (const auto& out : run_both(row_kernel, x, 8, 4)) CHECK(out[4] == 1.0f);
   // An empty row count skips the op (both runs): nothing meaningful is stored, so neither run
   // stores a value there.
   for (const auto& out : run_both(row_kernel, x, 8, 0)) CHECK(out[0] == -555.0f);

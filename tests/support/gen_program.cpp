@@ -501,8 +501,6 @@ class planner {
 
   void store(int v) {
     gen_value& x = val(v);
-    // A column vector lands in one column of a 32-byte-wide output: the PTO-AS emitter takes no
-    // single-column GM parameter (reference §3.3), and a column-vector store writes a window of one.
     const int out = output_for(x.dt, x.cols);
     gen_step s;
     s.op = opcode::tile_store;
@@ -1492,7 +1490,14 @@ class planner {
   /// The output a value of class (d, cols) is stored to (the last such one, or a new one).
   /// An output for values `cols` wide (a column vector's: 32 bytes, see `store`).
   int output_for(dtype d, std::int64_t cols) {
-    if (cols == 1) cols = unit(d);
+    // A column vector is stored into a contiguous GM column, a one-column output (a2a3 writes a
+    // DN tile as one run; docs/pto-as.md "Column vectors and GM"). In region kernels a GM carry is
+    // an access the ABI's column-only rule does not follow, so there it lands in one column of a
+    // 32-byte-wide output, which must stay Tile.
+    if (cols == 1 && opt_.regions) {
+      cols = unit(d);
+      if (plan_.tile_reason.empty()) plan_.tile_reason = "a column-vector store needs a contiguous GM column";
+    }
     int out = -1;
     for (int o = 0; o < static_cast<int>(plan_.outputs.size()); ++o)
       if (plan_.outputs[static_cast<std::size_t>(o)].dt == d && plan_.outputs[static_cast<std::size_t>(o)].cols == cols) out = o;

@@ -42,7 +42,6 @@ struct lower_elementwise {
     if (!tmp.is_value()) return high ? text("needs its scratch tmp: run materialize_native_scratch before init_storage") : text{};
     const type& t = op.fn().type_of(tmp.value());
     const type& dst = op.result_type();
-    if (is_column_vector(dst)) return text(mnemonic(C)) << " with high_precision on column vectors stays Tile";
     if (!t.is_tile() || !is_dense_vec(t) || t.dt != dst.dt || t.bytes() < 32 || !t.static_valid() || !t.full_valid())
       return text("scratch tile smaller than the native rule (a dense row-major Vec tile of ")
              << tile2buffer::name(dst.dt) << " of at least 32 bytes, full valid)";
