@@ -234,7 +234,83 @@ def rms_lm_head():
             compare(f"rms_lm_head Out batch={batch} {label}", outs["Out"], ref, 1e-4, 1e-5, marker)
 
 
-for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, gemm, flash_attention, rope, rms_lm_head):
+def expert_shared():
+    # pypto-lib's DeepSeek-V4 shared expert (decode, T = 4 tokens in a 16-row tile; D = 256,
+    # MOE_INTER = 512), stage by stage, each stage from the inputs and the previous stage's GM
+    # output as the kernel wrote it (rms_lm_head's way: a requantization is discontinuous, so the
+    # next stage is checked on the INT8 values the kernel chose, which are themselves checked
+    # exactly). x is the per-row INT8 quant of a normal sample (gate.py's int8_quant_per_row), the
+    # weights INT8 with per-channel scales sized so that the SwiGLU clamps (limit 10) bite.
+    T, D, INTER, LIMIT = 4, 256, 512, 10.0
+    xf = rng.standard_normal((T, D))
+    amax_x = np.abs(xf).max(1, keepdims=True)
+    x_i8 = np.rint(xf * (127.0 / amax_x)).astype(np.int8)
+    x_scale = (amax_x / 127.0).astype(np.float32)
+    w1 = rng.integers(-127, 128, (INTER, D)).astype(np.int8)
+    w3 = rng.integers(-127, 128, (INTER, D)).astype(np.int8)
+    w2 = rng.integers(-127, 128, (D, INTER)).astype(np.int8)
+    w1s = rng.uniform(0.002, 0.006, (1, INTER)).astype(np.float32)
+    w3s = rng.uniform(0.002, 0.006, (1, INTER)).astype(np.float32)
+    w2s = rng.uniform(0.002, 0.006, (1, D)).astype(np.float32)
+    inputs = {"X": x_i8, "XScale": x_scale, "W1": w1, "W1Scale": w1s, "W3": w3, "W3Scale": w3s, "W2": w2,
+              "W2Scale": w2s, "HI8": np.zeros((16, INTER), np.int8)}
+    # The INT8 matmuls exactly, in int64; rows past T are never written.
+    gate_i = x_i8.astype(np.int64) @ w1.astype(np.int64).T
+    up_i = x_i8.astype(np.int64) @ w3.astype(np.int64).T
+    pad = np.zeros((16, INTER), bool)
+    pad[T:] = True
+    ref_gate = np.full((16, INTER), UNWRITTEN)
+    ref_gate[:T] = gate_i
+    ref_up = np.full((16, INTER), UNWRITTEN)
+    ref_up[:T] = up_i
+    # Dequantize, clamp, SwiGLU (silu(g) = g / (1 + e^-g)) in float64.
+    xs = x_scale.astype(np.float64)
+    g = np.minimum(gate_i * xs * w1s.astype(np.float64), LIMIT)
+    u = np.clip(up_i * xs * w3s.astype(np.float64), -LIMIT, LIMIT)
+    h = g / (1.0 + np.exp(-g)) * u
+    ref_h = np.full((16, INTER), UNWRITTEN)
+    ref_h[:T] = h
+    clamped = (gate_i * xs * w1s > LIMIT).sum() + (np.abs(up_i * xs * w3s) > LIMIT).sum()
+    assert clamped > 0, "the inputs must exercise the SwiGLU clamps"
+    for label, outs in each_run("expert_shared.t2b", "main", inputs, grid=2):
+        compare(f"expert_shared GateI32 {label}", outs["GateI32"], ref_gate, 0, 0, pad)
+        compare(f"expert_shared UpI32 {label}", outs["UpI32"], ref_up, 0, 0, pad)
+        compare(f"expert_shared HF32 {label}", outs["HF32"], ref_h, 1e-5, 1e-4, pad)
+        # The per-row scales in FP32 on the kernel's activation: amax (floored at 1e-4) is exact,
+        # scale_q = 127 / amax and the dequant scale 1 / scale_q each one rounding.
+        hk = outs["HF32"][:T].astype(np.float32)
+        amax = np.maximum(np.abs(hk).max(1, keepdims=True), np.float32(1e-4))
+        scale_q = np.float32(127.0) / amax
+        ref_dq = np.full((16, 8), UNWRITTEN)
+        ref_dq[:T] = np.broadcast_to((np.float32(1.0) / scale_q).astype(np.float64), (T, 8))
+        pad_dq = np.zeros((16, 8), bool)
+        pad_dq[T:] = True
+        compare(f"expert_shared HScaleDq {label}", outs["HScaleDq"], ref_dq, 0, 1e-6, pad_dq)
+        # The requantization reproduced: FP32 product, RINT to INT32 (saturating), INT32 -> FP16
+        # (ROUND: floor(x + 0.5), exact on |q| <= 128), FP16 -> INT8 TRUNC saturating to
+        # [-128, 127]; the padding rows keep the caller's zeros.
+        scaled = (hk * scale_q).astype(np.float64)
+        q32 = np.clip(np.rint(scaled), -2.0 ** 31, 2.0 ** 31 - 1)
+        q16 = np.floor(q32 + 0.5).astype(np.float16).astype(np.float64)
+        ref_q = np.zeros((16, INTER))
+        ref_q[:T] = np.clip(np.trunc(q16), -128, 127)
+        compare(f"expert_shared HI8 {label}", outs["HI8"], ref_q, 0, 0)
+        # Independently of the kernel's FP32 values: the float64 quantization of the float64
+        # activation, within one INT8 step (a value within FP32 rounding of a .5 tie may go
+        # either way).
+        ref_q64 = np.zeros((16, INTER))
+        ref_q64[:T] = np.rint(h * (127.0 / np.maximum(np.abs(h).max(1, keepdims=True), 1e-4)))
+        compare(f"expert_shared HI8 vs float64 {label}", outs["HI8"], ref_q64, 1, 0)
+        # w2 on the kernel's INT8 activation, exactly (the padding rows give 0).
+        y_i = outs["HI8"].astype(np.int64) @ w2.astype(np.int64).T
+        compare(f"expert_shared YI32 {label}", outs["YI32"], y_i, 0, 0)
+        # Dequant: y * max(scale row) * w2 scale, rounded to BF16 (RINT): within one BF16 step
+        # (relative 2^-8) plus the FP32 error.
+        sh = y_i[:T] * outs["HScaleDq"][:T].astype(np.float64).max(1, keepdims=True) * w2s.astype(np.float64)
+        compare(f"expert_shared Sh {label}", bf16_value(outs["Sh"]), sh, 1e-5, 1e-4 + 2.0 ** -8)
+
+
+for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, gemm, flash_attention, rope, rms_lm_head, expert_shared):
     try:
         case()
     except RuntimeError as e:
