@@ -5,8 +5,8 @@ as written (Tile IR) and lowered with --rollout=extended under the pypto, dsa_rp
 planners (`t2b-opt --run` on .npy inputs), and every output is compared with a NumPy formula
 written here (float64 on the rounded inputs), independently of the simulator. Tolerances follow
 extended-rollout.md §2.7: kernels with exp or rsqrt |got - ref| <= 1e-5 + 1e-4 |ref|; the GEMMs on
-inputs that are multiples of 1/8 exactly. Elements a kernel must not write keep the tool's
-never-written marker (-555).
+inputs that are multiples of 1/8 exactly; quantized INT8 codes and INT32 accumulators exactly.
+Elements a kernel must not write keep the tool's never-written marker (-555).
 
 usage: zoo_numpy.py T2B_OPT SOURCE_ROOT [--perturb]
   --perturb  nudge every expected output past its tolerance; every comparison must then fail
