@@ -5,8 +5,8 @@ as written (Tile IR) and lowered with --rollout=extended under the pypto, dsa_rp
 planners (`t2b-opt --run` on .npy inputs), and every output is compared with a NumPy formula
 written here (float64 on the rounded inputs), independently of the simulator. Tolerances follow
 extended-rollout.md §2.7: kernels with exp or rsqrt |got - ref| <= 1e-5 + 1e-4 |ref|; the GEMMs on
-inputs that are multiples of 1/8 exactly. Elements a kernel must not write keep the tool's
-never-written marker (-555).
+inputs that are multiples of 1/8 exactly; quantized INT8 codes and INT32 accumulators exactly.
+Elements a kernel must not write keep the tool's never-written marker (-555).
 
 usage: zoo_numpy.py T2B_OPT SOURCE_ROOT [--perturb]
   --perturb  nudge every expected output past its tolerance; every comparison must then fail
@@ -310,7 +310,95 @@ def expert_shared():
         compare(f"expert_shared Sh {label}", bf16_value(outs["Sh"]), sh, 1e-5, 1e-4 + 2.0 ** -8)
 
 
-for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, gemm, flash_attention, rope, rms_lm_head, expert_shared):
+
+
+def mtp_projection():
+    # DeepSeek-V4 MTP projection (pypto-lib mtp_projection.py), D = 256, HC_MULT = 4, for t = 16
+    # (whole linear groups) and t = 24 (a tail of 8 rows in the second group). Per token row and
+    # hc: w = norm_w * smooth, amax = max(1e-4, max |x * w|), codes q = trunc(fp16(rint(x * w *
+    # (127 / amax)))) saturated to INT8, scale = rsqrt(mean(x^2) + 1e-6) * amax / 127; then
+    # Out[t, hc] = (q_e @ We^T) * scale_e * we_scale + (q_h[hc] @ Wh^T) * scale_h[hc] * wh_scale.
+    # The codes are replayed in float32 from the same inputs in the kernel's order of operations
+    # (every step one correctly rounded IEEE op, so a code on a rounding boundary is decided as the
+    # FP32 kernel decides it) and must match exactly; they are also within one step of the float64
+    # formula. The scales are checked against float64 within the rsqrt tolerance, the INT32
+    # accumulators exactly against int64 products, and Out against the float64 dequant formula on
+    # the accumulators and the scales the kernel wrote (checked just before). HiddenI8 and PrevI8
+    # are the workspaces' previous contents (random codes): rows past t keep them and feed only
+    # accumulator rows that are never stored to Out.
+    D, HC, TMAX = 256, 4, 32
+
+    def codes32(x, norm_w, smooth):
+        w = (norm_w * smooth).astype(np.float32)
+        xg = (x * w).astype(np.float32)
+        amax = np.maximum(np.float32(1e-4), np.abs(xg).max(1, keepdims=True))
+        mult = (np.float32(127.0) / amax).astype(np.float32)
+        i32 = np.rint((xg * mult).astype(np.float32))
+        return np.clip(np.trunc(i32.astype(np.float16).astype(np.float64)), -128, 127).astype(np.int64)
+
+    def codes64_and_scale(x, norm_w, smooth):
+        X = x.astype(np.float64)
+        xg = X * (norm_w.astype(np.float64) * smooth.astype(np.float64))
+        amax = np.maximum(1e-4, np.abs(xg).max(1, keepdims=True))
+        q = np.clip(np.rint(xg * (127.0 / amax)), -127, 127)
+        scale = 1.0 / np.sqrt((X ** 2).mean(1, keepdims=True) + 1e-6) * amax / 127.0
+        return q, scale[:, 0]
+
+    hidden = bf16_bits(rng.standard_normal((TMAX, D)) * 2)
+    prev = (rng.standard_normal((TMAX, HC * D)) * 1.5).astype(np.float32)
+    enorm, hnorm, esmooth, hsmooth = (rng.uniform(0.5, 1.5, (1, D)).astype(np.float32) for _ in range(4))
+    ew, hw = (rng.integers(-127, 128, (D, D)).astype(np.int8) for _ in range(2))
+    ews, hws = (rng.uniform(0.5, 1.5, (1, D)).astype(np.float32) / np.float32(127 * 16) for _ in range(2))
+    old_hidden_i8 = rng.integers(-128, 128, (TMAX, D)).astype(np.int8)
+    old_prev_i8 = rng.integers(-128, 128, (TMAX * HC, D)).astype(np.int8)
+    x_hidden = bf16_value(hidden).astype(np.float32)
+    inputs = {"Hidden": hidden, "PrevHidden": prev, "EnormW": enorm, "HnormW": hnorm, "EProjW": ew,
+              "EWScale": ews, "ESmooth": esmooth, "HProjW": hw, "HWScale": hws, "HSmooth": hsmooth,
+              "HiddenI8": old_hidden_i8, "PrevI8": old_prev_i8}
+    for t in (16, 24):
+        tl = (t + 15) // 16 * 16
+        q_hidden = old_hidden_i8.astype(np.int64)
+        q_hidden[:t] = codes32(x_hidden[:t], enorm, esmooth)
+        q64, scale_hidden = codes64_and_scale(x_hidden[:t], enorm, esmooth)
+        assert np.abs(q_hidden[:t] - q64).max() <= 1
+        q_prev = old_prev_i8.astype(np.int64)
+        scale_prev = np.full((HC, TMAX), UNWRITTEN)
+        for hc in range(HC):
+            x = prev[:t, hc * D:(hc + 1) * D]
+            rows = np.arange(t) // 16 * 16 * HC + hc * 16 + np.arange(t) % 16
+            q_prev[rows] = codes32(x, hnorm, hsmooth)
+            q64, scale_prev[hc, :t] = codes64_and_scale(x, hnorm, hsmooth)
+            assert np.abs(q_prev[rows] - q64).max() <= 1
+        ref_hs = np.full((TMAX, 1), UNWRITTEN)
+        ref_hs[:t, 0] = scale_hidden
+        acc_hidden = np.full((TMAX, D), UNWRITTEN)
+        acc_hidden[:tl] = q_hidden[:tl] @ ew.astype(np.int64).T
+        acc_prev = np.full((TMAX * HC, D), UNWRITTEN)
+        acc_prev[:tl * HC] = q_prev[:tl * HC] @ hw.astype(np.int64).T
+        marker_hs = ref_hs == UNWRITTEN
+        marker_ps = scale_prev == UNWRITTEN
+        marker_out = np.zeros((TMAX, HC * D), bool)
+        marker_out[t:] = True
+        for label, outs in each_run("mtp_projection.t2b", "main", inputs, [("t", t)], grid=4):
+            what = f"mtp_projection t={t} {label}"
+            compare(f"{what} HiddenI8", outs["HiddenI8"], q_hidden, 0, 0)
+            compare(f"{what} PrevI8", outs["PrevI8"], q_prev, 0, 0)
+            compare(f"{what} HiddenScale", outs["HiddenScale"], ref_hs, 1e-5, 1e-4, marker_hs)
+            compare(f"{what} PrevScale", outs["PrevScale"], scale_prev, 1e-5, 1e-4, marker_ps)
+            compare(f"{what} HiddenAcc", outs["HiddenAcc"], acc_hidden, 0, 0, acc_hidden == UNWRITTEN)
+            compare(f"{what} PrevAcc", outs["PrevAcc"], acc_prev, 0, 0, acc_prev == UNWRITTEN)
+            hs = outs["HiddenScale"][:t].astype(np.float64)
+            ps = outs["PrevScale"][:, :t].astype(np.float64)
+            e = acc_hidden[:t] * hs * ews.astype(np.float64)
+            ref = np.full((TMAX, HC * D), UNWRITTEN)
+            for hc in range(HC):
+                rows = np.arange(t) // 16 * 16 * HC + hc * 16 + np.arange(t) % 16
+                h = acc_prev[rows] * ps[hc][:, None] * hws.astype(np.float64)
+                ref[:t, hc * D:(hc + 1) * D] = e + h
+            compare(f"{what} Out", outs["Out"], ref, 1e-5, 1e-4, marker_out)
+
+
+for case in (softmax, layernorm, rmsnorm, rmsnorm_fp16, gemm_bias_relu, gemm, flash_attention, rope, rms_lm_head, expert_shared, mtp_projection):
     try:
         case()
     except RuntimeError as e:
