@@ -25,6 +25,7 @@
 #include "support/gen_program.hpp"
 #include "support/selection_campaign.hpp"
 #include "tile2buffer/engine/registry.hpp"
+#include "tile2buffer/ir/cast.hpp"
 #include "tile2buffer/lower.hpp"
 #include "tile2buffer/passes/select.hpp"
 #include "tile2buffer/recipe/table.hpp"
@@ -134,11 +135,9 @@ TEST_CASE("the generator draws every extended-only op and cast pair; the default
   }
   MESSAGE(kept, " kernels with extended ops stayed Tile under the default rollout");
   for (const opcode c : wanted) CHECK_MESSAGE(lowered.count(c) == 1, mnemonic(c), " is never drawn in a lowered kernel");
-  const std::array<std::pair<dtype, dtype>, 4> pairs{
-      {{dtype::fp32, dtype::fp16}, {dtype::fp32, dtype::bf16}, {dtype::fp16, dtype::fp32}, {dtype::bf16, dtype::fp32}}};
-  // Why not structured bindings: clang-14 cannot capture them in doctest's message lambda.
-  for (const auto& pair : pairs)
-    CHECK_MESSAGE(casts.count(pair) == 1, "no lowered cast ", name(pair.first), " -> ", name(pair.second));
+  // Every pair the extended rollout lowers (ir/cast.hpp), the quantized path's integer casts included.
+  for (const cast_pair& pair : extended_cast_pairs)
+    CHECK_MESSAGE(casts.count({pair.from, pair.to}) == 1, "no lowered cast ", name(pair.from), " -> ", name(pair.to));
   CHECK(kept > 100);
 }
 
@@ -158,7 +157,9 @@ TEST_CASE("region kernels carry column vectors through loops and branches, and l
     if (lowered.value.functions[0].stage == ir_stage::buffer) ++carried;
   }
   MESSAGE(carried, " lowered region kernels carry or yield an [R, 1] column vector");
-  CHECK(carried >= 10);
+  // Why 5 (10 before issue 55): a region kernel that also stores a column vector now stays Tile
+  // (its store goes to a wide output, since a GM carry escapes the ABI's column-only rule).
+  CHECK(carried >= 5);
 }
 
 TEST_CASE("column vectors are loaded from and stored to one-column tensors, and lower") {
