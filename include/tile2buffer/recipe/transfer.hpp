@@ -180,6 +180,11 @@ struct lower_store {
         return match_result::no(static_cast<text&&>(why));
     if (st.kwarg_set(keyword::atomic) || st.kwarg_set(keyword::st_phase))
       return match_result::no(text("atomic and phased stores require a Buffer transfer recipe"));
+    // Quantized-path.md §2.8: the facts found (docs/pto-as.md "Facts of the quantized path") do
+    // not pin the fix-pipe's conversion, so the extended rollout says so instead of lowering it.
+    if (ctx.int8_vec() && st.kwarg_set(keyword::pre_quant))
+      return match_result::no(text("pre_quant stores stay Tile: the fix-pipe's quantization (its i64 scale encoding, "
+                                   "rounding and saturation) is not pinned by the public sources"));
     if (st.kwarg_set(keyword::pre_quant) || st.kwarg_set(keyword::pre_relu))
       return match_result::no(text("pre_quant/pre_relu stores require a Buffer transfer recipe"));
     const type* gm_type = st.type_of(st.tensor());
