@@ -31,13 +31,14 @@ constexpr bool is_pto_tensor_dtype(dtype d) {
 /// the contiguous column a2a3 moves a DN tile through (quantized-path.md §2.4, docs/pto-as.md
 /// "Column vectors and GM"), and only the extended rollout lowers column-vector transfers.
 constexpr bool column_only_tensor(const function& f, value_id param) {
-  std::vector<bool> alias(f.values.size(), false);
-  alias[param.index] = true;
+  // Why not vector<bool>: clang-14 cannot construct it in constant evaluation (libstdc++ 12).
+  std::vector<std::uint8_t> alias(f.values.size(), 0);
+  alias[param.index] = 1;
   bool used = false, other = false;
   const auto column = [&](const operand& x) { return x.is_value() && is_column_vector(f.type_of(x.value())); };
   walk(f, [&](op_id o) {
     bool mine = false;
-    for (const operand& a : f.args(o)) mine = mine || (a.is_value() && alias[a.value().index]);
+    for (const operand& a : f.args(o)) mine = mine || (a.is_value() && alias[a.value().index] != 0);
     if (!mine) return;
     switch (f.op(o).code()) {
       case opcode::tile_load: other = other || !is_column_vector(f.type_of(f.result(o))); break;
@@ -45,7 +46,7 @@ constexpr bool column_only_tensor(const function& f, value_id param) {
       case opcode::buffer_store: other = other || !column(typed<buffer::store>(f, o).source()); break;
       case opcode::tile_store:
         other = other || !column(typed<tile::store>(f, o).tile());
-        alias[f.result(o).index] = true;
+        alias[f.result(o).index] = 1;
         break;
       default:
         if (!has_trait(f.op(o).code(), trait::exits_function)) other = true;

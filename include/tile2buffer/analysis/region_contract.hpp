@@ -160,12 +160,15 @@ constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_anal
     for (std::uint32_t i = 0; i < f.op(x).results.count; ++i)
       if (const type& t = f.type_of(f.result(x, i)); t.is_tile()) fn(t);
   };
-  for (const auto& [x, r] : inside)
-    touched(op_id{x}, [&](const type& t) {
+  // Why not structured bindings: clang-14 cannot capture them in a lambda.
+  for (const auto& entry : inside) {
+    const std::uint32_t r = entry.second;
+    touched(op_id{entry.first}, [&](const type& t) {
       if (!holds(t)) return;
       if (!t.has_storage()) ok = false;
       else held.emplace_back(t.mem.index, r);
     });
+  }
   if (!ok || held.empty()) return ok;
   std::sort(held.begin(), held.end());
   const auto holder = [&](const type& t) -> std::uint32_t {
