@@ -41,7 +41,8 @@ PASSES = _core.PASSES  # the library's pass table (passes/pipeline_api.hpp pass_
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One located diagnostic. `line` and `column` are 1-based; 0 when the location is unknown."""
+    """One located diagnostic. `line` and `column` are 1-based; 0 when the location is unknown.
+    About a program `Builder.build` made, they are the Python caller's file, line and column."""
     file: str
     line: int
     column: int
@@ -231,8 +232,8 @@ def lower(program: Program, planner: str = "pypto", target: str = "a2a3", rollou
           enable_buffer_ir: bool = True, verify: bool = True, workers: int = 1, strict: bool = False) -> Program:
     """Runs the whole pipeline and returns the lowered program.
 
-    `rollout` is "default" (the spec's default rollout, exactly) or "extended" (also the recipes a
-    set declares outside it; the default set declares none yet, so both lower alike today).
+    `rollout` is "default" (the spec's default rollout, exactly) or "extended" (also the recipes
+    the library declares outside it: reductions, broadcasts, rsqrt, cast and more lower under it).
     Kernels the rollout does not select stay Tile (`explain_selection` says why). Invalid
     input raises `VerifyError`; a program the pipeline refuses raises `LoweringError`. `workers`
     threads lower the kernels (0: one per hardware thread); the output does not depend on it.
