@@ -201,7 +201,8 @@ def test_strict_lower_raises_at_each_kernel_that_stays_tile():
                          "tile.row_max: reductions remain Tile in the normal pipeline")
     assert "\n  m = tile.row_max(x)" in str(e.value)  # the excerpt
     lowered = t2b.lower(program, rollout="extended", strict=True)
-    assert [(f.name, f.kind, f.stage) for f in lowered.kernels] == [("add_mul", "aiv", "buffer"), ("row_max", "aiv", "buffer")]
+    assert [(f.name, f.kind, f.stage) for f in lowered.kernels] == [
+        ("add_mul", "aiv", "buffer"), ("row_max", "aiv", "buffer")]
     with pytest.raises(ValueError, match="enable_buffer_ir=False"):
         t2b.lower(program, strict=True, enable_buffer_ir=False)
 

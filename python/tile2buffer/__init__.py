@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from . import _core
-from .builder import Builder, KernelBuilder, Scalar, Site, Tensor, Tile, Value, did_you_mean
+from .builder import Builder, KernelBuilder, Scalar, Site, Tensor, Tile, Value, _did_you_mean
 
 __all__ = [
     "Diagnostic", "Error", "ParseError", "VerifyError", "LoweringError", "EmitError", "RunError",
     "SimulationWarning", "Function", "Program", "parse", "load_binary", "lower", "explain_selection",
     "emit_pto", "run", "run_passes", "memory_map", "Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar",
+    "Site",
     "PLANNERS", "TARGETS", "ROLLOUTS", "PASSES",
 ]
 
@@ -258,7 +259,7 @@ def _raise_if_tile(program: Program, lowered: Program, planner: str, target: str
         return
     entries = _check(_core.explain_selection(program._core, planner, target, _rollout(rollout)), LoweringError,
                      program._sites)
-    raw = [_core.diagnostic(program._core, line, col, "error", "select",
+    raw = [_core.diagnostic(program._core, line, col, "select",
                             "@%s stays Tile (lower(strict=True)): %s" % (name, reason or "recorded as not selected"))
            for name, selected, line, col, reason in entries if name in stayed]
     raise LoweringError(_diagnostics(raw, program._sites))
@@ -290,7 +291,7 @@ def run_passes(program: Program, passes: Sequence[str], planner: str = "pypto", 
     names = list(passes)
     for name in names:
         if name not in PASSES:
-            raise ValueError("unknown pass %r%s (the passes: %s)" % (name, did_you_mean(str(name), PASSES),
+            raise ValueError("unknown pass %r%s (the passes: %s)" % (name, _did_you_mean(str(name), PASSES),
                                                                     ", ".join(PASSES)))
     if workers < 0:
         raise ValueError("workers must be >= 0, not %d" % workers)

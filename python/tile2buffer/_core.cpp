@@ -343,17 +343,13 @@ PYBIND11_MODULE(_core, m) {
       },
       py::arg("program"), py::arg("planner"), py::arg("target"), py::arg("rollout"));
 
-  // One diagnostic located in `program` and formatted with its excerpt, for the checks the
-  // Python layer makes itself (`lower(strict=True)`: a kernel that stayed Tile).
+  // One error located in `program` and formatted with its excerpt, for the checks the Python
+  // layer makes itself (`lower(strict=True)`: a kernel that stayed Tile).
   m.def(
       "diagnostic",
-      [](const py_program& p, std::uint32_t line, std::uint32_t col, std::string severity, std::string source,
-         std::string message) {
-        t2b::diagnostic d{t2b::location{line, col}, t2b::text(source), t2b::text(message), {},
-                          severity == "warning"  ? t2b::severity::warning
-                          : severity == "remark" ? t2b::severity::remark
-                                                 : t2b::severity::error};
+      [](const py_program& p, std::uint32_t line, std::uint32_t col, std::string source, std::string message) {
+        const t2b::diagnostic d{t2b::location{line, col}, t2b::text(source), t2b::text(message), {}};
         return diagnostics({d}, file_of(p), p.source).front();
       },
-      py::arg("program"), py::arg("line"), py::arg("column"), py::arg("severity"), py::arg("source"), py::arg("message"));
+      py::arg("program"), py::arg("line"), py::arg("column"), py::arg("source"), py::arg("message"));
 }

@@ -36,7 +36,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _core
 
-__all__ = ["Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar"]
+__all__ = ["Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar", "Site"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Tile:
 Type = Union[Scalar, Tensor, Tile]
 
 
-def did_you_mean(word: str, choices: Sequence[str]) -> str:
+def _did_you_mean(word: str, choices: Sequence[str]) -> str:
     """"; did you mean 'x'?" for the choice closest to a misspelled `word`, or "" for none."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return "; did you mean %r?" % close[0] if close else ""
@@ -305,12 +305,12 @@ class KernelBuilder:
         rec = RECORDS.get(mnemonic)
         if rec is None:
             raise AttributeError("no op %r in the catalogue%s (t2b-opt --list-ops lists them)" % (
-                mnemonic, did_you_mean(mnemonic, list(RECORDS))))
+                mnemonic, _did_you_mean(mnemonic, list(RECORDS))))
         if offset is not None and storage is None:
             # Why an error: `offset=` places the result in `storage=`; alone it would be dropped,
             # and it is the misspelling of `offsets=` a load or store takes.
             raise TypeError("%s: offset= is the byte offset in storage=, which is not given%s" % (
-                mnemonic, did_you_mean("offset", [o[0] for o in rec.operands] + list(rec.keywords))))
+                mnemonic, _did_you_mean("offset", [o[0] for o in rec.operands] + list(rec.keywords))))
         if rec.regions:
             raise TypeError("%s has regions: use if_, for_ or while_" % mnemonic)
         slots: Dict[str, Any] = {}
@@ -332,7 +332,7 @@ class KernelBuilder:
                 keywords[key] = a
             else:
                 raise TypeError("%s has no operand or keyword %r%s (operands: %s; keywords: %s)" % (
-                    mnemonic, key, did_you_mean(key, [o[0] for o in rec.operands] + list(rec.keywords)),
+                    mnemonic, key, _did_you_mean(key, [o[0] for o in rec.operands] + list(rec.keywords)),
                     ", ".join(o[0] for o in rec.operands) or "none", ", ".join(rec.keywords) or "none"))
         texts = []
         for oname, kind, optional, variadic in rec.operands:
@@ -389,7 +389,7 @@ class KernelBuilder:
             methods = [m[len("tile."):] for m in RECORDS if m.startswith("tile.")]
             methods += [m for m in dir(type(self)) if not m.startswith("_")]
             raise AttributeError("KernelBuilder has no op %r%s (Tile ops by their name without 'tile.'; "
-                                 "others through op(mnemonic, ...))" % (short, did_you_mean(short, methods)))
+                                 "others through op(mnemonic, ...))" % (short, _did_you_mean(short, methods)))
         return lambda *args, **kw: self.op("tile." + short, *args, **kw)
 
     # -- regions ----------------------------------------------------------------------------
