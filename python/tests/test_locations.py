@@ -3,6 +3,7 @@
 first caller outside the package), not at the generated text (`<builder>:3:3`): parse, verify,
 lowering, emission and run errors, `explain_selection` and `lower(strict=True)`, with the user's
 line as the excerpt of `formatted`."""
+import os
 import sys
 
 import numpy as np
@@ -109,3 +110,19 @@ def test_every_text_line_has_the_python_line_that_wrote_it():
     assert len(sites) == len(b.text().splitlines())
     assert [s.line for s in sites] == [head, cond, cond, other, other, end, head]
     assert {s.file for s in sites} == {HERE}
+
+
+def test_notes_move_to_the_python_lines_too():
+    # A program whose text line n was written by line n of this file: the emitter's error and
+    # its note ("'a' is addressed here") both name this file.
+    path = os.path.join(os.environ["T2B_GOLDEN_DIR"], "emit", "preflight", "mixed_levels-invalid.t2b")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    program = t2b._parse_built(text, "<builder>", [t2b.Site(HERE, n) for n in range(1, text.count("\n") + 1)])
+    with pytest.raises(t2b.EmitError) as e:
+        t2b.emit_pto(program)
+    d = e.value.diagnostics[0]
+    b_alloc = text[:text.index("  b = buffer.alloc")].count("\n") + 1
+    assert (d.file, d.line) == (HERE, b_alloc)
+    assert "<builder>" not in d.formatted
+    assert "\n%s:%d:0: note: 'a' (@mixed) is addressed here\n" % (HERE, b_alloc - 1) in d.formatted

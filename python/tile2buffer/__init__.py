@@ -94,8 +94,7 @@ def _diagnostics(raw, sites: Optional[Sequence[Optional[Site]]] = None) -> List[
     return [_at_site(Diagnostic(*d), sites) for d in raw]
 
 
-# `FILE:LINE:COL: ` at the start of a formatted line, and the caret line of an excerpt.
-_LOCATED = re.compile(r"^(.*?):(\d+):(\d+): ")
+# The caret line of an excerpt (diag/diagnostic.hpp append_excerpt).
 _CARET = re.compile(r"^[ \t]*\^$")
 
 
@@ -116,15 +115,15 @@ def _at_site(d: Diagnostic, sites: Optional[Sequence[Optional[Site]]]) -> Diagno
     """`d` about a builder-made program, moved from the generated text to the Python line that
     wrote the op (`Builder.sites`): its location, and each location and excerpt of `formatted`
     (the excerpt becomes the Python line when its source can be read, else stays the IR line)."""
-    site = _site_of(sites, d.line)
     if sites is None:
         return d
+    located = re.compile(re.escape(d.file) + r":(\d+):(\d+): ")  # how format() starts a diagnostic or note
     lines = d.formatted.split("\n")
     out: List[str] = []
     i = 0
     while i < len(lines):
-        m = _LOCATED.match(lines[i]) if lines[i].startswith(d.file + ":") else None
-        at = _site_of(sites, int(m.group(2))) if m else None
+        m = located.match(lines[i])
+        at = _site_of(sites, int(m.group(1))) if m else None
         if at is None:
             out.append(lines[i])
             i += 1
@@ -136,6 +135,7 @@ def _at_site(d: Diagnostic, sites: Optional[Sequence[Optional[Site]]]) -> Diagno
             out.append(python.rstrip("\n") if python else "\n".join(lines[i:i + 2]))
             i += 2
     formatted = "\n".join(out)
+    site = _site_of(sites, d.line)
     if site is None:
         return Diagnostic(d.file, d.line, d.column, d.severity, d.source, d.message, formatted)
     return Diagnostic(site.file, site.line, site.column, d.severity, d.source, d.message, formatted)
