@@ -28,10 +28,11 @@ the generated text.
 from __future__ import annotations
 
 import difflib
+import itertools
 import numbers
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _core
@@ -88,19 +89,18 @@ class Site:
     object's positions only when a diagnostic asks for it (`column`), so building stays cheap."""
     file: str
     line: int
-    code: Any = None
-    lasti: int = -1
+    code: Any = field(default=None, repr=False, compare=False)  # the caller's code object and
+    lasti: int = field(default=-1, repr=False, compare=False)   # its instruction (frame.f_lasti)
 
     @property
     def column(self) -> int:
         """1-based column of the call (0 when the interpreter does not record positions)."""
-        positions = getattr(self.code, "co_positions", None)
+        positions = getattr(self.code, "co_positions", None)  # Python 3.11
         if positions is None or self.lasti < 0:
             return 0
-        for i, (line, _end, col, _end_col) in enumerate(positions()):
-            if i == self.lasti // 2:
-                return col + 1 if line == self.line and col is not None else 0
-        return 0
+        # One entry per 2-byte code unit; f_lasti is a byte offset.
+        at = next(itertools.islice(positions(), self.lasti // 2, None), None)
+        return at[2] + 1 if at is not None and at[0] == self.line and at[2] is not None else 0
 
 
 def _caller() -> Optional[Site]:
