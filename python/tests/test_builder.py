@@ -270,3 +270,6 @@ def test_misspelled_methods_and_keywords_get_a_suggestion():
         k.load(A, offsets=(0, 0), shap=(16, 32))
     with pytest.raises(AttributeError, match=r"no op 'frobnicate' \("):  # nothing close: no guess
         k.frobnicate(x)
+    with pytest.raises(TypeError, match=r"iteration value 'nmes' takes a value or a literal, not list; "
+                                        r"did you mean 'names'\?"):
+        k.for_(0, 4, 1, nmes=["acc"], acc=x)

@@ -401,11 +401,12 @@ class KernelBuilder:
              **inits: Any) -> "_For":
         """Iteration values by keyword (`acc=zero`), or in `iter={...}` for the names `index`,
         `names`, `types` and `iter`, which are this method's own."""
-        return _For(self, start, stop, step, index, list(names), types, _inits(iter, inits))
+        own = ("index", "names", "types", "iter")
+        return _For(self, start, stop, step, index, list(names), types, _inits(iter, inits, own))
 
     def while_(self, cond, /, *, names: Sequence[str] = (), types: Optional[Sequence[Type]] = None,
                iter: Optional[Dict[str, Any]] = None, **inits: Any) -> "_While":  # noqa: A002
-        return _While(self, cond, list(names), types, _inits(iter, inits))
+        return _While(self, cond, list(names), types, _inits(iter, inits, ("names", "types", "iter")))
 
     # -- text -------------------------------------------------------------------------------
     def text(self) -> str:
@@ -426,9 +427,13 @@ class KernelBuilder:
                 + [("}", self._site)])
 
 
-def _inits(given: Optional[Dict[str, Any]], named: Dict[str, Any]) -> Dict[str, Any]:
+def _inits(given: Optional[Dict[str, Any]], named: Dict[str, Any], own: Sequence[str]) -> Dict[str, Any]:
     out = dict(given or {})
     for k, v in named.items():
+        # A list, a str or a type is no iteration value: a misspelled keyword of the method's own (`nmes=[...]`).
+        if not isinstance(v, (Value, numbers.Number)) and type(v).__name__ != "bool_":
+            raise TypeError("iteration value %r takes a value or a literal, not %s%s" % (
+                k, type(v).__name__, _did_you_mean(k, own)))
         if k in out:
             raise TypeError("iteration value %r given twice" % k)
         out[k] = v
