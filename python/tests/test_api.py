@@ -188,3 +188,58 @@ def test_the_rollouts_differ_only_on_the_extended_ops():
         if "tile.row_" not in read(path):
             assert outs["default"] == outs["extended"], path
             assert t2b.explain_selection(program, rollout="extended") == t2b.explain_selection(program)
+
+
+def test_strict_lower_raises_at_each_kernel_that_stays_tile():
+    path = os.path.join(EXAMPLES, "02_unplanned_add_mul.t2b")
+    program = t2b.parse(read(path), path)
+    with pytest.raises(t2b.LoweringError) as e:
+        t2b.lower(program, strict=True)
+    [d] = e.value.diagnostics  # add_mul lowers; row_max stays Tile
+    assert (d.file, d.line, d.column, d.severity) == (path, 15, 3, "error")
+    assert d.message == ("@row_max stays Tile (lower(strict=True)): "
+                         "tile.row_max: reductions remain Tile in the normal pipeline")
+    assert "\n  m = tile.row_max(x)" in str(e.value)  # the excerpt
+    lowered = t2b.lower(program, rollout="extended", strict=True)
+    assert [(f.name, f.kind, f.stage) for f in lowered.kernels] == [
+        ("add_mul", "aiv", "buffer"), ("row_max", "aiv", "buffer")]
+    with pytest.raises(ValueError, match="enable_buffer_ir=False"):
+        t2b.lower(program, strict=True, enable_buffer_ir=False)
+
+
+def test_kernels_give_the_stage_view():
+    program = t2b.parse(read(os.path.join(EXAMPLES, "02_unplanned_add_mul.t2b")))
+    lowered = t2b.lower(program)
+    assert [(f.name, f.stage) for f in lowered.kernels] == [("add_mul", "buffer"), ("row_max", "tile")]
+    assert [f.name for f in lowered.functions if not f.is_kernel] == ["main"]
+
+
+def test_run_passes_runs_the_named_passes_as_t2b_opt_does():
+    assert t2b.PASSES == t2b._core.PASSES and "init_storage" in t2b.PASSES and t2b.PASSES[-1] == "verify_buffer"
+    path = os.path.join(EXAMPLES, "02_unplanned_add_mul.t2b")
+    program = t2b.parse(read(path), path)
+    some = ["init_storage", "select", "legalize"]
+    rc, out, err = cli("--pass-pipeline=" + ",".join(some), path)
+    assert rc == 0, err
+    assert str(t2b.run_passes(program, some)) == out
+    assert str(t2b.run_passes(program, list(t2b.PASSES))) == str(t2b.lower(program))
+    with pytest.raises(ValueError, match=r"unknown pass 'init_storag'; did you mean 'init_storage'\? \(the passes: "):
+        t2b.run_passes(program, ["init_storag"])
+    with pytest.raises(TypeError, match="a list of pass names"):
+        t2b.run_passes(program, "init_storage")
+
+
+@pytest.mark.parametrize("planner", t2b.PLANNERS)
+def test_memory_map_is_the_svg_t2b_opt_draws(planner, tmp_path):
+    path = os.path.join(EXAMPLES, "02_unplanned_add_mul.t2b")
+    svg = t2b.memory_map(t2b.parse(read(path), path), planner=planner)
+    assert svg.startswith("<?xml") and "</svg>" in svg
+    rc, out, err = cli("--memory-map=%s" % (tmp_path / "map.svg"), "--planner=" + planner, path)
+    assert rc == 0, err
+    assert svg == (tmp_path / "map.svg").read_text()
+
+
+def test_memory_map_of_a_program_no_planner_can_place_is_a_lowering_error():
+    path = os.path.join(GOLDEN, "lower", "planner_overflow_live-invalid.t2b")
+    with pytest.raises(t2b.LoweringError, match="planner pypto cannot place"):
+        t2b.memory_map(t2b.parse(read(path), path), planner="pypto")

@@ -189,7 +189,7 @@ def test_mistakes_name_the_op_and_operand():
     x = k.load(A, (0, 0), (16, 32))
     with pytest.raises(TypeError, match=r"tile.load needs operand 'shape'"):
         k.load(A, offsets=(0, 0))
-    with pytest.raises(TypeError, match=r"tile.load has no operand or keyword 'shap' \(operands: tensor, offsets, shape, valid; keywords: cache\)"):
+    with pytest.raises(TypeError, match=r"tile.load has no operand or keyword 'shap'; did you mean 'shape'\? \(operands: tensor, offsets, shape, valid; keywords: cache\)"):
         k.load(A, offsets=(0, 0), shap=(16, 32))
     with pytest.raises(TypeError, match=r"tile.load: operand 'offsets' given twice"):
         k.load(A, (0, 0), offsets=(0, 0), shape=(16, 32))
@@ -251,3 +251,25 @@ def test_builder_refuses_what_would_build_the_wrong_kernel():
     loop = k.for_(0, n, 1, iter={"step": 0, "types": 1})   # names the method's own keywords use
     assert [a.name for a in loop.args] == ["step", "types"]
     assert [t.dtype for t in loop.types] == ["INDEX", "INDEX"]
+
+
+def test_misspelled_methods_and_keywords_get_a_suggestion():
+    b = t2b.Builder()
+    k = b.kernel("typos")
+    A = k.param("A", t16x32())
+    x = k.load(A, (0, 0), (16, 32))
+    with pytest.raises(AttributeError, match=r"no op 'rowmax'; did you mean 'row_max'\?"):
+        k.rowmax(x)
+    with pytest.raises(AttributeError, match=r"no op 'tile.rowmax' in the catalogue; did you mean 'tile.row_max'\?"):
+        k.op("tile.rowmax", x)
+    # offset= places a result in storage=; without it, it is the misspelled offsets=.
+    with pytest.raises(TypeError, match=r"tile.load: offset= is the byte offset in storage=, which is not given; "
+                                        r"did you mean 'offsets'\?"):
+        k.load(A, offset=(0, 0), shape=(16, 32))
+    with pytest.raises(TypeError, match=r"tile.load has no operand or keyword 'shap'; did you mean 'shape'\?"):
+        k.load(A, offsets=(0, 0), shap=(16, 32))
+    with pytest.raises(AttributeError, match=r"no op 'frobnicate' \("):  # nothing close: no guess
+        k.frobnicate(x)
+    with pytest.raises(TypeError, match=r"iteration value 'nmes' takes a value or a literal, not list; "
+                                        r"did you mean 'names'\?"):
+        k.for_(0, 4, 1, nmes=["acc"], acc=x)

@@ -6,38 +6,44 @@
     lowered = t2b.lower(program, planner="ptoas")
     print(lowered)                      # the Buffer IR, canonical text
     print(t2b.emit_pto(lowered))        # PTO-AS
+    svg = t2b.memory_map(program, planner="pypto")   # where the planner put each tile, as SVG
     out = t2b.run(lowered, "add_mul", {"A": a, "B": b})   # NumPy arrays in, NumPy arrays out
 
 Errors raise `ParseError`, `VerifyError`, `LoweringError`, `EmitError` or `RunError` (all
 `tile2buffer.Error`): the message
 is the located diagnostics as `t2b-opt` prints them, `.diagnostics` the list of `Diagnostic`.
-Programs are immutable: `lower` returns a new one and never changes its input.
+Programs are immutable: `lower` and `run_passes` return a new one and never change their input.
 """
 from __future__ import annotations
 
+import linecache
 import numbers
+import re
 import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from . import _core
-from .builder import Builder, KernelBuilder, Scalar, Tensor, Tile, Value
+from .builder import Builder, KernelBuilder, Scalar, Site, Tensor, Tile, Value, _did_you_mean
 
 __all__ = [
     "Diagnostic", "Error", "ParseError", "VerifyError", "LoweringError", "EmitError", "RunError",
     "SimulationWarning", "Function", "Program", "parse", "load_binary", "lower", "explain_selection",
-    "emit_pto", "run", "Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar",
-    "PLANNERS", "TARGETS", "ROLLOUTS",
+    "emit_pto", "run", "run_passes", "memory_map", "Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar",
+    "Site",
+    "PLANNERS", "TARGETS", "ROLLOUTS", "PASSES",
 ]
 
 PLANNERS = _core.PLANNERS  # the library's tables; an unknown name is a ValueError from _core
 TARGETS = _core.TARGETS
 ROLLOUTS = _core.ROLLOUTS
+PASSES = _core.PASSES  # the library's pass table (passes/pipeline_api.hpp pass_names), in pipeline order
 
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One located diagnostic. `line` and `column` are 1-based; 0 when the location is unknown."""
+    """One located diagnostic. `line` and `column` are 1-based; 0 when the location is unknown.
+    About a program `Builder.build` made, they are the Python caller's file, line and column."""
     file: str
     line: int
     column: int
@@ -84,14 +90,61 @@ class SimulationWarning(RuntimeWarning):
     writes outside a tensor."""
 
 
-def _diagnostics(raw) -> List[Diagnostic]:
-    return [Diagnostic(*d) for d in raw]
+def _diagnostics(raw, sites: Optional[Sequence[Optional[Site]]] = None) -> List[Diagnostic]:
+    return [_at_site(Diagnostic(*d), sites) for d in raw]
 
 
-def _check(pair, error):
+# The caret line of an excerpt (diag/diagnostic.hpp append_excerpt).
+_CARET = re.compile(r"^[ \t]*\^$")
+
+
+def _site_of(sites: Optional[Sequence[Optional[Site]]], line: int) -> Optional[Site]:
+    return sites[line - 1] if sites is not None and 1 <= line <= len(sites) else None
+
+
+def _excerpt(site: Site) -> str:
+    """The user's Python line with a caret under the call, as the C++ side excerpts IR text."""
+    source = linecache.getline(site.file, site.line).rstrip("\n")
+    if not source:
+        return ""
+    col = site.column or len(source) - len(source.lstrip()) + 1
+    return "%s\n%s^\n" % (source, "".join(c if c == "\t" else " " for c in source[:col - 1]))
+
+
+def _at_site(d: Diagnostic, sites: Optional[Sequence[Optional[Site]]]) -> Diagnostic:
+    """`d` about a builder-made program, moved from the generated text to the Python line that
+    wrote the op (`Builder.sites`): its location, and each location and excerpt of `formatted`
+    (the excerpt becomes the Python line when its source can be read, else stays the IR line)."""
+    if sites is None:
+        return d
+    located = re.compile(re.escape(d.file) + r":(\d+):(\d+): ")  # how format() starts a diagnostic or note
+    lines = d.formatted.split("\n")
+    out: List[str] = []
+    i = 0
+    while i < len(lines):
+        m = located.match(lines[i])
+        at = _site_of(sites, int(m.group(1))) if m else None
+        if at is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        out.append("%s:%d:%d: %s" % (at.file, at.line, at.column, lines[i][m.end():]))
+        i += 1
+        if i + 1 < len(lines) and _CARET.match(lines[i + 1]):  # the IR excerpt of that location
+            python = _excerpt(at)
+            out.append(python.rstrip("\n") if python else "\n".join(lines[i:i + 2]))
+            i += 2
+    formatted = "\n".join(out)
+    site = _site_of(sites, d.line)
+    if site is None:
+        return Diagnostic(d.file, d.line, d.column, d.severity, d.source, d.message, formatted)
+    return Diagnostic(site.file, site.line, site.column, d.severity, d.source, d.message, formatted)
+
+
+def _check(pair, error, sites: Optional[Sequence[Optional[Site]]] = None):
     value, raw = pair
     if raw:
-        diags = _diagnostics(raw)
+        diags = _diagnostics(raw, sites)
         if error is LoweringError and all(d.source == "verify" for d in diags):
             error = VerifyError
         raise error(diags)
@@ -110,10 +163,11 @@ class Function:
 class Program:
     """A parsed or lowered program. `str(program)` is its canonical `.t2b` text."""
 
-    __slots__ = ("_core",)
+    __slots__ = ("_core", "_sites")
 
-    def __init__(self, core):
+    def __init__(self, core, sites: Optional[Sequence[Optional[Site]]] = None):
         self._core = core
+        self._sites = sites  # a builder-made program's Python line per text line (Builder.sites)
 
     def __str__(self) -> str:
         return str(self._core)
@@ -132,7 +186,8 @@ class Program:
 
     @property
     def kernels(self) -> List[Function]:
-        """The device functions (aiv, aic, incore): what the pipeline lowers."""
+        """The device functions (aiv, aic, incore): what the pipeline lowers. Each `stage` says
+        whether it was lowered ("buffer") or stayed "tile" (`explain_selection` says why)."""
         return [f for f in self.functions if f.is_kernel]
 
     def function(self, name: str) -> Function:
@@ -144,13 +199,13 @@ class Program:
     def to_binary(self) -> bytes:
         """The binary IR (docs/binary-format.md); `load_binary` reads it back. Raises `VerifyError`
         for IR no parser or pass produces (a use of a value nothing defines)."""
-        return _check(self._core.to_binary(), VerifyError)
+        return _check(self._core.to_binary(), VerifyError, self._sites)
 
     def verify(self) -> None:
         """Raises `VerifyError` unless the program is valid IR."""
         raw = self._core.verify()
         if raw:
-            raise VerifyError(_diagnostics(raw))
+            raise VerifyError(_diagnostics(raw, self._sites))
 
 
 def parse(text: str, filename: str = "<string>") -> Program:
@@ -158,6 +213,11 @@ def parse(text: str, filename: str = "<string>") -> Program:
     if not isinstance(text, str):
         raise TypeError("parse takes the program's text as str, not %s" % type(text).__name__)
     return Program(_check(_core.parse(text, filename), ParseError))
+
+
+def _parse_built(text: str, filename: str, sites: Sequence[Optional[Site]]) -> Program:
+    """`parse` for `Builder.build`: the program keeps the Python line of each text line."""
+    return Program(_check(_core.parse(text, filename), ParseError, sites), sites)
 
 
 def load_binary(data: bytes, filename: str = "") -> Program:
@@ -170,34 +230,87 @@ def _rollout(rollout: str) -> str:
 
 
 def lower(program: Program, planner: str = "pypto", target: str = "a2a3", rollout: str = "default",
-          enable_buffer_ir: bool = True, verify: bool = True, workers: int = 1) -> Program:
+          enable_buffer_ir: bool = True, verify: bool = True, workers: int = 1, strict: bool = False) -> Program:
     """Runs the whole pipeline and returns the lowered program.
 
-    `rollout` is "default" (the spec's default rollout, exactly) or "extended" (also the recipes a
-    set declares outside it; the default set declares none yet, so both lower alike today).
+    `rollout` is "default" (the spec's default rollout, exactly) or "extended" (also the recipes
+    the library declares outside it: reductions, broadcasts, rsqrt, cast and more lower under it).
     Kernels the rollout does not select stay Tile (`explain_selection` says why). Invalid
     input raises `VerifyError`; a program the pipeline refuses raises `LoweringError`. `workers`
     threads lower the kernels (0: one per hardware thread); the output does not depend on it.
+    `strict=True` raises `LoweringError` instead when a kernel stays Tile: one located error per
+    such kernel, naming it, with the reason `explain_selection` gives.
     """
     if workers < 0:
         raise ValueError("workers must be >= 0, not %d" % workers)
-    return Program(_check(_core.lower(program._core, planner, target, _rollout(rollout), bool(enable_buffer_ir), bool(verify),
-                                      int(workers)), LoweringError))
+    if strict and not enable_buffer_ir:
+        raise ValueError("strict=True asks that every kernel is lowered, which enable_buffer_ir=False turns off")
+    lowered = Program(_check(_core.lower(program._core, planner, target, _rollout(rollout), bool(enable_buffer_ir),
+                                         bool(verify), int(workers)), LoweringError, program._sites), program._sites)
+    if strict:
+        _raise_if_tile(program, lowered, planner, target, rollout)
+    return lowered
+
+
+def _raise_if_tile(program: Program, lowered: Program, planner: str, target: str, rollout: str) -> None:
+    """`lower(strict=True)`: a kernel of `lowered` that stayed Tile is an error at its reason."""
+    stayed = {f.name for f in lowered.kernels if f.stage != "buffer"}
+    if not stayed:
+        return
+    entries = _check(_core.explain_selection(program._core, planner, target, _rollout(rollout)), LoweringError,
+                     program._sites)
+    raw = [_core.diagnostic(program._core, line, col, "select",
+                            "@%s stays Tile (lower(strict=True)): %s" % (name, reason or "recorded as not selected"))
+           for name, selected, line, col, reason in entries if name in stayed]
+    raise LoweringError(_diagnostics(raw, program._sites))
 
 
 def explain_selection(program: Program, planner: str = "pypto", target: str = "a2a3",
                       rollout: str = "default") -> Dict[str, str]:
-    """Kernel name -> "selected", or the located reason it stays Tile ("15:3: tile.row_max: ...")."""
-    entries = _check(_core.explain_selection(program._core, planner, target, _rollout(rollout)), LoweringError)
-    return {name: "selected" if selected else "%d:%d: %s" % (line, col, reason)
+    """Kernel name -> "selected", or the located reason it stays Tile ("15:3: tile.row_max: ...";
+    for a builder-made program, the Python line: "kernel.py:12:5: tile.row_max: ...")."""
+    entries = _check(_core.explain_selection(program._core, planner, target, _rollout(rollout)), LoweringError,
+                     program._sites)
+
+    def where(line: int, col: int) -> str:
+        site = _site_of(program._sites, line)
+        return "%d:%d" % (line, col) if site is None else "%s:%d:%d" % (site.file, site.line, site.column)
+
+    return {name: "selected" if selected else "%s: %s" % (where(line, col), reason)
             for name, selected, line, col, reason in entries}
+
+
+def run_passes(program: Program, passes: Sequence[str], planner: str = "pypto", target: str = "a2a3",
+               rollout: str = "default", verify: bool = True, workers: int = 1) -> Program:
+    """Runs the pipeline's passes named in `passes`, in that order (`PASSES` lists them in the
+    order `lower` runs them; a pass may repeat or be left out), as `t2b-opt --pass-pipeline` does,
+    and returns the new program. An unknown name is a `ValueError` (with a did-you-mean); errors
+    as `lower`."""
+    if isinstance(passes, str):
+        raise TypeError("passes is a list of pass names, not a str: run_passes(p, [%r])" % passes)
+    names = list(passes)
+    for name in names:
+        if name not in PASSES:
+            raise ValueError("unknown pass %r%s (the passes: %s)" % (name, _did_you_mean(str(name), PASSES),
+                                                                    ", ".join(PASSES)))
+    if workers < 0:
+        raise ValueError("workers must be >= 0, not %d" % workers)
+    return Program(_check(_core.run_passes(program._core, names, planner, target, _rollout(rollout), bool(verify),
+                                           int(workers)), LoweringError, program._sites), program._sites)
+
+
+def memory_map(program: Program, planner: str = "pypto", target: str = "a2a3", rollout: str = "default") -> str:
+    """The SVG memory map of `program` as `planner` plans it (`t2b-opt --memory-map`): per kernel
+    and memory space, each allocation a rectangle over its live ops (x) and its bytes (y). Errors
+    as `lower` (a program the planner cannot plan is a `LoweringError`)."""
+    return _check(_core.memory_map(program._core, planner, target, _rollout(rollout)), LoweringError, program._sites)
 
 
 def emit_pto(program: Program, generic: bool = False, kernel: Optional[str] = None, target: str = "a2a3") -> str:
     """PTO-AS text of the Buffer kernels (`generic`: MLIR's generic op form). Without `kernel`,
     kernels that stayed Tile are left out with a comment beside the lowered ones; naming one, or
     a program with no Buffer kernel at all, is an `EmitError` (as `t2b-opt --emit=pto`)."""
-    return _check(_core.emit_pto(program._core, bool(generic), kernel or "", target), EmitError)
+    return _check(_core.emit_pto(program._core, bool(generic), kernel or "", target), EmitError, program._sites)
 
 
 def _scalar_text(name: str, value: Any) -> str:
@@ -243,7 +356,7 @@ def run(program: Program, kernel: str, inputs: Mapping[str, Any], scalars: Optio
     name = kernel[1:] if kernel.startswith("@") else kernel
     outputs, notes, _stage, error, raw = _core.run(program._core, name, arrays, bound, grid, subblocks)
     if raw:
-        raise RunError(_diagnostics(raw))
+        raise RunError(_diagnostics(raw, program._sites))
     if error:
         raise ValueError(error)
     for note in notes:

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/emit/memory_map.hpp"
 #include "tile2buffer/emit/pto.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/lower.hpp"
@@ -122,6 +123,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("PLANNERS") = names_tuple(t2b::planner_names);
   m.attr("TARGETS") = names_tuple(t2b::detail::target_names);
   m.attr("ROLLOUTS") = names_tuple(t2b::rollout_names);
+  m.attr("PASSES") = names_tuple(t2b::pass_names);
 
   py::class_<py_program>(m, "Program")
       .def("__str__",
@@ -307,4 +309,47 @@ PYBIND11_MODULE(_core, m) {
         return std::make_tuple(std::move(outputs), std::move(warnings), std::move(stage), std::move(error), std::move(diags));
       },
       py::arg("program"), py::arg("kernel"), py::arg("inputs"), py::arg("scalars"), py::arg("grid"), py::arg("subblocks"));
+
+  // The open pipeline: the passes named, in that order (passes/pipeline.hpp run_pass_pipeline).
+  m.def(
+      "run_passes",
+      [](const py_program& p, std::vector<std::string> passes, std::string planner, std::string target, std::string rollout,
+         bool verify, unsigned workers) {
+        const t2b::options o = options_of(planner, target, rollout, true, verify);
+        const std::vector<std::string_view> names(passes.begin(), passes.end());
+        py::gil_scoped_release release;
+        auto r = outcome(t2b::run_pass_pipeline(p.ir, o, names, t2b::parallelism{workers}), file_of(p), p.source);
+        std::optional<py_program> out;
+        if (r.first) out = py_program{std::move(*r.first), p.source};
+        return std::make_pair(std::move(out), std::move(r.second));
+      },
+      py::arg("program"), py::arg("passes"), py::arg("planner"), py::arg("target"), py::arg("rollout"), py::arg("verify"),
+      py::arg("workers"));
+
+  // The SVG memory map (emit/memory_map.hpp) of one planner's plan, as `t2b-opt --memory-map`
+  // draws it: the pipeline up to `plan`, whose tile.alloc ops the picture is read from.
+  m.def(
+      "memory_map",
+      [](const py_program& p, std::string planner, std::string target, std::string rollout) {
+        const t2b::options o = options_of(planner, target, rollout, true, true);
+        py::gil_scoped_release release;
+        auto planned = t2b::run_pipeline(p.ir, o, t2b::pass_id::plan);
+        std::optional<std::string> svg;
+        if (!planned) return std::make_pair(std::move(svg), diagnostics(planned.errors, file_of(p), p.source));
+        const std::vector<t2b::memory_map_panel> panels{t2b::memory_map_of(planned.value, o.planner, &p.ir)};
+        const std::string file = file_of(p);
+        svg = std::string(t2b::render_memory_map(panels, file.empty() ? "<string>" : file).view());
+        return std::make_pair(std::move(svg), std::vector<diag_tuple>{});
+      },
+      py::arg("program"), py::arg("planner"), py::arg("target"), py::arg("rollout"));
+
+  // One error located in `program` and formatted with its excerpt, for the checks the Python
+  // layer makes itself (`lower(strict=True)`: a kernel that stayed Tile).
+  m.def(
+      "diagnostic",
+      [](const py_program& p, std::uint32_t line, std::uint32_t col, std::string source, std::string message) {
+        const t2b::diagnostic d{t2b::location{line, col}, t2b::text(source), t2b::text(message), {}};
+        return diagnostics({d}, file_of(p), p.source).front();
+      },
+      py::arg("program"), py::arg("line"), py::arg("column"), py::arg("source"), py::arg("message"));
 }

@@ -20,16 +20,24 @@ elementwise ops, stores, matmuls, slices, reductions, block queries) and is othe
 Scalar arithmetic is Python's: `k.named(block * 8, "column")`; `==` and `!=` are `k.eq`, `k.ne`.
 Regions are context managers: `with k.if_(flag) as br:` ... `br.yield_(...)`, `with br.else_():`;
 `with k.for_(0, n, 1, x=init) as loop:` ... `loop.yield_(...)`, `loop.results`; `k.while_`.
+
+Every line of the text remembers the Python line that wrote it (the first caller outside this
+package), so the diagnostics about a built program point at the user's file and line, not at
+the generated text.
 """
 from __future__ import annotations
 
+import difflib
+import itertools
 import numbers
-from dataclasses import dataclass
+import os
+import sys
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _core
 
-__all__ = ["Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar"]
+__all__ = ["Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar", "Site"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,45 @@ class Tile:
 
 
 Type = Union[Scalar, Tensor, Tile]
+
+
+def _did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """"; did you mean 'x'?" for the choice closest to a misspelled `word`, or "" for none."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return "; did you mean %r?" % close[0] if close else ""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+@dataclass(frozen=True)
+class Site:
+    """The Python line that wrote a line of the builder's text. The column comes from the code
+    object's positions only when a diagnostic asks for it (`column`), so building stays cheap."""
+    file: str
+    line: int
+    code: Any = field(default=None, repr=False, compare=False)  # the caller's code object and
+    lasti: int = field(default=-1, repr=False, compare=False)   # its instruction (frame.f_lasti)
+
+    @property
+    def column(self) -> int:
+        """1-based column of the call (0 when the interpreter does not record positions)."""
+        positions = getattr(self.code, "co_positions", None)  # Python 3.11
+        if positions is None or self.lasti < 0:
+            return 0
+        # One entry per 2-byte code unit; f_lasti is a byte offset.
+        at = next(itertools.islice(positions(), self.lasti // 2, None), None)
+        return at[2] + 1 if at is not None and at[0] == self.line and at[2] is not None else 0
+
+
+def _caller() -> Optional[Site]:
+    """Where the user called the builder: the first frame outside the tile2buffer package."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    return Site(frame.f_code.co_filename, frame.f_lineno, frame.f_code, frame.f_lasti)
 
 
 class Value:
@@ -171,7 +218,7 @@ _ACCUMULATOR = {"FP16": "FP32", "BF16": "FP32", "FP32": "FP32", "INT8": "INT32"}
 class _Region:
     def __init__(self, kernel: "KernelBuilder"):
         self.kernel = kernel
-        self.lines: List[Tuple[int, str]] = []
+        self.lines: List[Tuple[int, str, Optional[Site]]] = []  # (depth, text, the Python line that wrote it)
 
 
 class KernelBuilder:
@@ -186,6 +233,7 @@ class KernelBuilder:
         self._body = _Region(self)
         self._stack: List[_Region] = [self._body]
         self._results: Optional[List[Value]] = None
+        self._site = _caller()
 
     # -- names and lines --------------------------------------------------------------------
     def _fresh(self, name: Optional[str]) -> str:
@@ -204,7 +252,7 @@ class KernelBuilder:
         return candidate
 
     def _line(self, text: str) -> None:
-        self._stack[-1].lines.append((len(self._stack) - 1, text))
+        self._stack[-1].lines.append((len(self._stack) - 1, text, _caller()))
 
     def _scalar_statement(self, rhs: str, type_: Optional[Type], name: Optional[str] = None) -> Value:
         v = Value(self._fresh(name), type_, self)
@@ -243,20 +291,26 @@ class KernelBuilder:
     def named(self, value: Value, name: str) -> Value:
         """Names the value the last statement defined: `column = k.named(block * 8, "column")`
         (an operator has no place for a name)."""
-        depth, line = self._stack[-1].lines[-1]
+        depth, line, site = self._stack[-1].lines[-1]
         if not line.startswith(value.name + " = "):
             raise TypeError("%s is not the value the last statement defined" % value.name)
         self._names.discard(value.name)
         value.name = self._fresh(name)
-        self._stack[-1].lines[-1] = (depth, value.name + line[line.index(" = "):])
+        self._stack[-1].lines[-1] = (depth, value.name + line[line.index(" = "):], site)
         return value
 
     # -- ops from the records ---------------------------------------------------------------
     def op(self, mnemonic: str, *args: Any, type: Optional[Type] = None, name: Optional[str] = None,  # noqa: A002
-           storage: Optional[Value] = None, offset: int = 0, **named: Any) -> Optional[Value]:
+           storage: Optional[Value] = None, offset: Optional[int] = None, **named: Any) -> Optional[Value]:
         rec = RECORDS.get(mnemonic)
         if rec is None:
-            raise AttributeError("no op %r in the catalogue (t2b-opt --list-ops lists them)" % mnemonic)
+            raise AttributeError("no op %r in the catalogue%s (t2b-opt --list-ops lists them)" % (
+                mnemonic, _did_you_mean(mnemonic, list(RECORDS))))
+        if offset is not None and storage is None:
+            # Why an error: `offset=` places the result in `storage=`; alone it would be dropped,
+            # and it is the misspelling of `offsets=` a load or store takes.
+            raise TypeError("%s: offset= is the byte offset in storage=, which is not given%s" % (
+                mnemonic, _did_you_mean("offset", [o[0] for o in rec.operands] + list(rec.keywords))))
         if rec.regions:
             raise TypeError("%s has regions: use if_, for_ or while_" % mnemonic)
         slots: Dict[str, Any] = {}
@@ -277,8 +331,9 @@ class KernelBuilder:
             elif key in rec.keywords:
                 keywords[key] = a
             else:
-                raise TypeError("%s has no operand or keyword %r (operands: %s; keywords: %s)" % (
-                    mnemonic, key, ", ".join(o[0] for o in rec.operands) or "none", ", ".join(rec.keywords) or "none"))
+                raise TypeError("%s has no operand or keyword %r%s (operands: %s; keywords: %s)" % (
+                    mnemonic, key, _did_you_mean(key, [o[0] for o in rec.operands] + list(rec.keywords)),
+                    ", ".join(o[0] for o in rec.operands) or "none", ", ".join(rec.keywords) or "none"))
         texts = []
         for oname, kind, optional, variadic in rec.operands:
             if oname not in slots:
@@ -331,8 +386,10 @@ class KernelBuilder:
 
     def __getattr__(self, short: str):
         if short.startswith("_") or ("tile." + short) not in RECORDS:
-            raise AttributeError("KernelBuilder has no op %r (Tile ops by their name without 'tile.'; "
-                                 "others through op(mnemonic, ...))" % short)
+            methods = [m[len("tile."):] for m in RECORDS if m.startswith("tile.")]
+            methods += [m for m in dir(type(self)) if not m.startswith("_")]
+            raise AttributeError("KernelBuilder has no op %r%s (Tile ops by their name without 'tile.'; "
+                                 "others through op(mnemonic, ...))" % (short, _did_you_mean(short, methods)))
         return lambda *args, **kw: self.op("tile." + short, *args, **kw)
 
     # -- regions ----------------------------------------------------------------------------
@@ -344,14 +401,20 @@ class KernelBuilder:
              **inits: Any) -> "_For":
         """Iteration values by keyword (`acc=zero`), or in `iter={...}` for the names `index`,
         `names`, `types` and `iter`, which are this method's own."""
-        return _For(self, start, stop, step, index, list(names), types, _inits(iter, inits))
+        own = ("index", "names", "types", "iter")
+        return _For(self, start, stop, step, index, list(names), types, _inits(iter, inits, own))
 
     def while_(self, cond, /, *, names: Sequence[str] = (), types: Optional[Sequence[Type]] = None,
                iter: Optional[Dict[str, Any]] = None, **inits: Any) -> "_While":  # noqa: A002
-        return _While(self, cond, list(names), types, _inits(iter, inits))
+        return _While(self, cond, list(names), types, _inits(iter, inits, ("names", "types", "iter")))
 
     # -- text -------------------------------------------------------------------------------
     def text(self) -> str:
+        return "".join(t + "\n" for t, _site in self._sited_lines())
+
+    def _sited_lines(self) -> List[Tuple[str, Optional[Site]]]:
+        """The function's text lines, each with the Python line that wrote it (the header and the
+        closing brace: the `kernel(...)` call)."""
         if self._results is None:
             raise TypeError("@%s has no return yet (k.ret(...))" % self.name)
         params = ", ".join("%s: %s%s" % (v.name, "" if d == "in" else d + " ", v.type.text(header=True))
@@ -360,13 +423,17 @@ class KernelBuilder:
         if self._results:
             types = [v.type.text() for v in self._results]
             head += " -> " + (types[0] if len(types) == 1 else "(%s)" % ", ".join(types))
-        lines = [head + " {"] + ["  " * (d + 1) + t for d, t in self._body.lines] + ["}"]
-        return "\n".join(lines) + "\n"
+        return ([(head + " {", self._site)] + [("  " * (d + 1) + t, site) for d, t, site in self._body.lines]
+                + [("}", self._site)])
 
 
-def _inits(given: Optional[Dict[str, Any]], named: Dict[str, Any]) -> Dict[str, Any]:
+def _inits(given: Optional[Dict[str, Any]], named: Dict[str, Any], own: Sequence[str]) -> Dict[str, Any]:
     out = dict(given or {})
     for k, v in named.items():
+        # A list, a str or a type is no iteration value: a misspelled keyword of the method's own (`nmes=[...]`).
+        if not isinstance(v, (Value, numbers.Number)) and type(v).__name__ != "bool_":
+            raise TypeError("iteration value %r takes a value or a literal, not %s%s" % (
+                k, type(v).__name__, _did_you_mean(k, own)))
         if k in out:
             raise TypeError("iteration value %r given twice" % k)
         out[k] = v
@@ -435,6 +502,7 @@ class _If:
         self.results: List[Value] = []
         self._open: Optional[_Region] = None
         self._yields: Dict[int, List[Value]] = {}
+        self._site = _caller()
 
     def __enter__(self) -> "_If":
         self._enter(self.then)
@@ -472,16 +540,17 @@ class _If:
             head = "%s = %s -> (%s)" % (", ".join(names), head, ", ".join(ty.text() for ty in self.types))
         self._head = head
         depth = len(self.k._stack) - 1
-        self.k._stack[-1].lines.append((depth, head + " {"))
+        self.k._stack[-1].lines.append((depth, head + " {", self._site))
         self.k._stack[-1].lines.extend(self.then.lines)
         self._tail_index = len(self.k._stack[-1].lines)
-        self.k._stack[-1].lines.append((depth, "}"))
+        self.k._stack[-1].lines.append((depth, "}", self._site))
         self._depth = depth
 
 
 class _Else:
     def __init__(self, owner: _If):
         self.owner = owner
+        self._site = _caller()
 
     def __enter__(self) -> _If:
         if not hasattr(self.owner, "_tail_index"):
@@ -498,8 +567,8 @@ class _Else:
         if exc[0] is not None:
             return
         lines = o.k._stack[-1].lines
-        lines[o._tail_index] = (o._depth, "} else {")
-        lines[o._tail_index + 1:o._tail_index + 1] = o.other.lines + [(o._depth, "}")]
+        lines[o._tail_index] = (o._depth, "} else {", self._site)
+        lines[o._tail_index + 1:o._tail_index + 1] = o.other.lines + [(o._depth, "}", self._site)]
 
 
 class _Loop:
@@ -513,6 +582,7 @@ class _Loop:
         self.args = [Value(kernel._fresh(n), ty, kernel) for n, ty in zip(inits, self.types)]
         self.body = _Region(kernel)
         self.results: List[Value] = []
+        self._site = _caller()
 
     def yield_(self, *values: Any) -> None:
         if self.k._stack[-1] is not self.body:
@@ -538,10 +608,10 @@ class _Loop:
         lines = self.k._stack[-1].lines
         first = True
         for opener, region in regions:
-            lines.append((depth, (head + opener) if first else "}" + opener))
+            lines.append((depth, (head + opener) if first else "}" + opener, self._site))
             lines.extend(region.lines)
             first = False
-        lines.append((depth, "}"))
+        lines.append((depth, "}", self._site))
 
 
 class _For(_Loop):
@@ -601,9 +671,20 @@ class Builder:
     def text(self) -> str:
         return "\n".join(f.text() for f in self._functions)
 
+    def sites(self) -> List[Optional[Site]]:
+        """Per line of `text()`, the Python line that wrote it (None between functions)."""
+        out: List[Optional[Site]] = []
+        for i, f in enumerate(self._functions):
+            if i:
+                out.append(None)
+            out += [site for _text, site in f._sited_lines()]
+        return out
+
     def build(self, filename: str = "<builder>"):
-        """The program of `text()`, parsed and verified (ParseError, VerifyError)."""
-        from . import parse
-        program = parse(self.text(), filename)
+        """The program of `text()`, parsed and verified (ParseError, VerifyError). Its
+        diagnostics, and those of the programs lowered from it, are located at the Python lines
+        that wrote the ops."""
+        from . import _parse_built
+        program = _parse_built(self.text(), filename, tuple(self.sites()))
         program.verify()
         return program
