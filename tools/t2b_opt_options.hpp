@@ -362,8 +362,8 @@ inline constexpr flag flags[] = {
      [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.set_output_dir(v)); }},
     {"--emit", "tile|buffer|binary|pto|pto-generic",
      "tile/buffer: print the planned Tile IR (before lowering) or the final IR (default), implies --lower; "
-     "binary: write the binary IR (to -o or stdout); pto: PTO-AS of the Buffer-stage kernels; pto-generic: the same "
-     "in MLIR's generic op form",
+     "binary: write the binary IR (to -o or stdout); pto: PTO-AS of the Buffer-stage kernels, its first line naming the "
+     "--pto-level ptoas needs for it; pto-generic: the same in MLIR's generic op form",
      [](cli_options& o, std::string_view v) -> std::string {
        using F = cli_options::output_format;
        o.output_flag = "--emit";

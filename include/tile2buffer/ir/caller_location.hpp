@@ -26,6 +26,8 @@ struct op_location {
 
   constexpr op_location() = default;
   constexpr op_location(location l) noexcept : loc(l) {}  // NOLINT: implicit by design
+  /// `{line, col}`, as a `location` is written in a call.
+  constexpr op_location(std::uint32_t line, std::uint32_t col) noexcept : loc{line, col} {}
 
   // Why both: libstdc++'s std::source_location needs __builtin_source_location, which clang 14
   // lacks; the older builtins give the same facts on every compiler we build with. Each is
