@@ -2,7 +2,7 @@
 /// @file tools/split_verify.hpp
 /// mlir-opt's test habits for t2b-opt: `--split-input-file` (chunks separated by a line
 /// `# -----`, each processed alone) and `--verify-diagnostics` (comments
-/// `# expected-error@+N {{text}}`, `expected-remark`, `expected-warning` name the diagnostics a
+/// `# expected-error@+N {{text}}` (or `@-N`, `@above`, `@below`), `expected-remark`, `expected-warning` name the diagnostics a
 /// chunk must produce, and no others).
 #pragma once
 
@@ -53,7 +53,8 @@ struct expectation {
 
 /// The expectations written in `source`: a comment that starts with `expected-error {{text}}`
 /// asks for it on the comment's own line, `expected-error@+N {{text}}` / `@-N` N lines below /
-/// above it. A malformed one is reported in `problems`.
+/// above it, `@below` / `@above` the line below / above it (mlir-opt's spellings). A malformed one
+/// is reported in `problems`.
 inline std::vector<expectation> parse_expectations(std::string_view source, std::string_view display,
                                                    std::vector<std::string>& problems) {
   std::vector<expectation> out;
@@ -85,17 +86,22 @@ inline std::vector<expectation> parse_expectations(std::string_view source, std:
       continue;
     }
     std::int64_t target = line;
-    if (rest.starts_with('@')) {
+    // mlir-opt's spellings for the neighbouring lines: a comment on its own line above or below
+    // the op it is about, without counting.
+    if (rest.starts_with("@above") || rest.starts_with("@below")) {
+      target += rest[1] == 'a' ? -1 : 1;
+      rest.remove_prefix(6);
+    } else if (rest.starts_with('@')) {
       const bool up = rest.size() > 1 && rest[1] == '-';
       if (rest.size() < 3 || (rest[1] != '+' && !up)) {
-        problem("an expected diagnostic's line offset is written @+N or @-N");
+        problem("an expected diagnostic's line offset is written @+N, @-N, @above or @below");
         continue;
       }
       std::int64_t n = 0;
       std::size_t i = 2;
       for (; i < rest.size() && rest[i] >= '0' && rest[i] <= '9' && n < 1000000; ++i) n = n * 10 + (rest[i] - '0');
       if (i == 2) {
-        problem("an expected diagnostic's line offset is written @+N or @-N");
+        problem("an expected diagnostic's line offset is written @+N, @-N, @above or @below");
         continue;
       }
       target += up ? -n : n;

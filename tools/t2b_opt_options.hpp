@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "tile2buffer/lower.hpp"
@@ -25,20 +26,23 @@ namespace t2b_opt {
 
 using namespace tile2buffer;
 
-/// Edit distance (insertions, deletions, substitutions) between two short words.
+/// Edit distance between two short words: insertions, deletions, substitutions and swaps of two
+/// neighbouring letters (each costs 1). Why swaps: `plna` for `plan` is the commonest typo, and
+/// without them it costs 2, too far for a four-letter word.
 inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  // Three rows: a swap looks two rows back.
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
+      row[j] = std::min({prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], before[j - 2] + 1);
     }
+    std::swap(before, prev);
+    std::swap(prev, row);
   }
-  return row[b.size()];
+  return prev[b.size()];
 }
 
 /// " (did you mean 'X'?)" for the candidate closest to `word` when it is a likely typo (at most a
@@ -170,8 +174,8 @@ inline constexpr flag flags[] = {
      }},
     {"--verify-diagnostics",
      {},
-     "check the diagnostics against the input's '# expected-error@+N {{text}}' comments (expected-remark, "
-     "expected-warning likewise) instead of "
+     "check the diagnostics against the input's '# expected-error@+N {{text}}' comments (@-N, @above, @below "
+     "likewise; expected-remark, expected-warning likewise) instead of "
      "printing them: exit 0 when each expected one appears at its line and no other does",
      [](cli_options& o, std::string_view) -> std::string {
        o.verify_diagnostics = true;
@@ -202,7 +206,10 @@ inline constexpr flag flags[] = {
          return {};
        }
        const auto p = pick<planner_kind>(planner_names, v);
-       if (!p) return "--planner must be pypto, dsa_rp, ptoas or (with --memory-map) all";
+       if (!p) {
+         constexpr std::string_view planners[] = {"pypto", "dsa_rp", "ptoas", "all"};
+         return "--planner must be pypto, dsa_rp, ptoas or (with --memory-map) all" + did_you_mean(v, planners);
+       }
        o.pass_options.planner = *p;
        return {};
      }},
@@ -219,7 +226,7 @@ inline constexpr flag flags[] = {
     {"--target", "T", "target: a2a3 (default) or a5; implies --lower",
      [](cli_options& o, std::string_view v) -> std::string {
        const auto t = parse_target(v);
-       if (!t) return "--target must be a2a3 or a5";
+       if (!t) return "--target must be a2a3 or a5" + did_you_mean(v, detail::target_names);
        o.pass_options.target = *t;
        o.pipeline = true;
        return {};
@@ -229,7 +236,7 @@ inline constexpr flag flags[] = {
      "(also the recipes a set declares outside it); implies --lower",
      [](cli_options& o, std::string_view v) -> std::string {
        const auto r = pick<rollout_kind>(rollout_names, v);
-       if (!r) return "--rollout must be default or extended";
+       if (!r) return "--rollout must be default or extended" + did_you_mean(v, rollout_names);
        o.pass_options.rollout = *r;
        o.pipeline = true;
        return {};
@@ -355,8 +362,8 @@ inline constexpr flag flags[] = {
      [](cli_options& o, std::string_view v) -> std::string { return std::string(o.run.set_output_dir(v)); }},
     {"--emit", "tile|buffer|binary|pto|pto-generic",
      "tile/buffer: print the planned Tile IR (before lowering) or the final IR (default), implies --lower; "
-     "binary: write the binary IR (to -o or stdout); pto: PTO-AS of the Buffer-stage kernels; pto-generic: the same "
-     "in MLIR's generic op form",
+     "binary: write the binary IR (to -o or stdout); pto: PTO-AS of the Buffer-stage kernels, its first line naming the "
+     "--pto-level ptoas needs for it; pto-generic: the same in MLIR's generic op form",
      [](cli_options& o, std::string_view v) -> std::string {
        using F = cli_options::output_format;
        o.output_flag = "--emit";
@@ -364,7 +371,10 @@ inline constexpr flag flags[] = {
          o.format = v == "binary" ? F::binary : v == "pto" ? F::pto : F::pto_generic;
          return {};
        }
-       if (v != "tile" && v != "buffer") return "--emit must be tile, buffer, binary, pto or pto-generic";
+       if (v != "tile" && v != "buffer") {
+         constexpr std::string_view forms[] = {"tile", "buffer", "binary", "pto", "pto-generic"};
+         return "--emit must be tile, buffer, binary, pto or pto-generic" + did_you_mean(v, forms);
+       }
        o.emit_tile = v == "tile";
        o.pipeline = true;
        return {};
@@ -471,7 +481,10 @@ inline constexpr flag flags[] = {
      "text (default): file:line:col, the source line and a caret; json: one JSON array on stderr with errors, "
      "warnings and remarks",
      [](cli_options& o, std::string_view v) -> std::string {
-       if (v != "text" && v != "json") return "--diagnostics must be text or json";
+       if (v != "text" && v != "json") {
+         constexpr std::string_view forms[] = {"text", "json"};
+         return "--diagnostics must be text or json" + did_you_mean(v, forms);
+       }
        o.diagnostics_json = v == "json";
        return {};
      }},

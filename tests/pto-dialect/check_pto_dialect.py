@@ -8,7 +8,8 @@ MLIR driver with our checker `pto` dialect (tests/pto-dialect/PTO.td: the real d
 groups, properties, attribute kinds, assembly formats and verifier rules):
 
 1. the native form (`--emit=pto`) parses and verifies, at the PTOAS level its addresses imply
-   (`--pto-level=level3` when every alloc_tile has `addr`, level2 when none has);
+   (`--pto-level=level3` when every alloc_tile has `addr`, level2 when none has), the level its
+   first line names;
 2. the generic form (`--emit=pto-generic`) parses and verifies too, and MLIR's generic printer
    writes both back identically (`--mlir-print-op-generic`);
 3. our generic text *is* what MLIR's generic printer writes, byte for byte once SSA value names
@@ -170,6 +171,12 @@ def add_program(check, programs, label, expected, native, generic):
     if "func.func" not in native:
         return  # every kernel stayed Tile (on a5, all do)
     level = "level3" if "pto.alloc_tile addr =" in native else "level2"
+    # The level the module's first line names is the one a user passes ptoas: it must be the one
+    # its addresses say.
+    said = re.match(r"// tile2buffer: check with --pto-level=(level[23]) ", native)
+    if "pto.alloc_tile" in native and (said is None or said.group(1) != level):
+        check.fail(f"{label}: the first line names {said.group(1) if said else 'no level'}, the addresses say {level}")
+        return
     if expected is not None and "pto.alloc_tile" in native and expected != level:
         check.fail(f"{label}: expected {expected} (addresses {'on none' if expected == 'level2' else 'on every alloc_tile'})")
         return

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <variant>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "tile2buffer/ir/builder.hpp"
 #include "tile2buffer/ir/equal.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
+#include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/ir/walk.hpp"
 #include "tile2buffer/text/parse.hpp"
 
@@ -35,6 +37,14 @@ constexpr bool equal_to_itself() { return structurally_equal(make_add(false), ma
 constexpr bool differs_when_swapped() { return !structurally_equal(make_add(false), make_add(true)); }
 static_assert(equal_to_itself());
 static_assert(differs_when_swapped());
+// In constant evaluation too, an op built without a location has the line of its builder call.
+constexpr bool records_caller_line() {
+  function_builder b(function_kind::aiv, "k");
+  b.emit0(opcode::cf_return, {});
+  const auto line = static_cast<std::uint32_t>(__LINE__ - 1);
+  return b.finish().op(op_id{0}).loc.line == line;
+}
+static_assert(records_caller_line());
 
 /// Every Tile opcode comes back from `as_variant<tile::op>` as its own alternative: the variant's
 /// index is the opcode's position among the Tile opcodes, `std::visit` sees that opcode, and the
@@ -255,4 +265,34 @@ TEST_CASE("text appends, repeats its own bytes, copies and moves, also in consta
   full.repeat(3, 30);                                  // grows, past the short-copy loop, while its source is in the old buffer
   CHECK(full.size() == 70);
   CHECK(full.view().substr(40) == "3456789abcdefghij0123456789abc");
+}
+
+TEST_CASE("IR built without locations reports the host's file and lines; {} still means none") {
+  program p;
+  function_builder b(function_kind::aiv, "k");
+  const auto header = static_cast<std::uint32_t>(__LINE__ - 1);
+  const value_id a = b.param("A", tensor_type(16, 32, dtype::fp32));
+  const auto tt = tile_type(16, 32, dtype::fp32);
+  const value_id x = b.emit1(opcode::tile_load, {operand::of(a), b.pair(0, 0), b.pair(16, 32)}, tt, "x");
+  const auto load = static_cast<std::uint32_t>(__LINE__ - 1);
+  b.emit0(opcode::cf_return, {operand::of(x)});  // returns a value from a function without results
+  const auto ret = static_cast<std::uint32_t>(__LINE__ - 1);
+  b.emit0(opcode::cf_return, {}, {});
+  b.finish_into(p);
+  const function& f = p.functions.front();
+  CHECK(f.loc.line == header);
+  CHECK(f.params.front().loc.line == header + 2);
+  CHECK(f.op(op_id{0}).loc.line == load);
+  CHECK(f.op(op_id{2}).loc == location{});
+  CHECK(std::string(p.file.view()).ends_with("ir_test.cpp"));
+  const std::vector<diagnostic> errors = verify(p);
+  REQUIRE_FALSE(errors.empty());
+  CHECK(errors.front().loc.line == ret);
+  CHECK(std::string(format_all(errors, p.file.view()).view()).find("ir_test.cpp:" + std::to_string(ret) + ":") !=
+        std::string::npos);
+  program named;
+  named.file = text("kernel.cc");
+  function_builder c(function_kind::aiv, "k");
+  c.finish_into(named);
+  CHECK(named.file.view() == "kernel.cc");  // a program's own file name wins
 }

@@ -332,6 +332,13 @@ class pto_level_check {
     });
   }
 
+  /// The `--pto-level` a module of the kernels fed in needs, for the line that heads it: "level3"
+  /// when its allocations carry addresses, "level2" when they carry none, empty without any.
+  [[nodiscard]] constexpr std::string_view needed() const {
+    if (!seen_) return {};
+    return first_addressed_ ? "level3" : "level2";
+  }
+
  private:
   bool seen_ = false;
   bool reported_ = false;

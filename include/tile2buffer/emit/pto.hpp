@@ -107,7 +107,8 @@ constexpr bool skipped_tile_kernel(const pto_options& o, const function& f) {
 /// the kernels' target. Orchestration functions are host code and are skipped (a comment says
 /// so); a Tile-stage kernel is an error (unless `o.skip_tile_kernels`), as is any kernel the preflight rejects, and a module
 /// whose kernels disagree on their target or on the PTOAS level (addresses on every allocation
-/// or on none). With `o.kernel`, only that function is emitted.
+/// or on none). With `o.kernel`, only that function is emitted. A first comment line names the
+/// `--pto-level` ptoas needs for the module (docs/pto-as.md, "Level").
 template <class = void>
 constexpr result<text> emit_pto(const program& p, const pto_options& o = {}) {
   result<text> out;
@@ -160,6 +161,12 @@ constexpr result<text> emit_pto(const program& p, const pto_options& o = {}) {
     }
     detail::pto_emitter(*kernels[next++], printer, target).run(funcs);
   }
+  // Why a comment: ptoas and pto-check-opt default to level2, which rejects every planned addr,
+  // and nothing else in the text says which level it was written for.
+  if (const std::string_view needed = level.needed(); !needed.empty())
+    out.value << "// tile2buffer: check with --pto-level=" << needed
+              << (needed == "level3" ? " (every pto.alloc_tile has an addr)\n"
+                                     : " (the default: no pto.alloc_tile has an addr)\n");
   const text attrs = text("pto.target_arch = \"") << detail::target_arch_spelling(target) << '"';
   printer.module(out.value, attrs.view(), funcs);
   return out;

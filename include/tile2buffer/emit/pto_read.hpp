@@ -736,14 +736,14 @@ class pto_reader {
         }
         const std::optional<type> t = tensor_of(*it->second, at, ints);
         if (!t) return std::nullopt;
-        e.op = operand::of(b.param(an, *t));
+        e.op = operand::of(b.param(an, *t, direction::in, location{}));
       } else {
         const auto d = pto_read_dtype(at);
         if (!d) {
           fail(body.loc, text("parameter %") << an << " has type " << at << ", which no Buffer scalar has");
           return std::nullopt;
         }
-        e.op = operand::of(b.param(an, scalar_type(*d)));
+        e.op = operand::of(b.param(an, scalar_type(*d), direction::in, location{}));
         e.sg = *d == dtype::bool_ ? sign::boolean : sign::is_signed;
       }
       define(an, e, body.loc);

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/ir/caller_location.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/type_hash.hpp"
 
@@ -31,18 +32,21 @@ constexpr std::span<const T> span_of(std::initializer_list<T> l) {
 
 class function_builder {
  public:
-  constexpr function_builder(function_kind kind, std::string_view name, location loc = {}) {
+  /// Without a location, the function, each parameter and each op built by the methods below
+  /// (but `emit`) take the caller's line (ir/caller_location.hpp); pass `{}` for none.
+  constexpr function_builder(function_kind kind, std::string_view name, op_location loc = op_location::caller()) {
     f_.kind = kind;
     f_.name = intern(name);
-    f_.loc = loc;
+    f_.loc = at(loc);
     f_.body = reserve_regions(1);
     open_region(f_.body, {}, {});
   }
 
   //===--- function header ---===//
-  constexpr value_id param(std::string_view name, const type& t, direction dir = direction::in, location loc = {}) {
+  constexpr value_id param(std::string_view name, const type& t, direction dir = direction::in,
+                           op_location loc = op_location::caller()) {
     const value_id v = new_value(t, name, value_origin::param, op_id{}, static_cast<std::uint32_t>(f_.params.size()));
-    f_.params.push_back(param_info{v, dir, loc});
+    f_.params.push_back(param_info{v, dir, at(loc)});
     return v;
   }
   constexpr void result_type(const type& t) { f_.results.push_back(t); }
@@ -122,14 +126,15 @@ class function_builder {
   }
   /// One-result convenience form.
   constexpr value_id emit1(opcode c, std::initializer_list<operand> args, const type& result, std::string_view name,
-                           location loc = {}, std::initializer_list<kwarg> kws = {}) {
+                           op_location loc = op_location::caller(), std::initializer_list<kwarg> kws = {}) {
     const std::string_view names[] = {name};
-    const op_id o = emit(c, detail::span_of(args), detail::span_of(kws), std::span<const type>(&result, 1), names, loc);
+    const op_id o = emit(c, detail::span_of(args), detail::span_of(kws), std::span<const type>(&result, 1), names, at(loc));
     return value_id{f_.ops[o.index].results.begin};
   }
   /// No-result convenience form (destination-passing Buffer ops, yield, return).
-  constexpr op_id emit0(opcode c, std::initializer_list<operand> args, location loc = {}, std::initializer_list<kwarg> kws = {}) {
-    return emit(c, detail::span_of(args), detail::span_of(kws), {}, {}, loc);
+  constexpr op_id emit0(opcode c, std::initializer_list<operand> args, op_location loc = op_location::caller(),
+                        std::initializer_list<kwarg> kws = {}) {
+    return emit(c, detail::span_of(args), detail::span_of(kws), {}, {}, at(loc));
   }
 
   //===--- typed builders (include <tile2buffer/ir/create.hpp>) ---===//
@@ -139,23 +144,24 @@ class function_builder {
   template <ir_op Op>
     requires(info(Op::code).results == arity::one)
   constexpr value_id create(const typename create_traits<Op::code>::operands& ops, const type& result, std::string_view name,
-                            location loc = {}, const typename create_traits<Op::code>::keywords& kws = {}) {
-    return create_traits<Op::code>::create_one(*this, ops, result, name, loc, kws);
+                            op_location loc = op_location::caller(), const typename create_traits<Op::code>::keywords& kws = {}) {
+    return create_traits<Op::code>::create_one(*this, ops, result, name, at(loc), kws);
   }
   /// No result (destination-passing Buffer ops, yield, return): returns the op.
   template <ir_op Op>
     requires(info(Op::code).results == arity::none)
-  constexpr op_id create(const typename create_traits<Op::code>::operands& ops, location loc = {},
+  constexpr op_id create(const typename create_traits<Op::code>::operands& ops, op_location loc = op_location::caller(),
                          const typename create_traits<Op::code>::keywords& kws = {}) {
-    return create_traits<Op::code>::create_none(*this, ops, loc, kws);
+    return create_traits<Op::code>::create_none(*this, ops, at(loc), kws);
   }
   /// Region ops (if, for, while): their `region_count` regions, reserved from `first_region` and
   /// closed, and their results; returns the op (`fn().result(op, i)`).
   template <ir_op Op>
     requires(info(Op::code).results == arity::variadic)
   constexpr op_id create(const typename create_traits<Op::code>::operands& ops, region_id first_region,
-                         std::span<const type> results, std::span<const std::string_view> names, location loc = {}) {
-    return create_traits<Op::code>::create_region(*this, ops, first_region, results, names, loc);
+                         std::span<const type> results, std::span<const std::string_view> names,
+                         op_location loc = op_location::caller()) {
+    return create_traits<Op::code>::create_region(*this, ops, first_region, results, names, at(loc));
   }
 
   //===--- regions ---===//
@@ -198,6 +204,14 @@ class function_builder {
     while (!open_starts_.empty()) close_region();
     return std::move(f_);
   }
+  /// `finish`, appending the function to `p`; a program without a file name takes the file the
+  /// builder's callers are in, so that diagnostics name the host's source file with their lines.
+  constexpr void finish_into(program& p) {
+    if (p.file.empty() && !caller_file_.empty()) p.file = text(caller_file_);
+    p.functions.push_back(finish());
+  }
+  /// The source file of the first call that took its caller's line (empty when none did).
+  [[nodiscard]] constexpr std::string_view caller_file() const noexcept { return caller_file_; }
 
   /// Replaces a value's type (parser: a region result's storage clause is read after its op).
   constexpr void set_type(value_id v, const type& t) { f_.values[v.index].ty = intern_type(t); }
@@ -219,8 +233,15 @@ class function_builder {
     return id;
   }
 
+  /// The location to record for `loc`, keeping the caller's file when it is the caller's line.
+  constexpr location at(const op_location& loc) {
+    if (caller_file_.empty()) caller_file_ = loc.file;
+    return loc.loc;
+  }
+
   function f_;
   type_interner types_;
+  std::string_view caller_file_;  ///< a string literal of the compiler's (__FILE__), never freed
   // Why one stack for every open region's ops (each region's from its start): a vector per
   // region cost a heap allocation per region op (an `if` per op on runtime-valid kernels).
   std::vector<op_id> open_ops_;

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file passes/plan.hpp
 /// The plan pass: places every device Tile function's allocations with the chosen planner
-/// (addresses become `addr =` on `tile.alloc`), and fails when a memory space overflows. For an
+/// (addresses become `addr =` on `tile.alloc`), and fails when a memory space overflows (one error
+/// per space and kernel, the other allocations that do not fit as its notes). For an
 /// addressless planner (PTOAS places storage itself) it drops any address the input carries.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/storage_label.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/options.hpp"
 #include "tile2buffer/plan/planners.hpp"
@@ -32,18 +36,19 @@ constexpr void set_alloc_address(function& f, const allocation& a, std::optional
   if (address) f.kwargs.push_back(kwarg{keyword::addr, operand::integer(*address)});
   h = make_op(code_of(h), args_of(h), span32{first, static_cast<std::uint32_t>(f.kwargs.size()) - first});
 }
-/// Why allocation `i` does not fit: its size against the space, and what is live in that space
-/// where it is first used (the allocations the planner had to keep apart from it).
-constexpr text overflow_message(const function& f, planner_kind planner, const std::vector<allocation>& allocs,
-                                const std::vector<live_interval>& live, std::uint32_t i) {
+/// What is live in allocation `i`'s space where it is first used: `; live at L:C (op): a N B, ...
+/// (T B)`, the allocations the planner had to keep apart from it.
+constexpr text live_beside(const function& f, const std::vector<allocation>& allocs, const std::vector<live_interval>& live,
+                           std::uint32_t i) {
   const allocation& a = allocs[i];
-  text out = text("planner ") << name(planner) << " cannot place " << a.capacity << " bytes in " << name(a.space)
-                              << ": the space holds " << space_capacity(a.space) << " bytes";
+  text out;
   if (live[i].empty()) return out;
   const std::uint32_t at = live[i].start;
   const program_order order(f);
   if (at < order.size()) {
-    const op_node& where = f.op(order.ops()[at]);
+    // A scratch tile.create is the pipeline's, made where the op it serves is: name that op.
+    const op_id shown = scratch_user_of_op(f, order.ops()[at]).value_or(order.ops()[at]);
+    const op_node& where = f.op(shown);
     out << "; live at " << static_cast<std::int64_t>(where.loc.line) << ':' << static_cast<std::int64_t>(where.loc.col) << " ("
         << mnemonic(where.code()) << "):";
   } else {
@@ -53,14 +58,40 @@ constexpr text overflow_message(const function& f, planner_kind planner, const s
   const char* sep = " ";
   for (std::uint32_t j = 0; j < allocs.size(); ++j) {
     if (allocs[j].space != a.space || live[j].empty() || live[j].start > at || live[j].end < at) continue;
-    const std::string_view label = f.name_of(allocs[j].mem);
-    if (label.empty()) out << sep << '%' << static_cast<std::int64_t>(allocs[j].mem.index);
-    else out << sep << label;
-    out << ' ' << allocs[j].capacity << " B";
+    out << sep << storage_label(f, allocs[j].mem) << ' ' << allocs[j].capacity << " B";
     total += allocs[j].capacity;
     sep = ", ";
   }
   return out << " (" << total << " B)";
+}
+/// Why allocation `i` does not fit: its size against the space, and what is live beside it.
+constexpr text overflow_message(const function& f, planner_kind planner, const std::vector<allocation>& allocs,
+                                const std::vector<live_interval>& live, std::uint32_t i) {
+  const allocation& a = allocs[i];
+  text out = text("planner ") << name(planner) << " cannot place " << a.capacity << " bytes in " << name(a.space)
+                              << ": the space holds " << space_capacity(a.space) << " bytes";
+  return out << live_beside(f, allocs, live, i);
+}
+/// One error per memory space that overflows in `f`, at its first allocation that does not fit;
+/// each later one is a note on it. Why not an error each: once a space is over, every tile after
+/// the first misplaced one fails too, and the cascade hid the one place to shorten or split.
+constexpr void report_overflows(const function& f, planner_kind planner, const std::vector<allocation>& allocs,
+                                const std::vector<live_interval>& live, const std::vector<std::uint32_t>& over,
+                                std::vector<diagnostic>& errors) {
+  const std::size_t none = errors.size() + over.size();
+  std::vector<std::size_t> error_of_space(detail::space_names.size(), none);
+  for (const std::uint32_t i : over) {
+    const auto space = static_cast<std::size_t>(allocs[i].space);
+    if (error_of_space[space] == none) {
+      error_of_space[space] = errors.size();
+      errors.push_back(diagnostic{f.op(allocs[i].def).loc, text("plan"), overflow_message(f, planner, allocs, live, i), {}});
+      continue;
+    }
+    errors[error_of_space[space]].notes.push_back(
+        note{f.op(allocs[i].def).loc, text(name(allocs[i].space)) << " is over here too: " << allocs[i].capacity << " bytes ("
+                                                                  << storage_label(f, allocs[i].mem) << ") do not fit"
+                                                                  << live_beside(f, allocs, live, i)});
+  }
 }
 }  // namespace detail
 
@@ -93,15 +124,15 @@ constexpr void plan_in_place(program& p, const options& opts, analysis_cache& ca
     for (std::uint32_t i = 0; i < allocs.size(); ++i)
       if (addr[i] && !allocs[i].address) appended += 1 + kwargs_of(f.op(allocs[i].def).op).count;
     f.kwargs.reserve(f.kwargs.size() + appended);
+    std::vector<std::uint32_t> over;  // the allocations that do not fit, in allocation order
     for (std::uint32_t i = 0; i < allocs.size(); ++i) {
       if (!addr[i] || allocs[i].address) continue;
       k.storage_checked = false;
-      if (*addr[i] + allocs[i].capacity > space_capacity(allocs[i].space))
-        errors.push_back(
-            diagnostic{f.op(allocs[i].def).loc, text("plan"), detail::overflow_message(f, opts.planner, allocs, live, i), {}});
+      if (*addr[i] + allocs[i].capacity > space_capacity(allocs[i].space)) over.push_back(i);
       detail::set_alloc_address(f, allocs[i], *addr[i]);
       k.storage.set_address(i, *addr[i]);
     }
+    if (!over.empty()) detail::report_overflows(f, opts.planner, allocs, live, over, errors);
   }
 }
 template <class = void>

@@ -743,7 +743,7 @@ class binary_reader {
     object o;
     if (!scan(o, "a function") || !exact(o, function_keys, "a function")) return {};
     // The header's fields go straight into the function; the name is the first one interned.
-    function_builder b(function_kind{}, {});
+    function_builder b(function_kind{}, {}, location{});
     b_ = &b;
     fields(o, b.fn(), all);
     {
