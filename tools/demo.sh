@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # The README's first command: installs what is missing, builds t2b-opt (only that target) in
 # build-demo, and runs the main job on an example kernel (default: the spec's default-selection
-# example): its Tile IR, the Buffer IR it lowers to, and the reference simulator's verdict.
+# example): its Tile IR, the Buffer IR it lowers to, and the reference simulator's verdict. Where
+# LLVM/MLIR 22 is installed, it also builds pto-check-opt (the checker dialect, tests/pto-dialect;
+# docs/pto-as.md) and checks the kernel's PTO-AS with it.
 #   bash tools/demo.sh [KERNEL.t2b] [pypto|dsa_rp|ptoas]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -14,8 +16,11 @@ planner="${2:-pypto}"
 dir=build-demo
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
+# Why -Dtests=true: pto-check-opt is configured with the tests (only the targets named below are built).
 if [[ ! -f "$dir/meson-private/coredata.dat" ]]; then
-  CXX=g++-12 meson setup "$dir" -Dtests=false -Dexamples=false -Dbenchmarks=false >"$log" 2>&1 || { cat "$log"; exit 1; }
+  CXX=g++-12 meson setup "$dir" -Dtests=true -Dexamples=false -Dbenchmarks=false >"$log" 2>&1 || { cat "$log"; exit 1; }
+elif [[ "$(meson introspect "$dir" --buildoptions | python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "tests"))')" != true ]]; then
+  meson configure "$dir" -Dtests=true >"$log" 2>&1 || { cat "$log"; exit 1; }  # a build-demo from before the checker
 fi
 echo "demo: building t2b-opt in $dir ..." >&2
 meson compile -C "$dir" tools/t2b-opt >"$log" 2>&1 || { cat "$log"; exit 1; }
@@ -29,3 +34,21 @@ echo "==== Buffer IR: $opt --planner=$planner $kernel"
 echo
 echo "==== Simulator: $opt --check-numerics --planner=$planner $kernel"
 "$opt" --check-numerics --planner="$planner" "$kernel"
+echo
+# Meson decides whether the checker can be built (tests/pto-dialect/meson.build); its target exists then.
+if meson introspect "$dir" --targets | python3 -c 'import json, sys; sys.exit(not any(t["name"] == "pto-check-opt" for t in json.load(sys.stdin)))'; then
+  echo "demo: building pto-check-opt in $dir ..." >&2
+  meson compile -C "$dir" tests/pto-dialect/pto-check-opt >"$log" 2>&1 || { cat "$log"; exit 1; }
+  pto="$(mktemp)"
+  trap 'rm -f "$log" "$pto"' EXIT
+  "$opt" --emit=pto --planner="$planner" "$kernel" >"$pto"
+  # ptoas's level follows the addresses (docs/pto-as.md, "Level"): every pto.alloc_tile has one
+  # after an addressing planner (pypto, dsa_rp): level3; none after ptoas: level2.
+  level=level2
+  if grep -q 'pto.alloc_tile addr = ' "$pto"; then level=level3; fi
+  echo "==== PTO-AS: $opt --emit=pto --planner=$planner $kernel | $dir/tests/pto-dialect/pto-check-opt --pto-level=$level -"
+  "$dir/tests/pto-dialect/pto-check-opt" --pto-level="$level" "$pto" >/dev/null
+  echo "the checker dialect parses and verifies the PTO-AS of $(grep -c '^  func.func ' "$pto") kernel(s) at --pto-level=$level"
+else
+  echo "==== PTO-AS: pto-check-opt skipped: LLVM/MLIR 22 not found (mlir-22-tools, libmlir-22-dev, llvm-22-dev: bash tools/install-deps.sh)"
+fi
