@@ -9,15 +9,16 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 
-// Why an enum option: any other spelling is a usage error, as in ptoas, instead of a silent level2.
+// Why an enum option: any other spelling is a usage error instead of a silent level2.
 namespace {
 enum ptoLevel { level1 = 1, level2 = 2, level3 = 3 };
 }  // namespace
-static llvm::cl::opt<ptoLevel> level("pto-level", llvm::cl::desc("ptoas level (docs/pto-as.md, \"Level\")"),
-                                     llvm::cl::values(clEnumVal(level1, "no addr on any pto.alloc_tile"),
-                                                      clEnumVal(level2, "no addr on any pto.alloc_tile (the default)"),
-                                                      clEnumVal(level3, "addr on every pto.alloc_tile (an addressed planner: pypto, dsa_rp)")),
-                                     llvm::cl::init(level2));
+static llvm::cl::opt<ptoLevel> level(
+    "pto-level", llvm::cl::desc("ptoas level (docs/pto-as.md, \"Level\")"),
+    llvm::cl::values(clEnumVal(level1, "no addr on any pto.alloc_tile"),
+                     clEnumVal(level2, "no addr on any pto.alloc_tile (the default)"),
+                     clEnumVal(level3, "addr on every pto.alloc_tile (an addressed planner: pypto, dsa_rp)")),
+    llvm::cl::init(level2));
 
 int pto_check::checkedLevel() { return static_cast<int>(level.getValue()); }
 
