@@ -72,11 +72,13 @@ def main(argv):
             print("SKIP: %s has no %s (Debian: python3-mesonpy, python3-venv; bash tools/install-deps.sh)"
                   % (sys.executable, module))
             return 77
+    start = time.monotonic()
     env = dict(os.environ, CXX=cxx)
     env.pop("PYTHONPATH", None)
     with tempfile.TemporaryDirectory(prefix="t2b-pip-install-") as scratch:
         src = os.path.join(scratch, "src")
         shutil.copytree(source_root, src, ignore=build_dirs_and_git(source_root), symlinks=True)
+        print("copy of the source tree: %.1f s" % (time.monotonic() - start))
         venv = os.path.join(scratch, "v")
         ok, _ = step("venv", [sys.executable, "-m", "venv", "--system-site-packages", venv], cwd=scratch, env=env)
         if not ok:
@@ -100,7 +102,10 @@ def main(argv):
         print(r.stdout + r.stderr)
         if not ok:
             return 1
-    print("python-pip-install: pip installed the package into a venv, which lowered and ran a kernel")
+        cleanup = time.monotonic()
+    print("removing the scratch directory: %.1f s" % (time.monotonic() - cleanup))
+    print("python-pip-install: pip installed the package into a venv, which lowered and ran a kernel (%.1f s in all)"
+          % (time.monotonic() - start))
     return 0
 
 
