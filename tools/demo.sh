@@ -16,12 +16,8 @@ planner="${2:-pypto}"
 dir=build-demo
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-# Why -Dtests=true: pto-check-opt is configured with the tests (only the targets named below are built).
-# Meson's introspection files tell what it configured (the test `pto-dialect` exists with the tests).
 if [[ ! -f "$dir/meson-private/coredata.dat" ]]; then
-  CXX=g++-12 meson setup "$dir" -Dtests=true -Dexamples=false -Dbenchmarks=false >"$log" 2>&1 || { cat "$log"; exit 1; }
-elif ! grep -q '"name": "pto-dialect"' "$dir/meson-info/intro-tests.json"; then
-  meson configure "$dir" -Dtests=true >"$log" 2>&1 || { cat "$log"; exit 1; }  # a build-demo from before the checker
+  CXX=g++-12 meson setup "$dir" -Dtests=false -Dexamples=false -Dbenchmarks=false >"$log" 2>&1 || { cat "$log"; exit 1; }
 fi
 echo "demo: building t2b-opt in $dir ..." >&2
 meson compile -C "$dir" tools/t2b-opt >"$log" 2>&1 || { cat "$log"; exit 1; }
@@ -36,7 +32,8 @@ echo
 echo "==== Simulator: $opt --check-numerics --planner=$planner $kernel"
 "$opt" --check-numerics --planner="$planner" "$kernel"
 echo
-# Meson decides whether the checker can be built (tests/pto-dialect/meson.build); its target exists then.
+# Meson decides whether the checker can be built (tests/pto-dialect/meson.build); its target exists
+# then (its introspection file says so), and is built only when named.
 if grep -q '"name": "pto-check-opt"' "$dir/meson-info/intro-targets.json"; then
   echo "demo: building pto-check-opt in $dir ..." >&2
   meson compile -C "$dir" tests/pto-dialect/pto-check-opt >"$log" 2>&1 || { cat "$log"; exit 1; }
