@@ -11,11 +11,13 @@ set -euo pipefail
 # format is read from Python in a test; python3-numpy: `t2b-opt --run` is checked against NumPy;
 # cmake, pkg-config: the installed package's consumers (infra/install-consumers) are built with them
 # (these tests skip without them); pybind11-dev, python3-dev, python3-pytest: the Python package
-# (python/) and its tests; clang-format-14: the tree's format (.clang-format, tools/format.sh, test
-# infra/format; it skips without it).
+# (python/) and its tests; python3-mesonpy, python3-venv: `pip install .` into a venv
+# (pyproject.toml's build backend; test python-pip-install, which skips without them);
+# clang-format-14: the tree's format (.clang-format, tools/format.sh, test infra/format; it skips
+# without it).
 packages=(meson ninja-build g++-12 clang-14 doctest-dev libboost-dev llvm-14-tools libbenchmark-dev python3
   libclang-rt-14-dev mlir-22-tools libmlir-22-dev llvm-22-dev python3-msgpack python3-numpy cmake pkg-config
-  pybind11-dev python3-dev python3-pytest clang-format-14)
+  pybind11-dev python3-dev python3-pytest python3-mesonpy python3-venv clang-format-14)
 
 missing() {
   local p out=()

@@ -9,14 +9,18 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 
-static llvm::cl::opt<std::string> level("pto-level", llvm::cl::desc("ptoas level: level1, level2 (default) or level3"),
-                                        llvm::cl::init("level2"));
+// Why an enum option: any other spelling is a usage error instead of a silent level2.
+namespace {
+enum ptoLevel { level1 = 1, level2 = 2, level3 = 3 };
+}  // namespace
+static llvm::cl::opt<ptoLevel> level(
+    "pto-level", llvm::cl::desc("ptoas level (docs/pto-as.md, \"Level\")"),
+    llvm::cl::values(clEnumVal(level1, "no addr on any pto.alloc_tile"),
+                     clEnumVal(level2, "no addr on any pto.alloc_tile (the default)"),
+                     clEnumVal(level3, "addr on every pto.alloc_tile (an addressed planner: pypto, dsa_rp)")),
+    llvm::cl::init(level2));
 
-int pto_check::checkedLevel() {
-  if (level == "level1") return 1;
-  if (level == "level3") return 3;
-  return 2;
-}
+int pto_check::checkedLevel() { return static_cast<int>(level.getValue()); }
 
 int main(int argc, char** argv) {
   mlir::DialectRegistry registry;
