@@ -228,6 +228,7 @@ struct verify_buffer_pass;
 struct lower_pass {
   static constexpr std::string_view name = "lower";
   static constexpr bool buffer_ir_only = true;
+  static constexpr bool notes_kernels_left_tile = true;  // no silent Tile: each kernel left Tile says why
   using verified_by = verify_buffer_pass;
   template <recipe_set Recipes>
   static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {
