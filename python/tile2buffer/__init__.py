@@ -12,20 +12,26 @@ Errors raise `ParseError`, `VerifyError`, `LoweringError`, `EmitError` or `RunEr
 `tile2buffer.Error`): the message
 is the located diagnostics as `t2b-opt` prints them, `.diagnostics` the list of `Diagnostic`.
 Programs are immutable: `lower` returns a new one and never changes its input.
+The library's warnings and remarks (a kernel that stays Tile and why, the PTOAS over-capacity
+warning) are Python warnings of category `tile2buffer.Warning` (`.diagnostic` holds the
+`Diagnostic`); `with tile2buffer.collect_diagnostics() as notices:` collects them in a list instead.
 """
 from __future__ import annotations
 
+import builtins
+import contextlib
 import numbers
+import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 from . import _core
 from .builder import Builder, KernelBuilder, Scalar, Tensor, Tile, Value
 
 __all__ = [
     "Diagnostic", "Error", "ParseError", "VerifyError", "LoweringError", "EmitError", "RunError",
-    "SimulationWarning", "Function", "Program", "parse", "load_binary", "lower", "explain_selection",
+    "Warning", "SimulationWarning", "collect_diagnostics", "Function", "Program", "parse", "load_binary", "lower", "explain_selection",
     "emit_pto", "run", "Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar",
     "PLANNERS", "TARGETS", "ROLLOUTS",
 ]
@@ -37,7 +43,8 @@ ROLLOUTS = _core.ROLLOUTS
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One located diagnostic. `line` and `column` are 1-based; 0 when the location is unknown."""
+    """One located diagnostic. `line` and `column` are 1-based; 0 when the location is unknown.
+    `function` is the kernel it is about (without "@"), "" when it is about none."""
     file: str
     line: int
     column: int
@@ -45,6 +52,7 @@ class Diagnostic:
     source: str
     message: str
     formatted: str
+    function: str = ""
 
     def __str__(self) -> str:
         return self.formatted.rstrip("\n")
@@ -78,10 +86,50 @@ class RunError(Error):
     """A simulation that stopped (an out-of-bounds access, a failed check): its located diagnostics."""
 
 
-class SimulationWarning(RuntimeWarning):
+class Warning(builtins.UserWarning):  # pylint: disable=redefined-builtin  # tile2buffer.Warning
+    """A warning or remark of the library (severity "warning" or "remark"): a kernel `lower` left
+    Tile and why (and, where `rollout="extended"` lowers it, that hint), the PTOAS over-capacity
+    warning. `.diagnostic` is the `Diagnostic` (its `.function` names the kernel)."""
+
+    def __init__(self, diagnostic: Diagnostic, text: Optional[str] = None):
+        super().__init__(str(diagnostic) if text is None else text)
+        self.diagnostic = diagnostic
+
+
+class SimulationWarning(Warning, builtins.RuntimeWarning):
     """A run that finished but whose outputs hold what the kernel did not compute: elements of an
     `out` tensor it never wrote (they hold -555), values derived from never-written storage, or
-    writes outside a tensor."""
+    writes outside a tensor. Its text is the diagnostic's message alone."""
+
+
+_collecting = threading.local()  # per thread: the lists of the open collect_diagnostics blocks
+
+
+@contextlib.contextmanager
+def collect_diagnostics() -> Iterator[List[Diagnostic]]:
+    """Collects the library's warnings and remarks raised in this block on this thread (by
+    `lower` and `run`) into the list it yields, in order, instead of raising them as warnings:
+
+        with tile2buffer.collect_diagnostics() as notices:
+            lowered = tile2buffer.lower(program)
+        kept_tile = [d.function for d in notices if d.severity == "remark"]
+    """
+    stack = _collecting.__dict__.setdefault("stack", [])
+    collected: List[Diagnostic] = []
+    stack.append(collected)
+    try:
+        yield collected
+    finally:
+        stack.pop()
+
+
+def _collected(diagnostic: Diagnostic) -> bool:
+    """Whether an open `collect_diagnostics` block took `diagnostic` (else the caller warns)."""
+    stack = getattr(_collecting, "stack", None)
+    if not stack:
+        return False
+    stack[-1].append(diagnostic)
+    return True
 
 
 def _diagnostics(raw) -> List[Diagnostic]:
@@ -173,16 +221,23 @@ def lower(program: Program, planner: str = "pypto", target: str = "a2a3", rollou
           enable_buffer_ir: bool = True, verify: bool = True, workers: int = 1) -> Program:
     """Runs the whole pipeline and returns the lowered program.
 
-    `rollout` is "default" (the spec's default rollout, exactly) or "extended" (also the recipes a
-    set declares outside it; the default set declares none yet, so both lower alike today).
-    Kernels the rollout does not select stay Tile (`explain_selection` says why). Invalid
-    input raises `VerifyError`; a program the pipeline refuses raises `LoweringError`. `workers`
-    threads lower the kernels (0: one per hardware thread); the output does not depend on it.
+    `rollout` is "default" (the spec's default rollout, exactly) or "extended" (also the recipes
+    outside it: reductions, broadcasts, casts and more lower too, so fewer kernels stay Tile).
+    Kernels the rollout does not select stay Tile: each raises a `tile2buffer.Warning` (a remark
+    with the reason, and the hint when `rollout="extended"` lowers it; `explain_selection` says
+    the same), as does the PTOAS over-capacity warning; `collect_diagnostics()` collects them
+    instead. Invalid input raises `VerifyError`; a program the pipeline refuses raises
+    `LoweringError`. `workers` threads lower the kernels (0: one per hardware thread); the output
+    does not depend on it.
     """
     if workers < 0:
         raise ValueError("workers must be >= 0, not %d" % workers)
-    return Program(_check(_core.lower(program._core, planner, target, _rollout(rollout), bool(enable_buffer_ir), bool(verify),
-                                      int(workers)), LoweringError))
+    value, raw, notices = _core.lower(program._core, planner, target, _rollout(rollout), bool(enable_buffer_ir), bool(verify),
+                                      int(workers))
+    for d in _diagnostics(notices):
+        if not _collected(d):
+            warnings.warn(Warning(d), stacklevel=2)
+    return Program(_check((value, raw), LoweringError))
 
 
 def explain_selection(program: Program, planner: str = "pypto", target: str = "a2a3",
@@ -246,7 +301,8 @@ def run(program: Program, kernel: str, inputs: Mapping[str, Any], scalars: Optio
         raise RunError(_diagnostics(raw))
     if error:
         raise ValueError(error)
-    for note in notes:
-        warnings.warn(note, SimulationWarning, stacklevel=2)
+    for d in _diagnostics(notes):
+        if not _collected(d):
+            warnings.warn(SimulationWarning(d, d.message), stacklevel=2)
     return {name: np.frombuffer(bytearray(data), dtype=np.dtype(descr)).reshape(rows, cols)
             for name, descr, rows, cols, data in outputs}

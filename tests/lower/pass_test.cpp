@@ -249,7 +249,8 @@ TEST_CASE("fold_matmul_if returns a new program: its input is unchanged, its out
 
 namespace {
 
-constexpr std::string_view lowered_and_tile = R"(aiv @add_one(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+constexpr std::string_view lowered_and_tile =
+    R"(aiv @add_one(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
   x = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
   y = tile.add(x, x) : Tile[[16, 32], FP32, Vec]
   result = tile.store(y, (0, 0), Out) : Tensor[[16, 32], FP32]
@@ -264,7 +265,8 @@ aiv @row_max(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 1], FP32]) -> Tenso
 }
 )";
 
-constexpr std::string_view too_big = R"(aiv @too_big(A: Tensor[[64, 512], FP32], B: Tensor[[64, 512], FP32], Out: out Tensor[[64, 512], FP32]) -> Tensor[[64, 512], FP32] {
+constexpr std::string_view too_big =
+    R"(aiv @too_big(A: Tensor[[64, 512], FP32], B: Tensor[[64, 512], FP32], Out: out Tensor[[64, 512], FP32]) -> Tensor[[64, 512], FP32] {
   a = tile.load(A, (0, 0), (64, 512)) : Tile[[64, 512], FP32, Vec]
   b = tile.load(B, (0, 0), (64, 512)) : Tile[[64, 512], FP32, Vec]
   c = tile.add(a, b) : Tile[[64, 512], FP32, Vec]
