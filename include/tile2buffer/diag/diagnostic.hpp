@@ -124,6 +124,13 @@ struct result {
   constexpr void fail(location loc, std::string_view source, const text& message) { fail(loc, source, message.view()); }
 };
 
+/// Names `function` as the function of each diagnostic of `ds` from `first` on that names none
+/// (a pass's per-function loop, after checking one function).
+constexpr void name_function(std::vector<diagnostic>& ds, std::string_view function, std::size_t first = 0) {
+  for (std::size_t k = first; k < ds.size(); ++k)
+    if (ds[k].function.empty()) ds[k].function = text(function);
+}
+
 /// All diagnostics of a result, formatted (with source excerpts when `source` is given).
 template <class = void>
 constexpr text format_all(const std::vector<diagnostic>& ds, std::string_view file, std::string_view source = {}) {

@@ -71,26 +71,19 @@ constexpr void add_notices(const pass_entry& e, const program& after, const opti
   if (e.notes_kernels_left_tile) note_kernels_left_tile<typename Table::recipes>(after, opts, cache, out);
 }
 
-/// Names the function of each error that names none, where `p` (the program the failing step
-/// read) tells: the function at whose header or op the error is located, else the only device
-/// function (IR built without locations, `<host>:0:0`). Runs on failure only.
-constexpr void name_functions(const program& p, std::vector<diagnostic>& errors) {
-  for (diagnostic& d : errors) {
-    if (!d.function.empty()) continue;
-    const function* at = nullptr;
-    std::size_t devices = 0;
-    for (const function& f : p.functions) {
-      if (f.is_device() && ++devices == 1 && !d.loc.known()) at = &f;
-      if (!d.loc.known()) continue;
-      bool here = f.loc == d.loc;
-      for (std::size_t o = 0; o < f.ops.size() && !here; ++o) here = f.ops[o].loc == d.loc;
-      if (here) {
-        at = &f;
-        break;
-      }
-    }
-    if (at != nullptr && (d.loc.known() || devices == 1)) d.function = text(at->name_of());
+/// The name of `p`'s only device function, or none. Why: an error of a pass that does not say
+/// which function it checked, in IR built without locations (`<host>:0:0`), still names its
+/// kernel when there is one; with more, a location does not tell (kernels may share lines).
+constexpr text only_kernel(const program& p) {
+  const function* only = nullptr;
+  for (const function& f : p.functions) {
+    if (!f.is_device()) continue;
+    if (only != nullptr) return {};
+    only = &f;
   }
+  text name;  // not `?:` on two texts: g++-12 destroys one twice in constant evaluation
+  if (only != nullptr) name = text(only->name_of());
+  return name;
 }
 
 /// Hands `ds[from...]` to the host's handler, if it set one.
@@ -110,7 +103,7 @@ constexpr result<program> run_pass(pass_id id, const program& p, const options& 
   const pass_entry& e = table::entries[static_cast<std::size_t>(id)];
   result<program> r = e.run(p, opts, cache);
   if (r.ok()) detail::add_notices<table>(e, r.value, opts, cache, r.notices);
-  else detail::name_functions(p, r.errors);
+  else name_function(r.errors, detail::only_kernel(p).view());
   return r;
 }
 template <recipe_set Recipes = default_recipes>
@@ -147,7 +140,6 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
   }
   std::vector<diagnostic> notices;
   const auto failed = [&](std::vector<diagnostic>& errors) {
-    name_functions(*s.latest, errors);
     return failure(static_cast<std::vector<diagnostic>&&>(errors), static_cast<std::vector<diagnostic>&&>(notices));
   };
   last = order.size();
@@ -228,6 +220,8 @@ result<program> run_functions_in_parallel(const program& input, const options& o
 template <class Table>
 constexpr result<program> run_sequence(const program& input, const options& opts, std::span<const std::size_t> order,
                                        parallelism par, const pass_observer* observer, program* owned = nullptr) {
+  // Read before the run, which may take `input` over.
+  const text only = only_kernel(input);
   if (opts.verify)
     if (std::vector<diagnostic> errors = verify<>(input); !errors.empty()) {
       tell(observer, errors);
@@ -263,6 +257,7 @@ constexpr result<program> run_sequence(const program& input, const options& opts
   if (r.ok() && (opts.verify || (parallel && buffer_checked)) && !opts.verify_each && !output_checked)
     r.errors = verify<>(r.value);
   if (!r.ok()) r.value = program{};
+  name_function(r.errors, only.view());
   tell(observer, r.errors);
   return r;
 }

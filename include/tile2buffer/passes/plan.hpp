@@ -97,8 +97,12 @@ constexpr void plan_in_place(program& p, const options& opts, analysis_cache& ca
       if (!addr[i] || allocs[i].address) continue;
       k.storage_checked = false;
       if (*addr[i] + allocs[i].capacity > space_capacity(allocs[i].space))
-        errors.push_back(
-            diagnostic{f.op(allocs[i].def).loc, text("plan"), detail::overflow_message(f, opts.planner, allocs, live, i), {}});
+        errors.push_back(diagnostic{f.op(allocs[i].def).loc,
+                                    text("plan"),
+                                    detail::overflow_message(f, opts.planner, allocs, live, i),
+                                    {},
+                                    severity::error,
+                                    text(f.name_of())});
       detail::set_alloc_address(f, allocs[i], *addr[i]);
       k.storage.set_address(i, *addr[i]);
     }
