@@ -87,21 +87,26 @@ int run_session(session& s) {
   const program tile_input = opts.check_numerics_seed || opts.run.active ? parsed.value : program{};
   if (!opts.memory_map.empty())
     if (const int rc = write_memory_map(s, parsed.value); rc != 0) return rc;
-  bool lowered_all = false;  ///< the passes that ran lowered: a kernel still Tile stayed Tile
+  bool lowered_all = false;           ///< the passes that ran lowered: a kernel still Tile stayed Tile
+  std::vector<diagnostic> left_tile;  ///< the library's remarks on the kernels lowering left Tile
   if (lowers) {
     // The pipeline may take the parsed program over unless something below reads it again.
-    const bool keep_input = opts.prints_passes() || opts.pass_options.planner == planner_kind::ptoas;
-    result<program> lowered = run_passes(s, parsed.value, !keep_input);
-    if (!lowered) return report(s, lowered.errors);
+    result<program> lowered = run_passes(s, parsed.value, !opts.prints_passes());
     lowered_all = ran_lower(opts);
-    if (opts.pass_options.planner == planner_kind::ptoas && lowered_all) warn_ptoas_overflow(s, parsed.value);
+    for (diagnostic& d : lowered.notices) {
+      if (d.level == severity::remark) left_tile.push_back(static_cast<diagnostic&&>(d));
+      else notice(s, d);
+    }
+    if (!lowered) return report(s, lowered.errors);
     parsed.value = static_cast<program&&>(lowered.value);
-    if (!pto && lowered_all) remark_tile_kernels(s, parsed.value, "");
+    // PTO-AS output says which kernels it leaves out instead (write_ir).
+    if (!pto && lowered_all)
+      for (const diagnostic& d : left_tile) notice(s, d);
   }
   if (opts.run.active) return t2b_opt_run::run(opts.run, tile_input, parsed.value, s.display);
   if (opts.check_numerics_seed) return check_numerics(opts, s.display, tile_input, parsed.value);
   if (opts.verify_only || opts.explain_selection) return 0;
-  return write_ir(s, parsed.value, lowered_all);
+  return write_ir(s, parsed.value, lowered_all, left_tile);
 }
 
 /// --split-input-file and --verify-diagnostics: each chunk (or the whole input) is a session of

@@ -88,8 +88,9 @@ inline bool writes_pto(const cli_options& opts) {
 
 /// Writes `p` in the form --emit asks for (canonical text, the binary IR or PTO-AS) to -o, or to
 /// the chunk's collected output. `lowered_all`: the passes that ran lowered, so a kernel still
-/// Tile stayed Tile (and is remarked on when PTO-AS leaves it out).
-inline int write_ir(session& s, const program& p, bool lowered_all) {
+/// Tile stayed Tile (and is remarked on when PTO-AS leaves it out); `left_tile`: the library's
+/// remarks on those kernels.
+inline int write_ir(session& s, const program& p, bool lowered_all, const std::vector<diagnostic>& left_tile) {
   const cli_options& opts = s.opts;
   using F = cli_options::output_format;
   text out;
@@ -112,7 +113,8 @@ inline int write_ir(session& s, const program& p, bool lowered_all) {
     if (!emitted) {
       // Why the remarks first: a kernel that selection kept Tile is refused for the reason
       // `--lower` gives, which the emitter's error ("a Tile-stage kernel") does not repeat.
-      if (lowered_all && any_tile) remark_tile_kernels(s, p, ", not emitted");
+      if (lowered_all && any_tile)
+        for (const diagnostic& d : left_tile) notice(s, not_emitted(d));
       return report(s, emitted.errors);
     }
     if (opts.verify_pto_roundtrip)
@@ -124,7 +126,8 @@ inline int write_ir(session& s, const program& p, bool lowered_all) {
               });
           !differ.empty())
         return report(s, differ);
-    if (skip && any_tile) remark_tile_kernels(s, p, ", not emitted");
+    if (skip && any_tile)
+      for (const diagnostic& d : left_tile) notice(s, not_emitted(d));
     out = static_cast<text&&>(emitted.value);
   } else {
     out = s.timed("print", [&] { return print_ir(opts, p); });

@@ -205,7 +205,15 @@ inline int run(const request& req, const program& written, const program& to_run
   if (ec || !std::filesystem::is_directory(req.output_dir, ec))
     return detail::fail("--output-dir: cannot create directory '" + req.output_dir + "'");
   for (const sim::run_output& o : r.outputs) {
-    for (const std::string& w : o.warnings) t2b_tools::tool_warning(w);
+    for (const diagnostic& w : o.warnings) {
+      if (t2b_tools::json_errors) {
+        diagnostic unlocated = w;  // as the text form: about an output file, at no line
+        unlocated.loc = {};
+        t2b_tools::json_add(unlocated, display);
+      } else {
+        t2b_tools::tool_warning(w.message.view());
+      }
+    }
     const std::string_view data(reinterpret_cast<const char*>(o.bytes.data()), o.bytes.size());
     const std::string path = (std::filesystem::path(req.output_dir) / (o.name + ".npy")).string();
     if (!t2b_tools::write_file(path, t2b_npy::serialize(sim::host_descr(o.dt), {o.rows, o.cols}, data)))

@@ -13,25 +13,30 @@ Errors raise `ParseError`, `VerifyError`, `LoweringError`, `EmitError` or `RunEr
 `tile2buffer.Error`): the message
 is the located diagnostics as `t2b-opt` prints them, `.diagnostics` the list of `Diagnostic`.
 Programs are immutable: `lower` and `run_passes` return a new one and never change their input.
+The library's warnings and remarks (a kernel that stays Tile and why, the PTOAS over-capacity
+warning) are Python warnings of category `tile2buffer.Warning` (`.diagnostic` holds the
+`Diagnostic`); `with tile2buffer.collect_diagnostics() as notices:` collects them in a list instead.
 """
 from __future__ import annotations
 
+import builtins
+import contextlib
 import linecache
 import numbers
 import re
+import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence
 
 from . import _core
 from .builder import Builder, KernelBuilder, Scalar, Site, Tensor, Tile, Value, _did_you_mean
 
 __all__ = [
     "Diagnostic", "Error", "ParseError", "VerifyError", "LoweringError", "EmitError", "RunError",
-    "SimulationWarning", "Function", "Program", "parse", "load_binary", "lower", "explain_selection",
-    "emit_pto", "run", "run_passes", "memory_map", "Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar",
-    "Site",
-    "PLANNERS", "TARGETS", "ROLLOUTS", "PASSES",
+    "Warning", "SimulationWarning", "collect_diagnostics", "Function", "Program", "parse", "load_binary", "lower",
+    "explain_selection", "emit_pto", "run", "run_passes", "memory_map", "Builder", "KernelBuilder", "Value", "Tensor",
+    "Tile", "Scalar", "Site", "PLANNERS", "TARGETS", "ROLLOUTS", "PASSES",
 ]
 
 PLANNERS = _core.PLANNERS  # the library's tables; an unknown name is a ValueError from _core
@@ -43,7 +48,8 @@ PASSES = _core.PASSES  # the library's pass table (passes/pipeline_api.hpp pass_
 @dataclass(frozen=True)
 class Diagnostic:
     """One located diagnostic. `line` and `column` are 1-based; 0 when the location is unknown.
-    About a program `Builder.build` made, they are the Python caller's file, line and column."""
+    About a program `Builder.build` made, they are the Python caller's file, line and column.
+    `function` is the kernel it is about (without "@"), "" when it is about none."""
     file: str
     line: int
     column: int
@@ -51,6 +57,7 @@ class Diagnostic:
     source: str
     message: str
     formatted: str
+    function: str = ""
 
     def __str__(self) -> str:
         return self.formatted.rstrip("\n")
@@ -84,10 +91,50 @@ class RunError(Error):
     """A simulation that stopped (an out-of-bounds access, a failed check): its located diagnostics."""
 
 
-class SimulationWarning(RuntimeWarning):
+class Warning(builtins.UserWarning):  # pylint: disable=redefined-builtin  # tile2buffer.Warning
+    """A warning or remark of the library (severity "warning" or "remark"): a kernel `lower` left
+    Tile and why (and, where `rollout="extended"` lowers it, that hint), the PTOAS over-capacity
+    warning. `.diagnostic` is the `Diagnostic` (its `.function` names the kernel)."""
+
+    def __init__(self, diagnostic: Diagnostic, text: Optional[str] = None):
+        super().__init__(str(diagnostic) if text is None else text)
+        self.diagnostic = diagnostic
+
+
+class SimulationWarning(Warning, builtins.RuntimeWarning):
     """A run that finished but whose outputs hold what the kernel did not compute: elements of an
     `out` tensor it never wrote (they hold -555), values derived from never-written storage, or
-    writes outside a tensor."""
+    writes outside a tensor. Its text is the diagnostic's message alone."""
+
+
+_collecting = threading.local()  # per thread: the lists of the open collect_diagnostics blocks
+
+
+@contextlib.contextmanager
+def collect_diagnostics() -> Iterator[List[Diagnostic]]:
+    """Collects the library's warnings and remarks raised in this block on this thread (by
+    `lower`, `run_passes` and `run`) into the list it yields, in order, instead of raising them as warnings:
+
+        with tile2buffer.collect_diagnostics() as notices:
+            lowered = tile2buffer.lower(program)
+        kept_tile = [d.function for d in notices if d.severity == "remark"]
+    """
+    stack = _collecting.__dict__.setdefault("stack", [])
+    collected: List[Diagnostic] = []
+    stack.append(collected)
+    try:
+        yield collected
+    finally:
+        stack.pop()
+
+
+def _collected(diagnostic: Diagnostic) -> bool:
+    """Whether an open `collect_diagnostics` block took `diagnostic` (else the caller warns)."""
+    stack = getattr(_collecting, "stack", None)
+    if not stack:
+        return False
+    stack[-1].append(diagnostic)
+    return True
 
 
 def _diagnostics(raw, sites: Optional[Sequence[Optional[Site]]] = None) -> List[Diagnostic]:
@@ -137,8 +184,8 @@ def _at_site(d: Diagnostic, sites: Optional[Sequence[Optional[Site]]]) -> Diagno
     formatted = "\n".join(out)
     site = _site_of(sites, d.line)
     if site is None:
-        return Diagnostic(d.file, d.line, d.column, d.severity, d.source, d.message, formatted)
-    return Diagnostic(site.file, site.line, site.column, d.severity, d.source, d.message, formatted)
+        return Diagnostic(d.file, d.line, d.column, d.severity, d.source, d.message, formatted, d.function)
+    return Diagnostic(site.file, site.line, site.column, d.severity, d.source, d.message, formatted, d.function)
 
 
 def _check(pair, error, sites: Optional[Sequence[Optional[Site]]] = None):
@@ -235,21 +282,34 @@ def lower(program: Program, planner: str = "pypto", target: str = "a2a3", rollou
 
     `rollout` is "default" (the spec's default rollout, exactly) or "extended" (also the recipes
     the library declares outside it: reductions, broadcasts, rsqrt, cast and more lower under it).
-    Kernels the rollout does not select stay Tile (`explain_selection` says why). Invalid
-    input raises `VerifyError`; a program the pipeline refuses raises `LoweringError`. `workers`
-    threads lower the kernels (0: one per hardware thread); the output does not depend on it.
-    `strict=True` raises `LoweringError` instead when a kernel stays Tile: one located error per
-    such kernel, naming it, with the reason `explain_selection` gives.
+    Kernels the rollout does not select stay Tile: each raises a `tile2buffer.Warning` (a remark
+    with the reason, and the hint when `rollout="extended"` lowers it; `explain_selection` says
+    the same), as does the PTOAS over-capacity warning; `collect_diagnostics()` collects them
+    instead. `strict=True` raises `LoweringError` instead when a kernel stays Tile: one located
+    error per such kernel, naming it, with the reason `explain_selection` gives. Invalid input
+    raises `VerifyError`; a program the pipeline refuses raises `LoweringError`. `workers` threads
+    lower the kernels (0: one per hardware thread); the output does not depend on it.
     """
     if workers < 0:
         raise ValueError("workers must be >= 0, not %d" % workers)
     if strict and not enable_buffer_ir:
         raise ValueError("strict=True asks that every kernel is lowered, which enable_buffer_ir=False turns off")
-    lowered = Program(_check(_core.lower(program._core, planner, target, _rollout(rollout), bool(enable_buffer_ir),
-                                         bool(verify), int(workers)), LoweringError, program._sites), program._sites)
+    value, raw, notices = _core.lower(program._core, planner, target, _rollout(rollout), bool(enable_buffer_ir),
+                                      bool(verify), int(workers))
+    if raw:  # the notices produced before the failure first, then the errors
+        _notify(notices, program._sites)
+    lowered = Program(_check((value, raw), LoweringError, program._sites), program._sites)
     if strict:
-        _raise_if_tile(program, lowered, planner, target, rollout)
+        _raise_if_tile(program, lowered, planner, target, rollout)  # its errors replace the stays-Tile remarks
+    _notify(notices, program._sites)
     return lowered
+
+
+def _notify(notices, sites: Optional[Sequence[Optional[Site]]]) -> None:
+    """Each library notice as a `tile2buffer.Warning`, or into the open `collect_diagnostics`."""
+    for d in _diagnostics(notices, sites):
+        if not _collected(d):
+            warnings.warn(Warning(d), stacklevel=3)
 
 
 def _raise_if_tile(program: Program, lowered: Program, planner: str, target: str, rollout: str) -> None:
@@ -295,8 +355,10 @@ def run_passes(program: Program, passes: Sequence[str], planner: str = "pypto", 
                                                                     ", ".join(PASSES)))
     if workers < 0:
         raise ValueError("workers must be >= 0, not %d" % workers)
-    return Program(_check(_core.run_passes(program._core, names, planner, target, _rollout(rollout), bool(verify),
-                                           int(workers)), LoweringError, program._sites), program._sites)
+    value, raw, notices = _core.run_passes(program._core, names, planner, target, _rollout(rollout), bool(verify),
+                                           int(workers))
+    _notify(notices, program._sites)
+    return Program(_check((value, raw), LoweringError, program._sites), program._sites)
 
 
 def memory_map(program: Program, planner: str = "pypto", target: str = "a2a3", rollout: str = "default") -> str:
@@ -359,7 +421,8 @@ def run(program: Program, kernel: str, inputs: Mapping[str, Any], scalars: Optio
         raise RunError(_diagnostics(raw, program._sites))
     if error:
         raise ValueError(error)
-    for note in notes:
-        warnings.warn(note, SimulationWarning, stacklevel=2)
+    for d in _diagnostics(notes, program._sites):
+        if not _collected(d):
+            warnings.warn(SimulationWarning(d, d.message), stacklevel=2)
     return {name: np.frombuffer(bytearray(data), dtype=np.dtype(descr)).reshape(rows, cols)
             for name, descr, rows, cols, data in outputs}

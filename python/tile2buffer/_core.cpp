@@ -32,8 +32,9 @@ namespace t2b = tile2buffer;
 
 namespace {
 
-/// (file, line, column, severity, source, message, formatted): what `tile2buffer.Diagnostic` holds.
-using diag_tuple = std::tuple<std::string, std::uint32_t, std::uint32_t, std::string, std::string, std::string, std::string>;
+/// (file, line, column, severity, source, message, formatted, function): what `tile2buffer.Diagnostic` holds.
+using diag_tuple =
+    std::tuple<std::string, std::uint32_t, std::uint32_t, std::string, std::string, std::string, std::string, std::string>;
 
 std::vector<diag_tuple> diagnostics(const std::vector<t2b::diagnostic>& ds, std::string_view file, std::string_view source) {
   std::vector<diag_tuple> out;
@@ -41,7 +42,7 @@ std::vector<diag_tuple> diagnostics(const std::vector<t2b::diagnostic>& ds, std:
   for (const t2b::diagnostic& d : ds) {
     const t2b::text formatted = t2b::format(d, file, source);
     out.emplace_back(std::string(file), d.loc.line, d.loc.col, std::string(t2b::name(d.level)), std::string(d.source.view()),
-                     std::string(d.message.view()), std::string(formatted.view()));
+                     std::string(d.message.view()), std::string(formatted.view()), std::string(d.function.view()));
   }
   return out;
 }
@@ -191,15 +192,18 @@ PYBIND11_MODULE(_core, m) {
 
   m.def(
       "lower",
+      // (program or None, errors, notices): the notices (warnings, remarks) become Python warnings.
       [](const py_program& p, std::string planner, std::string target, std::string rollout, bool enable_buffer_ir, bool verify,
          unsigned workers) {
         const t2b::options o = options_of(planner, target, rollout, enable_buffer_ir, verify);
         py::gil_scoped_release release;
-        auto r = outcome(t2b::lower(p.ir, o, t2b::parallelism{workers}), file_of(p), p.source);
+        t2b::result<t2b::program> lowered = t2b::lower(p.ir, o, t2b::parallelism{workers});
+        std::vector<diag_tuple> notices = diagnostics(lowered.notices, file_of(p), p.source);
+        auto r = outcome(std::move(lowered), file_of(p), p.source);
         std::optional<py_program> out;
         // The lowered program keeps the input's text: its ops keep their source locations.
         if (r.first) out = py_program{std::move(*r.first), p.source};
-        return std::make_pair(std::move(out), std::move(r.second));
+        return std::make_tuple(std::move(out), std::move(r.second), std::move(notices));
       },
       py::arg("program"), py::arg("planner"), py::arg("target"), py::arg("rollout"), py::arg("enable_buffer_ir"),
       py::arg("verify"), py::arg("workers"));
@@ -274,7 +278,7 @@ PYBIND11_MODULE(_core, m) {
         }
         for (auto& [name, value] : scalars) req.scalars.push_back({name, value});
         std::vector<array_out> outputs;
-        std::vector<std::string> warnings;
+        std::vector<diag_tuple> warnings;
         std::string stage, error;
         std::vector<diag_tuple> diags;
         std::vector<std::tuple<std::string, std::string, std::int64_t, std::int64_t, std::string>> raw;
@@ -297,7 +301,7 @@ PYBIND11_MODULE(_core, m) {
               error = r.error;
             } else {
               for (const t2b::sim::run_output& o : r.outputs)
-                warnings.insert(warnings.end(), o.warnings.begin(), o.warnings.end());
+                for (diag_tuple& w : diagnostics(o.warnings, file_of(p), p.source)) warnings.push_back(std::move(w));
               stage = r.stage;
               for (const t2b::sim::run_output& o : r.outputs)
                 raw.emplace_back(o.name, std::string(t2b::sim::host_descr(o.dt)), o.rows, o.cols,
@@ -318,10 +322,12 @@ PYBIND11_MODULE(_core, m) {
         const t2b::options o = options_of(planner, target, rollout, true, verify);
         const std::vector<std::string_view> names(passes.begin(), passes.end());
         py::gil_scoped_release release;
-        auto r = outcome(t2b::run_pass_pipeline(p.ir, o, names, t2b::parallelism{workers}), file_of(p), p.source);
+        t2b::result<t2b::program> ran = t2b::run_pass_pipeline(p.ir, o, names, t2b::parallelism{workers});
+        std::vector<diag_tuple> notices = diagnostics(ran.notices, file_of(p), p.source);  // as lower's
+        auto r = outcome(std::move(ran), file_of(p), p.source);
         std::optional<py_program> out;
         if (r.first) out = py_program{std::move(*r.first), p.source};
-        return std::make_pair(std::move(out), std::move(r.second));
+        return std::make_tuple(std::move(out), std::move(r.second), std::move(notices));
       },
       py::arg("program"), py::arg("passes"), py::arg("planner"), py::arg("target"), py::arg("rollout"), py::arg("verify"),
       py::arg("workers"));

@@ -246,3 +246,101 @@ TEST_CASE("fold_matmul_if returns a new program: its input is unchanged, its out
   REQUIRE(same.ok());
   CHECK(std::string(print(same.value).view()) == before);
 }
+
+namespace {
+
+constexpr std::string_view lowered_and_tile =
+    R"(aiv @add_one(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 32], FP32]) -> Tensor[[16, 32], FP32] {
+  x = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  y = tile.add(x, x) : Tile[[16, 32], FP32, Vec]
+  result = tile.store(y, (0, 0), Out) : Tensor[[16, 32], FP32]
+  return result
+}
+
+aiv @row_max(A: Tensor[[16, 32], FP32], Out: out Tensor[[16, 1], FP32]) -> Tensor[[16, 1], FP32] {
+  x = tile.load(A, (0, 0), (16, 32)) : Tile[[16, 32], FP32, Vec]
+  m = tile.row_max(x) : Tile[[16, 1], FP32, Vec]
+  result = tile.store(m, (0, 0), Out) : Tensor[[16, 1], FP32]
+  return result
+}
+)";
+
+constexpr std::string_view too_big =
+    R"(aiv @too_big(A: Tensor[[64, 512], FP32], B: Tensor[[64, 512], FP32], Out: out Tensor[[64, 512], FP32]) -> Tensor[[64, 512], FP32] {
+  a = tile.load(A, (0, 0), (64, 512)) : Tile[[64, 512], FP32, Vec]
+  b = tile.load(B, (0, 0), (64, 512)) : Tile[[64, 512], FP32, Vec]
+  c = tile.add(a, b) : Tile[[64, 512], FP32, Vec]
+  result = tile.store(c, (0, 0), Out) : Tensor[[64, 512], FP32]
+  return result
+}
+)";
+
+/// A host's diagnostic handler: what it was handed, in order.
+struct handled {
+  std::vector<diagnostic> seen;
+  static void on_diagnostic(void* self, const diagnostic& d) { static_cast<handled*>(self)->seen.push_back(d); }
+};
+
+}  // namespace
+
+TEST_CASE("the pipeline returns its notices with the program and hands each to the host's handler") {
+  const auto parsed = parse(lowered_and_tile, "notices.t2b");
+  REQUIRE_MESSAGE(parsed.ok(), errors_of(parsed.errors));
+  for (const unsigned workers : {1U, 2U}) {  // sequential, and parallel (a handler alone keeps it parallel)
+    handled h;
+    const pass_observer handler{.context = &h, .on_diagnostic = &handled::on_diagnostic};
+    const auto r = run_pipeline(parsed.value, options{}, std::nullopt, parallelism{workers}, &handler);
+    REQUIRE_MESSAGE(r.ok(), errors_of(r.errors));
+    REQUIRE(r.notices.size() == 1);
+    const diagnostic& d = r.notices.front();
+    CHECK(d.level == severity::remark);
+    CHECK(d.function.view() == "row_max");
+    CHECK(d.loc == location{10, 3});
+    CHECK(d.message.view().starts_with("@row_max stays Tile: tile.row_max: reductions remain Tile"));
+    CHECK(d.message.view().ends_with(extended_rollout_hint));
+    REQUIRE(h.seen.size() == 1);
+    CHECK(h.seen.front().message.view() == d.message.view());
+    CHECK(std::string(format(d, "notices.t2b").view()).find("notices.t2b:10:3: note: in kernel @row_max\n") != std::string::npos);
+  }
+  // Under the extended rollout both kernels lower: nothing to say, nothing walked for it.
+  options extended;
+  extended.rollout = rollout_kind::extended;
+  const auto wide = lower(parsed.value, extended);
+  REQUIRE_MESSAGE(wide.ok(), errors_of(wide.errors));
+  CHECK(wide.notices.empty());
+  // Stopping before lower: no kernel has been left Tile yet.
+  CHECK(run_pipeline(parsed.value, options{}, pass_id::select).notices.empty());
+  // Buffer IR off: every kernel stays Tile, and says why (no hint: no rollout lowers it).
+  options off;
+  off.enable_buffer_ir = false;
+  const auto none = lower(parsed.value, off);
+  REQUIRE(none.notices.size() == 2);
+  CHECK(none.notices[0].message.view() == "@add_one stays Tile: enable_buffer_ir is false");
+}
+
+TEST_CASE("PTOAS over capacity is a warning of the plan naming the kernel; an addressed planner's error names it too") {
+  const auto parsed = parse(too_big, "big.t2b");
+  REQUIRE_MESSAGE(parsed.ok(), errors_of(parsed.errors));
+  options ptoas;
+  ptoas.planner = planner_kind::ptoas;
+  handled h;
+  const pass_observer handler{.context = &h, .on_diagnostic = &handled::on_diagnostic};
+  const auto r = run_pipeline(parsed.value, ptoas, std::nullopt, {}, &handler);
+  REQUIRE_MESSAGE(r.ok(), errors_of(r.errors));
+  REQUIRE(r.notices.size() == 1);
+  CHECK(r.notices[0].level == severity::warning);
+  CHECK(r.notices[0].source.view() == "plan");
+  CHECK(r.notices[0].function.view() == "too_big");
+  CHECK(r.notices[0].loc == location{4, 3});
+  CHECK(r.notices[0].message.view().find("393216 bytes are live in Vec at once here") != std::string_view::npos);
+  CHECK(h.seen.size() == 1);
+  text json;
+  append_json(json, r.notices[0], "big.t2b");
+  CHECK(json.view().ends_with(R"("notes": [], "function": "too_big"})"));
+
+  const auto pypto = run_pipeline(parsed.value, options{}, std::nullopt, {}, &handler);
+  REQUIRE_FALSE(pypto.ok());
+  CHECK(pypto.notices.empty());
+  for (const diagnostic& d : pypto.errors) CHECK(d.function.view() == "too_big");
+  CHECK(h.seen.size() == 1 + pypto.errors.size());  // the handler gets a failed run's errors too
+}

@@ -55,7 +55,7 @@ constexpr bool json_is(std::string_view message, std::string_view want) {
 static_assert(json_is("", "[]\n"));
 static_assert(json_is("a \"q\" \\ b\tc\x01",
                       "[\n  {\"file\": \"k.t2b\", \"line\": 2, \"col\": 6, \"severity\": \"error\", \"source\": \"parse\", "
-                      "\"message\": \"a \\\"q\\\" \\\\ b\\tc\\u0001\", \"notes\": []}\n]\n"));
+                      "\"message\": \"a \\\"q\\\" \\\\ b\\tc\\u0001\", \"notes\": [], \"function\": \"\"}\n]\n"));
 }  // namespace
 
 TEST_CASE("diagnostic JSON keeps valid UTF-8 and replaces each invalid byte") {
@@ -75,4 +75,13 @@ TEST_CASE("diagnostic notes get their own excerpt and JSON entry") {
         "k.t2b:2:2: error: parse: bad use\n\tx = bad(y)\n\t^\nk.t2b:1:7: note: defined here\nfirst line\n      ^\n");
   CHECK(std::string(format_json({d}, "k.t2b").view())
             .find("\"notes\": [{\"line\": 1, \"col\": 7, \"message\": \"defined here\"}]") != std::string::npos);
+}
+
+TEST_CASE("a diagnostic that names its function ends with the kernel's name, and JSON gives it") {
+  diagnostic d = at(2, 6, "unknown op");
+  d.function = text("row_max");
+  CHECK(std::string(format(d, "k.t2b").view()) == "k.t2b:2:6: error: parse: unknown op\nk.t2b:2:6: note: in kernel @row_max\n");
+  text json;
+  append_json(json, d, "k.t2b");
+  CHECK(json.view().ends_with(R"("notes": [], "function": "row_max"})"));
 }

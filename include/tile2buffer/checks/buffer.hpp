@@ -221,9 +221,12 @@ class buffer_checker {
 template <class = void>
 constexpr std::vector<diagnostic> buffer_errors(const program& p) {
   std::vector<diagnostic> out = verify<>(p);
-  for (const auto& f : p.functions)
-    if (f.stage == ir_stage::buffer)
-      for (auto& d : detail::buffer_checker(f).run()) out.push_back(static_cast<diagnostic&&>(d));
+  for (const auto& f : p.functions) {
+    if (f.stage != ir_stage::buffer) continue;
+    std::vector<diagnostic> found = detail::buffer_checker(f).run();
+    name_function(found, f.name_of());
+    for (auto& d : found) out.push_back(static_cast<diagnostic&&>(d));
+  }
   return out;
 }
 

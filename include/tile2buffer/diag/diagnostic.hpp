@@ -2,7 +2,8 @@
 /// @file diag/diagnostic.hpp
 /// Runtime diagnostics and the `result<T>` every pass returns. One format everywhere:
 /// `file:line:col: error: [source]: message` followed by `note:` lines (`warning:` and `remark:` for
-/// the tool's notices).
+/// the notices a result carries beside its value), and `note: in kernel @name` when the
+/// diagnostic names its function.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +22,8 @@ struct note {
   text message;
 };
 
-/// How bad a diagnostic is. Passes report errors only; t2b-opt also reports warnings and remarks
-/// (a kernel that stays Tile, a PTOAS overflow, a --run output never written).
+/// How bad a diagnostic is. An error fails the result; a warning or remark (a kernel that stays
+/// Tile, a PTOAS overflow, a run output never written) is a notice: the result holds its value too.
 enum class severity : std::uint8_t { error, warning, remark };
 constexpr std::string_view name(severity s) {
   return s == severity::error ? "error" : s == severity::warning ? "warning" : "remark";
@@ -34,6 +35,9 @@ struct diagnostic {
   text message;
   std::vector<note> notes;
   severity level = severity::error;
+  /// The function whose IR it is about (without `@`), empty when it is about none or unknown: the
+  /// pipeline and the verifier fill it, so a diagnostic at `<host>:0:0` still names its kernel.
+  text function{};
 };
 
 namespace detail {
@@ -93,14 +97,24 @@ constexpr text format(const diagnostic& d, std::string_view file, std::string_vi
     out << "note: " << n.message << '\n';
     if (n.loc.known()) detail::append_excerpt(out, source, at);
   }
+  // Why a trailing note, not a prefix: every existing `file:line:col: error: ...` line keeps its
+  // form (FileCheck patterns and editors' parsers match it), and mlir-opt prints context the same way.
+  if (!d.function.empty()) {
+    where(d.loc);
+    out << "note: in kernel @" << d.function << '\n';
+  }
   return out;
 }
 
 /// A value or the diagnostics explaining why there is none. `T` must be default-constructible.
+/// `notices` are the warnings and remarks produced on the way (a kernel that stays Tile, ...):
+/// they never fail the result, and a failed result may hold them too. Empty on the common path,
+/// so an unused vector costs nothing.
 template <class T>
 struct result {
   T value{};
   std::vector<diagnostic> errors;
+  std::vector<diagnostic> notices{};
 
   [[nodiscard]] constexpr bool ok() const noexcept { return errors.empty(); }
   constexpr explicit operator bool() const noexcept { return ok(); }
@@ -109,6 +123,13 @@ struct result {
   }
   constexpr void fail(location loc, std::string_view source, const text& message) { fail(loc, source, message.view()); }
 };
+
+/// Names `function` as the function of each diagnostic of `ds` from `first` on that names none
+/// (a pass's per-function loop, after checking one function).
+constexpr void name_function(std::vector<diagnostic>& ds, std::string_view function, std::size_t first = 0) {
+  for (std::size_t k = first; k < ds.size(); ++k)
+    if (ds[k].function.empty()) ds[k].function = text(function);
+}
 
 /// All diagnostics of a result, formatted (with source excerpts when `source` is given).
 template <class = void>
@@ -165,7 +186,7 @@ constexpr void append_json_string(text& out, std::string_view s) {
 }  // namespace detail
 
 /// One diagnostic as a JSON object: file, line, col, severity, source, message, notes
-/// [{line, col, message}].
+/// [{line, col, message}], and function (the kernel's name without `@`, "" when none).
 constexpr void append_json(text& out, const diagnostic& d, std::string_view file) {
   out << "{\"file\": ";
   detail::append_json_string(out, file.empty() ? std::string_view("<input>") : file);
@@ -182,7 +203,9 @@ constexpr void append_json(text& out, const diagnostic& d, std::string_view file
     detail::append_json_string(out, d.notes[k].message.view());
     out << '}';
   }
-  out << "]}";
+  out << "], \"function\": ";
+  detail::append_json_string(out, d.function.view());
+  out << '}';
 }
 
 /// All diagnostics as one JSON array (for tools: `t2b-opt --diagnostics=json`), one object per

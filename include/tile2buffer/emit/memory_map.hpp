@@ -160,19 +160,14 @@ struct memory_space_usage {
 
 constexpr memory_space_usage usage_of(const memory_map_kernel& k, memory_space space) {
   memory_space_usage u;
-  for (const memory_map_allocation& a : k.allocations) {
-    if (a.space != space) continue;
-    if (a.address) u.peak = u.peak && *u.peak > *a.address + a.size ? *u.peak : *a.address + a.size;
-    // The largest sum over a clique of intervals is reached at one of their starts.
-    if (a.live.empty()) continue;
-    std::int64_t live = 0;
-    for (const memory_map_allocation& b : k.allocations)
-      if (b.space == space && !b.live.empty() && b.live.start <= a.live.start && a.live.start <= b.live.end) live += b.size;
-    if (live > u.live_bound) {
-      u.live_bound = live;
-      u.live_bound_at = a.live.start;
-    }
-  }
+  for (const memory_map_allocation& a : k.allocations)
+    if (a.space == space && a.address) u.peak = u.peak && *u.peak > *a.address + a.size ? *u.peak : *a.address + a.size;
+  const auto& all = k.allocations;
+  const live_peak live = largest_live_sum(
+      all.size(), [&](std::size_t i) { return all[i].space == space ? all[i].size : std::int64_t{0}; },
+      [&](std::size_t i) { return all[i].space == space ? all[i].live : live_interval{}; });
+  u.live_bound = live.bytes;
+  u.live_bound_at = live.at;
   return u;
 }
 

@@ -27,6 +27,8 @@ constexpr std::vector<diagnostic> verify(const program& p, const function& f) {
   const detail::function_index index(p);
   std::vector<diagnostic> out;
   detail::function_verifier<>(p, index, f, out).run();
+  if (detail::in_bounds(f.name, f.names.size()))
+    for (diagnostic& d : out) d.function = text(f.name_of());
   return out;
 }
 
@@ -45,7 +47,10 @@ constexpr std::vector<diagnostic> verify(const program& p) {
     } else {
       out.push_back(diagnostic{f.loc, text("verify"), text("function has a malformed name"), {}});
     }
+    const std::size_t first_of_f = out.size();
     detail::function_verifier<>(p, index, f, out).run();
+    if (detail::in_bounds(f.name, f.names.size()))
+      for (std::size_t k = first_of_f; k < out.size(); ++k) out[k].function = text(f.name_of());
   }
   return out;
 }

@@ -188,6 +188,7 @@ constexpr result<program> lower_tile_to_buffer(const program& p, const options& 
     }
     auto lowered = lower_function<Recipes>(f, opts, cache.get(p, i));
     cache.invalidate(i);
+    name_function(lowered.errors, f.name_of());
     for (auto& d : lowered.errors) r.errors.push_back(static_cast<diagnostic&&>(d));
     r.value.functions.push_back(static_cast<function&&>(lowered.value));
   }
@@ -208,6 +209,7 @@ constexpr void lower_tile_to_buffer_in_place(program& p, const options& opts, an
     if (!detail::converts(p.functions[i])) continue;
     auto lowered = lower_function<Recipes>(p.functions[i], opts, cache.get(p, i));
     cache.invalidate(i);
+    name_function(lowered.errors, p.functions[i].name_of());
     for (auto& d : lowered.errors) errors.push_back(static_cast<diagnostic&&>(d));
     if (errors.empty()) p.functions[i] = static_cast<function&&>(lowered.value);
   }
@@ -228,6 +230,7 @@ struct verify_buffer_pass;
 struct lower_pass {
   static constexpr std::string_view name = "lower";
   static constexpr bool buffer_ir_only = true;
+  static constexpr bool notes_kernels_left_tile = true;  // no silent Tile: each kernel left Tile says why
   using verified_by = verify_buffer_pass;
   template <recipe_set Recipes>
   static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {

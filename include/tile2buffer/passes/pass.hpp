@@ -21,7 +21,13 @@
 /// owns (the pass annotates it, or rebuilds its functions one at a time); `using verified_by = C;` (its
 /// output already passed checking pass `C`, so `C` right after it is skipped);
 /// `static constexpr bool verifies_program = true` (a checking pass whose success includes the
-/// structural verifier on the whole program, so the pipeline does not verify its output again).
+/// structural verifier on the whole program, so the pipeline does not verify its output again);
+/// `static constexpr std::vector<diagnostic> notices(const program& after, const options&,
+/// analysis_cache&)` (the warnings and remarks about the program the pass left, which
+/// `result::notices` carries; plan's PTOAS over-capacity warning);
+/// `static constexpr bool notes_kernels_left_tile = true` (once it ran, every device kernel still
+/// Tile gets a remark with selection's reason: `lower`; also when it is skipped because Buffer IR
+/// is off, which leaves them all Tile).
 /// *Safe default.* Leave the optional members out: the pipeline copies, checks and verifies.
 /// *Models.* The nine passes of `default_passes`; `tests/lower/pass_test.cpp` (a host's pass).
 /// *Example.* `tests/golden/lower/pass_pipeline/without_plan.t2b` (a list without `plan`).
@@ -110,7 +116,10 @@ struct pass_entry {
   std::string_view name;
   bool buffer_ir_only = false;
   bool verifies_program = false;
-  bool extended_rollout_only = false;  ///< skipped under `rollout_kind::standard` (MaterializeNativeScratch)
+  bool extended_rollout_only = false;    ///< skipped under `rollout_kind::standard` (MaterializeNativeScratch)
+  bool notes_kernels_left_tile = false;  ///< the pipeline remarks on each kernel still Tile after it
+  /// The pass's notices about the program it left (none: it has none).
+  std::vector<diagnostic> (*notices)(const program& after, const options& opts, analysis_cache& cache) = nullptr;
   /// The pass alone on `p` (a checking pass returns a copy of `p` when it passes).
   result<program> (*run)(const program& p, const options& opts, analysis_cache& cache) = nullptr;
   /// The pass inside a run: updates the state; returns its diagnostics.
@@ -207,6 +216,19 @@ constexpr bool flag_extended_rollout_only() {
   else return false;
 }
 template <class P>
+constexpr bool flag_notes_kernels_left_tile() {
+  if constexpr (requires { bool{P::notes_kernels_left_tile}; }) return P::notes_kernels_left_tile;
+  else return false;
+}
+template <class P>
+constexpr auto notices_of() -> std::vector<diagnostic> (*)(const program&, const options&, analysis_cache&) {
+  if constexpr (requires(const program& p, const options& o, analysis_cache& c) {
+                  { P::notices(p, o, c) } -> std::same_as<std::vector<diagnostic>>;
+                })
+    return &P::notices;
+  else return nullptr;
+}
+template <class P>
 constexpr bool flag_verifies_program() {
   if constexpr (requires { bool{P::verifies_program}; }) return P::verifies_program;
   else return false;
@@ -227,7 +249,7 @@ struct make_pass_entries {
   template <class... P>
   constexpr std::array<pass_entry, sizeof...(P)> operator()(boost::hana::basic_type<P>...) const {
     return {pass_entry{P::name, flag_buffer_ir_only<P>(), flag_verifies_program<P>(), flag_extended_rollout_only<P>(),
-                       &run_alone<P, Recipes>, &step<P, Recipes>}...};
+                       flag_notes_kernels_left_tile<P>(), notices_of<P>(), &run_alone<P, Recipes>, &step<P, Recipes>}...};
   }
 };
 }  // namespace detail
@@ -236,6 +258,7 @@ struct make_pass_entries {
 template <pass_set Set, recipe_set Recipes>
 struct pass_table {
   static constexpr auto types = Set::pass_list_type::entries;
+  using recipes = Recipes;
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
  private:

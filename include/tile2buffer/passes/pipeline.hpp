@@ -21,16 +21,90 @@
 #include "tile2buffer/detail/threads.hpp"
 #include "tile2buffer/passes/pass.hpp"
 #include "tile2buffer/passes/pipeline_api.hpp"
+#include "tile2buffer/passes/select.hpp"
 #include "tile2buffer/passes/table.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
 
+/// What the remark on a kernel left Tile adds when the extended rollout would select it.
+inline constexpr std::string_view extended_rollout_hint =
+    "the extended rollout lowers it (t2b-opt --rollout=extended; Python: rollout=\"extended\")";
+
+namespace detail {
+
+/// One remark per device kernel of `p` still Tile once a lowering pass ran (`@k stays Tile:
+/// reason`, at the op selection names), with `extended_rollout_hint` when only the rollout keeps
+/// it Tile. Why it costs nothing by default: a program whose kernels were all lowered walks no op.
+template <recipe_set Recipes>
+constexpr void note_kernels_left_tile(const program& p, const options& opts, analysis_cache& cache,
+                                      std::vector<diagnostic>& out) {
+  for (std::size_t i = 0; i < p.functions.size(); ++i) {
+    const function& f = p.functions[i];
+    if (!f.is_device() || f.stage == ir_stage::buffer) continue;
+    const kernel_analyses& k = cache.get(p, i);
+    const selection_entry e = evaluate_selection<Recipes>(f, opts, k);
+    bool selected = e.selected;
+    if (f.buffer_ir_selected && opts.enable_buffer_ir) selected = *f.buffer_ir_selected;
+    if (selected) continue;  // selected but not lowered: the pass that lowers did not run on it
+    text message = text("@") << f.name_of() << " stays Tile: ";
+    if (e.reason.empty()) {
+      message << "recorded as not selected by an earlier selection";
+    } else {
+      message << e.reason;
+      if (opts.rollout == rollout_kind::standard) {
+        options wider = opts;
+        wider.rollout = rollout_kind::extended;
+        if (evaluate_selection<Recipes>(f, wider, k).selected) message << "; " << extended_rollout_hint;
+      }
+    }
+    out.push_back(diagnostic{e.loc, text("lower"), static_cast<text&&>(message), {}, severity::remark, text(f.name_of())});
+  }
+}
+
+/// The notices of pass `e` about the program it left, appended to `out`.
+template <class Table>
+constexpr void add_notices(const pass_entry& e, const program& after, const options& opts, analysis_cache& cache,
+                           std::vector<diagnostic>& out) {
+  if (e.notices != nullptr)
+    for (diagnostic& d : e.notices(after, opts, cache)) out.push_back(static_cast<diagnostic&&>(d));
+  if (e.notes_kernels_left_tile) note_kernels_left_tile<typename Table::recipes>(after, opts, cache, out);
+}
+
+/// The name of `p`'s only device function, or none. Why: an error of a pass that does not say
+/// which function it checked, in IR built without locations (`<host>:0:0`), still names its
+/// kernel when there is one; with more, a location does not tell (kernels may share lines).
+constexpr text only_kernel(const program& p) {
+  const function* only = nullptr;
+  for (const function& f : p.functions) {
+    if (!f.is_device()) continue;
+    if (only != nullptr) return {};
+    only = &f;
+  }
+  text name;  // not `?:` on two texts: g++-12 destroys one twice in constant evaluation
+  if (only != nullptr) name = text(only->name_of());
+  return name;
+}
+
+/// Hands `ds[from...]` to the host's handler, if it set one.
+constexpr void tell(const pass_observer* observer, const std::vector<diagnostic>& ds, std::size_t from = 0) {
+  if (observer == nullptr || observer->on_diagnostic == nullptr) return;
+  for (std::size_t k = from; k < ds.size(); ++k) observer->on_diagnostic(observer->context, ds[k]);
+}
+
+}  // namespace detail
+
 /// Runs one pass of the default set; `cache` holds the kernels' shared analyses of `p` (and of
-/// the result, for the functions the pass left as they were).
+/// the result, for the functions the pass left as they were). The result carries the pass's
+/// notices (a kernel `lower` left Tile, plan's PTOAS warning).
 template <recipe_set Recipes = default_recipes>
 constexpr result<program> run_pass(pass_id id, const program& p, const options& opts, analysis_cache& cache) {
-  return pass_table<default_passes, Recipes>::entries[static_cast<std::size_t>(id)].run(p, opts, cache);
+  using table = pass_table<default_passes, Recipes>;
+  const pass_entry& e = table::entries[static_cast<std::size_t>(id)];
+  result<program> r = e.run(p, opts, cache);
+  if (r.ok()) detail::add_notices<table>(e, r.value, opts, cache, r.notices);
+  else name_function(r.errors, detail::only_kernel(p).view());
+  return r;
 }
 template <recipe_set Recipes = default_recipes>
 constexpr result<program> run_pass(pass_id id, const program& p, const options& opts) {
@@ -40,10 +114,11 @@ constexpr result<program> run_pass(pass_id id, const program& p, const options& 
 
 namespace detail {
 
-/// A failed run: the diagnostics and no program.
-constexpr result<program> failure(std::vector<diagnostic>&& errors) {
+/// A failed run: the diagnostics and no program (and the notices produced before it failed).
+constexpr result<program> failure(std::vector<diagnostic>&& errors, std::vector<diagnostic>&& notices = {}) {
   result<program> failed;
   failed.errors = static_cast<std::vector<diagnostic>&&>(errors);
+  failed.notices = static_cast<std::vector<diagnostic>&&>(notices);
   return failed;
 }
 
@@ -63,21 +138,33 @@ constexpr result<program> run_passes(const program& input, const options& opts, 
     s.current.value = static_cast<program&&>(*owned);
     s.latest = &s.current.value;
   }
+  std::vector<diagnostic> notices;
+  const auto failed = [&](std::vector<diagnostic>& errors) {
+    return failure(static_cast<std::vector<diagnostic>&&>(errors), static_cast<std::vector<diagnostic>&&>(notices));
+  };
   last = order.size();
   for (std::size_t i = 0; i < order.size(); ++i) {
     const pass_entry& e = Table::entries[order[i]];
-    if (!opts.enable_buffer_ir && e.buffer_ir_only) continue;
+    const std::size_t told = notices.size();
+    if (!opts.enable_buffer_ir && e.buffer_ir_only) {
+      // Why still: with Buffer IR off a lowering pass leaves every kernel Tile, which it says.
+      if (e.notes_kernels_left_tile) note_kernels_left_tile<typename Table::recipes>(*s.latest, opts, cache, notices);
+      tell(observer, notices, told);
+      continue;
+    }
     if (opts.rollout == rollout_kind::standard && e.extended_rollout_only) continue;
     last = i;
     if (observer != nullptr && observer->before != nullptr) observer->before(observer->context, e.name);
-    if (std::vector<diagnostic> errors = e.step(s); !errors.empty())
-      return failure(static_cast<std::vector<diagnostic>&&>(errors));
+    if (std::vector<diagnostic> errors = e.step(s); !errors.empty()) return failed(errors);
+    add_notices<Table>(e, *s.latest, opts, cache, notices);
+    tell(observer, notices, told);
     if (observer != nullptr && observer->after != nullptr) observer->after(observer->context, e.name, *s.latest);
     if (observer != nullptr && observer->check != nullptr)
       if (std::vector<diagnostic> errors = observer->check(observer->context, e.name, *s.latest); !errors.empty())
-        return failure(static_cast<std::vector<diagnostic>&&>(errors));
+        return failed(errors);
   }
   if (s.latest == &input) s.current.value = input;
+  s.current.notices = static_cast<std::vector<diagnostic>&&>(notices);
   return static_cast<result<program>&&>(s.current);
 }
 
@@ -111,6 +198,8 @@ result<program> run_functions_in_parallel(const program& input, const options& o
   std::size_t first = order.size();
   for (const std::size_t at : failed_at) first = at < first ? at : first;
   result<program> out;
+  for (result<program>& run : runs)  // in function order, as a sequential run produces them
+    for (diagnostic& d : run.notices) out.notices.push_back(static_cast<diagnostic&&>(d));
   if (first != order.size()) {
     for (std::size_t i = 0; i < n; ++i)
       if (failed_at[i] == first)
@@ -131,9 +220,13 @@ result<program> run_functions_in_parallel(const program& input, const options& o
 template <class Table>
 constexpr result<program> run_sequence(const program& input, const options& opts, std::span<const std::size_t> order,
                                        parallelism par, const pass_observer* observer, program* owned = nullptr) {
+  // Read before the run, which may take `input` over.
+  const text only = only_kernel(input);
   if (opts.verify)
-    if (std::vector<diagnostic> errors = verify<>(input); !errors.empty())
+    if (std::vector<diagnostic> errors = verify<>(input); !errors.empty()) {
+      tell(observer, errors);
       return failure(static_cast<std::vector<diagnostic>&&>(errors));
+    }
   unsigned workers = par.workers;
   if (!std::is_constant_evaluated() && workers == 0) workers = hardware_threads();
   result<program> r;
@@ -143,14 +236,17 @@ constexpr result<program> run_sequence(const program& input, const options& opts
   bool output_checked = false;
   // Why not `const`: clang would evaluate a const bool's initializer as a constant expression
   // first, where is_constant_evaluated() is true (-Wconstant-evaluated).
-  bool parallel =
-      !(std::is_constant_evaluated() || workers <= 1 || opts.verify_each || observer != nullptr || input.functions.size() < 2);
+  // A handler alone does not watch the passes, so it keeps the run parallel.
+  const bool watched = observer != nullptr &&
+                       (observer->before != nullptr || observer->after != nullptr || observer->check != nullptr);
+  bool parallel = !(std::is_constant_evaluated() || workers <= 1 || opts.verify_each || watched || input.functions.size() < 2);
   if (!parallel) {
     std::size_t last = 0;
     r = run_passes<Table>(input, opts, order, last, observer, owned);
     output_checked = last < order.size() && Table::entries[order[last]].verifies_program;
   } else {
     r = run_functions_in_parallel<Table>(input, opts, order, workers, owned);
+    tell(observer, r.notices);
   }
   // A parallel run verified each device function on its own when the last pass to run verifies
   // the program; the orchestration functions and the calls between functions are checked here,
@@ -161,6 +257,8 @@ constexpr result<program> run_sequence(const program& input, const options& opts
   if (r.ok() && (opts.verify || (parallel && buffer_checked)) && !opts.verify_each && !output_checked)
     r.errors = verify<>(r.value);
   if (!r.ok()) r.value = program{};
+  name_function(r.errors, only.view());
+  tell(observer, r.errors);
   return r;
 }
 

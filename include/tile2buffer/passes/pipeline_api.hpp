@@ -52,13 +52,25 @@ struct program;
 /// the checking passes. `check`, when set, is asked next about that program: the diagnostics it
 /// returns fail the run as the pass's own would (an instrument that checks an invariant after
 /// every pass, such as the binary round trip of serialize/roundtrip.hpp). Function pointers, not
-/// a template: the separately compiled pipeline takes it too. An observed run is sequential (one
-/// worker).
+/// a template: the separately compiled pipeline takes it too. A run observed by `before`, `after`
+/// or `check` is sequential (one worker).
+/// `on_diagnostic`, when set, is the host's diagnostic handler (MLIR's): it receives each warning
+/// and remark as the run produces it (a parallel run hands them over once its workers are done,
+/// in function order, on the calling thread), then each error of a failed run. The result still
+/// carries them all (`notices`, `errors`); a handler alone keeps the run parallel.
+///
+///   struct sink { int warnings = 0; };
+///   sink s;
+///   const pass_observer handler{.context = &s, .on_diagnostic = [](void* c, const diagnostic& d) {
+///     if (d.level == severity::warning) ++static_cast<sink*>(c)->warnings;
+///   }};
+///   result<program> r = run_pipeline(p, opts, std::nullopt, {}, &handler);
 struct pass_observer {
   void* context = nullptr;
   void (*before)(void* context, std::string_view pass) = nullptr;
   void (*after)(void* context, std::string_view pass, const program& p) = nullptr;
   std::vector<diagnostic> (*check)(void* context, std::string_view pass, const program& p) = nullptr;
+  void (*on_diagnostic)(void* context, const diagnostic& d) = nullptr;
 };
 
 /// One device function's selection: selected, or the first reason it stays Tile and where.

@@ -84,7 +84,8 @@ constexpr void report_overflows(const function& f, planner_kind planner, const s
     const auto space = static_cast<std::size_t>(allocs[i].space);
     if (error_of_space[space] == none) {
       error_of_space[space] = errors.size();
-      errors.push_back(diagnostic{f.op(allocs[i].def).loc, text("plan"), overflow_message(f, planner, allocs, live, i), {}});
+      errors.push_back(diagnostic{f.op(allocs[i].def).loc, text("plan"), overflow_message(f, planner, allocs, live, i), {},
+                                  severity::error, text(f.name_of())});
       continue;
     }
     errors[error_of_space[space]].notes.push_back(
@@ -149,9 +150,43 @@ constexpr result<program> plan(const program& p, const options& opts) {
   return plan(p, opts, cache);
 }
 
+/// PTOAS places storage itself, so its plan cannot fail; a warning (one per kernel and space)
+/// where the bytes live at once in a memory space of a planned device Tile kernel exceed it (the
+/// addressed planners report that case as an error). None for the other planners, at no cost.
+template <class = void>
+constexpr std::vector<diagnostic> ptoas_overflow_notices(const program& planned, const options& opts, analysis_cache& cache) {
+  std::vector<diagnostic> out;
+  if (opts.planner != planner_kind::ptoas) return out;
+  for (std::size_t fi = 0; fi < planned.functions.size(); ++fi) {
+    const function& f = planned.functions[fi];
+    if (!f.is_device() || f.stage != ir_stage::tile) continue;
+    const kernel_analyses& k = cache.get(planned, fi);
+    const auto& allocs = k.storage.allocations();
+    if (allocs.empty()) continue;
+    const std::vector<live_interval> live = live_intervals(f, k.storage, &k.windows);
+    const program_order order(f);
+    for (std::size_t si = 0; si < detail::space_names.size(); ++si) {  // every space, as the memory map walks them
+      const auto space = static_cast<memory_space>(si);
+      const live_peak peak = largest_live_sum(
+          allocs.size(), [&](std::size_t i) { return allocs[i].space == space ? allocs[i].capacity : std::int64_t{0}; },
+          [&](std::size_t i) { return allocs[i].space == space ? live[i] : live_interval{}; });
+      if (peak.bytes <= space_capacity(space) || peak.at >= order.size()) continue;
+      text message = text("@") << f.name_of() << ": planner ptoas: " << peak.bytes << " bytes are live in " << name(space)
+                               << " at once here, more than its " << space_capacity(space)
+                               << " bytes (pypto and dsa_rp cannot place it)";
+      out.push_back(diagnostic{
+          f.op(order.ops()[peak.at]).loc, text("plan"), static_cast<text&&>(message), {}, severity::warning, text(f.name_of())});
+    }
+  }
+  return out;
+}
+
 /// The pass as pass sets register it (passes/table.hpp).
 struct plan_pass {
   static constexpr std::string_view name = "plan";
+  static constexpr std::vector<diagnostic> notices(const program& planned, const options& opts, analysis_cache& cache) {
+    return ptoas_overflow_notices(planned, opts, cache);
+  }
   template <class Recipes>
   static constexpr result<program> run(const program& p, const options& opts, analysis_cache& cache) {
     return plan(p, opts, cache);

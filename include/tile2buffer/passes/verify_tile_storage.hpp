@@ -29,6 +29,7 @@ constexpr std::vector<diagnostic> tile_storage_errors(const program& p, const op
     if (selected_only && !(f.buffer_ir_selected && *f.buffer_ir_selected)) continue;
     auto errors = check_tile_storage(f, cache.get(p, i), addressed(opts.planner));
     if (errors.empty()) cache.mark_storage_checked(i);
+    name_function(errors, f.name_of());
     for (auto& d : errors) out.push_back(static_cast<diagnostic&&>(d));
   }
   return out;

@@ -29,6 +29,31 @@ struct live_interval {
   }
 };
 
+/// The largest sum of sizes of the allocations live at one op position, and a position where it
+/// is reached: what no placement in that space can go below. `n` allocations, read through
+/// `size_of(i)` and `live_of(i)` (the caller keeps only those of one space), so the memory map and
+/// the plan pass's PTOAS warning compute it alike.
+struct live_peak {
+  std::int64_t bytes = 0;
+  std::uint32_t at = 0;
+};
+template <class SizeOf, class LiveOf>
+constexpr live_peak largest_live_sum(std::size_t n, SizeOf size_of, LiveOf live_of) {
+  live_peak peak;
+  for (std::size_t a = 0; a < n; ++a) {
+    const live_interval la = live_of(a);
+    // The largest sum over a clique of intervals is reached at one of their starts.
+    if (la.empty()) continue;
+    std::int64_t live = 0;
+    for (std::size_t b = 0; b < n; ++b) {
+      const live_interval lb = live_of(b);
+      if (!lb.empty() && lb.start <= la.start && la.start <= lb.end) live += size_of(b);
+    }
+    if (live > peak.bytes) peak = live_peak{live, la.start};
+  }
+  return peak;
+}
+
 namespace detail {
 /// Extends every interval of `live` that overlaps a loop of `loops` without lying inside it to
 /// cover that loop, visiting loops in program order (`loops` is pre-order; loops nest or are

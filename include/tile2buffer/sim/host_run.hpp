@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/sim/launch.hpp"
 #include "tile2buffer/sim/options.hpp"
@@ -350,7 +351,8 @@ struct run_output {
   std::int64_t unwritten = 0;
   std::int64_t poison = 0;
   std::int64_t band_hits = 0;
-  std::vector<std::string> warnings;  ///< one line for each of the three counts that is not 0
+  /// One warning (source "run", naming the function run) for each of the three counts that is not 0.
+  std::vector<diagnostic> warnings;
 };
 
 /// Move-only: the outputs' byte spans point into `result`.
@@ -420,15 +422,16 @@ inline finished_run finish_run(const prepared_run& r, const run_wording& w = {})
       else if (m.state == cell_state::poison) ++o.poison;
       else if (m.writer == no_id && g.dir == direction::out) ++o.unwritten;
     }
+    const auto warn = [&](const std::string& message) {
+      o.warnings.push_back(
+          diagnostic{r.fn->loc, text("run"), text(std::string_view(message)), {}, severity::warning, text(r.fn->name_of())});
+    };
     if (o.unwritten > 0)
-      o.warnings.push_back(run + ": " + std::to_string(o.unwritten) + " of " + std::to_string(g.size()) + " elements of " +
-                           o.name + " were never written; they hold -555" +
-                           (one_block ? std::string(w.grid_hint) : std::string()));
+      warn(run + ": " + std::to_string(o.unwritten) + " of " + std::to_string(g.size()) + " elements of " + o.name +
+           " were never written; they hold -555" + (one_block ? std::string(w.grid_hint) : std::string()));
     if (o.poison > 0)
-      o.warnings.push_back(run + ": " + std::to_string(o.poison) + " elements of " + o.name +
-                           " derive from never-written storage (poison)");
-    if (o.band_hits > 0)
-      o.warnings.push_back(run + ": " + std::to_string(o.band_hits) + " writes outside " + o.name + " (its sentinel band)");
+      warn(run + ": " + std::to_string(o.poison) + " elements of " + o.name + " derive from never-written storage (poison)");
+    if (o.band_hits > 0) warn(run + ": " + std::to_string(o.band_hits) + " writes outside " + o.name + " (its sentinel band)");
     const auto esize = static_cast<std::size_t>(element_bytes(g.dt));
     o.dt = g.dt;
     o.rows = g.rows;
