@@ -42,10 +42,9 @@ if grep -q '"name": "pto-check-opt"' "$dir/meson-info/intro-targets.json"; then
   pto="$(mktemp)"
   trap 'rm -f "$log" "$pto"' EXIT
   "$opt" --emit=pto --planner="$planner" "$kernel" >"$pto"
-  # ptoas's level follows the addresses (docs/pto-as.md, "Level"): every pto.alloc_tile has one
-  # after an addressing planner (pypto, dsa_rp): level3; none after ptoas: level2.
-  level=level2
-  if grep -q 'pto.alloc_tile addr = ' "$pto"; then level=level3; fi
+  # The emitted module names the level it needs in its first line (docs/pto-as.md, "Level").
+  level=$(sed -n '1s|^// tile2buffer: check with --pto-level=\(level[0-9]\).*|\1|p' "$pto")
+  level=${level:-level2}
   echo "==== PTO-AS: $opt --emit=pto --planner=$planner $kernel | $checker --pto-level=$level -"
   "$checker" --pto-level="$level" "$pto" >/dev/null
   echo "the checker dialect parses and verifies the PTO-AS of $(grep -c '^  func.func ' "$pto") kernel(s) at --pto-level=$level"

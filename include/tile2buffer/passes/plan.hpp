@@ -84,8 +84,12 @@ constexpr void report_overflows(const function& f, planner_kind planner, const s
     const auto space = static_cast<std::size_t>(allocs[i].space);
     if (error_of_space[space] == none) {
       error_of_space[space] = errors.size();
-      errors.push_back(diagnostic{f.op(allocs[i].def).loc, text("plan"), overflow_message(f, planner, allocs, live, i), {},
-                                  severity::error, text(f.name_of())});
+      errors.push_back(diagnostic{f.op(allocs[i].def).loc,
+                                  text("plan"),
+                                  overflow_message(f, planner, allocs, live, i),
+                                  {},
+                                  severity::error,
+                                  text(f.name_of())});
       continue;
     }
     errors[error_of_space[space]].notes.push_back(
