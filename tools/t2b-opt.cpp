@@ -92,7 +92,8 @@ int run_session(session& s) {
   if (lowers) {
     // The pipeline may take the parsed program over unless something below reads it again.
     result<program> lowered = run_passes(s, parsed.value, !opts.prints_passes());
-    lowered_all = ran_lower(opts);
+    // Without a pipeline flag the PTO-AS output lowered with the whole default pipeline.
+    lowered_all = opts.pipeline ? ran_lower(opts) : true;
     for (diagnostic& d : lowered.notices) {
       if (d.level == severity::remark) left_tile.push_back(static_cast<diagnostic&&>(d));
       else notice(s, d);

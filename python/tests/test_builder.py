@@ -273,3 +273,13 @@ def test_misspelled_methods_and_keywords_get_a_suggestion():
     with pytest.raises(TypeError, match=r"iteration value 'nmes' takes a value or a literal, not list; "
                                         r"did you mean 'names'\?"):
         k.for_(0, 4, 1, nmes=["acc"], acc=x)
+
+
+def test_an_unknown_dtype_or_space_is_refused_where_the_type_is_written():
+    with pytest.raises(ValueError, match=r"unknown dtype 'F32'; did you mean 'FP32'\?"):
+        t2b.Tensor((16, 32), "F32")
+    with pytest.raises(ValueError, match=r"unknown memory space 'vec'; did you mean 'Vec'\?"):
+        t2b.Tile((16, 32), "FP32", "vec")
+    with pytest.raises(ValueError, match=r"unknown dtype 'index'; did you mean 'INDEX'\?"):
+        t2b.Scalar("index")
+    assert t2b.Tile((16, 32), "FP16", "Mat").space == "Mat"

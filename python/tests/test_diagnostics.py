@@ -83,3 +83,15 @@ def test_simulation_warning_is_a_tile2buffer_warning():
     assert issubclass(t2b.SimulationWarning, t2b.Warning)
     assert issubclass(t2b.SimulationWarning, RuntimeWarning)  # as before
     assert issubclass(t2b.Warning, UserWarning)
+
+
+def test_explain_selection_and_strict_name_the_extended_rollout():
+    program = t2b.parse(SOURCE, "two.t2b")
+    reasons = t2b.explain_selection(program)
+    assert reasons["add_one"] == "selected"
+    assert reasons["row_max"].startswith("10:3: tile.row_max: reductions remain Tile")
+    assert reasons["row_max"].endswith('the extended rollout lowers it (t2b-opt --rollout=extended; Python: rollout="extended")')
+    assert "extended rollout" not in t2b.explain_selection(program, rollout="extended")["row_max"]
+    with pytest.raises(t2b.LoweringError) as e:
+        t2b.lower(program, strict=True)
+    assert 'Python: rollout="extended"' in e.value.diagnostics[0].message

@@ -124,6 +124,8 @@ PYBIND11_MODULE(_core, m) {
   m.attr("PLANNERS") = names_tuple(t2b::planner_names);
   m.attr("TARGETS") = names_tuple(t2b::detail::target_names);
   m.attr("ROLLOUTS") = names_tuple(t2b::rollout_names);
+  m.attr("DTYPES") = names_tuple(t2b::detail::dtype_names);  // what a type's dtype and space may be
+  m.attr("SPACES") = names_tuple(t2b::detail::space_names);
   m.attr("PASSES") = names_tuple(t2b::pass_names);
 
   py::class_<py_program>(m, "Program")
@@ -217,8 +219,11 @@ PYBIND11_MODULE(_core, m) {
         auto storage = t2b::run_pipeline(p.ir, o, t2b::pass_id::init_storage);
         std::vector<std::tuple<std::string, bool, std::uint32_t, std::uint32_t, std::string>> entries;
         if (!storage.ok()) return std::make_pair(entries, diagnostics(storage.errors, file_of(p), p.source));
-        for (const t2b::selection_entry& e : t2b::explain_selection(storage.value, o))
-          entries.emplace_back(std::string(e.function.view()), e.selected, e.loc.line, e.loc.col, std::string(e.reason.view()));
+        for (const t2b::selection_entry& e : t2b::explain_selection(storage.value, o)) {
+          t2b::text reason = e.reason;
+          if (e.extended_lowers) reason << "; " << t2b::extended_rollout_hint;
+          entries.emplace_back(std::string(e.function.view()), e.selected, e.loc.line, e.loc.col, std::string(reason.view()));
+        }
         return std::make_pair(entries, std::vector<diag_tuple>{});
       },
       py::arg("program"), py::arg("planner"), py::arg("target"), py::arg("rollout"));

@@ -9,6 +9,8 @@ _Diag = Tuple[str, int, int, str, str, str, str, str]
 PLANNERS: Tuple[str, ...]
 TARGETS: Tuple[str, ...]
 ROLLOUTS: Tuple[str, ...]
+DTYPES: Tuple[str, ...]
+SPACES: Tuple[str, ...]
 PASSES: Tuple[str, ...]
 
 class Program:

@@ -40,9 +40,21 @@ from . import _core
 __all__ = ["Builder", "KernelBuilder", "Value", "Tensor", "Tile", "Scalar", "Site"]
 
 
+def _check_name(what: str, value: Any, names: Sequence[str]) -> None:
+    """A dtype or memory space the library's tables (`_core.DTYPES`, `_core.SPACES`) do not know is
+    a `ValueError` where the type is written, not a `ParseError` at the kernel's line later."""
+    if value not in names:
+        same = [n for n in names if n.lower() == str(value).lower()]  # 'index', 'vec': only the case is off
+        hint = "; did you mean %r?" % same[0] if same else _did_you_mean(str(value), names)
+        raise ValueError("unknown %s %r%s (the %ss: %s)" % (what, value, hint, what, ", ".join(names)))
+
+
 @dataclass(frozen=True)
 class Scalar:
     dtype: str
+
+    def __post_init__(self) -> None:
+        _check_name("dtype", self.dtype, _core.DTYPES)
 
     def text(self, header: bool = False) -> str:
         return "Scalar[%s]" % self.dtype if header else self.dtype
@@ -52,6 +64,9 @@ class Scalar:
 class Tensor:
     shape: Tuple[int, int]
     dtype: str
+
+    def __post_init__(self) -> None:
+        _check_name("dtype", self.dtype, _core.DTYPES)
 
     def text(self, header: bool = False) -> str:
         return "Tensor[[%d, %d], %s]" % (self.shape[0], self.shape[1], self.dtype)
@@ -63,6 +78,10 @@ class Tile:
     dtype: str
     space: str = "Vec"
     valid: Optional[Tuple[Any, Any]] = None  # literals or scalar Values
+
+    def __post_init__(self) -> None:
+        _check_name("dtype", self.dtype, _core.DTYPES)
+        _check_name("memory space", self.space, _core.SPACES)
 
     def text(self, header: bool = False) -> str:
         fields = ""

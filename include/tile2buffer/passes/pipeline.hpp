@@ -27,10 +27,6 @@
 namespace tile2buffer {
 inline namespace v0 {
 
-/// What the remark on a kernel left Tile adds when the extended rollout would select it.
-inline constexpr std::string_view extended_rollout_hint =
-    "the extended rollout lowers it (t2b-opt --rollout=extended; Python: rollout=\"extended\")";
-
 namespace detail {
 
 /// One remark per device kernel of `p` still Tile once a lowering pass ran (`@k stays Tile:
@@ -52,11 +48,7 @@ constexpr void note_kernels_left_tile(const program& p, const options& opts, ana
       message << "recorded as not selected by an earlier selection";
     } else {
       message << e.reason;
-      if (opts.rollout == rollout_kind::standard) {
-        options wider = opts;
-        wider.rollout = rollout_kind::extended;
-        if (evaluate_selection<Recipes>(f, wider, k).selected) message << "; " << extended_rollout_hint;
-      }
+      if (extended_rollout_selects<Recipes>(f, opts, k)) message << "; " << extended_rollout_hint;
     }
     out.push_back(diagnostic{e.loc, text("lower"), static_cast<text&&>(message), {}, severity::remark, text(f.name_of())});
   }

@@ -79,7 +79,14 @@ struct selection_entry {
   bool selected = false;
   text reason;   ///< empty when selected
   location loc;  ///< where the reason applies
+  /// Under the default rollout, a kernel it keeps Tile that the extended rollout selects: the
+  /// user's one-flag way out, said beside the reason (`extended_rollout_hint`).
+  bool extended_lowers = false;
 };
+
+/// What a stays-Tile reason adds when `selection_entry::extended_lowers` holds.
+inline constexpr std::string_view extended_rollout_hint =
+    "the extended rollout lowers it (t2b-opt --rollout=extended; Python: rollout=\"extended\")";
 
 }  // namespace v0
 }  // namespace tile2buffer

@@ -23,7 +23,7 @@ inline namespace v0 {
 /// decision; `analyses` are the kernel's shared analyses.
 template <recipe_set Recipes = default_recipes>
 constexpr selection_entry evaluate_selection(const function& fn, const options& opts, const kernel_analyses& analyses) {
-  selection_entry e{text(fn.name_of()), false, {}, fn.loc};
+  selection_entry e{text(fn.name_of()), false, {}, fn.loc, false};
   const auto keep = [&](location loc, text why) {
     if (e.reason.empty()) {
       e.reason = static_cast<text&&>(why);
@@ -76,6 +76,16 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
   return evaluate_selection<Recipes>(fn, opts, kernel_analyses(fn));
 }
 
+/// Whether a kernel the default rollout keeps Tile is one the extended rollout selects (false
+/// under the extended rollout: there is no wider one to point at).
+template <recipe_set Recipes = default_recipes>
+constexpr bool extended_rollout_selects(const function& fn, const options& opts, const kernel_analyses& k) {
+  if (opts.rollout != rollout_kind::standard) return false;
+  options wider = opts;
+  wider.rollout = rollout_kind::extended;
+  return evaluate_selection<Recipes>(fn, wider, k).selected;
+}
+
 /// One entry per device function in Tile stage: the recorded decision when there is one.
 template <recipe_set Recipes = default_recipes>
 constexpr std::vector<selection_entry> explain_selection(const program& p, const options& opts) {
@@ -83,10 +93,12 @@ constexpr std::vector<selection_entry> explain_selection(const program& p, const
   for (const auto& f : p.functions) {
     if (!f.is_device()) continue;
     if (f.stage == ir_stage::buffer) {
-      out.push_back(selection_entry{text(f.name_of()), true, {}, f.loc});
+      out.push_back(selection_entry{text(f.name_of()), true, {}, f.loc, false});
       continue;
     }
-    selection_entry e = evaluate_selection<Recipes>(f, opts);
+    const kernel_analyses k(f);
+    selection_entry e = evaluate_selection<Recipes>(f, opts, k);
+    if (!e.selected) e.extended_lowers = extended_rollout_selects<Recipes>(f, opts, k);
     if (f.buffer_ir_selected && !*f.buffer_ir_selected && e.reason.empty())
       e.reason = text("recorded as not selected by an earlier selection");
     // Why only with Buffer IR enabled: with it off the pipeline lowers nothing, recorded or not.
