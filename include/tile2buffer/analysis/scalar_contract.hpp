@@ -75,6 +75,13 @@ constexpr text unsigned_extent_problem(const function& f, op_id o) {
   return {};
 }
 
+/// Whether op `o` asks for high precision: a literal `high_precision = true` (a runtime flag is
+/// `precision_flag_problem`'s). One test for the recipe, MaterializeNativeScratch and the emitter.
+constexpr bool high_precision_set(const function& f, op_id o) {
+  const auto hp = f.kwarg_of(o, keyword::high_precision);
+  return hp && hp->kind == operand_kind::bool_lit && hp->num != 0;
+}
+
 /// Why op `o`'s `high_precision` flag is outside the contract: PTO's precision is an attribute,
 /// so a flag known only at run time has no form (it would be dropped, and the op would silently
 /// run at low precision). Empty for a literal flag or none.

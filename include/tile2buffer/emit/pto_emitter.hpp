@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tile2buffer/analysis/scalar_contract.hpp"
 #include "tile2buffer/detail/decimal.hpp"
 #include "tile2buffer/detail/mlir_float.hpp"
 #include "tile2buffer/detail/text.hpp"
@@ -297,8 +298,7 @@ class pto_emitter : public pto_emitter_base {
       case ew_kind::none: return;
     }
     std::vector<pto_set> set;
-    const auto hp = f_.kwarg_of(o, keyword::high_precision);
-    if (hp && hp->kind == operand_kind::bool_lit && hp->num != 0) set.push_back(pto_set{"precisionType", text("high_precision")});
+    if (high_precision_set(f_, o)) set.push_back(pto_set{"precisionType", text("high_precision")});
     if (ins.size() == 2) emit(pto_record(p, {one(ins[0]), one(ins[1]), one(dst)}, {}, set));
     else if (const operand tmp = named_operand<"tmp">(f_, o); tmp.is_value())  // trsqrt's generic order (%x, %d, %tmp)
       emit(pto_record(p, {one(ins[0]), one(dst), one(value(tmp.value()))}, {}, set));

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "tile2buffer/analysis/kernel.hpp"
+#include "tile2buffer/analysis/scalar_contract.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
 #include "tile2buffer/engine/rewriter.hpp"
 #include "tile2buffer/ir/create.hpp"
@@ -27,9 +28,8 @@ constexpr bool needs_native_scratch(const function& f, op_id o) {
   if (info(f.op(o).code()).scratch.empty() || !is_tile_op(f.op(o).code())) return false;
   if (info(f.op(o).code()).ew == ew_kind::unary) {
     // rsqrt's tmp belongs to its high-precision form only (quantized-path.md §2.3).
-    const auto hp = f.kwarg_of(o, keyword::high_precision);
     const operand source = named_operand<"source">(f, o);
-    return hp && hp->kind == operand_kind::bool_lit && hp->num != 0 && source.is_value() && f.type_of(source.value()).is_tile() &&
+    return high_precision_set(f, o) && source.is_value() && f.type_of(source.value()).is_tile() &&
            !scratch_operand(f, o).is_value();
   }
   const operand source = disjoint_operands(f, o)[0];

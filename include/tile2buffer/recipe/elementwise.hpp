@@ -36,8 +36,7 @@ struct lower_elementwise {
   /// dtype, or any user tile at least that large). A user tmp without the keyword is pypto's
   /// spelling of the same form (pto.trsqrt with tmp and no precisionType runs it on a2a3).
   static constexpr text scratch_problem(typed<source> op) {
-    const auto hp = op.kwarg_of(keyword::high_precision);
-    const bool high = hp && hp->kind == operand_kind::bool_lit && hp->num != 0;
+    const bool high = high_precision_set(op.fn(), op.id());
     const operand tmp = scratch_operand(op.fn(), op.id());
     if (!tmp.is_value()) return high ? text("needs its scratch tmp: run materialize_native_scratch before init_storage") : text{};
     const type& t = op.fn().type_of(tmp.value());
