@@ -110,7 +110,7 @@ inline result<program> run_passes(session& s, program& prog, bool consume) {
       if (e.selected) lines << "selected\n";
       else
         lines << "stays Tile: " << static_cast<std::int64_t>(e.loc.line) << ':' << static_cast<std::int64_t>(e.loc.col) << ": "
-              << e.reason << (e.extended_lowers ? "; " : "") << (e.extended_lowers ? extended_rollout_hint : "") << '\n';
+              << stays_tile_reason(e) << '\n';
     }
     std::fwrite(lines.view().data(), 1, lines.size(), stdout);
   }

@@ -219,11 +219,9 @@ PYBIND11_MODULE(_core, m) {
         auto storage = t2b::run_pipeline(p.ir, o, t2b::pass_id::init_storage);
         std::vector<std::tuple<std::string, bool, std::uint32_t, std::uint32_t, std::string>> entries;
         if (!storage.ok()) return std::make_pair(entries, diagnostics(storage.errors, file_of(p), p.source));
-        for (const t2b::selection_entry& e : t2b::explain_selection(storage.value, o)) {
-          t2b::text reason = e.reason;
-          if (e.extended_lowers) reason << "; " << t2b::extended_rollout_hint;
-          entries.emplace_back(std::string(e.function.view()), e.selected, e.loc.line, e.loc.col, std::string(reason.view()));
-        }
+        for (const t2b::selection_entry& e : t2b::explain_selection(storage.value, o))
+          entries.emplace_back(std::string(e.function.view()), e.selected, e.loc.line, e.loc.col,
+                               std::string(t2b::stays_tile_reason(e).view()));
         return std::make_pair(entries, std::vector<diag_tuple>{});
       },
       py::arg("program"), py::arg("planner"), py::arg("target"), py::arg("rollout"));

@@ -38,18 +38,9 @@ constexpr void note_kernels_left_tile(const program& p, const options& opts, ana
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     const function& f = p.functions[i];
     if (!f.is_device() || f.stage == ir_stage::buffer) continue;
-    const kernel_analyses& k = cache.get(p, i);
-    const selection_entry e = evaluate_selection<Recipes>(f, opts, k);
-    bool selected = e.selected;
-    if (f.buffer_ir_selected && opts.enable_buffer_ir) selected = *f.buffer_ir_selected;
-    if (selected) continue;  // selected but not lowered: the pass that lowers did not run on it
-    text message = text("@") << f.name_of() << " stays Tile: ";
-    if (e.reason.empty()) {
-      message << "recorded as not selected by an earlier selection";
-    } else {
-      message << e.reason;
-      if (extended_rollout_selects<Recipes>(f, opts, k)) message << "; " << extended_rollout_hint;
-    }
+    const selection_entry e = explain_function<Recipes>(f, opts, cache.get(p, i));
+    if (e.selected) continue;  // selected but not lowered: the pass that lowers did not run on it
+    text message = text("@") << f.name_of() << " stays Tile: " << stays_tile_reason(e);
     out.push_back(diagnostic{e.loc, text("lower"), static_cast<text&&>(message), {}, severity::remark, text(f.name_of())});
   }
 }

@@ -88,5 +88,13 @@ struct selection_entry {
 inline constexpr std::string_view extended_rollout_hint =
     "the extended rollout lowers it (t2b-opt --rollout=extended; Python: rollout=\"extended\")";
 
+/// Why `e`'s kernel stays Tile as users read it: the reason, and the extended-rollout hint where
+/// that rollout lowers it (t2b-opt's --explain-selection and remark, Python's explain_selection).
+constexpr text stays_tile_reason(const selection_entry& e) {
+  text out = e.reason;
+  if (e.extended_lowers) out << "; " << extended_rollout_hint;
+  return out;
+}
+
 }  // namespace v0
 }  // namespace tile2buffer

@@ -86,24 +86,27 @@ constexpr bool extended_rollout_selects(const function& fn, const options& opts,
   return evaluate_selection<Recipes>(fn, wider, k).selected;
 }
 
+/// The decision on device Tile function `f`, the recorded one when there is one: what
+/// `explain_selection` lists and the pipeline's stays-Tile remark says.
+template <recipe_set Recipes = default_recipes>
+constexpr selection_entry explain_function(const function& f, const options& opts, const kernel_analyses& k) {
+  selection_entry e = evaluate_selection<Recipes>(f, opts, k);
+  if (!e.selected) e.extended_lowers = extended_rollout_selects<Recipes>(f, opts, k);
+  if (f.buffer_ir_selected && !*f.buffer_ir_selected && e.reason.empty())
+    e.reason = text("recorded as not selected by an earlier selection");
+  // Why only with Buffer IR enabled: with it off the pipeline lowers nothing, recorded or not.
+  if (f.buffer_ir_selected && opts.enable_buffer_ir) e.selected = *f.buffer_ir_selected;
+  return e;
+}
+
 /// One entry per device function in Tile stage: the recorded decision when there is one.
 template <recipe_set Recipes = default_recipes>
 constexpr std::vector<selection_entry> explain_selection(const program& p, const options& opts) {
   std::vector<selection_entry> out;
   for (const auto& f : p.functions) {
     if (!f.is_device()) continue;
-    if (f.stage == ir_stage::buffer) {
-      out.push_back(selection_entry{text(f.name_of()), true, {}, f.loc, false});
-      continue;
-    }
-    const kernel_analyses k(f);
-    selection_entry e = evaluate_selection<Recipes>(f, opts, k);
-    if (!e.selected) e.extended_lowers = extended_rollout_selects<Recipes>(f, opts, k);
-    if (f.buffer_ir_selected && !*f.buffer_ir_selected && e.reason.empty())
-      e.reason = text("recorded as not selected by an earlier selection");
-    // Why only with Buffer IR enabled: with it off the pipeline lowers nothing, recorded or not.
-    if (f.buffer_ir_selected && opts.enable_buffer_ir) e.selected = *f.buffer_ir_selected;
-    out.push_back(static_cast<selection_entry&&>(e));
+    if (f.stage == ir_stage::buffer) out.push_back(selection_entry{text(f.name_of()), true, {}, f.loc, false});
+    else out.push_back(explain_function<Recipes>(f, opts, kernel_analyses(f)));
   }
   return out;
 }
