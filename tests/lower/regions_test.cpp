@@ -267,13 +267,13 @@ TEST_CASE("a value read at the top of a loop body stays live through the whole l
     const kernel_analyses k(f);
     std::int64_t c_at = -1, t_at = -1;
     for (std::uint32_t i = 0; i < f.values.size(); ++i) {
-      const type& ty = f.type_of(value_id{i});
-      if (!ty.is_tile() || !ty.has_storage()) continue;
-      const allocation* a = k.storage.find(ty.mem);
+      const value_storage& at = f.storage_of(value_id{i});
+      if (!f.type_of(value_id{i}).is_tile() || !at.valid()) continue;
+      const allocation* a = k.storage.find(at.mem);
       REQUIRE(a != nullptr);
       REQUIRE(a->address.has_value());
-      if (f.name_of(value_id{i}) == "c") c_at = *a->address + ty.mem_offset;
-      if (f.name_of(value_id{i}) == "t") t_at = *a->address + ty.mem_offset;
+      if (f.name_of(value_id{i}) == "c") c_at = *a->address + at.offset;
+      if (f.name_of(value_id{i}) == "t") t_at = *a->address + at.offset;
     }
     REQUIRE(c_at >= 0);
     REQUIRE(t_at >= 0);

@@ -43,7 +43,7 @@ class kernel {
   /// A float literal `mantissa * 10^exp10`.
   static operand f(std::int64_t mantissa, int exp10 = 0) { return operand::decimal(mantissa, exp10); }
 
-  value_id op(opcode c, std::initializer_list<operand> args, const type& t, std::string_view name = {},
+  value_id op(opcode c, std::initializer_list<operand> args, const placed_type& t, std::string_view name = {},
               std::initializer_list<kwarg> kws = {}) {
     return b_.emit1(c, args, t, name, next(), kws);
   }

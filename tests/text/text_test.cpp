@@ -132,15 +132,15 @@ TEST_CASE("operands follow the catalogue signature") {
   CHECK(f.elements(load[1])[1] == operand::of(f.params[2].value));
   const type& tt = f.type_of(f.result(ops[1]));
   CHECK(tt.is_tile());
-  CHECK(tt.mem == m);
-  CHECK(tt.mem_offset == 64);
-  CHECK(tt == in_storage(tile_type(16, 32, dtype::fp32), m, 64));
+  CHECK(f.storage_of(f.result(ops[1])).mem == m);
+  CHECK(f.storage_of(f.result(ops[1])).offset == 64);
+  CHECK(tt == tile_type(16, 32, dtype::fp32));
 
   const operand scale = f.args(ops[2])[1];
   CHECK(scale.kind == operand_kind::float_lit);
   CHECK(scale.num == 25);
   CHECK(scale.exp10 == -1);
-  CHECK(!f.type_of(f.result(ops[2])).has_storage());
+  CHECK(!f.has_storage(f.result(ops[2])));
 
   CHECK(f.op(ops[3]).code() == opcode::scalar_cast);
   CHECK(f.args(ops[3])[1] == operand::of(dtype::fp32));
@@ -353,14 +353,12 @@ TEST_CASE("a repeated type is read once: same types, storage clauses, locations 
   CHECK(a == c);
   CHECK(a.valid[1].is_value());
   CHECK(b.full_valid());
-  CHECK(!b.has_storage());
-  CHECK(d.mem == f.result(ops[0]));
-  CHECK(d.mem_offset == 2048);
-  type d_bare = d;
-  d_bare.mem = value_id{};
-  d_bare.mem_offset = 0;
-  CHECK(d_bare == b);
-  CHECK(e == b);  // ND is the Vec default
+  CHECK(!f.has_storage(f.result(ops[2])));
+  CHECK(f.storage_of(f.result(ops[4])).mem == f.result(ops[0]));
+  CHECK(f.storage_of(f.result(ops[4])).offset == 2048);
+  CHECK(d == b);    // storage is the value's, not its type's
+  CHECK(&d == &b);  // one interned type
+  CHECK(e == b);    // ND is the Vec default
   check_round_trip(r.value, "repeated types");
   // A type that names a value is read again each time: here `n` is another value in @g.
   const auto two =

@@ -22,17 +22,20 @@ constexpr function shared_storage_kernel(std::uint32_t seed) {
     const std::uint32_t r = seed >> 8;
     type t = tile_type(r % 3 == 0 ? 8 : 16, 32, r % 5 == 0 ? dtype::fp16 : dtype::fp32);
     if (r % 2 == 0) t.valid[0] = extent::of(rows);
-    t = in_storage(t, mem[r % 3], (r >> 4) % 4 == 0 ? 1024 : 0);
-    b.emit1(opcode::tile_load, {operand::of(x), b.pair(0, 0), b.pair(16, 32)}, t, {});
+    b.emit1(opcode::tile_load, {operand::of(x), b.pair(0, 0), b.pair(16, 32)},
+            in_storage(t, mem[r % 3], (r >> 4) % 4 == 0 ? 1024 : 0), {});
   }
   return b.finish();
 }
 
 /// The rule `storage_windows` answers, by scanning every value.
-constexpr value_id first_differing(const function& f, const type& t) {
+constexpr value_id first_differing(const function& f, value_id v) {
+  const type& t = f.type_of(v);
+  const value_storage& at = f.storage_of(v);
   for (std::uint32_t i = 0; i < f.values.size(); ++i) {
     const type& o = f.type_of(value_id{i});
-    if (o.is_tile() && o.mem == t.mem && (o.mem_offset != t.mem_offset || o.dt != t.dt || o.shape != t.shape)) return value_id{i};
+    const value_storage& ot = f.storage_of(value_id{i});
+    if (o.is_tile() && ot.mem == at.mem && (ot.offset != at.offset || o.dt != t.dt || o.shape != t.shape)) return value_id{i};
   }
   return {};
 }
@@ -41,9 +44,8 @@ constexpr bool agrees_with_the_scan(std::uint32_t seed) {
   const function f = shared_storage_kernel(seed);
   const kernel_analyses k(f);
   for (std::uint32_t i = 0; i < f.values.size(); ++i) {
-    const type& t = f.type_of(value_id{i});
-    if (!t.is_tile() || !t.has_storage()) continue;
-    if (k.shared_storage.differing(f, k.windows, t) != first_differing(f, t)) return false;
+    if (!f.type_of(value_id{i}).is_tile() || !f.has_storage(value_id{i})) continue;
+    if (k.shared_storage.differing(f, k.windows, f.stored(value_id{i})) != first_differing(f, value_id{i})) return false;
   }
   return true;
 }
@@ -61,5 +63,5 @@ TEST_CASE("the tiles sharing a runtime-valid tile's storage are those a scan of 
   const value_id t = b.emit1(opcode::tile_load, {}, in_storage(tile_type(16, 32, dtype::fp32), m), "t");
   const function f = b.finish();
   const kernel_analyses k(f);
-  CHECK_FALSE(k.shared_storage.differing(f, k.windows, f.type_of(t)).valid());
+  CHECK_FALSE(k.shared_storage.differing(f, k.windows, f.stored(t)).valid());
 }

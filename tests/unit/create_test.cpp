@@ -134,7 +134,7 @@ constexpr function cube_kernel() {
       b.create<tile::move>({.source = a}, in_storage(tile_type(64, 64, dtype::fp16, memory_space::left), l_a), "a_l0", at(9));
   const value_id b_l0 =
       b.create<tile::move>({.source = bm}, in_storage(tile_type(64, 64, dtype::fp16, memory_space::right), r_b), "b_l0", at(10));
-  const type acc = in_storage(tile_type(64, 64, dtype::fp32, memory_space::acc), m_acc);
+  const placed_type acc = in_storage(tile_type(64, 64, dtype::fp32, memory_space::acc), m_acc);
   const value_id x = b.create<tile::matmul>({.lhs = a_l0, .rhs = b_l0}, acc, "x", at(11));
   const value_id y = b.create<tile::matmul_acc>({.acc = x, .lhs = a_l0, .rhs = b_l0}, acc, "y", at(12), {.init_cond = false});
   const value_id r =

@@ -107,8 +107,8 @@ constexpr function add_kernel(flaw fl = flaw::none) {
                                  {operand::of(fl == flaw::storage_space ? memory_space::mat : memory_space::vec),
                                   operand::integer(fl == flaw::storage_capacity ? 1024 : 2048)},
                                  mem_type(), "mem_r", at(4));
-  const type ta = in_storage(fp32_tile(), fl == flaw::storage_not_alloc ? n : mem_a);
-  const type tb = in_storage(fl == flaw::load_dtype ? tile_type(16, 32, dtype::fp16) : fp32_tile(), mem_b);
+  const placed_type ta = in_storage(fp32_tile(), fl == flaw::storage_not_alloc ? n : mem_a);
+  const placed_type tb = in_storage(fl == flaw::load_dtype ? tile_type(16, 32, dtype::fp16) : fp32_tile(), mem_b);
   const value_id lhs = b.emit1(opcode::tile_load,
                                {operand::of(A), fl == flaw::pair_kind ? operand::integer(0) : b.pair(0, 0),
                                 fl == flaw::load_extents ? b.pair(32, 32) : b.pair(16, 32)},
@@ -116,7 +116,7 @@ constexpr function add_kernel(flaw fl = flaw::none) {
   const value_id rhs = b.emit1(opcode::tile_load,
                                {operand::of(B), fl == flaw::load_window ? b.pair(8, 0) : b.pair(0, 0), b.pair(16, 32)}, tb, "rhs",
                                at(6));
-  type tr = in_storage(fp32_tile(), mem_r);
+  placed_type tr = in_storage(fp32_tile(), mem_r);
   if (fl == flaw::add_shape) tr = in_storage(with_valid(fp32_tile(), extent::of(8), extent::of(32)), mem_r);
   if (fl == flaw::add_dtype) tr = in_storage(tile_type(16, 32, dtype::int32), mem_r);
   // Why: a value id one past this op's own result is the next op's result, i.e. defined later.
@@ -197,7 +197,7 @@ constexpr function cube_kernel(flaw fl = flaw::none) {
                                 in_storage(tile_type(64, 64, dtype::fp16, memory_space::left), l_a), "a_l0", at(9));
   const value_id b_l0 = b.emit1(opcode::tile_move, {operand::of(bm)},
                                 in_storage(tile_type(64, 64, dtype::fp16, memory_space::right), r_b), "b_l0", at(10));
-  const type acc = in_storage(tile_type(64, fl == flaw::matmul_shapes ? 32 : 64, dtype::fp32, memory_space::acc), m_acc);
+  const placed_type acc = in_storage(tile_type(64, fl == flaw::matmul_shapes ? 32 : 64, dtype::fp32, memory_space::acc), m_acc);
   const value_id x =
       b.emit1(opcode::tile_matmul,
               {operand::of(fl == flaw::matmul_spaces ? b_l0 : a_l0), operand::of(fl == flaw::matmul_spaces ? a_l0 : b_l0)}, acc,

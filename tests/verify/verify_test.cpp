@@ -241,13 +241,19 @@ TEST_CASE("malformed IR gives diagnostics, never a crash") {
     f.retype(value_id{1}, b);
     CHECK(reports(verify(single(std::move(f))), "value 'A' has an invalid type", at(1, 10)));
   }
-  SUBCASE("a value without a name entry, or with an unknown type id") {
+  SUBCASE("a value without a name or storage entry, or with an unknown type id") {
     function f = add_kernel();
     f.values[2].ty = type_id{static_cast<std::uint32_t>(f.types.size())};
-    CHECK(reports(verify(single(std::move(f))), "has values without a name entry or with an unknown type id", at(1, 1)));
+    CHECK(
+        reports(verify(single(std::move(f))), "has values without a name or storage entry or with an unknown type id", at(1, 1)));
     function g = add_kernel();
     g.value_names.pop_back();
-    CHECK(reports(verify(single(std::move(g))), "has values without a name entry or with an unknown type id", at(1, 1)));
+    CHECK(
+        reports(verify(single(std::move(g))), "has values without a name or storage entry or with an unknown type id", at(1, 1)));
+    function h = add_kernel();
+    h.storage.pop_back();
+    CHECK(
+        reports(verify(single(std::move(h))), "has values without a name or storage entry or with an unknown type id", at(1, 1)));
   }
   SUBCASE("no body") {
     function f;

@@ -36,8 +36,6 @@ constexpr bool descriptor_static_valid(const type& tile) {
 constexpr type buffer_descriptor(const type& tile) {
   type b = tile;
   b.kind = type_kind::buffer;
-  b.mem = value_id{};
-  b.mem_offset = 0;
   if (!descriptor_static_valid(tile)) b.valid = {extent::runtime(), extent::runtime()};
   return b;
 }

@@ -52,8 +52,7 @@ constexpr text matrix_carry_problem(const function& f, value_id result, std::ini
   if (!r.is_tile() || !is_matrix_space(r.space)) return {};
   for (const operand& x : members) {
     if (!x.is_value()) continue;
-    const type& t = f.type_of(x.value());
-    if (!r.has_storage() || t.mem != r.mem || t.mem_offset != r.mem_offset)
+    if (!f.has_storage(result) || f.storage_of(x.value()) != f.storage_of(result))
       return text("matrix region carries must preserve one storage alias: '")
              << f.name_of(x.value()) << "' and '" << f.name_of(result) << "' are in different " << name(r.space)
              << " windows, and a matrix carry copy has no Buffer transfer";
@@ -101,9 +100,8 @@ constexpr text dynamic_valid_problem(const function& f, op_id o, const kernel_an
   // message names the tile that holds the state when there is one).
   value_id own, shared;
   const auto see = [&](value_id v) {
-    const type& t = f.type_of(v);
-    if (!k.dynamic.holds(t)) return;
-    if (!descriptor_static_valid(t)) own = v;
+    if (!k.dynamic.holds(f.stored(v))) return;
+    if (!descriptor_static_valid(f.type_of(v))) own = v;
     else if (!shared.valid()) shared = v;
   };
   for (std::uint32_t r = 0; r < f.op(o).regions.count && !own.valid(); ++r)
@@ -134,8 +132,8 @@ constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_anal
   // Why static matrix tiles are left out: an Acc tail is a view cut at its store (recipe/valid.hpp
   // lower_acc_tail), so the accumulator's storage takes no metadata update and its static tiles
   // (a K loop's carry) hold no dynamic state.
-  const auto holds = [&](const type& t) {
-    return k.dynamic.holds(t) && !(is_matrix_space(t.space) && descriptor_static_valid(t));
+  const auto holds = [&](stored_tile t) {
+    return k.dynamic.holds(t) && !(is_matrix_space(t.ty.space) && descriptor_static_valid(t.ty));
   };
   // (op index, region of `o`), sorted; and the storage of the tiles with dynamic state, with the
   // region of `o` that touches it.
@@ -145,7 +143,7 @@ constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_anal
   for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r) {
     const region_id reg = f.region_of(o, r);
     for (std::uint32_t i = 0; i < f.region(reg).args.count; ++i)
-      if (const type& t = f.type_of(f.arg(reg, i)); t.is_tile() && holds(t)) ok = false;
+      if (f.type_of(f.arg(reg, i)).is_tile() && holds(f.stored(f.arg(reg, i)))) ok = false;
     walk(f, reg, [&](op_id x) { inside.emplace_back(x.index, r); });
   }
   if (!ok) return false;
@@ -156,25 +154,25 @@ constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_anal
   };
   const auto touched = [&](op_id x, auto&& fn) {
     for (const operand& a : f.args(x))
-      if (a.is_value() && f.type_of(a.value()).is_tile()) fn(f.type_of(a.value()));
+      if (a.is_value() && f.type_of(a.value()).is_tile()) fn(f.stored(a.value()));
     for (std::uint32_t i = 0; i < f.op(x).results.count; ++i)
-      if (const type& t = f.type_of(f.result(x, i)); t.is_tile()) fn(t);
+      if (f.type_of(f.result(x, i)).is_tile()) fn(f.stored(f.result(x, i)));
   };
   // Why not structured bindings: clang-14 cannot capture them in a lambda.
   for (const auto& entry : inside) {
     const std::uint32_t r = entry.second;
-    touched(op_id{entry.first}, [&](const type& t) {
+    touched(op_id{entry.first}, [&](stored_tile t) {
       if (!holds(t)) return;
-      if (!t.has_storage()) ok = false;
-      else held.emplace_back(t.mem.index, r);
+      if (!t.at.valid()) ok = false;
+      else held.emplace_back(t.at.mem.index, r);
     });
   }
   if (!ok || held.empty()) return ok;
   std::sort(held.begin(), held.end());
-  const auto holder = [&](const type& t) -> std::uint32_t {
-    if (!t.has_storage()) return no_id;
-    const auto it = std::lower_bound(held.begin(), held.end(), std::pair{t.mem.index, std::uint32_t{0}});
-    return it != held.end() && it->first == t.mem.index ? it->second : no_id - 1;
+  const auto holder = [&](stored_tile t) -> std::uint32_t {
+    if (!t.at.valid()) return no_id;
+    const auto it = std::lower_bound(held.begin(), held.end(), std::pair{t.at.mem.index, std::uint32_t{0}});
+    return it != held.end() && it->first == t.at.mem.index ? it->second : no_id - 1;
   };
   // Each storage is touched from one region of `o`.
   for (std::size_t i = 1; i < held.size(); ++i)
@@ -187,7 +185,7 @@ constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_anal
     if (!ok) return;
     const std::uint32_t r = region_of_op(x);
     const bool leaves = std::find(exits.begin(), exits.end(), x) != exits.end();
-    touched(x, [&](const type& t) {
+    touched(x, [&](stored_tile t) {
       const std::uint32_t h = holder(t);
       if (h == no_id - 1 || h == no_id) return;
       if (r != h || leaves) ok = false;

@@ -36,8 +36,8 @@ class storage_facts {
       alloc_of_[a.mem.index] = static_cast<std::uint32_t>(allocs_.size());
       allocs_.push_back(a);
     }
-    for (const auto& v : f.values)
-      if (const type& t = f.types[v.ty.index]; t.is_tile() && t.has_storage()) any_storage_ = true;
+    for (std::uint32_t i = 0; i < f.storage.size() && !any_storage_; ++i)
+      any_storage_ = f.storage[i].valid() && f.type_of(value_id{i}).is_tile();
   }
 
   [[nodiscard]] constexpr const std::vector<allocation>& allocations() const noexcept { return allocs_; }

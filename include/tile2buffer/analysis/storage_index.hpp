@@ -86,12 +86,12 @@ class storage_index {
     // a window nor makes its accumulator's handle dynamic.
     const auto indexed = [&](std::uint32_t i) {
       const type& t = f.type_of(value_id{i});
-      return t.is_tile() && t.has_storage() && !analyses.windows.is_window(value_id{i}) && facts.index_of(t.mem) != no_id &&
-             !(is_matrix_space(t.space) && !descriptor_static_valid(t));
+      return t.is_tile() && f.storage[i].valid() && !analyses.windows.is_window(value_id{i}) &&
+             facts.index_of(f.storage[i].mem) != no_id && !(is_matrix_space(t.space) && !descriptor_static_valid(t));
     };
     for (std::uint32_t i = 0; i < f.values.size(); ++i)
       if (const type& t = f.type_of(value_id{i}); indexed(i) && !descriptor_static_valid(t))
-        dynamic.push_back(dynamic_window{t.mem, t.mem_offset, t.dt, t.shape});
+        dynamic.push_back(dynamic_window{f.storage[i].mem, f.storage[i].offset, t.dt, t.shape});
     // Why sorted and searched: every indexed tile asks, and a scan of the list per tile was
     // quadratic in a kernel with many runtime-valid tiles.
     const auto before = [](const dynamic_window& a, const dynamic_window& b) {
@@ -103,9 +103,11 @@ class storage_index {
     std::sort(dynamic.begin(), dynamic.end(), before);
     // The window each indexed tile names: its Buffer descriptor, dynamic when it shares a
     // runtime-valid tile's storage.
-    const auto tile_desc = [&](const type& t) {
+    const auto tile_desc = [&](value_id v) {
+      const type& t = f.type_of(v);
+      const value_storage& at = f.storage_of(v);
       type desc = buffer_descriptor(t);
-      if (std::binary_search(dynamic.begin(), dynamic.end(), dynamic_window{t.mem, t.mem_offset, t.dt, t.shape}, before))
+      if (std::binary_search(dynamic.begin(), dynamic.end(), dynamic_window{at.mem, at.offset, t.dt, t.shape}, before))
         desc.valid = {extent::runtime(), extent::runtime()};
       return desc;
     };
@@ -119,7 +121,7 @@ class storage_index {
     std::vector<candidate> found;
     for (std::uint32_t i = 0; i < f.values.size(); ++i) {
       if (!indexed(i)) continue;  // verify_tile_storage reports storage that names no allocation
-      const std::uint32_t a = facts.index_of(f.type_of(value_id{i}).mem);
+      const std::uint32_t a = facts.index_of(f.storage[i].mem);
       value_key_[i] = key_ref{a, 0};
       found.push_back(candidate{a, value_id{i}, op_id{}});
     }
@@ -146,10 +148,9 @@ class storage_index {
       key_begin_[a] = first;
       for (std::uint32_t n = start[a]; n < start[a + 1]; ++n) {
         const candidate& c = found[order[n]];
-        const std::int64_t offset = f.type_of(c.v).mem_offset;
+        const std::int64_t offset = f.storage_of(c.v).offset;
         const std::uint32_t desc =
-            interner.intern(descs_, c.product.valid() ? product_view_candidate(f, c.product)->desc : tile_desc(f.type_of(c.v)))
-                .index;
+            interner.intern(descs_, c.product.valid() ? product_view_candidate(f, c.product)->desc : tile_desc(c.v)).index;
         std::uint32_t k = first;
         while (k < keys_.size() && !(keys_[k].offset == offset && key_desc[k] == desc)) ++k;
         if (k == keys_.size()) {

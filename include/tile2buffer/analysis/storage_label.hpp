@@ -22,7 +22,7 @@ constexpr std::optional<op_id> scratch_user_of_storage(const function& f, value_
     const op_id o{i};
     if (info(f.op(o).code()).scratch.empty()) continue;
     const operand tmp = scratch_operand(f, o);
-    if (tmp.is_value() && f.type_of(tmp.value()).mem == mem) return o;
+    if (tmp.is_value() && f.storage_of(tmp.value()).mem == mem) return o;
   }
   return std::nullopt;
 }

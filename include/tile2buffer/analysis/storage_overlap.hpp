@@ -26,24 +26,24 @@ inline constexpr std::string_view disjoint_phrase = "requires disjoint placed so
 
 /// Byte ranges of two Tile values in one allocation overlap.
 template <class = void>
-constexpr bool storage_overlaps(const type& a, const type& b) {
-  return a.mem == b.mem && sum_exceeds(b.mem_offset, b.bytes(), a.mem_offset) &&
-         sum_exceeds(a.mem_offset, a.bytes(), b.mem_offset);
+constexpr bool storage_overlaps(stored_tile a, stored_tile b) {
+  return a.at.mem == b.at.mem && sum_exceeds(b.at.offset, b.ty.bytes(), a.at.offset) &&
+         sum_exceeds(a.at.offset, a.ty.bytes(), b.at.offset);
 }
 
 /// Two Tile types name the same storage window (same allocation, offset and size).
 template <class = void>
-constexpr bool same_window(const type& a, const type& b) {
-  return a.mem == b.mem && a.mem_offset == b.mem_offset && a.bytes() == b.bytes();
+constexpr bool same_window(stored_tile a, stored_tile b) {
+  return a.at.mem == b.at.mem && a.at.offset == b.at.offset && a.ty.bytes() == b.ty.bytes();
 }
 
 /// Where a Tile value's window lies in its memory space once placed: its allocation's address
 /// plus its offset. None while either is unknown (an allocation not yet placed, or addressless).
 template <class = void>
-constexpr std::optional<std::int64_t> placed_start(const storage_facts& facts, const type& t) {
-  const allocation* a = facts.find(t.mem);
+constexpr std::optional<std::int64_t> placed_start(const storage_facts& facts, stored_tile t) {
+  const allocation* a = facts.find(t.at.mem);
   if (a == nullptr || !a->address) return std::nullopt;
-  return checked_sum(*a->address, t.mem_offset);
+  return checked_sum(*a->address, t.at.offset);
 }
 
 /// Two Tile values in different allocations that both carry an address share bytes of one
@@ -52,14 +52,14 @@ constexpr std::optional<std::int64_t> placed_start(const storage_facts& facts, c
 /// fresh storage). Different spaces are different arenas and may share an address. An address
 /// whose end overflows cannot be proven disjoint: it counts as overlapping.
 template <class = void>
-constexpr bool placed_ranges_overlap(const storage_facts& facts, const type& a, const type& b) {
-  if (a.mem == b.mem || a.space != b.space) return false;
-  const allocation* pa = facts.find(a.mem);
-  const allocation* pb = facts.find(b.mem);
+constexpr bool placed_ranges_overlap(const storage_facts& facts, stored_tile a, stored_tile b) {
+  if (a.at.mem == b.at.mem || a.ty.space != b.ty.space) return false;
+  const allocation* pa = facts.find(a.at.mem);
+  const allocation* pb = facts.find(b.at.mem);
   if (pa == nullptr || pb == nullptr || !pa->address || !pb->address) return false;
   const auto sa = placed_start(facts, a), sb = placed_start(facts, b);
   if (!sa || !sb) return true;
-  return sum_exceeds(*sb, b.bytes(), *sa) && sum_exceeds(*sa, a.bytes(), *sb);
+  return sum_exceeds(*sb, b.ty.bytes(), *sa) && sum_exceeds(*sa, a.ty.bytes(), *sb);
 }
 
 /// The verifier's view of storage (reference §4.2): in one allocation by offsets; under an
@@ -69,21 +69,21 @@ struct storage_view {
   const storage_facts& facts;
   bool placed;  ///< addressed planner: compare placed ranges across allocations
 
-  [[nodiscard]] constexpr bool overlaps(const type& a, const type& b) const {
+  [[nodiscard]] constexpr bool overlaps(stored_tile a, stored_tile b) const {
     return storage_overlaps(a, b) || (placed && placed_ranges_overlap(facts, a, b));
   }
-  [[nodiscard]] constexpr bool same(const type& a, const type& b) const {
+  [[nodiscard]] constexpr bool same(stored_tile a, stored_tile b) const {
     if (same_window(a, b)) return true;
-    if (!placed || a.space != b.space || a.bytes() != b.bytes()) return false;
+    if (!placed || a.ty.space != b.ty.space || a.ty.bytes() != b.ty.bytes()) return false;
     const auto sa = placed_start(facts, a), sb = placed_start(facts, b);
     return sa && sb && *sa == *sb;
   }
   /// " (placed Vec bytes [x, y) and [z, w))" when the two windows are in different placed allocations.
-  [[nodiscard]] constexpr text where(const type& a, const type& b) const {
+  [[nodiscard]] constexpr text where(stored_tile a, stored_tile b) const {
     const auto sa = placed_start(facts, a), sb = placed_start(facts, b);
-    if (a.mem == b.mem || !sa || !sb) return text();
-    return text(" (placed ") << name(a.space) << " bytes [" << *sa << ", " << *sa + a.bytes() << ") and [" << *sb << ", "
-                             << *sb + b.bytes() << "))";
+    if (a.at.mem == b.at.mem || !sa || !sb) return text();
+    return text(" (placed ") << name(a.ty.space) << " bytes [" << *sa << ", " << *sa + a.ty.bytes() << ") and [" << *sb << ", "
+                             << *sb + b.ty.bytes() << "))";
   }
 };
 

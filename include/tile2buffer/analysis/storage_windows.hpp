@@ -29,14 +29,14 @@ struct dynamic_valid_state {
       const type& t = f.type_of(value_id{v});
       if (!t.is_tile() || descriptor_static_valid(t)) continue;
       any = true;
-      if (t.has_storage()) storage.push_back(t.mem.index);
+      if (f.storage[v].valid()) storage.push_back(f.storage[v].mem.index);
     }
     std::sort(storage.begin(), storage.end());
   }
-  /// Whether tile type `t` carries dynamic valid state: its own extents, or its storage's.
-  [[nodiscard]] constexpr bool holds(const type& t) const {
-    return t.is_tile() &&
-           (!descriptor_static_valid(t) || (t.has_storage() && std::binary_search(storage.begin(), storage.end(), t.mem.index)));
+  /// Whether tile `t` carries dynamic valid state: its own extents, or its storage's.
+  [[nodiscard]] constexpr bool holds(stored_tile t) const {
+    return t.ty.is_tile() && (!descriptor_static_valid(t.ty) ||
+                              (t.at.valid() && std::binary_search(storage.begin(), storage.end(), t.at.mem.index)));
   }
 };
 
@@ -52,32 +52,33 @@ class storage_windows {
     first_.assign(f.values.size(), no_id);
     other_.assign(f.values.size(), no_id);
     for (std::uint32_t i = 0; i < f.values.size(); ++i) {
-      const type& o = f.type_of(value_id{i});
-      if (!o.is_tile() || !o.has_storage() || o.mem.index >= first_.size() || windows.is_window(value_id{i})) continue;
-      const std::uint32_t m = o.mem.index;
+      const value_storage& at = f.storage[i];
+      if (!at.valid() || !f.type_of(value_id{i}).is_tile() || at.mem.index >= first_.size() || windows.is_window(value_id{i}))
+        continue;
+      const std::uint32_t m = at.mem.index;
       if (first_[m] == no_id) first_[m] = i;
-      else if (other_[m] == no_id && !same_window(f.type_of(value_id{first_[m]}), o)) other_[m] = i;
+      else if (other_[m] == no_id && !same_window(f.stored(value_id{first_[m]}), f.stored(value_id{i}))) other_[m] = i;
     }
   }
 
   /// The first tile (value order, windows left out) in the storage of `t` that names another
   /// window than `t` does; invalid when there is none.
-  [[nodiscard]] constexpr value_id differing(const function& f, const window_facts& windows, const type& t) const {
-    const std::uint32_t m = t.mem.index;
+  [[nodiscard]] constexpr value_id differing(const function& f, const window_facts& windows, stored_tile t) const {
+    const std::uint32_t m = t.at.mem.index;
     if (m >= first_.size()) return scan(f, windows, t);  // storage naming no value (invalid IR): not indexed
     if (first_[m] == no_id) return {};
-    if (!same_window(f.type_of(value_id{first_[m]}), t)) return value_id{first_[m]};
+    if (!same_window(f.stored(value_id{first_[m]}), t)) return value_id{first_[m]};
     return value_id{other_[m]};
   }
 
  private:
-  static constexpr bool same_window(const type& a, const type& b) {
-    return a.mem_offset == b.mem_offset && a.dt == b.dt && a.shape == b.shape;
+  static constexpr bool same_window(stored_tile a, stored_tile b) {
+    return a.at.offset == b.at.offset && a.ty.dt == b.ty.dt && a.ty.shape == b.ty.shape;
   }
-  static constexpr value_id scan(const function& f, const window_facts& windows, const type& t) {
+  static constexpr value_id scan(const function& f, const window_facts& windows, stored_tile t) {
     for (std::uint32_t i = 0; i < f.values.size(); ++i) {
-      const type& o = f.type_of(value_id{i});
-      if (o.is_tile() && o.mem == t.mem && !windows.is_window(value_id{i}) && !same_window(o, t)) return value_id{i};
+      const stored_tile o = f.stored(value_id{i});
+      if (o.ty.is_tile() && o.at.mem == t.at.mem && !windows.is_window(value_id{i}) && !same_window(o, t)) return value_id{i};
     }
     return {};
   }

@@ -29,17 +29,15 @@ namespace detail {
 template <class Fail>
 constexpr void check_region_storage(const function& f, op_id o, const storage_view& storage, Fail&& fail) {
   const op_node& n = f.op(o);
-  const auto tile = [&](const operand& x) {
-    return x.is_value() && f.type_of(x.value()).is_tile() && f.type_of(x.value()).has_storage();
-  };
+  const auto tile = [&](const operand& x) { return x.is_value() && f.type_of(x.value()).is_tile() && f.has_storage(x.value()); };
   const bool loop = is_loop_op(n.code());
   for (std::uint32_t i = 0; i < n.results.count; ++i) {
     const value_id a = f.result(o, i);
     if (!tile(operand::of(a))) continue;
     for (std::uint32_t j = i + 1; j < n.results.count; ++j) {
       const value_id b = f.result(o, j);
-      const type& ta = f.type_of(a);
-      const type& tb = f.type_of(b);
+      const stored_tile ta = f.stored(a);
+      const stored_tile tb = f.stored(b);
       if (tile(operand::of(b)) && storage.overlaps(ta, tb) && (loop || !storage.same(ta, tb)))
         fail(n.loc, text(loop ? "loop carries '" : "branch results '")
                         << f.name_of(a) << "' and '" << f.name_of(b) << "': windows overlap" << storage.where(ta, tb));
@@ -51,7 +49,7 @@ constexpr void check_region_storage(const function& f, op_id o, const storage_vi
       for (std::uint32_t i = 0; y.valid() && i < n.results.count && i < f.args(y).size(); ++i) {
         const value_id res = f.result(o, i);
         const operand x = f.args(y)[i];
-        if (tile(operand::of(res)) && tile(x) && !same_window(f.type_of(x.value()), f.type_of(res)))
+        if (tile(operand::of(res)) && tile(x) && !same_window(f.stored(x.value()), f.stored(res)))
           fail(f.op(y).loc, text("Every tile branch arm must yield exactly its result's window: the ")
                                 << (r == 0 ? "then" : "else") << " arm yields '" << f.name_of(x.value()) << "' for '"
                                 << f.name_of(res) << "'");
@@ -65,13 +63,13 @@ constexpr void check_region_storage(const function& f, op_id o, const storage_vi
   for (std::uint32_t i = 0; i < n.results.count && i < inits.size(); ++i) {
     const value_id res = f.result(o, i);
     if (!tile(operand::of(res))) continue;
-    bool same = tile(inits[i]) && same_window(f.type_of(inits[i].value()), f.type_of(res));
+    bool same = tile(inits[i]) && same_window(f.stored(inits[i].value()), f.stored(res));
     for (std::uint32_t r = 0; r < n.regions.count; ++r) {
       const value_id it = iteration_value(f, o, f.region_of(o, r), i);
-      same = same && same_window(f.type_of(it), f.type_of(res));
+      same = same && same_window(f.stored(it), f.stored(res));
     }
     if (y.valid() && i < f.args(y).size())
-      same = same && tile(f.args(y)[i]) && same_window(f.type_of(f.args(y)[i].value()), f.type_of(res));
+      same = same && tile(f.args(y)[i]) && same_window(f.stored(f.args(y)[i].value()), f.stored(res));
     if (!same)
       fail(n.loc, text("loop carry '") << f.name_of(res)
                                        << "': initializer, iteration value, yield and result must share canonical storage");
@@ -105,31 +103,31 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
     const type& t = f.type_of(value_id{i});
     const value_id v{i};
     if (!t.is_tile() || analyses.windows.is_window(v) || f.values[i].origin() == value_origin::param) continue;
-    if (!t.has_storage()) {
+    const value_storage& st = f.storage_of(v);
+    if (!st.valid()) {
       fail(where(v),
            text("tile value '") << f.name_of(v) << "' must have a MemRef and memory space (planned storage; run init_storage)");
       continue;
     }
-    const allocation* a = facts.find(t.mem);
+    const allocation* a = facts.find(st.mem);
     if (a == nullptr) {
       fail(where(v), text("storage of '") << f.name_of(v) << "' does not name a tile.alloc");
       continue;
     }
     if (a->space != t.space)
       fail(where(v), text("'") << f.name_of(v) << "' is in " << name(t.space) << " but its allocation is in " << name(a->space));
-    if (t.mem_offset < 0 || (a->capacity > 0 && detail::sum_exceeds(t.mem_offset, t.bytes(), a->capacity)))
+    if (st.offset < 0 || (a->capacity > 0 && detail::sum_exceeds(st.offset, t.bytes(), a->capacity)))
       fail(where(v), text("descriptor window exceeds the planned allocation capacity: '")
-                         << f.name_of(v) << "' needs " << t.bytes() << " bytes at offset " << t.mem_offset << " of "
-                         << a->capacity);
-    if (t.mem_offset % 32 != 0)
+                         << f.name_of(v) << "' needs " << t.bytes() << " bytes at offset " << st.offset << " of " << a->capacity);
+    if (st.offset % 32 != 0)
       fail(where(v), text("static byte views require offsets and windows aligned to 32 bytes: '")
-                         << f.name_of(v) << "' is at offset " << t.mem_offset);
+                         << f.name_of(v) << "' is at offset " << st.offset);
   }
   // Ops whose native form needs a distinct (recip) or an identical-or-disjoint (move) destination.
-  const auto source_and_result = [&](const operand& source, op_id o) -> std::pair<const type*, const type*> {
-    const type* src = source.is_value() ? &f.type_of(source.value()) : nullptr;
-    const type* dst = f.op(o).results.count == 1 ? &f.type_of(f.result(o)) : nullptr;
-    if (src == nullptr || dst == nullptr || !src->has_storage() || !dst->has_storage()) return {nullptr, nullptr};
+  const auto source_and_result = [&](const operand& source, op_id o) -> std::pair<value_id, value_id> {
+    const value_id src = source.is_value() ? source.value() : value_id{};
+    const value_id dst = f.op(o).results.count == 1 ? f.result(o) : value_id{};
+    if (!src.valid() || !dst.valid() || !f.has_storage(src) || !f.has_storage(dst)) return {value_id{}, value_id{}};
     return {src, dst};
   };
   walk(f, [&](op_id o) {
@@ -139,32 +137,34 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
     const std::string_view m = mnemonic(n.code());
     for (const operand& source : disjoint_operands(f, o)) {  // a Tile op's result is what it writes
       if (source.kind == operand_kind::none) continue;
-      const auto [src, dst] = source_and_result(source, o);
-      if (src == nullptr || !storage.overlaps(*src, *dst)) continue;
+      const auto [sv, dv] = source_and_result(source, o);
+      if (!sv.valid()) continue;
+      const stored_tile src = f.stored(sv), dst = f.stored(dv);
+      if (!storage.overlaps(src, dst)) continue;
       if (has_trait(n.code(), trait::may_alias_exactly)) {
-        if (!storage.same(*src, *dst))
-          fail(n.loc, text(m) << " source and destination windows overlap without being identical" << storage.where(*src, *dst));
+        if (!storage.same(src, dst))
+          fail(n.loc, text(m) << " source and destination windows overlap without being identical" << storage.where(src, dst));
       } else {
-        fail(n.loc, (storage.same(*src, *dst) ? text(m) << " " << detail::disjoint_phrase << ": its result is its source's window"
-                                              : text(m) << " " << detail::partial_phrase << ": it " << detail::disjoint_phrase)
-                        << storage.where(*src, *dst));
+        fail(n.loc, (storage.same(src, dst) ? text(m) << " " << detail::disjoint_phrase << ": its result is its source's window"
+                                            : text(m) << " " << detail::partial_phrase << ": it " << detail::disjoint_phrase)
+                        << storage.where(src, dst));
       }
     }
     // A scratch (clobbered, or holding a broadcast block) must not overlap any other tile the op
     // reads or its result.
     const operand tmp = scratch_operand(f, o);
-    if (!tmp.is_value() || !f.type_of(tmp.value()).has_storage()) return;
-    const type& b = f.type_of(tmp.value());
+    if (!tmp.is_value() || !f.has_storage(tmp.value())) return;
+    const stored_tile b = f.stored(tmp.value());
     const std::string_view what = info(n.code()).scratch;
     for (const operand& x : f.args(o)) {
       if (!x.is_value() || x.value() == tmp.value()) continue;
-      const type& a = f.type_of(x.value());
-      if (a.is_tile() && a.has_storage() && storage.overlaps(a, b))
+      const stored_tile a = f.stored(x.value());
+      if (a.ty.is_tile() && a.at.valid() && storage.overlaps(a, b))
         fail(n.loc,
              text(m) << " scratch " << what << " must not overlap '" << f.name_of(x.value()) << "'" << storage.where(a, b));
     }
-    if (n.results.count == 1 && f.type_of(f.result(o)).has_storage() && storage.overlaps(f.type_of(f.result(o)), b))
-      fail(n.loc, text(m) << " scratch " << what << " must not overlap the result" << storage.where(f.type_of(f.result(o)), b));
+    if (n.results.count == 1 && f.has_storage(f.result(o)) && storage.overlaps(f.stored(f.result(o)), b))
+      fail(n.loc, text(m) << " scratch " << what << " must not overlap the result" << storage.where(f.stored(f.result(o)), b));
   });
   return out;
 }

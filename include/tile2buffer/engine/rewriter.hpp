@@ -52,9 +52,11 @@ class rewriter {
   }
   /// Places a cloned Tile value in storage of the target function (`mem` is a target value).
   constexpr void set_storage(value_id old, value_id mem, std::int64_t offset) {
-    storage_.resize(src_.values.size());
-    storage_[old.index] = placement{mem, offset, true};
+    place(old, placement{value_storage{mem, offset}, placement::target});
   }
+  /// Places a cloned Tile value where source storage `at` is, mapped when the value is cloned
+  /// (legalization's retargeted producers write their branch result's window).
+  constexpr void override_storage(value_id old, value_storage at) { place(old, placement{at, placement::source}); }
 
   /// Remaps an operand of the source function into the target function.
   constexpr operand map(const operand& o) {
@@ -82,29 +84,43 @@ class rewriter {
     for (const auto& o : os) out.push_back(map(o));
     return out;
   }
-  /// Remaps the value references inside a type (runtime valid extents, Tile storage).
+  /// Remaps the value references inside a type (runtime valid extents).
   constexpr type map(type t) const {
     for (auto& e : t.valid)
       if (e.is_value()) {
         const operand& m = map_[e.ref];
         e = m.kind == operand_kind::int_lit ? extent::of(m.num) : extent::of(m.value());
       }
-    if (t.mem.valid()) t.mem = map_[t.mem.index].value();
     return t;
+  }
+  /// Remaps source storage into the target function (its allocation must be bound).
+  constexpr value_storage map(value_storage s) const {
+    if (s.valid()) s.mem = map_[s.mem.index].value();
+    return s;
   }
   [[nodiscard]] constexpr type type_of(value_id old) const {
     if (old.index < overrides_.size() && overrides_[old.index] != 0) return override_types_[overrides_[old.index] - 1];
     return src_.type_of(old);
   }
-  /// The target-side type of source value `old`: overrides, mapping and storage applied.
-  [[nodiscard]] constexpr type mapped_type(value_id old) const {
-    type t = map(type_of(old));
-    if (old.index < storage_.size() && storage_[old.index].set) {
-      t.mem = storage_[old.index].mem;
-      t.mem_offset = storage_[old.index].offset;
+  /// The target-side type of source value `old`: overrides and mapping applied.
+  [[nodiscard]] constexpr type mapped_type(value_id old) const { return map(type_of(old)); }
+  /// The target-side storage of source value `old`: its placement if set, else its own, mapped.
+  [[nodiscard]] constexpr value_storage mapped_storage(value_id old) const {
+    if (old.index < storage_.size() && storage_[old.index].how != placement::none) {
+      const placement& p = storage_[old.index];
+      return p.how == placement::target ? p.at : map(p.at);
     }
-    return t;
+    return map(src_.storage_of(old));
   }
+  /// Source value `old`'s type and storage in source terms, overrides applied (what moves between
+  /// windows compare before anything is mapped).
+  [[nodiscard]] constexpr placed_type source_placed(value_id old) const {
+    if (old.index < storage_.size() && storage_[old.index].how == placement::source)
+      return {type_of(old), storage_[old.index].at};
+    return {type_of(old), src_.storage_of(old)};
+  }
+  /// Both: what a clone of `old` (or a value standing for it) is created with.
+  [[nodiscard]] constexpr placed_type mapped(value_id old) const { return {mapped_type(old), mapped_storage(old)}; }
 
   //===--- cloning ---===//
   /// Clones op `o` (and its regions, recursively) into the current region; binds its results.
@@ -164,7 +180,11 @@ class rewriter {
       names.push_back(src_.name_of(v));
     }
     const op_id id = b_.emit(code, args, kws, types, names, n.loc, regions);
-    for (std::uint32_t i = 0; i < n.results.count; ++i) bind(value_id{n.results.begin + i}, operand::of(b_.fn().result(id, i)));
+    for (std::uint32_t i = 0; i < n.results.count; ++i) {
+      const value_id now = b_.fn().result(id, i);
+      if (const value_storage at = mapped_storage(value_id{n.results.begin + i}); at.valid()) b_.set_storage(now, at);
+      bind(value_id{n.results.begin + i}, operand::of(now));
+    }
     return id;
   }
 
@@ -193,7 +213,11 @@ class rewriter {
       arg_names_.push_back(src_.name_of(v));
     }
     b_.open_region(to, arg_types_, arg_names_);
-    for (std::uint32_t i = 0; i < r.args.count; ++i) bind(value_id{r.args.begin + i}, operand::of(b_.fn().arg(to, i)));
+    for (std::uint32_t i = 0; i < r.args.count; ++i) {
+      const value_id now = b_.fn().arg(to, i);
+      if (const value_storage at = mapped_storage(value_id{r.args.begin + i}); at.valid()) b_.set_storage(now, at);
+      bind(value_id{r.args.begin + i}, operand::of(now));
+    }
     clone_ops(from, custom);
     b_.close_region();
   }
@@ -206,10 +230,13 @@ class rewriter {
   std::vector<std::uint32_t> overrides_;  ///< by source value: 1 + index into override_types_, or 0
   std::vector<type> override_types_;
   struct placement {
-    value_id mem;
-    std::int64_t offset = 0;
-    bool set = false;
+    value_storage at;
+    enum : std::uint8_t { none, target, source } how = none;  ///< `at` names a target or a source allocation
   };
+  constexpr void place(value_id old, placement p) {
+    storage_.resize(src_.values.size());
+    storage_[old.index] = p;
+  }
   std::vector<placement> storage_;
   std::vector<operand> args_;  // scratch of clone
   std::vector<kwarg> kws_;     // scratch of emit_as

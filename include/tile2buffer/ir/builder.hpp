@@ -62,6 +62,7 @@ class function_builder {
   constexpr void reserve(const arena_sizes& n) {
     f_.values.reserve(n.values);
     f_.value_names.reserve(n.values);
+    f_.storage.reserve(n.values);
     f_.types.reserve(n.types);
     f_.ops.reserve(n.ops);
     f_.region_ops.reserve(n.region_ops);
@@ -75,6 +76,7 @@ class function_builder {
   constexpr void reserve_like(const function& like) {
     f_.values.reserve(like.values.size() + like.values.size() / 4);
     f_.value_names.reserve(like.values.size() + like.values.size() / 4);
+    f_.storage.reserve(like.values.size() + like.values.size() / 4);
     f_.types.reserve(like.types.size());
     f_.ops.reserve(like.ops.size() + like.ops.size() / 4);
     f_.region_ops.reserve(like.region_ops.size() + like.region_ops.size() / 4);
@@ -125,11 +127,13 @@ class function_builder {
     return id;
   }
   /// One-result convenience form.
-  constexpr value_id emit1(opcode c, std::initializer_list<operand> args, const type& result, std::string_view name,
+  constexpr value_id emit1(opcode c, std::initializer_list<operand> args, const placed_type& result, std::string_view name,
                            op_location loc = op_location::caller(), std::initializer_list<kwarg> kws = {}) {
     const std::string_view names[] = {name};
-    const op_id o = emit(c, detail::span_of(args), detail::span_of(kws), std::span<const type>(&result, 1), names, at(loc));
-    return value_id{f_.ops[o.index].results.begin};
+    const op_id o = emit(c, detail::span_of(args), detail::span_of(kws), std::span<const type>(&result.ty, 1), names, at(loc));
+    const value_id v{f_.ops[o.index].results.begin};
+    f_.storage[v.index] = result.at;
+    return v;
   }
   /// No-result convenience form (destination-passing Buffer ops, yield, return).
   constexpr op_id emit0(opcode c, std::initializer_list<operand> args, op_location loc = op_location::caller(),
@@ -143,8 +147,9 @@ class function_builder {
   /// One result: returns it.
   template <ir_op Op>
     requires(info(Op::code).results == arity::one)
-  constexpr value_id create(const typename create_traits<Op::code>::operands& ops, const type& result, std::string_view name,
-                            op_location loc = op_location::caller(), const typename create_traits<Op::code>::keywords& kws = {}) {
+  constexpr value_id create(const typename create_traits<Op::code>::operands& ops, const placed_type& result,
+                            std::string_view name, op_location loc = op_location::caller(),
+                            const typename create_traits<Op::code>::keywords& kws = {}) {
     return create_traits<Op::code>::create_one(*this, ops, result, name, at(loc), kws);
   }
   /// No result (destination-passing Buffer ops, yield, return): returns the op.
@@ -213,8 +218,12 @@ class function_builder {
   /// The source file of the first call that took its caller's line (empty when none did).
   [[nodiscard]] constexpr std::string_view caller_file() const noexcept { return caller_file_; }
 
-  /// Replaces a value's type (parser: a region result's storage clause is read after its op).
+  /// Replaces a value's type.
   constexpr void set_type(value_id v, const type& t) { f_.values[v.index].ty = intern_type(t); }
+  /// Places value `v` (parser: a region result's storage clause is read after its op).
+  constexpr void set_storage(value_id v, value_storage s) { f_.storage[v.index] = s; }
+  /// A parameter or region argument with storage (`param`, `open_region` take plain types).
+  constexpr void set_storage(value_id v, const placed_type& t) { f_.storage[v.index] = t.at; }
 
   /// The id of `t` among the function's types, added on first sight (equal types share one).
   constexpr type_id intern_type(const type& t) { return types_.intern(f_.types, t); }
@@ -230,6 +239,7 @@ class function_builder {
     const auto id = value_id{static_cast<std::uint32_t>(f_.values.size())};
     f_.values.push_back(value_info{intern_type(t), def, index, region_id{}});
     f_.value_names.push_back(intern(name));
+    f_.storage.emplace_back();
     return id;
   }
 

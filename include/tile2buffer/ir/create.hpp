@@ -526,7 +526,7 @@ template <opcode C>
 struct create_traits {
   using operands = typename decltype(detail::operands_type<C>())::type;
   using keywords = typename decltype(detail::keywords_type<info(C).keywords>())::type;
-  static constexpr value_id create_one(function_builder& b, const operands& ops, const type& result, std::string_view name,
+  static constexpr value_id create_one(function_builder& b, const operands& ops, const placed_type& result, std::string_view name,
                                        location loc, const keywords& kws);
   static constexpr op_id create_none(function_builder& b, const operands& ops, location loc, const keywords& kws);
   static constexpr op_id create_region(function_builder& b, const operands& ops, region_id first_region,
@@ -611,12 +611,14 @@ struct create_layout {
 }  // namespace detail
 
 template <opcode C>
-constexpr value_id create_traits<C>::create_one(function_builder& b, const operands& ops, const type& result,
+constexpr value_id create_traits<C>::create_one(function_builder& b, const operands& ops, const placed_type& result,
                                                 std::string_view name, location loc, const keywords& kws) {
   const detail::create_layout<C> l(b, ops, kws);
   const std::string_view names[] = {name};
-  const op_id o = b.emit(C, std::span<const operand>(l.args), l.kwargs(), std::span<const type>(&result, 1), names, loc);
-  return b.fn().result(o, 0);
+  const op_id o = b.emit(C, std::span<const operand>(l.args), l.kwargs(), std::span<const type>(&result.ty, 1), names, loc);
+  const value_id v = b.fn().result(o, 0);
+  b.set_storage(v, result.at);
+  return v;
 }
 template <opcode C>
 constexpr op_id create_traits<C>::create_none(function_builder& b, const operands& ops, location loc, const keywords& kws) {

@@ -33,7 +33,7 @@ class equivalence {
  private:
   constexpr bool bind(value_id x, value_id y) {
     if (a_to_b_[x.index] != no_id || b_to_a_[y.index] != no_id) return a_to_b_[x.index] == y.index && b_to_a_[y.index] == x.index;
-    if (!types(a_.type_of(x), b_.type_of(y))) return false;
+    if (!types(a_.type_of(x), b_.type_of(y)) || !storages(a_.storage_of(x), b_.storage_of(y))) return false;
     a_to_b_[x.index] = y.index;
     b_to_a_[y.index] = x.index;
     return true;
@@ -49,9 +49,10 @@ class equivalence {
       if (!extents(x.valid[i], y.valid[i])) return false;
       xs.valid[i] = ys.valid[i] = extent{};
     }
-    if (x.mem.valid() != y.mem.valid() || (x.mem.valid() && !same_use(x.mem, y.mem))) return false;
-    xs.mem = ys.mem = value_id{};
     return xs == ys;
+  }
+  constexpr bool storages(const value_storage& x, const value_storage& y) const {
+    return x.valid() == y.valid() && (!x.valid() || same_use(x.mem, y.mem)) && x.offset == y.offset;
   }
   constexpr bool operands(const operand& x, const operand& y) const {
     if (x.kind != y.kind) return false;

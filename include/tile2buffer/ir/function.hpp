@@ -72,8 +72,9 @@ struct function {
   region_id body;
 
   std::vector<value_info> values;
-  std::vector<span32> value_names;  ///< by value, in `names`
-  std::vector<type> types;          ///< interned: equal types share one entry (see function_builder)
+  std::vector<span32> value_names;     ///< by value, in `names`
+  std::vector<type> types;             ///< interned: equal types share one entry (see function_builder)
+  std::vector<value_storage> storage;  ///< by value: a planned Tile's allocation and offset
   std::vector<op_node> ops;
   std::vector<region_info> regions;
   std::vector<op_id> region_ops;
@@ -89,6 +90,10 @@ struct function {
   [[nodiscard]] constexpr const value_info& value(value_id v) const { return values[v.index]; }
   [[nodiscard]] constexpr const type& type_of(value_id v) const { return types[values[v.index].ty.index]; }
   [[nodiscard]] constexpr std::string_view name_of(value_id v) const { return str(value_names[v.index]); }
+  /// Where value `v` lives (invalid `mem` when it has no planned storage).
+  [[nodiscard]] constexpr const value_storage& storage_of(value_id v) const { return storage[v.index]; }
+  [[nodiscard]] constexpr bool has_storage(value_id v) const { return storage[v.index].valid(); }
+  [[nodiscard]] constexpr stored_tile stored(value_id v) const { return {type_of(v), storage[v.index]}; }
   /// Gives one value a new type of its own (other values of its old type keep theirs). Not for
   /// hot paths: it never shares the entry; builders intern.
   constexpr void retype(value_id v, const type& t) {

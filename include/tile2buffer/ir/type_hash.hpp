@@ -28,9 +28,9 @@ inline namespace v0 {
 namespace detail {
 
 /// Every member that makes two types different, hence every member.
-inline constexpr auto type_members = boost::hana::make_tuple(
-    &type::kind, &type::dt, &type::space, &type::tlayout, &type::blayout, &type::slayout, &type::pad, &type::compact,
-    &type::has_stride, &type::fractal, &type::shape, &type::valid, &type::stride, &type::mem, &type::mem_offset);
+inline constexpr auto type_members = boost::hana::make_tuple(&type::kind, &type::dt, &type::space, &type::tlayout, &type::blayout,
+                                                             &type::slayout, &type::pad, &type::compact, &type::has_stride,
+                                                             &type::fractal, &type::shape, &type::valid, &type::stride);
 inline constexpr auto extent_members = boost::hana::make_tuple(&extent::number, &extent::ref);
 template <class T, class Members>
 constexpr bool lists_every_member(const Members& members) {

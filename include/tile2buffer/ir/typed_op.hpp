@@ -84,6 +84,8 @@ class op_ref {
   [[nodiscard]] constexpr value_id result(std::uint32_t i = 0) const { return f_->result(id_, i); }
   [[nodiscard]] constexpr std::uint32_t result_count() const { return f_->op(id_).results.count; }
   [[nodiscard]] constexpr const type& result_type(std::uint32_t i = 0) const { return f_->type_of(result(i)); }
+  /// Where result `i` lives (invalid `mem` when unplanned).
+  [[nodiscard]] constexpr const value_storage& result_storage(std::uint32_t i = 0) const { return f_->storage_of(result(i)); }
   [[nodiscard]] constexpr std::span<const operand> args() const { return f_->args(id_); }
   [[nodiscard]] constexpr std::span<const kwarg> kwargs() const { return f_->kwargs_of(id_); }
   [[nodiscard]] constexpr std::optional<operand> kwarg_of(keyword k) const { return f_->kwarg_of(id_, k); }
@@ -95,6 +97,10 @@ class op_ref {
   [[nodiscard]] constexpr std::span<const operand> elements(const operand& tuple) const { return f_->elements(tuple); }
   /// The type of a value operand; nullptr for literals, tuples and absent operands.
   [[nodiscard]] constexpr const type* type_of(const operand& o) const { return o.is_value() ? &f_->type_of(o.value()) : nullptr; }
+  /// The storage of a value operand; none for literals, tuples and absent operands.
+  [[nodiscard]] constexpr value_storage storage_of(const operand& o) const {
+    return o.is_value() ? f_->storage_of(o.value()) : value_storage{};
+  }
   /// The Tile type of a value operand, or nullptr when it is not a Tile value.
   [[nodiscard]] constexpr const type* tile_type(const operand& o) const {
     const type* t = type_of(o);

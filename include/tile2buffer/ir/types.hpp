@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file ir/types.hpp
-/// Type descriptors: scalar, GM tensor (with TensorView), Tile (with TileView and storage),
-/// Buffer, allocation handle and task. All rank-2 where shaped (the contract is rank 2).
+/// Type descriptors: scalar, GM tensor (with TensorView), Tile (with TileView), Buffer,
+/// allocation handle and task. All rank-2 where shaped (the contract is rank 2). A planned Tile
+/// value's storage is not part of its type: it is the function's per-value `value_storage`.
 #pragma once
 
 #include <array>
@@ -47,8 +48,6 @@ struct type {
   std::array<std::int64_t, 2> shape{0, 0};
   std::array<extent, 2> valid{};  ///< Tile/Buffer valid extents (== shape when full)
   std::array<std::int64_t, 2> stride{0, 0};
-  value_id mem{};               ///< Tile storage: the tile.alloc result, if planned
-  std::int64_t mem_offset = 0;  ///< Tile storage: byte offset inside the allocation
 
   /// Every member (ir/type_hash.hpp checks at compile time that changing any one of them makes
   /// two types differ). Why not `= default`: g++ compares the `std::array` members through calls
@@ -56,11 +55,11 @@ struct type {
   /// a type with itself (the same interned entry) far more often than with another.
   friend constexpr bool operator==(const type& a, const type& b) noexcept {
     if (&a == &b) return true;
-    return a.kind == b.kind && equal_but_kind_and_storage(a, b) && a.mem == b.mem && a.mem_offset == b.mem_offset;
+    return a.kind == b.kind && equal_but_kind(a, b);
   }
-  /// Every member but `kind`, `mem` and `mem_offset`: what a Tile and the Buffer lowered from it
-  /// share. Why here: recipes and the verifier compared copies with those members cleared.
-  friend constexpr bool equal_but_kind_and_storage(const type& a, const type& b) noexcept {
+  /// Every member but `kind`: what a Tile and the Buffer lowered from it share. Why here: recipes
+  /// and the verifier compared copies with the kind cleared.
+  friend constexpr bool equal_but_kind(const type& a, const type& b) noexcept {
     return a.dt == b.dt && a.space == b.space && a.tlayout == b.tlayout && a.blayout == b.blayout && a.slayout == b.slayout &&
            a.pad == b.pad && a.compact == b.compact && a.has_stride == b.has_stride && a.fractal == b.fractal &&
            a.shape[0] == b.shape[0] && a.shape[1] == b.shape[1] && a.valid[0] == b.valid[0] && a.valid[1] == b.valid[1] &&
@@ -72,7 +71,6 @@ struct type {
   [[nodiscard]] constexpr bool is_tile() const noexcept { return kind == type_kind::tile; }
   [[nodiscard]] constexpr bool is_buffer() const noexcept { return kind == type_kind::buffer; }
   [[nodiscard]] constexpr bool is_shaped() const noexcept { return is_tensor() || is_tile() || is_buffer(); }
-  [[nodiscard]] constexpr bool has_storage() const noexcept { return mem.valid(); }
   [[nodiscard]] constexpr bool full_valid() const noexcept {
     return valid[0] == extent::of(shape[0]) && valid[1] == extent::of(shape[1]);
   }
@@ -147,10 +145,37 @@ constexpr type with_valid(type t, extent r, extent c) {
   t.valid = {r, c};
   return t;
 }
-constexpr type in_storage(type t, value_id mem, std::int64_t offset = 0) {
-  t.mem = mem;
-  t.mem_offset = offset;
-  return t;
+
+/// Where a planned Tile value lives: its `tile.alloc` and the byte offset inside it. Why beside
+/// the type, in the function's per-value table: tiles that differ only in storage then share one
+/// interned type (a planned kernel has a handful of types, not one per tile).
+struct value_storage {
+  value_id mem;             ///< the tile.alloc result; invalid when unplanned
+  std::int64_t offset = 0;  ///< byte offset inside the allocation
+  [[nodiscard]] constexpr bool valid() const noexcept { return mem.valid(); }
+  friend constexpr bool operator==(const value_storage&, const value_storage&) = default;
+};
+
+/// A type with the storage of the value it describes: what builders take for a result (`emit1`,
+/// `create`). Converts from a plain type (no storage).
+struct placed_type {
+  type ty;
+  value_storage at;
+  constexpr placed_type() = default;
+  constexpr placed_type(const type& t, value_storage s = {}) : ty(t), at(s) {}  // NOLINT: implicit by design
+};
+/// A Tile's type and storage, by reference: what the storage rules compare. A value's comes from
+/// `function::stored(v)`; a window a pass composes is a `placed_type`. Only for parameters: it
+/// must not outlive what it refers to.
+struct stored_tile {
+  const type& ty;
+  const value_storage& at;
+  constexpr stored_tile(const type& t, const value_storage& s) noexcept : ty(t), at(s) {}
+  constexpr stored_tile(const placed_type& p) noexcept : ty(p.ty), at(p.at) {}  // NOLINT: implicit by design
+};
+/// `t` placed at `offset` bytes into allocation `mem` (the text's `in %m[offset]`).
+constexpr placed_type in_storage(const type& t, value_id mem, std::int64_t offset = 0) {
+  return placed_type(t, value_storage{mem, offset});
 }
 /// Dense Vec: row-major, no boxes, default fractal, no pad or compaction.
 constexpr bool is_dense_vec(const type& t) {

@@ -88,11 +88,12 @@ struct byte_span {
 template <class = void>
 constexpr byte_span span_of(const function& f, const window_facts& windows, value_id v) {
   const type& storage = f.type_of(windows.storage_of(v));
+  const std::int64_t at = f.storage_of(windows.storage_of(v)).offset;
   const window_facts::window* w = windows.find(v);
-  if (w == nullptr) return {storage.mem_offset, storage.mem_offset + storage.bytes(), true};
-  if (!w->static_offset) return {storage.mem_offset, storage.mem_offset + storage.bytes(), false};
+  if (w == nullptr) return {at, at + storage.bytes(), true};
+  if (!w->static_offset) return {at, at + storage.bytes(), false};
   const type& t = f.type_of(v);
-  const std::int64_t begin = storage.mem_offset + w->offset;
+  const std::int64_t begin = at + w->offset;
   const std::int64_t len = w->relabel ? t.bytes() : (t.shape[0] - 1) * storage.row_bytes() + t.row_bytes();
   return {begin, begin + len, true};
 }
@@ -104,21 +105,23 @@ constexpr bool assemble_needs_snapshot(const function& f, const kernel_analyses&
   if (!op.source().is_value() || !op.target().is_value() || op.result_count() != 1) return false;
   const value_id src = op.source().value();
   const type& st = f.type_of(k.windows.storage_of(src));
+  const value_storage& sat = f.storage_of(k.windows.storage_of(src));
   const type& rt = op.result_type();
+  const value_storage& rat = f.storage_of(op.result());
   const type& vt = f.type_of(src);
-  if (!st.has_storage() || !rt.has_storage()) return false;
+  if (!sat.valid() || !rat.valid()) return false;
   byte_span s = span_of(f, k.windows, src);
   const auto off = op.elements(op.offsets());
-  byte_span d{rt.mem_offset, rt.mem_offset + rt.bytes(), false};
+  byte_span d{rat.offset, rat.offset + rt.bytes(), false};
   if (off.size() == 2 && off[0].kind == operand_kind::int_lit && off[1].kind == operand_kind::int_lit) {
-    d.begin = rt.mem_offset + off[0].num * rt.row_bytes() + off[1].num * element_bytes(rt.dt);
+    d.begin = rat.offset + off[0].num * rt.row_bytes() + off[1].num * element_bytes(rt.dt);
     d.end = d.begin + (vt.shape[0] - 1) * rt.row_bytes() + vt.row_bytes();
     d.precise = true;
   }
-  if (st.mem != rt.mem) {
+  if (sat.mem != rat.mem) {
     if (!with_addresses) return false;
-    const allocation* a = k.storage.find(st.mem);
-    const allocation* b = k.storage.find(rt.mem);
+    const allocation* a = k.storage.find(sat.mem);
+    const allocation* b = k.storage.find(rat.mem);
     if (a == nullptr || b == nullptr || a->space != b->space || !a->address || !b->address) return false;
     s.begin += *a->address;
     s.end += *a->address;
@@ -146,9 +149,7 @@ constexpr operand snapshot_source(rewriter& rw, const kernel_analyses& k, op_id 
   const value_id storage = k.windows.storage_of(src);
   const location loc = f.op(o).loc;
   const value_id mem = emit_alloc_for(rw, storage, loc, "_snapshot");
-  type st = rw.mapped_type(storage);
-  st.mem = mem;
-  st.mem_offset = 0;
+  const placed_type st = in_storage(rw.mapped_type(storage), mem);
   const text nm = text(f.name_of(storage)) << "_snapshot";
   operand now = operand::of(rw.builder().create<tile::move>({.source = built(rw.map(operand::of(storage)))}, st, nm.view(), loc));
   // The window chain from the storage tile down to the source, outermost first.
@@ -161,8 +162,10 @@ constexpr operand snapshot_source(rewriter& rw, const kernel_analyses& k, op_id 
     const type t = rw.mapped_type(chain[i]);
     const text wn = text(f.name_of(chain[i])) << "_snapshot";
     const std::string_view names[] = {wn.view()};
-    now = operand::of(
-        rw.builder().fn().result(rw.builder().emit(f.op(def).code(), args, {}, std::span<const type>(&t, 1), names, loc)));
+    const value_id made =
+        rw.builder().fn().result(rw.builder().emit(f.op(def).code(), args, {}, std::span<const type>(&t, 1), names, loc));
+    rw.builder().set_storage(made, rw.mapped_storage(chain[i]));
+    now = operand::of(made);
   }
   return now;
 }
@@ -192,14 +195,14 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
         // allocation.
         const opcode c = f.op(o).code();
         if (!is_tile_op(c) || !has_disjoint_operands(c) || f.op(o).results.count != 1) return;
-        const type& dst = f.type_of(f.result(o));
-        if (!dst.has_storage()) return;
+        if (!f.has_storage(f.result(o))) return;
+        const stored_tile dst = f.stored(f.result(o));
         const bool exact_ok = has_trait(c, trait::may_alias_exactly);
         const auto inputs = disjoint_operands(f, o);
         for (const operand& source :
              {exact_ok ? operand{} : inputs[0], exact_ok ? operand{} : inputs[1], scratch_operand(f, o)}) {
-          if (!source.is_value() || !f.type_of(source.value()).has_storage()) continue;
-          if (storage.overlaps(f.type_of(source.value()), dst)) {
+          if (!source.is_value() || !f.has_storage(source.value())) continue;
+          if (storage.overlaps(f.stored(source.value()), dst)) {
             recips.push_back(o);
             return;
           }
@@ -210,9 +213,9 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
     if (recips.empty() && snapshot.empty() && regions.empty()) continue;
     rewriter rw(f);
     for (op_id o : recips) rw.set_storage(f.result(o), detail::emit_alloc_for(rw, f.result(o), f.op(o).loc), 0);
-    for (const auto& [v, t] : regions.retarget) rw.override_type(v, t);
+    for (const auto& [v, at] : regions.retarget) rw.override_storage(v, at);
     const detail::storage_view storage{k->storage, addressed(opts.planner)};
-    const auto overlap = [&](const type& a, const type& b) { return storage.overlaps(a, b); };
+    const auto overlap = [&](stored_tile a, stored_tile b) { return storage.overlaps(a, b); };
     detail::parallel_move_scratch move_scratch;  // one for the function: no allocation per loop or branch
     // Why `self`: a loop with entry copies is cloned with new initializers, and its regions are
     // cloned through this same callback.

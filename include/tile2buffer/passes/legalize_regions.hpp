@@ -46,9 +46,9 @@ struct carry_move {
 
 /// What region legalization changes in one function.
 struct region_plan {
-  std::vector<std::vector<carry_move>> moves;       ///< by op id: before a yield, or before a loop (entry copies)
-  std::vector<char> orphan;                         ///< by value id: a tile.alloc result nothing lives in any more
-  std::vector<std::pair<value_id, type>> retarget;  ///< producers' results that now write their branch result
+  std::vector<std::vector<carry_move>> moves;                ///< by op id: before a yield, or before a loop (entry copies)
+  std::vector<char> orphan;                                  ///< by value id: a tile.alloc result nothing lives in any more
+  std::vector<std::pair<value_id, value_storage>> retarget;  ///< producers' results that now write their branch result's window
   [[nodiscard]] constexpr bool empty() const { return retarget.empty() && orphan.empty() && moves.empty(); }
   constexpr void add(op_id at, carry_move m) {
     if (moves.size() <= at.index) moves.resize(at.index + 1);
@@ -63,14 +63,13 @@ struct region_plan {
 template <class = void>
 constexpr bool retargetable(const function& f, const kernel_analyses& k, const std::vector<region_id>& enclosing,
                             const std::vector<std::uint32_t>& residents, region_id arm, op_id yield, value_id v,
-                            const type& dest) {
+                            stored_tile dest) {
   const value_info& info = f.value(v);
   if (info.origin() != value_origin::result || enclosing[info.def.index] != arm) return false;
   const opcode c = f.op(info.def).code();
   if (!is_tile_op(c) || f.op(info.def).results.count != 1 || k.windows.is_window(v) || storage_source(f, info.def)) return false;
-  const type& t = f.type_of(v);
-  const allocation* own = k.storage.find(t.mem);
-  const allocation* target = k.storage.find(dest.mem);
+  const allocation* own = k.storage.find(f.storage_of(v).mem);
+  const allocation* target = k.storage.find(dest.at.mem);
   // Fresh and unaliased: the only value in its allocation; placed storage is the planner's call.
   if (own == nullptr || target == nullptr || residents[own->mem.index] != 1 || own->address || target->address) return false;
   std::uint32_t uses = 0;
@@ -80,7 +79,7 @@ constexpr bool retargetable(const function& f, const kernel_analyses& k, const s
   bool clash = false;
   walk(f, arm, [&](op_id o) {
     for (const operand& a : f.args(o))
-      if (a.is_value() && f.type_of(a.value()).is_tile() && storage_overlaps(f.type_of(a.value()), dest)) clash = true;
+      if (a.is_value() && f.type_of(a.value()).is_tile() && storage_overlaps(f.stored(a.value()), dest)) clash = true;
   });
   return !clash;
 }
@@ -94,8 +93,8 @@ constexpr region_plan plan_region_storage(const function& f, const kernel_analys
   if (!any) return plan;
   const std::vector<region_id> enclosing = enclosing_regions(f);
   std::vector<std::uint32_t> residents(f.values.size(), 0);  // by allocation value: Tile values in it
-  for (const value_info& v : f.values)
-    if (const type& t = f.types[v.ty.index]; t.is_tile() && t.has_storage()) ++residents[t.mem.index];
+  for (std::uint32_t i = 0; i < f.values.size(); ++i)
+    if (f.storage[i].valid() && f.type_of(value_id{i}).is_tile()) ++residents[f.storage[i].mem.index];
   walk(f, [&](op_id o) {
     const op_node& n = f.op(o);
     const opcode c = n.code();
@@ -107,13 +106,10 @@ constexpr region_plan plan_region_storage(const function& f, const kernel_analys
         for (std::uint32_t i = 0; i < n.results.count && i < f.args(y).size(); ++i) {
           const value_id res = f.result(o, i);
           const operand x = f.args(y)[i];
-          if (!f.type_of(res).is_tile() || !x.is_value() || same_window(f.type_of(x.value()), f.type_of(res))) continue;
-          if (retargetable(f, k, enclosing, residents, arm, y, x.value(), f.type_of(res))) {
-            type t = f.type_of(x.value());
-            const value_id old_mem = t.mem;
-            t.mem = f.type_of(res).mem;
-            t.mem_offset = f.type_of(res).mem_offset;
-            plan.retarget.emplace_back(x.value(), t);
+          if (!f.type_of(res).is_tile() || !x.is_value() || same_window(f.stored(x.value()), f.stored(res))) continue;
+          if (retargetable(f, k, enclosing, residents, arm, y, x.value(), f.stored(res))) {
+            const value_id old_mem = f.storage_of(x.value()).mem;
+            plan.retarget.emplace_back(x.value(), f.storage_of(res));
             if (plan.orphan.empty()) plan.orphan.resize(f.values.size(), 0);
             plan.orphan[old_mem.index] = 1;
             continue;
@@ -128,14 +124,14 @@ constexpr region_plan plan_region_storage(const function& f, const kernel_analys
     const op_id y = trailing_yield(f, loop_body(f, o));
     for (std::uint32_t i = 0; i < n.results.count && i < inits.size(); ++i) {
       const value_id res = f.result(o, i);
-      const type& w = f.type_of(res);
-      if (!w.is_tile()) continue;
+      if (!f.type_of(res).is_tile()) continue;
+      const stored_tile w = f.stored(res);
       const value_id it = iteration_value(f, o, loop_body(f, o), i);
-      if (inits[i].is_value() && !same_window(f.type_of(inits[i].value()), w))
+      if (inits[i].is_value() && !same_window(f.stored(inits[i].value()), w))
         plan.add(o, carry_move{i, inits[i].value(), it, {}});
       if (!y.valid() || i >= f.args(y).size()) continue;
       const operand next = f.args(y)[i];
-      if (next.is_value() && !same_window(f.type_of(next.value()), w)) plan.add(y, carry_move{i, next.value(), it, "_next"});
+      if (next.is_value() && !same_window(f.stored(next.value()), w)) plan.add(y, carry_move{i, next.value(), it, "_next"});
     }
   });
   return plan;
@@ -144,7 +140,7 @@ constexpr region_plan plan_region_storage(const function& f, const kernel_analys
 /// What `emit_parallel_move` works in, kept by the pass across the loops and branches of a
 /// function so that their moves allocate nothing once it has grown.
 struct parallel_move_scratch {
-  std::vector<type> windows;
+  std::vector<placed_type> windows;
   std::vector<parallel_move> pm;
   std::vector<move_step> steps;
   move_schedule_scratch schedule;
@@ -164,8 +160,8 @@ constexpr std::span<const operand> emit_parallel_move(rewriter& rw, std::span<co
   s.windows.clear();
   s.pm.clear();
   for (std::uint32_t m = 0; m < moves.size(); ++m) {
-    s.windows.push_back(rw.type_of(moves[m].source));
-    s.windows.push_back(rw.type_of(moves[m].destination));
+    s.windows.push_back(rw.source_placed(moves[m].source));
+    s.windows.push_back(rw.source_placed(moves[m].destination));
     s.pm.push_back(parallel_move{2 * m, 2 * m + 1});
   }
   schedule_parallel_moves(
@@ -179,9 +175,7 @@ constexpr std::span<const operand> emit_parallel_move(rewriter& rw, std::span<co
     s.name.clear();
     if (step.snapshot) {
       const value_id mem = emit_alloc_for(rw, m.source, loc, "_scratch");
-      type t = rw.mapped_type(m.source);
-      t.mem = mem;
-      t.mem_offset = 0;
+      const placed_type t = in_storage(rw.mapped_type(m.source), mem);
       s.name << "scratch_" << f.name_of(m.source);
       s.from[step.move] =
           operand::of(rw.builder().create<tile::move>({.source = built(s.from[step.move])}, t, s.name.view(), loc));
@@ -189,7 +183,7 @@ constexpr std::span<const operand> emit_parallel_move(rewriter& rw, std::span<co
     }
     s.name << (m.suffix.empty() ? "carry_input_" : "") << f.name_of(m.destination) << m.suffix;
     s.out[step.move] = operand::of(
-        rw.builder().create<tile::move>({.source = built(s.from[step.move])}, rw.mapped_type(m.destination), s.name.view(), loc));
+        rw.builder().create<tile::move>({.source = built(s.from[step.move])}, rw.mapped(m.destination), s.name.view(), loc));
   }
   return s.out;
 }

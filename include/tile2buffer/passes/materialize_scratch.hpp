@@ -46,8 +46,6 @@ constexpr type native_scratch_type(const function& f, op_id o) {
   const bool unary = info(f.op(o).code()).ew == ew_kind::unary;
   const type& source = f.type_of((unary ? named_operand<"source">(f, o) : disjoint_operands(f, o)[0]).value());
   type t = source;
-  t.mem = value_id{};
-  t.mem_offset = 0;
   t.valid = {extent::of(source.shape[0]), extent::of(source.shape[1])};
   if (unary) {
     // rsqrt's high-precision tmp: the one 32-byte block of ones the a2a3 library divides by

@@ -121,9 +121,8 @@ constexpr std::vector<live_interval> live_intervals(const function& f, const sto
   const program_order order(f);
   const auto touch = [&](value_id v, std::uint32_t p) {
     if (windows != nullptr) v = windows->storage_of(v);
-    const type& t = f.type_of(v);
-    if (!t.is_tile() || !t.has_storage()) return;
-    const std::uint32_t a = facts.index_of(t.mem);
+    if (!f.type_of(v).is_tile() || !f.has_storage(v)) return;
+    const std::uint32_t a = facts.index_of(f.storage_of(v).mem);
     if (a == no_id) return;
     live[a].start = std::min(live[a].start, p);
     live[a].end = std::max(live[a].end, p);

@@ -64,7 +64,7 @@ constexpr location definition_location(const function& f, location alloc, value_
 constexpr op_id sole_nested_first_reference(const function& f, value_id mem, op_id alloc) {
   const std::vector<region_id> region_of = enclosing_regions(f);
   const auto member = [&](const operand& x) {
-    return x.is_value() && f.type_of(x.value()).is_tile() && f.type_of(x.value()).mem == mem;
+    return x.is_value() && f.type_of(x.value()).is_tile() && f.storage_of(x.value()).mem == mem;
   };
   op_id first;
   region_id where;

@@ -38,7 +38,7 @@ struct recipe_name {
 /// value per axis): two runtime descriptor dimensions alone do not prove equal runtime values.
 /// (`buffer_descriptor` clears the kind and the storage and derives its valid extents from the
 /// type's own, so with equal valid extents this is every other member equal.)
-constexpr bool same_descriptor(const type& a, const type& b) { return &a == &b || equal_but_kind_and_storage(a, b); }
+constexpr bool same_descriptor(const type& a, const type& b) { return &a == &b || equal_but_kind(a, b); }
 
 /// A scalar element operand must be a numeric literal or a signed-integer/INDEX/FP16/BF16/FP32 scalar.
 constexpr text element_scalar_problem(const function& f, const operand& s) {
@@ -98,9 +98,8 @@ constexpr text static_valid_problem(const type& t, std::string_view what) {
 /// every tile in its allocation must name the same window (offset, dtype, shape), since a
 /// dynamic descriptor cannot be a byte-root view. Empty when `v` is static or alone.
 constexpr text dynamic_storage_problem(const function& f, const kernel_analyses& k, value_id v) {
-  const type& t = f.type_of(v);
-  if (descriptor_static_valid(t) || !t.has_storage()) return {};
-  if (const value_id other = k.shared_storage.differing(f, k.windows, t); other.valid())
+  if (descriptor_static_valid(f.type_of(v)) || !f.has_storage(v)) return {};
+  if (const value_id other = k.shared_storage.differing(f, k.windows, f.stored(v)); other.valid())
     return text("a runtime-valid tile needs its own allocation; '")
            << f.name_of(v) << "' shares one with '" << f.name_of(other) << "'";
   return {};

@@ -18,8 +18,6 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
-/// Whether `t` and `u` name the same planned storage window (allocation and byte offset).
-constexpr bool same_storage(const type& t, const type& u) { return t.mem == u.mem && t.mem_offset == u.mem_offset; }
 
 /// The layout that reads a boxed descriptor's bytes as its transpose (reference §9.1: an NZ
 /// [R, C] tile and a ZN [C, R] tile over the same bytes are transposes): both box orders flip.
@@ -123,14 +121,11 @@ struct lower_transpose_view {
                               << tile2buffer::name(src->space)
                               << " tile needs a transpose recipe (only matrix relabels preserve storage)");
     if (auto why = matrix_tiles_problem({src, &dst}); !why.empty()) return match_result::no(static_cast<text&&>(why));
-    type want = detail::transposed_layout(*src);
-    want.mem = dst.mem;
-    want.mem_offset = dst.mem_offset;
-    if (!(want == dst))
+    if (!(detail::transposed_layout(*src) == dst))
       return match_result::no(
           text("tile.transpose_view must relabel its source in place: the result is the source's transposed layout "
                "(both box orders flipped, shape and valid extents swapped) in the same memory space"));
-    if (!detail::same_storage(*src, dst))
+    if (op.storage_of(op.source()) != op.result_storage())
       return match_result::no(text("tile.transpose_view must keep its source's storage window"));
     return match_result::yes();
   }
@@ -168,7 +163,7 @@ struct lower_matmul_acc {
       return match_result::no(static_cast<text&&>(why));
     const type* acc = op.tile_type(op.acc());
     if (acc == nullptr) return match_result::no(text("tile.matmul_acc needs a Tile accumulator"));
-    if (!detail::same_storage(*acc, res) || !res.has_storage())
+    if (op.storage_of(op.acc()) != op.result_storage() || !op.result_storage().valid())
       return match_result::no(text("the accumulator '")
                               << op.fn().name_of(op.acc().value())
                               << "' is not updated in place (its storage is read afterwards or the result lives "

@@ -24,7 +24,7 @@ constexpr text acc_tail_problem(const typed<tile::set_validshape>& op, const mat
     return text("tile.set_validshape: not an Acc tail");
   if (auto why = matrix_tile_problem(*src); !why.empty()) return why;
   if (auto why = matrix_descriptor_problem(dst); !why.empty()) return text("the tile ") << why;
-  if (!dst.has_storage() || dst.mem != src->mem || dst.mem_offset != src->mem_offset)
+  if (!op.result_storage().valid() || op.result_storage() != op.storage_of(op.tile()))
     return text("tile.set_validshape must update its tile's storage in place");
   if (ctx.kernel().windows.is_window(op.tile().value()))
     return text("tile.set_validshape cannot change a window's static view metadata");
@@ -62,7 +62,7 @@ struct lower_set_validshape {
     const kernel_analyses& k = ctx.kernel();
     if (k.windows.is_window(op.tile().value()))
       return match_result::no(text("tile.set_validshape cannot change a window's static view metadata"));
-    if (!dst.has_storage() || dst.mem != src->mem || dst.mem_offset != src->mem_offset)
+    if (!op.result_storage().valid() || op.result_storage() != op.storage_of(op.tile()))
       return match_result::no(text("tile.set_validshape must update its tile's storage in place"));
     if (auto why = detail::dynamic_storage_problem(op.fn(), k, op.result()); !why.empty())
       return match_result::no(static_cast<text&&>(why));

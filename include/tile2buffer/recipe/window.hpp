@@ -29,14 +29,14 @@ inline constexpr int vec_base_bits = 5;
 /// and one symbolic allocation keeps one window-parent descriptor.
 constexpr text addressless_window_parent_problem(const function& f, const kernel_analyses& k, value_id parent) {
   const type& t = f.type_of(parent);
-  const allocation* a = k.storage.find(t.mem);
+  const value_id mem = f.storage_of(parent).mem;
+  const allocation* a = k.storage.find(mem);
   if (a == nullptr) return {};
-  if (t.mem_offset != 0 || t.bytes() != a->capacity)
+  if (f.storage_of(parent).offset != 0 || t.bytes() != a->capacity)
     return text("a tile that is sliced or assembled into cannot share an addressless storage root: '")
            << f.name_of(parent) << "' covers only part of its allocation";
   for (value_id other : k.windows.sources()) {
-    const type& o = f.type_of(other);
-    if (o.mem == t.mem && buffer_descriptor(o) != buffer_descriptor(t))
+    if (f.storage_of(other).mem == mem && buffer_descriptor(f.type_of(other)) != buffer_descriptor(t))
       return text("one addressless allocation cannot hold several differently shaped or typed window parents ('")
              << f.name_of(parent) << "' and '" << f.name_of(other) << "')";
   }
@@ -248,7 +248,7 @@ struct lower_relabel {
       return match_result::no(text(mnemonic(C))
                               << " must preserve the physical bytes (" << src->bytes() << " -> " << dst.bytes() << ")");
     if (w == nullptr) {
-      if (!dst.has_storage() || dst.mem != src->mem || dst.mem_offset != src->mem_offset)
+      if (!op.result_storage().valid() || op.result_storage() != op.storage_of(op.source()))
         return match_result::no(text(mnemonic(C)) << " must preserve its validated storage window (its source's)");
       return match_result::yes();
     }
@@ -326,7 +326,7 @@ struct lower_assemble {
     auto& b = l.builder();
     // The result has other storage than the target: preserve the target first (through a view of
     // its own valid rectangle when the assemble enlarges the valid region). Same bytes: nothing.
-    if (tgt != dst && !(tt.mem == rt.mem && tt.mem_offset == rt.mem_offset)) {
+    if (tgt != dst && f.storage_of(target) != f.storage_of(res)) {
       value_id into = l.typed_handle(res, op.loc());
       if (buffer_descriptor(tt) != buffer_descriptor(rt)) {
         const text nm = text(f.name_of(res)) << "_target";

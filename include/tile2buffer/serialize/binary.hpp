@@ -127,17 +127,18 @@ class binary_writer {
       w_.integer(e.number);
     }
   }
-  constexpr void type_map(const type& t) {
+  /// `st`: the storage of the value `t` describes (the format keeps it in the type's map).
+  constexpr void type_map(const type& t, const value_storage& st = {}) {
     w_.map(type_keys_of(t.kind).size);
     fields(t, [&](std::string_view key) { return carries(t.kind, key); });
     if (t.is_tensor()) w_.str("stride"), t.has_stride ? put(t.stride) : w_.nil();
-    if (t.is_tile()) w_.str("storage"), t.mem.valid() ? put(storage_clause{t.mem, t.mem_offset}) : w_.nil();
+    if (t.is_tile()) w_.str("storage"), st.valid() ? put(storage_clause{st.mem, st.offset}) : w_.nil();
   }
   /// `id`, `name` and `type`: a value definition's fields, also a parameter's first ones.
   constexpr void value_fields(value_id v) {
     w_.str("id"), w_.integer(id(v));
     w_.str("name"), w_.str(f_.name_of(v));
-    w_.str("type"), type_map(f_.type_of(v));
+    w_.str("type"), type_map(f_.type_of(v), f_.storage_of(v));
   }
   constexpr void value_def(value_id v) {
     w_.map(3);
@@ -451,7 +452,8 @@ class binary_reader {
     else if constexpr (std::is_same_v<T, std::string_view>) x = str();
     else if constexpr (std::is_same_v<T, value_id>) x = ref();
     else if constexpr (std::is_same_v<T, text>) x = text(str());
-    else if constexpr (std::is_same_v<T, type>) x = type_value();
+    else if constexpr (std::is_same_v<T, type>) x = type_value(nullptr);
+    else if constexpr (std::is_same_v<T, placed_type>) x.ty = type_value(&x.at);
     else if constexpr (std::is_same_v<T, operand>) x = operand_value();
     else if constexpr (std::is_same_v<T, function>) x = function_value();
     else if constexpr (requires { x.emplace_back(); }) elements(array(), [&](std::size_t) { get(x.emplace_back(), what); });
@@ -530,7 +532,9 @@ class binary_reader {
     }
   }
 
-  constexpr type type_value() {
+  /// `st`: where the type describes a value, its storage goes there; elsewhere a storage
+  /// clause is refused.
+  constexpr type type_value(value_storage* st) {
     object o;
     if (!scan(o, "a type")) return {};
     type t;
@@ -543,23 +547,33 @@ class binary_reader {
     if (t.is_tensor()) field(o, "stride", stride);
     if (t.is_tile()) field(o, "storage", storage);
     if (stride) t.has_stride = true, t.stride = *stride;
-    if (storage) t.mem = storage->mem, t.mem_offset = storage->offset;
+    if (storage && st == nullptr) {
+      fail("a storage clause is not allowed here (only a value's Tile type has one)");
+      return {};
+    }
+    if (storage) *st = value_storage{storage->mem, storage->offset};
     finish(o);
     return t;
   }
 
   /// `{id, name, type}`; the id must be the next one in definition order.
-  constexpr void value_def(std::string_view& name_out, type& type_out) {
+  constexpr void value_def(std::string_view& name_out, placed_type& type_out) {
     object o;
     if (!scan(o, "a value") || !exact(o, value_keys, "a value")) return;
     value_fields(o, name_out, type_out);
     finish(o);
   }
   static constexpr std::array<std::string_view, 3> value_keys{"id", "name", "type"};
-  constexpr void value_defs(std::size_t n, std::vector<std::string_view>& names, std::vector<type>& types) {
-    elements(n, [&](std::size_t) { value_def(names.emplace_back(), types.emplace_back()); });
+  constexpr void value_defs(std::size_t n, std::vector<std::string_view>& names, std::vector<type>& types,
+                            std::vector<value_storage>& storage) {
+    elements(n, [&](std::size_t) {
+      placed_type t;
+      value_def(names.emplace_back(), t);
+      types.push_back(t.ty);
+      storage.push_back(t.at);
+    });
   }
-  constexpr void value_fields(const object& o, std::string_view& name_out, type& type_out) {
+  constexpr void value_fields(const object& o, std::string_view& name_out, placed_type& type_out) {
     def_id(o);
     field(o, "name", name_out);
     field(o, "type", type_out);
@@ -691,6 +705,7 @@ class binary_reader {
     }
     if (!ok()) return;
     std::vector<type> types;
+    std::vector<value_storage> storage;
     std::vector<std::string_view> names;
     {
       auto s = at(o, "results");
@@ -703,10 +718,11 @@ class binary_reader {
         fail(m);
         return;
       }
-      value_defs(n, names, types);
+      value_defs(n, names, types, storage);
     }
     if (!ok()) return;
-    b_->emit(c, args, kws, types, names, l, nregions > 0 ? span32{first.index, nregions} : span32{});
+    const op_id made = b_->emit(c, args, kws, types, names, l, nregions > 0 ? span32{first.index, nregions} : span32{});
+    for (std::uint32_t i = 0; i < storage.size(); ++i) b_->set_storage(b_->fn().result(made, i), storage[i]);
     finish(o);
   }
 
@@ -715,6 +731,7 @@ class binary_reader {
     object o;
     if (!scan(o, "a region") || !exact(o, std::array<std::string_view, 2>{"args", "ops"}, "a region")) return;
     std::vector<type> types;
+    std::vector<value_storage> storage;
     std::vector<std::string_view> names;
     {
       auto s = at(o, "args");
@@ -723,10 +740,13 @@ class binary_reader {
         fail("the function body takes no arguments");
         return;
       }
-      value_defs(n, names, types);
+      value_defs(n, names, types, storage);
     }
     if (!ok()) return;
-    if (r.valid()) b_->open_region(r, types, names);
+    if (r.valid()) {
+      b_->open_region(r, types, names);
+      for (std::uint32_t i = 0; i < storage.size(); ++i) b_->set_storage(b_->fn().arg(r, i), storage[i]);
+    }
     {
       auto s = at(o, "ops");
       elements(array(), [&](std::size_t) { op_value(depth); });
@@ -759,11 +779,11 @@ class binary_reader {
         object p;
         if (!scan(p, "a parameter") || !exact(p, param_keys, "a parameter")) return;
         std::string_view pname;
-        type ptype;
+        placed_type ptype;
         param_info info;
         value_fields(p, pname, ptype);
         fields(p, info, all);
-        if (ok()) b.param(pname, ptype, info.dir, info.loc);
+        if (ok()) b.set_storage(b.param(pname, ptype.ty, info.dir, info.loc), ptype.at);
         finish(p);
       });
     }

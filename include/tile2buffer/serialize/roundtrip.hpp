@@ -203,6 +203,7 @@ class roundtrip_diff {
     if (x.index >= a_.values.size() || y.index >= b_.values.size()) return lost("a value", "defined", "missing");
     if (a_.name_of(x) != b_.name_of(y)) return lost("its name", describe_value(a_, x).view(), describe_value(b_, y).view());
     if (!types(a_.type_of(x), b_.type_of(y))) return false;
+    if (a_.type_of(x).is_tile() && !storages(a_.storage_of(x), b_.storage_of(y))) return false;
     map_[x.index] = y.index;
     return true;
   }
@@ -236,12 +237,14 @@ class roundtrip_diff {
       else dy << "none";
       return lost("its type's stride", dx.view(), dy.view());
     }
-    if (x.is_tile()) {
-      if (x.mem.valid() != y.mem.valid() || (x.mem.valid() && !same_use(x.mem, y.mem)))
-        return lost("its type's storage", x.mem.valid() ? describe_value(a_, x.mem).view() : "none",
-                    y.mem.valid() ? describe_value(b_, y.mem).view() : "none");
-      if (x.mem_offset != y.mem_offset) return field("its type's storage offset", x.mem_offset, y.mem_offset);
-    }
+    return true;
+  }
+  /// A Tile value's storage (kept in its type's map by the formats).
+  constexpr bool storages(const value_storage& x, const value_storage& y) {
+    if (x.valid() != y.valid() || (x.valid() && !same_use(x.mem, y.mem)))
+      return lost("its type's storage", x.valid() ? describe_value(a_, x.mem).view() : "none",
+                  y.valid() ? describe_value(b_, y.mem).view() : "none");
+    if (x.offset != y.offset) return field("its type's storage offset", x.offset, y.offset);
     return true;
   }
   constexpr bool operands(std::string_view what, const operand& x, const operand& y) {

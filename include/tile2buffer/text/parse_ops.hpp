@@ -165,6 +165,7 @@ class parser_ops : public parser_types {
     }
     if (dialect_of(c) == dialect::scalar) return finish_scalar(c, loc);
     type t;
+    value_storage st;
     if (c == opcode::tile_alloc) {
       if (at(tok::colon)) return fail(tok_.loc, "tile.alloc takes no ': TYPE' (its result is an allocation)");
       t = mem_type();
@@ -175,9 +176,10 @@ class parser_ops : public parser_types {
         return fail_expected(what.view(), tok_);
       }
       advance();
-      if (!parse_type(t, true)) return false;
+      if (!parse_type(t, &st)) return false;
     }
     const op_id o = b_->emit(c, args_, kws_, std::span<const type>(&t, 1), lhs_, loc);
+    if (st.valid()) b_->set_storage(b_->fn().result(o), st);
     return define_results(lhs_, lhs_locs_, o);
   }
 
@@ -339,7 +341,7 @@ class parser_ops : public parser_types {
     if (at(tok::colon)) {
       advance();
       const location tloc = tok_.loc;
-      if (!parse_type(t, false)) return false;
+      if (!parse_type(t, nullptr)) return false;
       if (!t.is_scalar()) {
         text m;
         m << "the result of " << quoted(spelling_of(c)) << " must be a scalar type";

@@ -152,7 +152,7 @@ class parser : public parser_ops {
         }
       }
       type t;
-      if (!parse_type(t, false)) return false;
+      if (!parse_type(t, nullptr)) return false;
       if (dir != direction::in && !t.is_tensor()) return fail(dir_loc, "only Tensor parameters have a direction");
       if (!define(name, loc, b_->param(name, t, dir, loc))) return false;
       if (at(tok::comma)) {
@@ -170,7 +170,7 @@ class parser : public parser_ops {
     if (at(tok::arrow)) {
       advance();
       std::vector<type> types;
-      if (!parse_result_types(types, false)) return false;
+      if (!parse_result_types(types, nullptr)) return false;
       for (const type& t : types) b_->result_type(t);
     }
     if (!at_word("attributes")) return true;
@@ -349,6 +349,7 @@ class parser : public parser_ops {
     std::vector<std::string_view> names;
     std::vector<location> name_locs;
     std::vector<type> types;
+    std::vector<value_storage> storage;  ///< by result type: its `in mem[off]`, if any
     std::vector<operand> args;
     std::vector<std::string_view> iter_names;
     std::vector<location> iter_locs;
@@ -376,6 +377,7 @@ class parser : public parser_ops {
     h.names.assign(lhs_.begin(), lhs_.end());
     h.name_locs.assign(lhs_locs_.begin(), lhs_locs_.end());
     h.types.clear();
+    h.storage.clear();
     h.args.clear();
     h.iter_names.clear();
     h.iter_locs.clear();
@@ -390,7 +392,7 @@ class parser : public parser_ops {
   constexpr bool parse_region_results(location loc, region_head& h, std::string_view what, bool iter) {
     if (at(tok::arrow)) {
       advance();
-      if (!parse_result_types(h.types, true)) return false;
+      if (!parse_result_types(h.types, &h.storage)) return false;
     }
     text m;
     if (h.types.size() != h.names.size()) {
@@ -431,12 +433,22 @@ class parser : public parser_ops {
   }
   constexpr bool emit_region_op(opcode c, location loc, const region_head& h, region_id first, std::uint32_t count) {
     const op_id o = b_->emit(c, h.args, {}, h.types, h.names, loc, span32{first.index, count});
+    for (std::uint32_t i = 0; i < h.storage.size(); ++i) b_->set_storage(b_->fn().result(o, i), h.storage[i]);
     return define_results(h.names, h.name_locs, o);
+  }
+  /// A loop's iteration values live where its results do: the last `carries.size()` arguments
+  /// of region `r` take the results' storage.
+  constexpr void place_carries(region_id r, std::span<const value_storage> carries) {
+    const std::uint32_t n = b_->fn().region(r).args.count;
+    for (std::uint32_t i = 0; i < carries.size(); ++i)
+      b_->set_storage(b_->fn().arg(r, n - static_cast<std::uint32_t>(carries.size()) + i), carries[i]);
   }
   /// One region: open it with arguments, parse `{...}`, close it and end its scope.
   constexpr bool parse_region(region_id r, std::span<const type> arg_types, std::span<const std::string_view> arg_names,
-                              std::span<const location> arg_locs, const block_ctx& ctx) {
+                              std::span<const location> arg_locs, const block_ctx& ctx,
+                              std::span<const value_storage> carries = {}) {
     b_->open_region(r, arg_types, arg_names);
+    place_carries(r, carries);
     const std::size_t mark = enter_scope();
     if (!define_args(arg_names, arg_locs, r)) return false;
     if (!at(tok::lbrace)) return fail_expected("'{' to open the region", tok_);
@@ -495,7 +507,8 @@ class parser : public parser_ops {
     h.iter_names.insert(h.iter_names.begin(), iv);
     h.iter_locs.insert(h.iter_locs.begin(), iv_loc);
     const region_id r = b_->reserve_regions(1);
-    if (!parse_region(r, h.arg_types, h.iter_names, h.iter_locs, block_ctx{false, h.types.size(), "for"})) return false;
+    if (!parse_region(r, h.arg_types, h.iter_names, h.iter_locs, block_ctx{false, h.types.size(), "for"}, h.storage))
+      return false;
     return emit_region_op(opcode::cf_for, loc, h, r, 1);
   }
 
@@ -504,6 +517,7 @@ class parser : public parser_ops {
     if (!expect_word("cond", "'cond' after the iteration values of 'while'")) return false;
     const region_id first = b_->reserve_regions(2);
     b_->open_region(first, h.types, h.iter_names);
+    place_carries(first, h.storage);
     const std::size_t mark = enter_scope();
     if (!define_args(h.iter_names, h.iter_locs, first)) return false;
     if (at(tok::lparen)) {
@@ -531,7 +545,8 @@ class parser : public parser_ops {
     leave_scope(mark, h.iter_names.size());
     b_->close_region();
     const region_id body{first.index + 1};
-    if (!parse_region(body, h.types, h.iter_names, h.iter_locs, block_ctx{false, h.types.size(), "while"})) return false;
+    if (!parse_region(body, h.types, h.iter_names, h.iter_locs, block_ctx{false, h.types.size(), "while"}, h.storage))
+      return false;
     return emit_region_op(opcode::cf_while, loc, h, first, 2);
   }
 

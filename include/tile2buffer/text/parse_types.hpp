@@ -160,8 +160,8 @@ class parser_types : public parser_tokens {
     }
     return true;
   }
-  /// `in mem` or `in mem[OFFSET]` after a Tile type.
-  constexpr bool parse_storage(type& t) {
+  /// `in mem` or `in mem[OFFSET]` after Tile type `t`, into `st`.
+  constexpr bool parse_storage(const type& t, value_storage& st) {
     const location in_loc = tok_.loc;
     advance();
     if (!t.is_tile()) return fail(in_loc, "only Tile types have a storage clause");
@@ -175,8 +175,8 @@ class parser_types : public parser_tokens {
       msg << "storage " << quoted(name.spelling) << " must name a tile.alloc result";
       return fail(name.loc, std::move(msg));
     }
-    t.mem = m;
-    t.mem_offset = 0;
+    st.mem = m;
+    st.offset = 0;
     if (at(tok::lbracket)) {
       advance();
       if (at(tok::minus)) {
@@ -185,13 +185,14 @@ class parser_types : public parser_tokens {
             << "the storage byte offset cannot be negative";
         return fail(tok_.loc, std::move(msg));
       }
-      if (!parse_int(t.mem_offset, "storage byte offset", 0, text_limits::max_offset)) return false;
+      if (!parse_int(st.offset, "storage byte offset", 0, text_limits::max_offset)) return false;
       if (!expect(tok::rbracket, "']' after the storage byte offset")) return false;
     }
     return true;
   }
-  /// A type; a bare DTYPE means `Scalar[DTYPE]`. `storage`: a Tile may carry `in mem[off]`.
-  constexpr bool parse_type(type& out, bool storage) {
+  /// A type; a bare DTYPE means `Scalar[DTYPE]`. Where `storage` is given, a Tile may carry
+  /// `in mem[off]`, read into it.
+  constexpr bool parse_type(type& out, value_storage* storage) {
     if (!at(tok::ident)) return fail_expected("a type", tok_);
     const std::string_view w = tok_.spelling;
     const std::size_t begin = offset_of(w);
@@ -242,8 +243,8 @@ class parser_types : public parser_tokens {
     }
     if (end != 0 && value_uses_ == uses_before) remember_type(src_.substr(begin, end - begin), out);
     if (at_word("in")) {
-      if (!storage) return fail(tok_.loc, "a storage clause is not allowed here");
-      return parse_storage(out);
+      if (storage == nullptr) return fail(tok_.loc, "a storage clause is not allowed here");
+      return parse_storage(out, *storage);
     }
     return true;
   }
@@ -272,10 +273,11 @@ class parser_types : public parser_tokens {
   }
 
   /// After `->`: one type or a parenthesized list.
-  constexpr bool parse_result_types(std::vector<type>& types, bool storage) {
+  /// `storage`: where a Tile result may carry `in mem[off]`, one entry per type read.
+  constexpr bool parse_result_types(std::vector<type>& types, std::vector<value_storage>* storage) {
     if (!at(tok::lparen)) {
       type t;
-      if (!parse_type(t, storage)) return false;
+      if (!parse_type(t, storage != nullptr ? &storage->emplace_back() : nullptr)) return false;
       types.push_back(t);
       return true;
     }
@@ -283,7 +285,7 @@ class parser_types : public parser_tokens {
     if (!at(tok::rparen)) {
       while (true) {
         type t;
-        if (!parse_type(t, storage)) return false;
+        if (!parse_type(t, storage != nullptr ? &storage->emplace_back() : nullptr)) return false;
         types.push_back(t);
         if (at(tok::comma)) {
           advance();

@@ -139,8 +139,8 @@ class printer {
     else if (e.is_value()) out_ << name(e.value());
     else out_ << e.number;
   }
-  /// `bare`: a scalar prints as its dtype; `storage`: a Tile prints its `in mem[off]` clause.
-  constexpr void type_text(const type& t, bool bare, bool storage) {
+  /// `bare`: a scalar prints as its dtype.
+  constexpr void type_text(const type& t, bool bare) {
     switch (t.kind) {
       case type_kind::scalar:
         if (bare) out_ << tile2buffer::name(t.dt);
@@ -179,12 +179,15 @@ class printer {
     if (t.pad != pad_value::null) out_ << ", pad=" << tile2buffer::name(t.pad);
     if (t.compact != compact_mode::null) out_ << ", compact=" << tile2buffer::name(t.compact);
     out_ << ']';
-    if (storage && t.is_tile() && t.mem.valid()) {
-      out_ << " in " << name(t.mem);
-      if (t.mem_offset != 0) out_ << '[' << t.mem_offset << ']';
-    }
   }
-  /// `type_text(t, true, true)` of an interned type, formatted once per printer. Why: a kernel
+  /// ` in mem[off]` after the type of planned Tile value `v`.
+  constexpr void storage_text(value_id v) {
+    if (v.index >= f_.storage.size() || !f_.storage[v.index].valid() || !f_.type_of(v).is_tile()) return;
+    const value_storage& s = f_.storage[v.index];
+    out_ << " in " << name(s.mem);
+    if (s.offset != 0) out_ << '[' << s.offset << ']';
+  }
+  /// `type_text(t, true)` of an interned type, formatted once per printer. Why: a kernel
   /// repeats a few types on every line, and formatting them was most of printing an op. The
   /// text is stable (the names it mentions are fixed once assigned), so a repeat copies it from
   /// where it was first printed: a kernel whose types are all distinct (a planned one) pays no
@@ -197,7 +200,7 @@ class printer {
     span32& cached = type_texts_[id.index];
     if (cached.begin == no_id) {
       const std::size_t before = out_.size();
-      type_text(f_.types[id.index], true, true);
+      type_text(f_.types[id.index], true);
       // A text past 4 GiB keeps formatting (its offsets would not fit the cache).
       if (out_.size() < no_id)
         cached = span32{static_cast<std::uint32_t>(before), static_cast<std::uint32_t>(out_.size() - before)};
@@ -247,17 +250,17 @@ class printer {
       if (i > 0) out_ << ", ";
       out_ << name(p.value) << ": ";
       if (p.dir != direction::in) out_ << tile2buffer::name(p.dir) << ' ';
-      if (p.value.index < f_.values.size()) type_text(f_.type_of(p.value), false, false);
+      if (p.value.index < f_.values.size()) type_text(f_.type_of(p.value), false);
     }
     out_ << ')';
     if (f_.results.size() == 1) {
       out_ << " -> ";
-      type_text(f_.results[0], false, false);
+      type_text(f_.results[0], false);
     } else if (f_.results.size() > 1) {
       out_ << " -> (";
       for (std::size_t i = 0; i < f_.results.size(); ++i) {
         if (i > 0) out_ << ", ";
-        type_text(f_.results[i], false, false);
+        type_text(f_.results[i], false);
       }
       out_ << ')';
     }
@@ -351,7 +354,8 @@ class printer {
     out_ << " -> (";
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       if (i > 0) out_ << ", ";
-      type_text(f_.type_of(value_id{n.results.begin + i}), true, true);
+      type_text(f_.type_of(value_id{n.results.begin + i}), true);
+      storage_text(value_id{n.results.begin + i});
     }
     out_ << ')';
   }
@@ -527,6 +531,7 @@ class printer {
       if (dialect_of(c) != dialect::scalar || !(t == inferred_scalar_type(f_, c, args))) {
         out_ << " : ";
         result_type_text(f_.value(r).ty);
+        storage_text(r);
       }
     }
     end_line();

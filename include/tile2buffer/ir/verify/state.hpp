@@ -78,10 +78,9 @@ constexpr bool enum_ok(E e, E last) {
 constexpr std::string_view dtype_text(dtype d) { return enum_ok(d, dtype::index) ? name(d) : "<invalid dtype>"; }
 constexpr std::string_view space_text(memory_space s) { return enum_ok(s, memory_space::acc) ? name(s) : "<invalid space>"; }
 
-/// Types compared without their storage clause: storage equality is the storage verifier's rule.
-constexpr bool same_type(const type& a, const type& b) {
-  return &a == &b || (a.kind == b.kind && equal_but_kind_and_storage(a, b));
-}
+/// Types compared as the verifier's type rules mean it. Storage is not part of a type (it is the
+/// value's `value_storage`, the storage verifier's rule), so this is `==`.
+constexpr bool same_type(const type& a, const type& b) { return a == b; }
 
 /// A rank-2 index tuple read from a pair operand: each entry static (known) or a scalar value.
 struct index_pair {

@@ -42,17 +42,18 @@ constexpr void check_valid(verify_state& s, const type& t, value_id v, location 
 /// Tile storage: a tile.alloc result of the same space, with the window inside its capacity.
 template <class = void>
 constexpr void check_storage(verify_state& s, const type& t, value_id v, location loc) {
-  if (!s.use(t.mem, loc)) return;
-  const value_info& m = s.f.values[t.mem.index];
+  const value_storage st = s.f.storage_of(v);
+  if (!s.use(st.mem, loc)) return;
+  const value_info& m = s.f.values[st.mem.index];
   const bool from_alloc = m.origin() == value_origin::result && m.def.index < s.f.ops.size() &&
                           s.f.ops[m.def.index].code() == opcode::tile_alloc;
   if (!from_alloc) {
     s.fail(loc, "storage of '", s.label(v), "' must name a tile.alloc result");
     return;
   }
-  if (t.mem_offset < 0)
+  if (st.offset < 0)
     s.fail(loc, t.space == memory_space::vec ? "dense " : "", "storage window must begin within its allocation: the offset of '",
-           s.label(v), "' is ", t.mem_offset);
+           s.label(v), "' is ", st.offset);
   const span32 a = args_of(s.f.ops[m.def.index].op);
   if (!in_bounds(a, s.f.operands.size()) || a.count < signature_of(opcode::tile_alloc).min)
     return;  // the alloc itself is reported
@@ -60,11 +61,11 @@ constexpr void check_storage(verify_state& s, const type& t, value_id v, locatio
   const operand space = alloc.space();
   const operand capacity = alloc.capacity();
   if (space.kind == operand_kind::space && space.num != static_cast<std::int64_t>(t.space))
-    s.fail(loc, "storage of '", s.label(v), "' must be in its memory space ", space_text(t.space), ", but '", s.label(t.mem),
+    s.fail(loc, "storage of '", s.label(v), "' must be in its memory space ", space_text(t.space), ", but '", s.label(st.mem),
            "' is a ", space_text(static_cast<memory_space>(space.num)), " allocation");
-  if (capacity.kind == operand_kind::int_lit && t.mem_offset >= 0 && sum_exceeds(t.mem_offset, t.bytes(), capacity.num))
+  if (capacity.kind == operand_kind::int_lit && st.offset >= 0 && sum_exceeds(st.offset, t.bytes(), capacity.num))
     s.fail(loc, "descriptor window exceeds the planned allocation capacity: storage of '", s.label(v), "' (", t.bytes(),
-           " bytes at offset ", t.mem_offset, ") exceeds the capacity ", capacity.num, " of '", s.label(t.mem), "'");
+           " bytes at offset ", st.offset, ") exceeds the capacity ", capacity.num, " of '", s.label(st.mem), "'");
 }
 
 template <class = void>
@@ -94,7 +95,7 @@ constexpr void check_value_type(verify_state& s, value_id v, location loc, bool 
     if (t.shape[0] <= 0 || t.shape[1] <= 0) s.fail(loc, "value '", s.label(v), "' must have a positive shape");
   }
   if (t.is_tile() || t.is_buffer()) check_valid(s, t, v, loc);
-  if (t.mem.valid()) {
+  if (s.f.storage_of(v).valid()) {
     if (!t.is_tile()) s.fail(loc, "only Tile values carry storage ('", s.label(v), "')");
     else check_storage(s, t, v, loc);
   }

@@ -33,11 +33,12 @@ class function_verifier {
       s_.fail(f.loc, "function '@", s_.fn_name(), "' has an invalid kind");
       return;
     }
-    // Every value needs a name entry and an interned type; a corrupted function may lack them.
-    bool arenas_ok = f.value_names.size() == f.values.size();
+    // Every value needs a name entry, a storage entry and an interned type; a corrupted function
+    // may lack them.
+    bool arenas_ok = f.value_names.size() == f.values.size() && f.storage.size() == f.values.size();
     for (const auto& v : f.values) arenas_ok = arenas_ok && v.ty.index < f.types.size();
     if (!arenas_ok) {
-      s_.fail(f.loc, "function '@", s_.fn_name(), "' has values without a name entry or with an unknown type id");
+      s_.fail(f.loc, "function '@", s_.fn_name(), "' has values without a name or storage entry or with an unknown type id");
       return;
     }
     for (const auto& p : f.params) {
