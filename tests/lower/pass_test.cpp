@@ -206,6 +206,19 @@ TEST_CASE("run_pass_pipeline runs a host set's passes by name, in the order give
                   "verify_tile_storage, plan, op_budget, lower, verify_buffer") != std::string::npos);
 }
 
+TEST_CASE("planning places values, not types: tiles in different allocations share one interned type") {
+  const program p = single(add_mul_kernel());
+  for (const planner_kind planner : {planner_kind::pypto, planner_kind::dsa_rp, planner_kind::ptoas}) {
+    const auto planned = run_pipeline(p, options{.planner = planner}, pass_id::plan);
+    REQUIRE(planned.ok());
+    const function& f = planned.value.functions[0];
+    std::size_t placed = 0;
+    for (std::uint32_t i = 0; i < f.values.size(); ++i) placed += f.has_storage(value_id{i}) ? 1 : 0;
+    CHECK(placed == 4);
+    // The allocation handle's type is the only new one.
+    CHECK(f.types.size() == p.functions[0].types.size() + 1);
+  }
+}
 TEST_CASE("the default set's names, run by name, give the default pipeline's program") {
   const program p = mixed_program();
   const std::vector<std::string_view> all(pass_names.begin(), pass_names.end());

@@ -37,6 +37,7 @@ struct value_info {
   }
 };
 static_assert(sizeof(value_info) == 16, "a value record stays 16 bytes: put new per-value data in a side array");
+static_assert(sizeof(value_storage) <= 16, "a value's storage entry stays 16 bytes");
 
 struct op_node {
   op_header op;
