@@ -72,11 +72,9 @@ bool within_reserve(bench::shape s, std::int64_t n, bool mutate, const char* nam
     const struct {
       const char* arena;
       std::size_t capacity, reserved;
-    } arenas[] = {{"values", g.values.capacity(), want.values},
-                  {"ops", g.ops.capacity(), want.ops},
-                  {"region_ops", g.region_ops.capacity(), want.region_ops},
-                  {"regions", g.regions.capacity(), want.regions},
-                  {"operands", g.operands.capacity(), want.operands},
+    } arenas[] = {{"values", g.values.capacity(), want.values},    {"ops", g.ops.capacity(), want.ops},
+                  {"op_locs", g.op_locs.capacity(), want.ops},     {"region_ops", g.region_ops.capacity(), want.region_ops},
+                  {"regions", g.regions.capacity(), want.regions}, {"operands", g.operands.capacity(), want.operands},
                   {"names", g.names.capacity(), want.names}};
     for (const auto& a : arenas)
       if (a.capacity != a.reserved) {

@@ -135,7 +135,7 @@ MUTATIONS = [
       ("lower/load_partial_valid.t2b",)),
     M("cf-if-arms-swapped", "include/tile2buffer/passes/lower_regions.hpp",
       "      yield_context ctx{o, f.region_of(o, r), {}};\n",
-      "      yield_context ctx{o, f.region_of(o, n.regions.count - 1 - r), {}};\n",
+      "      yield_context ctx{o, f.region_of(o, n.region_count - 1 - r), {}};\n",
       "a lowered if puts the else arm's body in the then region and vice versa",
       ("lower/regions/branch.t2b",)),
     M("cube-matmul-acc-init-ignored", "include/tile2buffer/recipe/cube.hpp",

@@ -49,7 +49,7 @@ TEST_CASE("generated kernels x 3 planners: every lowering is numerically equal t
       if (planner == planner_kind::pypto) {
         std::vector<std::int64_t> addrs;
         for (const auto& n : f.ops)
-          if (n.code() == opcode::buffer_alloc) addrs.push_back(f.operands[n.op.args.begin + 1].num);
+          if (n.code() == opcode::buffer_alloc) addrs.push_back(f.operands[n.args.begin + 1].num);
         const auto total = addrs.size();
         std::sort(addrs.begin(), addrs.end());
         addrs.erase(std::unique(addrs.begin(), addrs.end()), addrs.end());

@@ -43,7 +43,7 @@ TEST_CASE("01_representation lowers to 01_representation.buffer with PTOAS") {
     const function& f = got.functions[0];
     int addressed_allocs = 0;
     for (const auto& n : f.ops)
-      if (n.code() == opcode::buffer_alloc && f.pool(args_of(n.op)).size() == 2) ++addressed_allocs;
+      if (n.code() == opcode::buffer_alloc && f.pool(n.args).size() == 2) ++addressed_allocs;
     CHECK(addressed_allocs == 3);
   }
 }

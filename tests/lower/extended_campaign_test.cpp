@@ -128,7 +128,7 @@ TEST_CASE("the generator draws every extended-only op and cast pair; the default
     for (const auto& n : f.ops) {
       if (wanted.count(n.code()) == 1) lowered.insert(n.code());
       if (n.code() == opcode::tile_cast) {
-        const value_id src = f.operands[n.op.args.begin].value();
+        const value_id src = f.operands[n.args.begin].value();
         casts.insert({f.type_of(src).dt, f.type_of(value_id{n.results.begin}).dt});
       }
     }

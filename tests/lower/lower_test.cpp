@@ -34,7 +34,7 @@ TEST_CASE("load-add-mul-store lowers to Buffer IR for every planner") {
     for (const auto& n : f.ops)
       if (n.code() == opcode::buffer_alloc) {
         // addressed planners pass the final address exactly once; PTOAS none
-        CHECK(f.pool(args_of(n.op)).size() == (addressed(planner) ? 2u : 1u));
+        CHECK(f.pool(n.args).size() == (addressed(planner) ? 2u : 1u));
       } else if (is_buffer_op(n.code())) {
         CHECK(n.results.count == 0);  // destination-writing ops return nothing
       }
@@ -52,7 +52,7 @@ TEST_CASE("pypto and dsa_rp produce different placements with reuse") {
   std::vector<std::int64_t> addr_a, addr_b;
   for (const auto& [fn, out] : {std::pair{&a.value.functions[0], &addr_a}, std::pair{&b.value.functions[0], &addr_b}})
     for (const auto& n : fn->ops)
-      if (n.code() == opcode::buffer_alloc) out->push_back(fn->pool(args_of(n.op))[1].num);
+      if (n.code() == opcode::buffer_alloc) out->push_back(fn->pool(n.args)[1].num);
   CHECK(addr_a != addr_b);
   // Reuse: four 2048-byte allocations fit in fewer than four distinct ranges for pypto.
   std::vector<std::int64_t> distinct = addr_a;

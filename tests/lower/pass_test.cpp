@@ -247,11 +247,11 @@ TEST_CASE("fold_matmul_if returns a new program: its input is unchanged, its out
   // The folded op stands where the if stood (line 10, column 5 of the kernel).
   const function& f = folded.value.functions[0];
   bool found = false;
-  for (const op_node& o : f.ops)
-    if (o.code() == opcode::tile_matmul_acc) {
+  for (std::uint32_t o = 0; o < f.ops.size(); ++o)
+    if (f.ops[o].code() == opcode::tile_matmul_acc) {
       found = true;
-      CHECK(o.loc.line == 10);
-      CHECK(o.loc.col == 5);
+      CHECK(f.op_locs[o].line == 10);
+      CHECK(f.op_locs[o].col == 5);
     }
   CHECK(found);
   // The default rollout: nothing changes.

@@ -81,8 +81,8 @@ constexpr bool scalar_regions_only(const function& f) {
     if (!is_region_op(n.code())) continue;
     for (std::uint32_t r = 0; r < n.results.count; ++r)
       if (!f.type_of(value_id{n.results.begin + r}).is_scalar()) return false;
-    for (std::uint32_t g = 0; g < n.regions.count; ++g) {
-      const region_info& reg = f.regions[n.regions.begin + g];
+    for (std::uint32_t g = 0; g < n.region_count; ++g) {
+      const region_info& reg = f.regions[n.regions_begin + g];
       for (std::uint32_t a = 0; a < reg.args.count; ++a)
         if (!f.type_of(value_id{reg.args.begin + a}).is_scalar()) return false;
     }
@@ -138,11 +138,11 @@ constexpr bool guarded_in_loop(const function& f, opcode c) {
   for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
     if (f.ops[i].code() != opcode::cf_if) continue;
     bool holds = false;
-    for (const op_id o : f.ops_of(region_id{f.ops[i].regions.begin})) holds = holds || f.op(o).code() == c;
+    for (const op_id o : f.ops_of(region_id{f.ops[i].regions_begin})) holds = holds || f.op(o).code() == c;
     if (!holds) continue;
     for (std::uint32_t j = 0; j < f.ops.size(); ++j)
       if (f.ops[j].code() == opcode::cf_for)
-        for (const op_id o : f.ops_of(region_id{f.ops[j].regions.begin}))
+        for (const op_id o : f.ops_of(region_id{f.ops[j].regions_begin}))
           if (o.index == i) return true;
     return false;
   }

@@ -70,10 +70,10 @@ void check_names_and_locations(const function& a, const function& b) {
   for (std::size_t i = 0; i < oa.size(); ++i) {
     const op_node& na = a.op(oa[i]);
     const op_node& nb = b.op(ob[i]);
-    CHECK(na.loc == nb.loc);
+    CHECK(a.loc_of(oa[i]) == b.loc_of(ob[i]));
     REQUIRE(na.results.count == nb.results.count);
     for (std::uint32_t r = 0; r < na.results.count; ++r) CHECK(a.name_of(a.result(oa[i], r)) == b.name_of(b.result(ob[i], r)));
-    for (std::uint32_t g = 0; g < na.regions.count; ++g) {
+    for (std::uint32_t g = 0; g < na.region_count; ++g) {
       const region_info& ra = a.region(a.region_of(oa[i], g));
       const region_info& rb = b.region(b.region_of(ob[i], g));
       REQUIRE(ra.args.count == rb.args.count);
@@ -644,7 +644,7 @@ result<program> read_dropping_operand(std::span<const std::uint8_t> b) {
   result<program> r = deserialize(b);
   for (function& f : r.value.functions)
     for (std::uint32_t o = 0; o < f.ops.size(); ++o) {
-      const span32 args = args_of(f.ops[o].op);
+      const span32 args = f.ops[o].args;
       if (args.count >= 2 && f.operands[args.begin].is_value() && f.operands[args.begin + 1].is_value()) {
         f.operands[args.begin + 1] = operand{};
         return r;
@@ -668,7 +668,7 @@ result<program> read_dropping_dtype(std::span<const std::uint8_t> b) {
 result<program> read_dropping_locations(std::span<const std::uint8_t> b) {
   result<program> r = deserialize(b);
   for (function& f : r.value.functions)
-    for (op_node& n : f.ops) n.loc = location{};
+    for (location& l : f.op_locs) l = location{};
   return r;
 }
 /// Corrupts the bytes, not the program: the first "FP32" written becomes "FP16".

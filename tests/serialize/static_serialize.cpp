@@ -34,7 +34,7 @@ constexpr bool round_trips() {
   const auto back = deserialize(bin.value);
   if (!back.ok() || !structurally_equal(p, back.value) || !(back.value.file == p.file)) return false;
   const function& f = back.value.functions[0];
-  return f.name_of(f.params[1].value) == "Out" && f.op(f.ops_of(f.body)[2]).loc == location{4, 3};
+  return f.name_of(f.params[1].value) == "Out" && f.loc_of(f.ops_of(f.body)[2]) == location{4, 3};
 }
 static_assert(round_trips());
 

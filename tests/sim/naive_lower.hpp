@@ -104,7 +104,7 @@ inline program naive_lower(const program& tile, const naive_options& opt = {}, n
     const op_id o = ops[i];
     const opcode c = f.op(o).code();
     const auto args = f.args(o);
-    const location loc = f.op(o).loc;
+    const location loc = f.loc_of(o);
     const auto mapped = [&](const operand& a) { return a.is_value() ? operand::of(map[a.ref]) : a; };
     // Why: a tuple names a range of the source function's operand pool; rebuild it in the new one.
     const auto pair_of = [&](const operand& t) {

@@ -572,7 +572,7 @@ inline std::string op_text(const program& p, opcode c, int nth = 0) {
   const function& f = p.functions.front();
   for (std::uint32_t o = 0; o < f.ops.size(); ++o)
     if (f.ops[o].code() == c && nth-- == 0)
-      return std::string(mnemonic(c)) + " at " + std::to_string(f.ops[o].loc.line) + ":" + std::to_string(f.ops[o].loc.col);
+      return std::string(mnemonic(c)) + " at " + std::to_string(f.op_locs[o].line) + ":" + std::to_string(f.op_locs[o].col);
   return "<no such op>";
 }
 

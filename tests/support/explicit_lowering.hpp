@@ -26,7 +26,7 @@ inline program shifted_tile_addresses(const program& p, std::uint64_t seed) {
     for (const op_node& n : f.ops) {
       if (n.code() != opcode::tile_alloc) continue;
       k = k * 6364136223846793005ull + 1442695040888963407ull;
-      const span32 kws = kwargs_of(n.op);
+      const span32 kws = n.kwargs;
       for (std::uint32_t i = 0; i < kws.count; ++i) {
         kwarg& kw = f.kwargs[kws.begin + i];
         if (kw.key != keyword::addr || kw.value.kind != operand_kind::int_lit) continue;

@@ -2825,7 +2825,7 @@ program collapse_addresses(const program& p) {
   program q = p;
   for (auto& f : q.functions)
     for (const auto& n : f.ops)
-      if (n.code() == opcode::buffer_alloc && n.op.args.count == 2) f.operands[n.op.args.begin + 1] = operand::integer(0);
+      if (n.code() == opcode::buffer_alloc && n.args.count == 2) f.operands[n.args.begin + 1] = operand::integer(0);
   return q;
 }
 

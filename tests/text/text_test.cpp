@@ -220,7 +220,7 @@ TEST_CASE("region ops: if, for and while build regions with arguments") {
 
   const op_node& if_op = f.op(ops[0]);
   CHECK(if_op.code() == opcode::cf_if);
-  CHECK(if_op.regions.count == 2);
+  CHECK(if_op.region_count == 2);
   CHECK(if_op.results.count == 2);
   CHECK(f.ops_of(f.region_of(ops[0], 1)).size() == 1);
 
@@ -236,7 +236,7 @@ TEST_CASE("region ops: if, for and while build regions with arguments") {
 
   const op_node& while_op = f.op(ops[2]);
   CHECK(while_op.code() == opcode::cf_while);
-  REQUIRE(while_op.regions.count == 2);
+  REQUIRE(while_op.region_count == 2);
   const region_id cond = f.region_of(ops[2], 0);
   REQUIRE(f.region(cond).args.count == 1);
   CHECK(f.name_of(f.arg(cond, 0)) == "k");

@@ -27,10 +27,11 @@ namespace {
 /// (operand pools, kwargs, interned names and types included), not only an equivalent program.
 constexpr bool identical(const function& a, const function& b) {
   const auto same_ops = [&] {
-    if (a.ops.size() != b.ops.size()) return false;
+    if (a.ops.size() != b.ops.size() || a.op_locs.size() != b.op_locs.size()) return false;
     for (std::size_t i = 0; i < a.ops.size(); ++i) {
       const op_node &x = a.ops[i], &y = b.ops[i];
-      if (!(x.op == y.op && x.loc == y.loc && x.results == y.results && x.regions == y.regions)) return false;
+      if (!(x.header() == y.header() && a.op_locs[i] == b.op_locs[i] && x.results == y.results && x.regions() == y.regions()))
+        return false;
     }
     return true;
   };
@@ -358,7 +359,7 @@ constexpr bool control_flow_identical() {
 constexpr function without_locations(function f) {
   f.loc = {};
   for (param_info& p : f.params) p.loc = {};
-  for (op_node& o : f.ops) o.loc = {};
+  for (location& l : f.op_locs) l = {};
   return f;
 }
 constexpr bool buffer_kernels_identical() {

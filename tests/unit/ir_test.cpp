@@ -42,7 +42,7 @@ constexpr bool records_caller_line() {
   function_builder b(function_kind::aiv, "k");
   b.emit0(opcode::cf_return, {});
   const auto line = static_cast<std::uint32_t>(__LINE__ - 1);
-  return b.finish().op(op_id{0}).loc.line == line;
+  return b.finish().loc_of(op_id{0}).line == line;
 }
 static_assert(records_caller_line());
 
@@ -77,10 +77,10 @@ TEST_CASE("builder and structural equality") {
 TEST_CASE("a stored op converts back to its typed dialect alternative") {
   CHECK(every_tile_op_round_trips());
   const function f = make_add(false);
-  const tile::op v = as_variant<tile::op>(f.op(op_id{2}).op);
+  const tile::op v = as_variant<tile::op>(f.op(op_id{2}).header());
   CHECK(std::holds_alternative<tile::add>(v));
   // The typed op's operand range reads the sum's operands out of the function's pool: lhs, rhs.
-  const auto operands = f.pool(as<tile::add>(f.op(op_id{2}).op).args);
+  const auto operands = f.pool(as<tile::add>(f.op(op_id{2}).header()).args);
   REQUIRE(operands.size() == 2);
   CHECK(f.name_of(operands[0].value()) == "lhs");
   CHECK(f.name_of(operands[1].value()) == "rhs");
@@ -177,7 +177,7 @@ TEST_CASE("walk visits ops in program order at any nesting depth, past its inlin
   const auto recurse = [&](region_id r, auto& self) -> void {
     for (const op_id o : f.ops_of(r)) {
       expected.push_back(o.index);
-      for (std::uint32_t i = 0; i < f.op(o).regions.count; ++i) self(f.region_of(o, i), self);
+      for (std::uint32_t i = 0; i < f.op(o).region_count; ++i) self(f.region_of(o, i), self);
     }
   };
   recurse(f.body, recurse);
@@ -282,8 +282,8 @@ TEST_CASE("IR built without locations reports the host's file and lines; {} stil
   const function& f = p.functions.front();
   CHECK(f.loc.line == header);
   CHECK(f.params.front().loc.line == header + 2);
-  CHECK(f.op(op_id{0}).loc.line == load);
-  CHECK(f.op(op_id{2}).loc == location{});
+  CHECK(f.loc_of(op_id{0}).line == load);
+  CHECK(f.loc_of(op_id{2}) == location{});
   CHECK(std::string(p.file.view()).ends_with("ir_test.cpp"));
   const std::vector<diagnostic> errors = verify(p);
   REQUIRE_FALSE(errors.empty());

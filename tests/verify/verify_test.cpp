@@ -204,13 +204,13 @@ TEST_CASE("malformed IR gives diagnostics, never a crash") {
   }
   SUBCASE("operand range out of bounds") {
     function f = add_kernel();
-    f.ops[5].op = make_op(opcode::tile_add, span32{100000, 2});
+    f.ops[5].args = span32{100000, 2};
     CHECK(reports(verify(single(std::move(f))), "tile.add has malformed operand, keyword, result or region ranges", at(7)));
   }
   SUBCASE("region id out of range") {
     function f = branch_kernel();
     for (auto& n : f.ops)
-      if (n.code() == opcode::cf_if) n.regions = {999, 2};
+      if (n.code() == opcode::cf_if) n.regions_begin = 999;
     CHECK_FALSE(verify(single(std::move(f))).empty());
   }
   SUBCASE("op listed twice") {
@@ -222,7 +222,7 @@ TEST_CASE("malformed IR gives diagnostics, never a crash") {
     function f = branch_kernel();
     // The then-arm's first op becomes an if owning the function body: must not loop forever.
     for (auto& n : f.ops)
-      if (n.code() == opcode::cf_if) n.regions = {f.body.index, 2};
+      if (n.code() == opcode::cf_if) n.regions_begin = f.body.index;
     CHECK_FALSE(verify(single(std::move(f))).empty());
   }
   SUBCASE("tuple pointing outside the pool and wrong operand kinds") {
@@ -254,6 +254,11 @@ TEST_CASE("malformed IR gives diagnostics, never a crash") {
     h.storage.pop_back();
     CHECK(
         reports(verify(single(std::move(h))), "has values without a name or storage entry or with an unknown type id", at(1, 1)));
+  }
+  SUBCASE("an op without a location entry") {
+    function f = add_kernel();
+    f.op_locs.pop_back();
+    CHECK(reports(verify(single(std::move(f))), "has ops without a location entry", at(1, 1)));
   }
   SUBCASE("no body") {
     function f;

@@ -68,13 +68,13 @@ constexpr text loop_setter_problem(const function& f, op_id o) {
   // allocates nothing; a per-loop table as large as the function made selection quadratic in
   // the number of loops.
   std::vector<op_id> setters;
-  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r)
+  for (std::uint32_t r = 0; r < f.op(o).region_count; ++r)
     walk(f, f.region_of(o, r), [&](op_id x) {
       if (f.op(x).code() == opcode::tile_set_validshape) setters.push_back(x);
     });
   if (setters.empty()) return {};
   std::vector<std::uint32_t> inside{o.index};  // its own iteration values are rebound every iteration
-  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r)
+  for (std::uint32_t r = 0; r < f.op(o).region_count; ++r)
     walk(f, f.region_of(o, r), [&](op_id x) { inside.push_back(x.index); });
   std::sort(inside.begin(), inside.end());
   for (op_id x : setters) {
@@ -104,7 +104,7 @@ constexpr text dynamic_valid_problem(const function& f, op_id o, const kernel_an
     if (!descriptor_static_valid(f.type_of(v))) own = v;
     else if (!shared.valid()) shared = v;
   };
-  for (std::uint32_t r = 0; r < f.op(o).regions.count && !own.valid(); ++r)
+  for (std::uint32_t r = 0; r < f.op(o).region_count && !own.valid(); ++r)
     walk(f, f.region_of(o, r), [&](op_id x) {
       for (const operand& a : f.args(x))
         if (!own.valid() && a.is_value()) see(a.value());
@@ -140,7 +140,7 @@ constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_anal
   std::vector<std::pair<std::uint32_t, std::uint32_t>> inside;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> held;
   bool ok = true;
-  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r) {
+  for (std::uint32_t r = 0; r < f.op(o).region_count; ++r) {
     const region_id reg = f.region_of(o, r);
     for (std::uint32_t i = 0; i < f.region(reg).args.count; ++i)
       if (f.type_of(f.arg(reg, i)).is_tile() && holds(f.stored(f.arg(reg, i)))) ok = false;
@@ -179,7 +179,7 @@ constexpr bool dynamic_state_local(const function& f, op_id o, const kernel_anal
     if (held[i].first == held[i - 1].first && held[i].second != held[i - 1].second) return false;
   // The trailing yields of `o`'s own regions take values out of them.
   std::vector<op_id> exits;
-  for (std::uint32_t r = 0; r < f.op(o).regions.count; ++r)
+  for (std::uint32_t r = 0; r < f.op(o).region_count; ++r)
     if (const op_id y = trailing_yield(f, f.region_of(o, r)); y.valid()) exits.push_back(y);
   walk(f, [&](op_id x) {
     if (!ok) return;
@@ -203,8 +203,8 @@ constexpr text region_op_problem(const function& f, op_id o, const kernel_analys
   const opcode c = f.op(o).code();
   const op_node& n = f.op(o);
   if (c == opcode::cf_if) {
-    const op_id then_yield = n.regions.count > 0 ? trailing_yield(f, f.region_of(o, 0)) : op_id{};
-    const op_id else_yield = n.regions.count > 1 ? trailing_yield(f, f.region_of(o, 1)) : op_id{};
+    const op_id then_yield = n.region_count > 0 ? trailing_yield(f, f.region_of(o, 0)) : op_id{};
+    const op_id else_yield = n.region_count > 1 ? trailing_yield(f, f.region_of(o, 1)) : op_id{};
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       const value_id res = f.result(o, i);
       const type& t = f.type_of(res);

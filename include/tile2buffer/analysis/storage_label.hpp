@@ -44,7 +44,7 @@ constexpr std::optional<op_id> scratch_user_of_op(const function& f, op_id o) {
 /// own name (`%N` when it has none).
 constexpr text storage_label(const function& f, value_id mem) {
   if (const std::optional<op_id> user = scratch_user_of_storage(f, mem))
-    return text("scratch of ") << mnemonic(f.op(*user).code()) << " at line " << static_cast<std::int64_t>(f.op(*user).loc.line);
+    return text("scratch of ") << mnemonic(f.op(*user).code()) << " at line " << static_cast<std::int64_t>(f.loc_of(*user).line);
   const std::string_view name = f.name_of(mem);
   if (name.empty()) return text("%") << static_cast<std::int64_t>(mem.index);
   return text(name);

@@ -50,7 +50,7 @@ class buffer_checker {
 
  private:
   constexpr void fail(op_id o, text msg) {
-    errors_.push_back(diagnostic{f_.op(o).loc, text("verify-buffer"), static_cast<text&&>(msg), {}});
+    errors_.push_back(diagnostic{f_.loc_of(o), text("verify-buffer"), static_cast<text&&>(msg), {}});
   }
   static constexpr value_id value_of(const operand& x) { return x.is_value() ? x.value() : value_id{}; }
   /// Buffer handles are never yielded, carried or returned: storage identity is explicit, so a

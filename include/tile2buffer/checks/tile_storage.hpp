@@ -39,18 +39,18 @@ constexpr void check_region_storage(const function& f, op_id o, const storage_vi
       const stored_tile ta = f.stored(a);
       const stored_tile tb = f.stored(b);
       if (tile(operand::of(b)) && storage.overlaps(ta, tb) && (loop || !storage.same(ta, tb)))
-        fail(n.loc, text(loop ? "loop carries '" : "branch results '")
-                        << f.name_of(a) << "' and '" << f.name_of(b) << "': windows overlap" << storage.where(ta, tb));
+        fail(f.loc_of(o), text(loop ? "loop carries '" : "branch results '")
+                              << f.name_of(a) << "' and '" << f.name_of(b) << "': windows overlap" << storage.where(ta, tb));
     }
   }
   if (is_branch_op(n.code())) {
-    for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+    for (std::uint32_t r = 0; r < n.region_count; ++r) {
       const op_id y = trailing_yield(f, f.region_of(o, r));
       for (std::uint32_t i = 0; y.valid() && i < n.results.count && i < f.args(y).size(); ++i) {
         const value_id res = f.result(o, i);
         const operand x = f.args(y)[i];
         if (tile(operand::of(res)) && tile(x) && !same_window(f.stored(x.value()), f.stored(res)))
-          fail(f.op(y).loc, text("Every tile branch arm must yield exactly its result's window: the ")
+          fail(f.loc_of(y), text("Every tile branch arm must yield exactly its result's window: the ")
                                 << (r == 0 ? "then" : "else") << " arm yields '" << f.name_of(x.value()) << "' for '"
                                 << f.name_of(res) << "'");
       }
@@ -64,15 +64,15 @@ constexpr void check_region_storage(const function& f, op_id o, const storage_vi
     const value_id res = f.result(o, i);
     if (!tile(operand::of(res))) continue;
     bool same = tile(inits[i]) && same_window(f.stored(inits[i].value()), f.stored(res));
-    for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+    for (std::uint32_t r = 0; r < n.region_count; ++r) {
       const value_id it = iteration_value(f, o, f.region_of(o, r), i);
       same = same && same_window(f.stored(it), f.stored(res));
     }
     if (y.valid() && i < f.args(y).size())
       same = same && tile(f.args(y)[i]) && same_window(f.stored(f.args(y)[i].value()), f.stored(res));
     if (!same)
-      fail(n.loc, text("loop carry '") << f.name_of(res)
-                                       << "': initializer, iteration value, yield and result must share canonical storage");
+      fail(f.loc_of(o), text("loop carry '") << f.name_of(res)
+                                             << "': initializer, iteration value, yield and result must share canonical storage");
   }
 }
 
@@ -90,13 +90,13 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
     out.push_back(diagnostic{loc, text("verify-tile-storage"), static_cast<text&&>(msg), {}});
   };
   for (const allocation& a : facts.allocations()) {
-    if (a.capacity <= 0) fail(f.op(a.def).loc, text("planned tile.alloc capacity must be a static positive literal"));
-    if (a.address && *a.address < 0) fail(f.op(a.def).loc, text("storage address must be non-negative"));
-    if (a.address && *a.address % 32 != 0) fail(f.op(a.def).loc, text("storage address must be 32-byte aligned"));
+    if (a.capacity <= 0) fail(f.loc_of(a.def), text("planned tile.alloc capacity must be a static positive literal"));
+    if (a.address && *a.address < 0) fail(f.loc_of(a.def), text("storage address must be non-negative"));
+    if (a.address && *a.address % 32 != 0) fail(f.loc_of(a.def), text("storage address must be 32-byte aligned"));
   }
   const auto where = [&](value_id v) {
     const value_info& i = f.value(v);
-    return i.def.valid() ? f.op(i.def).loc : f.loc;
+    return i.def.valid() ? f.loc_of(i.def) : f.loc;
   };
   // Windows live in their storage tile's bytes; everything else needs its own storage clause.
   for (std::uint32_t i = 0; i < f.values.size(); ++i) {
@@ -143,11 +143,12 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
       if (!storage.overlaps(src, dst)) continue;
       if (has_trait(n.code(), trait::may_alias_exactly)) {
         if (!storage.same(src, dst))
-          fail(n.loc, text(m) << " source and destination windows overlap without being identical" << storage.where(src, dst));
+          fail(f.loc_of(o), text(m) << " source and destination windows overlap without being identical" << storage.where(src, dst));
       } else {
-        fail(n.loc, (storage.same(src, dst) ? text(m) << " " << detail::disjoint_phrase << ": its result is its source's window"
-                                            : text(m) << " " << detail::partial_phrase << ": it " << detail::disjoint_phrase)
-                        << storage.where(src, dst));
+        fail(f.loc_of(o),
+             (storage.same(src, dst) ? text(m) << " " << detail::disjoint_phrase << ": its result is its source's window"
+                                     : text(m) << " " << detail::partial_phrase << ": it " << detail::disjoint_phrase)
+                 << storage.where(src, dst));
       }
     }
     // A scratch (clobbered, or holding a broadcast block) must not overlap any other tile the op
@@ -160,11 +161,11 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
       if (!x.is_value() || x.value() == tmp.value()) continue;
       const stored_tile a = f.stored(x.value());
       if (a.ty.is_tile() && a.at.valid() && storage.overlaps(a, b))
-        fail(n.loc,
+        fail(f.loc_of(o),
              text(m) << " scratch " << what << " must not overlap '" << f.name_of(x.value()) << "'" << storage.where(a, b));
     }
     if (n.results.count == 1 && f.has_storage(f.result(o)) && storage.overlaps(f.stored(f.result(o)), b))
-      fail(n.loc, text(m) << " scratch " << what << " must not overlap the result" << storage.where(f.stored(f.result(o)), b));
+      fail(f.loc_of(o), text(m) << " scratch " << what << " must not overlap the result" << storage.where(f.stored(f.result(o)), b));
   });
   return out;
 }

@@ -106,11 +106,12 @@ constexpr memory_map_panel memory_map_of(const program& planned, planner_kind pl
       const op_node& n = f.op(o);
       position[o.index] = static_cast<std::uint32_t>(k.ops.size());
       k.ops.push_back(mnemonic(n.code()));
-      k.lines.push_back(n.loc.line);
+      const location loc = f.loc_of(o);
+      k.lines.push_back(loc.line);
       text label;
       if (n.code() != opcode::tile_alloc) {
         if (n.results.count > 0 && !f.name_of(f.result(o)).empty()) label << f.name_of(f.result(o));
-        else if (n.loc.known()) label << "line " << static_cast<std::int64_t>(n.loc.line);
+        else if (loc.known()) label << "line " << static_cast<std::int64_t>(loc.line);
         else label << mnemonic(n.code());
       }
       k.labels.push_back(static_cast<text&&>(label));
@@ -119,7 +120,7 @@ constexpr memory_map_panel memory_map_of(const program& planned, planner_kind pl
     const auto last_nested = [&](const auto& self, op_id o) -> std::uint32_t {
       std::uint32_t last = position[o.index];
       const op_node& n = f.op(o);
-      for (std::uint32_t r = 0; r < n.regions.count; ++r)
+      for (std::uint32_t r = 0; r < n.region_count; ++r)
         for (const op_id inner : f.ops_of(f.region_of(o, r))) {
           const std::uint32_t l = self(self, inner);
           last = l > last ? l : last;
@@ -132,7 +133,7 @@ constexpr memory_map_panel memory_map_of(const program& planned, planner_kind pl
       k.regions.push_back(memory_map_region{c == opcode::cf_for     ? "for"
                                             : c == opcode::cf_while ? "while"
                                                                     : "if",
-                                            position[o.index], last_nested(last_nested, o), f.op(o).loc.line});
+                                            position[o.index], last_nested(last_nested, o), f.loc_of(o).line});
     });
     for (std::uint32_t i = 0; i < facts.allocations().size(); ++i) {
       const allocation& a = facts.allocations()[i];

@@ -106,7 +106,7 @@ class pto_preflight {
       const bool param = v.is_value() && v.value().index < f_.values.size() &&
                          f_.value(v.value()).origin() == value_origin::param && f_.type_of(v.value()).is_tensor();
       if (!param || i >= f_.results.size() || !(f_.type_of(v.value()) == f_.results[i])) {
-        fail(f_.op(ret).loc, who() << "return value " << static_cast<std::int64_t>(i)
+        fail(f_.loc_of(ret), who() << "return value " << static_cast<std::int64_t>(i)
                                    << " must be a GM tensor parameter whose type equals the declared result");
         return;
       }
@@ -114,7 +114,7 @@ class pto_preflight {
     // A return anywhere else would end the kernel early, which the single native `return` cannot say.
     walk(f_, [&](op_id o) {
       if (o != ret && f_.op(o).code() == opcode::cf_return)
-        fail(f_.op(o).loc, who() << "a return inside a region has no PTO form; only the final top-level return");
+        fail(f_.loc_of(o), who() << "a return inside a region has no PTO form; only the final top-level return");
     });
   }
 
@@ -141,15 +141,15 @@ class pto_preflight {
     const op_node& n = f_.op(o);
     for (std::uint32_t i = 0; i < n.results.count; ++i)
       if (!f_.type_of(f_.result(o, i)).is_scalar()) {
-        fail(n.loc, who() << what << " result " << static_cast<std::int64_t>(i)
-                          << " is not a scalar; native control flow has only scalar region results and carries");
+        fail(f_.loc_of(o), who() << what << " result " << static_cast<std::int64_t>(i)
+                                 << " is not a scalar; native control flow has only scalar region results and carries");
         return;
       }
-    for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+    for (std::uint32_t r = 0; r < n.region_count; ++r) {
       const region_info& reg = f_.region(f_.region_of(o, r));
       for (std::uint32_t a = 0; a < reg.args.count; ++a)
         if (!f_.type_of(value_id{reg.args.begin + a}).is_scalar()) {
-          fail(n.loc,
+          fail(f_.loc_of(o),
                who() << what << " carries a non-scalar value; native control flow has only scalar region results and carries");
           return;
         }
@@ -157,7 +157,7 @@ class pto_preflight {
   }
 
   constexpr void tensor_param(op_id o, const operand& t, bool write) {
-    const location loc = f_.op(o).loc;
+    const location loc = f_.loc_of(o);
     if (!t.is_value() || t.value().index >= f_.values.size() || f_.value(t.value()).origin() != value_origin::param) {
       fail(loc, who() << mnemonic(f_.op(o).code()) << " must " << (write ? "write" : "read") << " a GM tensor parameter");
       return;
@@ -170,7 +170,7 @@ class pto_preflight {
     const op_node& n = f_.op(o);
     const opcode c = n.code();
     const auto args = f_.args(o);
-    const location loc = n.loc;
+    const location loc = f_.loc_of(o);
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       const type& t = f_.type_of(f_.result(o, i));
       if (!t.is_buffer() && !t.is_scalar()) {
@@ -231,7 +231,7 @@ class pto_preflight {
   }
 
   constexpr void scalar_op(op_id o) {
-    if (text why = scalar_op_problem(f_, o); !why.empty()) fail(f_.op(o).loc, who() << why);
+    if (text why = scalar_op_problem(f_, o); !why.empty()) fail(f_.loc_of(o), who() << why);
   }
 
   /// ptoas checks tmatmul's M, K and N on "logical" extents, the valid extent when static and the
@@ -271,23 +271,23 @@ class pto_preflight {
         const operand cond = view<opcode::cf_if>(f_, o).cond();
         const auto d = cond.kind == operand_kind::none ? std::nullopt : scalar_dtype(f_, cond);
         if (cond.kind == operand_kind::none || (cond.kind != operand_kind::bool_lit && d != dtype::bool_))
-          fail(n.loc, who() << "an if condition must be a BOOL value");
+          fail(f_.loc_of(o), who() << "an if condition must be a BOOL value");
         return;
       }
       case opcode::cf_for: {
         scalar_result_only(o, "for");
         const region_info& body = f_.region(f_.region_of(o, 0));
         if (body.args.count == 0 || f_.type_of(value_id{body.args.begin}).dt != dtype::index)
-          fail(n.loc, who() << "a for loop needs an INDEX induction variable");
+          fail(f_.loc_of(o), who() << "a for loop needs an INDEX induction variable");
         const view<opcode::cf_for> loop(f_, o);
         for (const operand bound : {loop.start(), loop.stop()}) {
           if (bound.kind == operand_kind::none) continue;
           const auto d = scalar_dtype(f_, bound);
           if (bound.kind != operand_kind::int_lit && !(d && (*d == dtype::index || is_signed_integer(*d))))
-            fail(n.loc, who() << "for-loop bounds must be INDEX or signed integers");
+            fail(f_.loc_of(o), who() << "for-loop bounds must be INDEX or signed integers");
         }
         if (loop.step().kind == operand_kind::none || !positive_constant(f_, loop.step()))
-          fail(n.loc, who() << "a for-loop step must be a provably positive constant");
+          fail(f_.loc_of(o), who() << "a for-loop step must be a provably positive constant");
         return;
       }
       case opcode::cf_while: scalar_result_only(o, "while"); return;

@@ -295,7 +295,7 @@ class pto_roundtrip_compare {
     std::size_t j = 0;
     for (const op_id o : ox) {
       if (j >= oy.size())
-        return differ(a_.op(o).loc, b_.loc,
+        return differ(a_.loc_of(o), b_.loc,
                       text(mnemonic(a_.op(o).code())) << " is missing from the PTO-AS (its region reads back shorter)");
       if (const auto narrowed = right_narrowing(o, oy, j)) {
         if (!narrowed->message.empty()) return narrowed;
@@ -305,7 +305,7 @@ class pto_roundtrip_compare {
       ++j;
     }
     if (j < oy.size())
-      return differ(at, b_.op(oy[j]).loc, text("the PTO-AS reads back an extra ") << mnemonic(b_.op(oy[j]).code()) << " here");
+      return differ(at, b_.loc_of(oy[j]), text("the PTO-AS reads back an extra ") << mnemonic(b_.op(oy[j]).code()) << " here");
     return std::nullopt;
   }
 
@@ -323,9 +323,9 @@ class pto_roundtrip_compare {
     if (!read_rhs.is_value() || read_rhs.value() != narrowed) return std::nullopt;
     const typed<buffer::subview> sub(b_, sv);
     const operand source = sub.source();
-    const location pto = b_.op(sv).loc;
+    const location pto = b_.loc_of(sv);
     const auto bad = [&](std::string_view why) {
-      return differ(a_.op(o).loc, pto,
+      return differ(a_.loc_of(o), pto,
                     text(mnemonic(c)) << "'s Right reads back through a subview that is not the whole-tile "
                                          "narrowing to the Left's K: "
                                       << why);
@@ -355,6 +355,7 @@ class pto_roundtrip_compare {
   std::optional<difference> ops(op_id x, op_id y) {
     const op_node& nx = a_.op(x);
     const op_node& ny = b_.op(y);
+    const location lx = a_.loc_of(x), ly = b_.loc_of(y);
     const opcode cx = nx.code(), cy = ny.code();
     const std::string_view mx = mnemonic(cx);
     if (cx == opcode::scalar_cast) {
@@ -368,40 +369,39 @@ class pto_roundtrip_compare {
       const pto_read_literal* zero = ne ? literal_of(yargs[rhs_at]) : nullptr;
       if (!ne || !same_operand(v, yargs[lhs_at]) || zero == nullptr || !same_literal(operand::integer(0), yargs[rhs_at], *zero))
         return differ(
-            nx.loc, ny.loc,
+            lx, ly,
             text("cast(") << spelled(a_, v, true) << ", BOOL) reads back as " << mnemonic(cy) << " (expected a comparison != 0)");
-      if (!bind(a_.result(x), b_.result(y)))
-        return differ(nx.loc, ny.loc, text("cast to BOOL: its result reads back with another type"));
+      if (!bind(a_.result(x), b_.result(y))) return differ(lx, ly, text("cast to BOOL: its result reads back with another type"));
       return std::nullopt;
     }
-    if (cx != cy) return differ(nx.loc, ny.loc, text(mx) << " reads back as " << mnemonic(cy));
+    if (cx != cy) return differ(lx, ly, text(mx) << " reads back as " << mnemonic(cy));
     const auto ax = a_.args(x), ay = b_.args(y);
     if (cx != opcode::cf_return) {
       if (ax.size() != ay.size())
-        return differ(nx.loc, ny.loc,
+        return differ(lx, ly,
                       text(mx) << "'s " << static_cast<std::int64_t>(ax.size()) << " operands read back as "
                                << static_cast<std::int64_t>(ay.size()));
       const operand_list& names = operand_lists[static_cast<std::size_t>(cx)];
       for (std::size_t i = 0; i < ax.size(); ++i)
         if (!same_operand(ax[i], ay[i])) {
           const std::string_view role = i < names.size ? names.names[i] : std::string_view("(variadic)");
-          return differ(nx.loc, ny.loc,
+          return differ(lx, ly,
                         text(mx) << " operand " << role << ": " << spelled(a_, ax[i], true) << " reads back as "
                                  << spelled(b_, ay[i], false));
         }
     }
     if (auto d = keywords(x, y)) return d;
-    if (nx.regions.count != ny.regions.count) return differ(nx.loc, ny.loc, text(mx) << "'s regions read back otherwise");
-    for (std::uint32_t r = 0; r < nx.regions.count; ++r)
-      if (auto d = regions(region_id{nx.regions.begin + r}, region_id{ny.regions.begin + r}, nx.loc)) return d;
+    if (nx.region_count != ny.region_count) return differ(lx, ly, text(mx) << "'s regions read back otherwise");
+    for (std::uint32_t r = 0; r < nx.region_count; ++r)
+      if (auto d = regions(region_id{nx.regions_begin + r}, region_id{ny.regions_begin + r}, lx)) return d;
     if (nx.results.count != ny.results.count)
-      return differ(nx.loc, ny.loc,
+      return differ(lx, ly,
                     text(mx) << "'s " << static_cast<std::int64_t>(nx.results.count) << " results read back as "
                              << static_cast<std::int64_t>(ny.results.count));
     for (std::uint32_t i = 0; i < nx.results.count; ++i) {
       const value_id vx = a_.result(x, i), vy = b_.result(y, i);
       if (!bind(vx, vy))
-        return differ(nx.loc, ny.loc,
+        return differ(lx, ly,
                       text(mx) << " result '" << a_.name_of(vx) << "' of type " << describe(visible(vx)) << " reads back as "
                                << describe(b_.type_of(vy)));
     }
@@ -412,7 +412,7 @@ class pto_roundtrip_compare {
   /// false` as absent, the rest as written.
   std::optional<difference> keywords(op_id x, op_id y) {
     const op_node& nx = a_.op(x);
-    const op_node& ny = b_.op(y);
+    const location lx = a_.loc_of(x), ly = b_.loc_of(y);
     const std::string_view mx = mnemonic(nx.code());
     if (nx.code() == opcode::buffer_cast) {
       const int mode = cast_mode(a_.kwarg_of(x, keyword::mode));
@@ -430,7 +430,7 @@ class pto_roundtrip_compare {
         msg << ' ' << name(from) << " -> " << name(to) << " with mode = " << mode << " rounds " << round_name(want)
             << ", but its PTO-AS reads back as rmode " << (got ? round_name(got->num) : std::string_view("(none)"))
             << " (mode = " << (got ? got->num : std::int64_t{-1}) << ')';
-        return differ(nx.loc, ny.loc, static_cast<text&&>(msg));
+        return differ(lx, ly, static_cast<text&&>(msg));
       }
       return std::nullopt;
     }
@@ -452,14 +452,14 @@ class pto_roundtrip_compare {
       // Keyword values are literals of the op record's kind (no constant, no dtype to round to).
       if (other == nullptr || other->value.kind != k.value.kind || other->value.num != k.value.num ||
           other->value.exp10 != k.value.exp10)
-        return differ(nx.loc, ny.loc,
+        return differ(lx, ly,
                       text(mx) << " keyword " << keyword_names[static_cast<std::size_t>(k.key)] << " = "
                                << spelled(a_, k.value, true) << " reads back as "
                                << (other == nullptr ? text("absent") : spelled(b_, other->value, false)));
     }
     for (const kwarg& k : ey)
       if (find(ex, k.key) == nullptr)
-        return differ(nx.loc, ny.loc,
+        return differ(lx, ly,
                       text(mx) << " reads back with keyword " << keyword_names[static_cast<std::size_t>(k.key)] << " = "
                                << spelled(b_, k.value, false) << ", which the Buffer IR does not have");
     return std::nullopt;

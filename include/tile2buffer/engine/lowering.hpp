@@ -118,7 +118,7 @@ class lowering {
       return;
     }
     const text name = text(f.name_of(handle)) << "_row";
-    row_handles_[slot] = builder().create<buffer::reshape>({.source = handle}, row_relabel(t), name.view(), f.ops.back().loc);
+    row_handles_[slot] = builder().create<buffer::reshape>({.source = handle}, row_relabel(t), name.view(), f.op_locs.back());
   }
   /// The [1, R] row relabel of Tile column vector `v`'s handle: the one declared beside its
   /// allocation, or, for a handle made at this use (a window, a bridge view), one made here.
@@ -138,7 +138,7 @@ class lowering {
     errors_.push_back(diagnostic{loc, text(source), static_cast<text&&>(message), {}});
   }
   constexpr void fail(op_id o, std::string_view source, text message) {
-    fail(rw_.source().op(o).loc, source, static_cast<text&&>(message));
+    fail(rw_.source().loc_of(o), source, static_cast<text&&>(message));
   }
 
   /// A use-site window's handle and where it was cut: the storage handle it is a subview of and
@@ -208,9 +208,8 @@ class lowering {
         row_handles_[index_.slot(k.alloc, k.key)] = wanted_;
       };
       want(r);
-      for (std::uint32_t i = 0; i < n.op.args.count; ++i)
-        if (const operand& x = src.operands[n.op.args.begin + i]; x.is_value() && src.type_of(x.value()).is_tile())
-          want(x.value());
+      for (std::uint32_t i = 0; i < n.args.count; ++i)
+        if (const operand& x = src.operands[n.args.begin + i]; x.is_value() && src.type_of(x.value()).is_tile()) want(x.value());
     }
   }
 

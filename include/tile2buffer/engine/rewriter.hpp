@@ -179,7 +179,7 @@ class rewriter {
       types.push_back(mapped_type(v));
       names.push_back(src_.name_of(v));
     }
-    const op_id id = b_.emit(code, args, kws, types, names, n.loc, regions);
+    const op_id id = b_.emit(code, args, kws, types, names, src_.loc_of(o), regions);
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       const value_id now = b_.fn().result(id, i);
       if (const value_storage at = mapped_storage(value_id{n.results.begin + i}); at.valid()) b_.set_storage(now, at);
@@ -194,11 +194,11 @@ class rewriter {
   template <class Custom>
   constexpr span32 clone_regions(op_id o, Custom& custom) {
     const op_node& n = src_.op(o);
-    if (n.regions.count == 0) return {};
-    const region_id first = b_.reserve_regions(n.regions.count);
-    for (std::uint32_t r = 0; r < n.regions.count; ++r)
-      clone_region(region_id{n.regions.begin + r}, region_id{first.index + r}, custom);
-    return span32{first.index, n.regions.count};
+    if (n.region_count == 0) return {};
+    const region_id first = b_.reserve_regions(n.region_count);
+    for (std::uint32_t r = 0; r < n.region_count; ++r)
+      clone_region(region_id{n.regions_begin + r}, region_id{first.index + r}, custom);
+    return span32{first.index, n.region_count};
   }
   template <class Custom>
   constexpr void clone_region(region_id from, region_id to, Custom& custom) {

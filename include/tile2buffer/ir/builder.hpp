@@ -65,6 +65,7 @@ class function_builder {
     f_.storage.reserve(n.values);
     f_.types.reserve(n.types);
     f_.ops.reserve(n.ops);
+    f_.op_locs.reserve(n.ops);
     f_.region_ops.reserve(n.region_ops);
     f_.regions.reserve(n.regions);
     f_.operands.reserve(n.operands);
@@ -79,6 +80,7 @@ class function_builder {
     f_.storage.reserve(like.values.size() + like.values.size() / 4);
     f_.types.reserve(like.types.size());
     f_.ops.reserve(like.ops.size() + like.ops.size() / 4);
+    f_.op_locs.reserve(like.ops.size() + like.ops.size() / 4);
     f_.region_ops.reserve(like.region_ops.size() + like.region_ops.size() / 4);
     f_.regions.reserve(like.regions.size());
     f_.operands.reserve(like.operands.size() + like.operands.size() / 4);
@@ -107,7 +109,8 @@ class function_builder {
   }
 
   //===--- ops ---===//
-  /// Appends an op to the innermost open region. `regions` must have been reserved and closed.
+  /// Appends an op to the innermost open region. `regions` must have been reserved and closed
+  /// (a region op's one or two: the node counts them in a byte).
   constexpr op_id emit(opcode c, std::span<const operand> args, std::span<const kwarg> kws, std::span<const type> result_types,
                        std::span<const std::string_view> result_names, location loc, span32 regions = {}) {
     const auto id = op_id{static_cast<std::uint32_t>(f_.ops.size())};
@@ -117,7 +120,8 @@ class function_builder {
     const span32 results{static_cast<std::uint32_t>(f_.values.size()), static_cast<std::uint32_t>(result_types.size())};
     for (std::uint32_t i = 0; i < result_types.size(); ++i)
       new_value(result_types[i], i < result_names.size() ? result_names[i] : std::string_view{}, value_origin::result, id, i);
-    f_.ops.push_back(op_node{make_op(c, a, k), loc, results, regions});
+    f_.ops.push_back(op_node{c, static_cast<std::uint8_t>(regions.count), a, k, results, regions.begin});
+    f_.op_locs.push_back(loc);
     for (std::uint32_t r = 0; r < regions.count; ++r) {
       auto& reg = f_.regions[regions.begin + r];
       reg.parent = id;

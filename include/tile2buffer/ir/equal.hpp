@@ -76,13 +76,13 @@ class equivalence {
     const auto ax = a_.args(x), ay = b_.args(y);
     if (ax.size() != ay.size()) return false;
     const auto kx = a_.kwargs_of(x), ky = b_.kwargs_of(y);
-    if (kx.size() != ky.size() || nx.results.count != ny.results.count || nx.regions.count != ny.regions.count) return false;
+    if (kx.size() != ky.size() || nx.results.count != ny.results.count || nx.region_count != ny.region_count) return false;
     for (std::size_t i = 0; i < ax.size(); ++i)
       if (!operands(ax[i], ay[i])) return false;
     for (std::size_t i = 0; i < kx.size(); ++i)
       if (kx[i].key != ky[i].key || !operands(kx[i].value, ky[i].value)) return false;
-    for (std::uint32_t r = 0; r < nx.regions.count; ++r)
-      if (!regions(region_id{nx.regions.begin + r}, region_id{ny.regions.begin + r})) return false;
+    for (std::uint32_t r = 0; r < nx.region_count; ++r)
+      if (!regions(region_id{nx.regions_begin + r}, region_id{ny.regions_begin + r})) return false;
     for (std::uint32_t i = 0; i < nx.results.count; ++i)
       if (!bind(value_id{nx.results.begin + i}, value_id{ny.results.begin + i})) return false;
     return true;

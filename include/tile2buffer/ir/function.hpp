@@ -39,13 +39,24 @@ struct value_info {
 static_assert(sizeof(value_info) == 16, "a value record stays 16 bytes: put new per-value data in a side array");
 static_assert(sizeof(value_storage) <= 16, "a value's storage entry stays 16 bytes");
 
+/// One op in 32 bytes: what every pass walks. Its location is in `function::op_locs` (read by
+/// diagnostics and the printer), so a walk over ops does not pull source positions through the
+/// cache. Why the results keep a full count: a loop carries as many values as it likes, and a
+/// narrower count would refuse inputs that lower today; a region op has at most two regions.
 struct op_node {
-  op_header op;
-  location loc;
+  opcode op_code{};
+  std::uint8_t region_count = 0;
+  span32 args;     ///< in the function's `operands`
+  span32 kwargs;   ///< in the function's `kwargs`
   span32 results;  ///< value ids [begin, begin + count)
-  span32 regions;  ///< region ids [begin, begin + count)
-  [[nodiscard]] constexpr opcode code() const noexcept { return code_of(op); }
+  std::uint32_t regions_begin = 0;
+  [[nodiscard]] constexpr opcode code() const noexcept { return op_code; }
+  /// Region ids [begin, begin + count).
+  [[nodiscard]] constexpr span32 regions() const noexcept { return span32{regions_begin, region_count}; }
+  /// The op as `as<Op>` and `as_variant` take it.
+  [[nodiscard]] constexpr op_header header() const noexcept { return make_op(op_code, args, kwargs); }
 };
+static_assert(sizeof(op_node) <= 32, "an op record stays within 32 bytes: put new per-op data in a side array");
 
 /// An ordered list of ops with its arguments. `ops` indexes the function's region-op pool;
 /// `args` is a range of value ids.
@@ -77,6 +88,7 @@ struct function {
   std::vector<type> types;             ///< interned: equal types share one entry (see function_builder)
   std::vector<value_storage> storage;  ///< by value: a planned Tile's allocation and offset
   std::vector<op_node> ops;
+  std::vector<location> op_locs;  ///< by op: where each op was written (diagnostics and the printer)
   std::vector<region_info> regions;
   std::vector<op_id> region_ops;
   std::vector<operand> operands;
@@ -102,14 +114,17 @@ struct function {
     types.push_back(t);
   }
   [[nodiscard]] constexpr const op_node& op(op_id o) const { return ops[o.index]; }
+  /// Where op `o` was written; unknown for an op without an entry (a function a host corrupted:
+  /// the verifier reports it), so a diagnostic about such a function still has a location.
+  [[nodiscard]] constexpr location loc_of(op_id o) const { return o.index < op_locs.size() ? op_locs[o.index] : location{}; }
   [[nodiscard]] constexpr const region_info& region(region_id r) const { return regions[r.index]; }
   [[nodiscard]] constexpr std::span<const operand> pool(span32 s) const {
     return std::span<const operand>(operands).subspan(s.begin, s.count);
   }
-  [[nodiscard]] constexpr std::span<const operand> args(op_id o) const { return pool(args_of(ops[o.index].op)); }
+  [[nodiscard]] constexpr std::span<const operand> args(op_id o) const { return pool(ops[o.index].args); }
   [[nodiscard]] constexpr std::span<const operand> elements(const operand& tuple) const { return pool(tuple.tuple()); }
   [[nodiscard]] constexpr std::span<const kwarg> kwargs_of(op_id o) const {
-    const span32 s = tile2buffer::kwargs_of(ops[o.index].op);
+    const span32 s = ops[o.index].kwargs;
     return std::span<const kwarg>(kwargs).subspan(s.begin, s.count);
   }
   [[nodiscard]] constexpr std::optional<operand> kwarg_of(op_id o, keyword k) const {
@@ -123,7 +138,7 @@ struct function {
   }
   [[nodiscard]] constexpr value_id result(op_id o, std::uint32_t i = 0) const { return value_id{ops[o.index].results.begin + i}; }
   [[nodiscard]] constexpr region_id region_of(op_id o, std::uint32_t i) const {
-    return region_id{ops[o.index].regions.begin + i};
+    return region_id{ops[o.index].regions_begin + i};
   }
   [[nodiscard]] constexpr value_id arg(region_id r, std::uint32_t i) const { return value_id{regions[r.index].args.begin + i}; }
   /// Symbol name of an operand of kind `symbol` (submit callees).

@@ -78,9 +78,9 @@ class op_ref {
 
   [[nodiscard]] constexpr const function& fn() const noexcept { return *f_; }
   [[nodiscard]] constexpr op_id id() const noexcept { return id_; }
-  [[nodiscard]] constexpr location loc() const { return f_->op(id_).loc; }
+  [[nodiscard]] constexpr location loc() const { return f_->loc_of(id_); }
   /// The stored alternative itself (`tile::load`), e.g. for a host's `std::variant`.
-  [[nodiscard]] constexpr op_t<C> op() const { return as<op_t<C>>(f_->op(id_).op); }
+  [[nodiscard]] constexpr op_t<C> op() const { return as<op_t<C>>(f_->op(id_).header()); }
   [[nodiscard]] constexpr value_id result(std::uint32_t i = 0) const { return f_->result(id_, i); }
   [[nodiscard]] constexpr std::uint32_t result_count() const { return f_->op(id_).results.count; }
   [[nodiscard]] constexpr const type& result_type(std::uint32_t i = 0) const { return f_->type_of(result(i)); }

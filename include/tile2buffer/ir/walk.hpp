@@ -51,7 +51,7 @@ constexpr void walk(const function& f, region_id r, Fn&& fn) {
     fn(o);
     const op_node& n = f.op(o);
     // Push regions in reverse so the first region is walked first.
-    for (std::uint32_t i = n.regions.count; i > 0; --i) push({region_id{n.regions.begin + i - 1}, 0});
+    for (std::uint32_t i = n.region_count; i > 0; --i) push({region_id{n.regions_begin + i - 1}, 0});
   }
 }
 template <class Fn>

@@ -93,12 +93,11 @@ constexpr void fold_matmul_if_in_place(program& p, const options& opts, analysis
       // Why the if's location and result: the folded op stands where the if stood and defines
       // its value (`acc1`, by its name), so a later reason or diagnostic about the accumulator
       // points at the statement that chose between the two products.
-      const op_node& n = f.op(o);
       operand cond = rw.map(typed<cf::if_>(f, o).cond());
       if (fold->negate) {
         const text name = text(f.name_of(f.result(o))) << "_init";
-        cond =
-            operand::of(rw.builder().create<scalar::not_>({.arg = built(cond)}, scalar_type(dtype::bool_), name.view(), n.loc));
+        cond = operand::of(
+            rw.builder().create<scalar::not_>({.arg = built(cond)}, scalar_type(dtype::bool_), name.view(), f.loc_of(o)));
       }
       const typed<tile::matmul_acc> acc(f, fold->acc_op);
       const std::array<operand, 3> args{rw.map(acc.acc()), rw.map(acc.lhs()), rw.map(acc.rhs())};

@@ -56,7 +56,7 @@ constexpr guarded_accumulators find_guarded_accumulators(const function& f, cons
   bool update = false, branch = false;
   for (const op_node& n : f.ops) {
     update = update || writes_in_place(n.code());
-    branch = branch || (is_branch_op(n.code()) && n.regions.count == 2);
+    branch = branch || (is_branch_op(n.code()) && n.region_count == 2);
   }
   if (!update || !branch) return g;
   g.chain.assign(f.ops.size(), no_id);
@@ -81,7 +81,7 @@ constexpr guarded_accumulators find_guarded_accumulators(const function& f, cons
   for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
     const op_id br{i};
     const op_node& n = f.op(br);
-    if (!is_branch_op(n.code()) || n.regions.count != 2) continue;
+    if (!is_branch_op(n.code()) || n.region_count != 2) continue;
     const op_id ya = trailing_yield(f, f.region_of(br, 0)), yb = trailing_yield(f, f.region_of(br, 1));
     if (!ya.valid() || !yb.valid()) continue;
     for (std::uint32_t k = 0; k < n.results.count; ++k) {
@@ -154,7 +154,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
   };
   // The value both arms of two-armed branch `o` yield as result `i`, if they yield one value.
   const auto same_yield = [&](op_id o, std::uint32_t i) -> value_id {
-    if (!is_branch_op(f.op(o).code()) || f.op(o).regions.count != 2) return {};
+    if (!is_branch_op(f.op(o).code()) || f.op(o).region_count != 2) return {};
     const op_id a = trailing_yield(f, f.region_of(o, 0)), b = trailing_yield(f, f.region_of(o, 1));
     if (!a.valid() || !b.valid() || i >= f.args(a).size() || i >= f.args(b).size()) return {};
     const operand x = f.args(a)[i], y = f.args(b)[i];
@@ -192,7 +192,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
           taken.push_back(family);
         }
         after_loop.emplace_back(order.end(o), res);
-        for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+        for (std::uint32_t r = 0; r < n.region_count; ++r) {
           const value_id it = iteration_value(f, o, f.region_of(o, r), i);
           owner[it.index] = owner[res.index];
           join(it, owner[res.index]);
@@ -261,7 +261,7 @@ constexpr function init_function_storage(const function& f, const window_facts& 
   }
   rewriter rw(f, sizes);
   std::vector<value_id> mem(f.values.size());
-  for (value_id v : fresh) mem[v.index] = emit_alloc_for(rw, v, f.value(v).def.valid() ? f.op(f.value(v).def).loc : f.loc);
+  for (value_id v : fresh) mem[v.index] = emit_alloc_for(rw, v, f.value(v).def.valid() ? f.loc_of(f.value(v).def) : f.loc);
   for (std::uint32_t i = 0; i < f.values.size(); ++i)
     if (owner[i] != no_id) rw.set_storage(value_id{i}, mem[owner[i]], 0);
   rw.clone_ops(f.body);

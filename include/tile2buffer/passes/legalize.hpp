@@ -147,7 +147,7 @@ constexpr operand snapshot_source(rewriter& rw, const kernel_analyses& k, op_id 
   const function& f = rw.source();
   const value_id src = typed<tile::assemble>(f, o).source().value();
   const value_id storage = k.windows.storage_of(src);
-  const location loc = f.op(o).loc;
+  const location loc = f.loc_of(o);
   const value_id mem = emit_alloc_for(rw, storage, loc, "_snapshot");
   const placed_type st = in_storage(rw.mapped_type(storage), mem);
   const text nm = text(f.name_of(storage)) << "_snapshot";
@@ -212,7 +212,7 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
     }
     if (recips.empty() && snapshot.empty() && regions.empty()) continue;
     rewriter rw(f);
-    for (op_id o : recips) rw.set_storage(f.result(o), detail::emit_alloc_for(rw, f.result(o), f.op(o).loc), 0);
+    for (op_id o : recips) rw.set_storage(f.result(o), detail::emit_alloc_for(rw, f.result(o), f.loc_of(o)), 0);
     for (const auto& [v, at] : regions.retarget) rw.override_storage(v, at);
     const detail::storage_view storage{k->storage, addressed(opts.planner)};
     const auto overlap = [&](stored_tile a, stored_tile b) { return storage.overlaps(a, b); };
@@ -224,7 +224,7 @@ constexpr void legalize_in_place(program& p, const options& opts, analysis_cache
       if (has_trait(n.code(), trait::allocates) && !regions.orphan.empty() && regions.orphan[f.result(o).index])
         return true;  // its only value now writes a branch result
       if (const auto moves = regions.at(o); !moves.empty()) {
-        const std::span<const operand> moved = detail::emit_parallel_move(rw, moves, n.loc, overlap, move_scratch);
+        const std::span<const operand> moved = detail::emit_parallel_move(rw, moves, f.loc_of(o), overlap, move_scratch);
         // Why in place: an op's operands are few, and a heap list was an allocation per loop.
         detail::inline_vector<operand, 8> args;
         for (const operand& a : f.args(o)) args.push_back(rw.map(a));

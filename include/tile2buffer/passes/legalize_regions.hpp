@@ -99,7 +99,7 @@ constexpr region_plan plan_region_storage(const function& f, const kernel_analys
     const op_node& n = f.op(o);
     const opcode c = n.code();
     if (is_branch_op(c)) {
-      for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+      for (std::uint32_t r = 0; r < n.region_count; ++r) {
         const region_id arm = f.region_of(o, r);
         const op_id y = trailing_yield(f, arm);
         if (!y.valid()) continue;

@@ -33,7 +33,7 @@ constexpr void prefix_valid_state(const function& f, op_id o, lowering& l) {
     if (!f.type_of(r).is_tile() || l.analyses().windows.is_window(r)) continue;
     const value_id h = l.handle(r);
     if (!h.valid() || l.builder().fn().type_of(h).static_valid()) continue;
-    l.builder().create<buffer::set_validshape>({.buffer = h, .valid = built(l.valid_tuple(r))}, f.op(o).loc);
+    l.builder().create<buffer::set_validshape>({.buffer = h, .valid = built(l.valid_tuple(r))}, f.loc_of(o));
   }
 }
 
@@ -61,7 +61,7 @@ constexpr void guarded(const function& f, op_id o, lowering& l, Rewrite&& rewrit
     return;
   }
   auto& b = l.builder();
-  const location loc = f.op(o).loc;
+  const location loc = f.loc_of(o);
   operand cond{};
   for (const extent& e : t->valid) {
     if (!e.is_value()) continue;

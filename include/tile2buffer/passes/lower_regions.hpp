@@ -70,7 +70,7 @@ constexpr void lower_yield(const function& f, op_id y, lowering& l, yield_contex
     }
     kept.push_back(l.rw().map(args[i]));
   }
-  l.builder().create<cf::yield>({.values = kept}, f.op(y).loc);
+  l.builder().create<cf::yield>({.values = kept}, f.loc_of(y));
 }
 
 /// The positions of `o`'s results that stay native: scalars.
@@ -93,7 +93,7 @@ constexpr void emit_region_op(const function& f, op_id o, lowering& l, std::span
     types.push_back(l.rw().mapped_type(f.result(o, i)));
     names.push_back(f.name_of(f.result(o, i)));
   }
-  const op_id id = l.builder().emit(f.op(o).code(), args, {}, types, names, f.op(o).loc, regions);
+  const op_id id = l.builder().emit(f.op(o).code(), args, {}, types, names, f.loc_of(o), regions);
   for (std::uint32_t j = 0; j < kept.size(); ++j) l.rw().bind(f.result(o, kept[j]), operand::of(l.builder().fn().result(id, j)));
 }
 
@@ -108,7 +108,7 @@ constexpr void lower_if(const function& f, op_id o, lowering& l, LowerBody&& low
   inline_vector<operand, 4> gm[2];
   for (std::uint32_t r = 0; r < 2; ++r) {
     b.open_region(region_id{first.index + r}, {}, {});
-    if (r < n.regions.count) {
+    if (r < n.region_count) {
       yield_context ctx{o, f.region_of(o, r), {}};
       lower_body(ctx.region, ctx);
       gm[r] = ctx.gm;
@@ -143,7 +143,7 @@ constexpr void lower_loop(const function& f, op_id o, lowering& l, LowerBody&& l
     const type& t = f.type_of(res);
     if (t.is_tile()) {
       bool same = same_handle(l, inits[i], res);
-      for (std::uint32_t r = 0; r < n.regions.count; ++r)
+      for (std::uint32_t r = 0; r < n.region_count; ++r)
         same = same && l.handle(iteration_value(f, o, f.region_of(o, r), i)) == l.handle(res);
       if (!same)
         l.fail(o, "lower",
@@ -152,15 +152,15 @@ constexpr void lower_loop(const function& f, op_id o, lowering& l, LowerBody&& l
     } else if (t.is_tensor()) {
       const operand init = rw.map(inits[i]);
       rw.bind(res, init);
-      for (std::uint32_t r = 0; r < n.regions.count; ++r) rw.bind(iteration_value(f, o, f.region_of(o, r), i), init);
+      for (std::uint32_t r = 0; r < n.region_count; ++r) rw.bind(iteration_value(f, o, f.region_of(o, r), i), init);
     }
   }
   inline_vector<operand, 8> args;  // for's bounds, then the scalar initializers
   for (std::size_t i = 0; i < loop_init_offset(f, o); ++i) args.push_back(rw.map(f.args(o)[i]));
   for (std::uint32_t i : kept) args.push_back(rw.map(inits[i]));
   auto& b = l.builder();
-  const region_id first = b.reserve_regions(n.regions.count);
-  for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+  const region_id first = b.reserve_regions(n.region_count);
+  for (std::uint32_t r = 0; r < n.region_count; ++r) {
     const region_id src = f.region_of(o, r);
     inline_vector<value_id, 4> from;  // source region args that stay: the induction variable, then scalar carries
     if (is_for) from.push_back(f.arg(src, 0));
@@ -183,7 +183,7 @@ constexpr void lower_loop(const function& f, op_id o, lowering& l, LowerBody&& l
                  text("GM loop results must retain their initial parameter alias ('") << f.name_of(f.result(o, i)) << "')");
     b.close_region();
   }
-  emit_region_op(f, o, l, args, kept, span32{first.index, n.regions.count});
+  emit_region_op(f, o, l, args, kept, span32{first.index, n.region_count});
 }
 
 }  // namespace detail

@@ -83,7 +83,8 @@ constexpr void materialize_native_scratch_in_place(program& p, const options& op
       const op_node& n = f.op(o);
       const text name = text(f.name_of(f.result(o))) << '_' << info(n.code()).scratch;
       // Mapped: a runtime valid row count names a value of the function being built.
-      const value_id tmp = rw.builder().create<tile::create>({}, rw.map(detail::native_scratch_type(f, o)), name.view(), n.loc);
+      const value_id tmp =
+          rw.builder().create<tile::create>({}, rw.map(detail::native_scratch_type(f, o)), name.view(), f.loc_of(o));
       std::vector<operand> args = rw.map(f.args(o));
       args.push_back(operand::of(tmp));
       rw.emit_like(o, args);

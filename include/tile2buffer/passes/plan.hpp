@@ -26,15 +26,15 @@ namespace detail {
 /// once the address is recorded in them too.
 template <class = void>
 constexpr void set_alloc_address(function& f, const allocation& a, std::optional<std::int64_t> address) {
-  op_header& h = f.ops[a.def.index].op;
-  const span32 old = kwargs_of(h);
+  op_node& n = f.ops[a.def.index];
+  const span32 old = n.kwargs;
   const auto first = static_cast<std::uint32_t>(f.kwargs.size());
   for (std::uint32_t k = 0; k < old.count; ++k) {
     const kwarg copy = f.kwargs[old.begin + k];
     if (copy.key != keyword::addr) f.kwargs.push_back(copy);
   }
   if (address) f.kwargs.push_back(kwarg{keyword::addr, operand::integer(*address)});
-  h = make_op(code_of(h), args_of(h), span32{first, static_cast<std::uint32_t>(f.kwargs.size()) - first});
+  n.kwargs = span32{first, static_cast<std::uint32_t>(f.kwargs.size()) - first};
 }
 /// What is live in allocation `i`'s space where it is first used: `; live at L:C (op): a N B, ...
 /// (T B)`, the allocations the planner had to keep apart from it.
@@ -48,9 +48,9 @@ constexpr text live_beside(const function& f, const std::vector<allocation>& all
   if (at < order.size()) {
     // A scratch tile.create is the pipeline's, made where the op it serves is: name that op.
     const op_id shown = scratch_user_of_op(f, order.ops()[at]).value_or(order.ops()[at]);
-    const op_node& where = f.op(shown);
-    out << "; live at " << static_cast<std::int64_t>(where.loc.line) << ':' << static_cast<std::int64_t>(where.loc.col) << " ("
-        << mnemonic(where.code()) << "):";
+    const location where = f.loc_of(shown);
+    out << "; live at " << static_cast<std::int64_t>(where.line) << ':' << static_cast<std::int64_t>(where.col) << " ("
+        << mnemonic(f.op(shown).code()) << "):";
   } else {
     out << "; live:";
   }
@@ -84,7 +84,7 @@ constexpr void report_overflows(const function& f, planner_kind planner, const s
     const auto space = static_cast<std::size_t>(allocs[i].space);
     if (error_of_space[space] == none) {
       error_of_space[space] = errors.size();
-      errors.push_back(diagnostic{f.op(allocs[i].def).loc,
+      errors.push_back(diagnostic{f.loc_of(allocs[i].def),
                                   text("plan"),
                                   overflow_message(f, planner, allocs, live, i),
                                   {},
@@ -93,7 +93,7 @@ constexpr void report_overflows(const function& f, planner_kind planner, const s
       continue;
     }
     errors[error_of_space[space]].notes.push_back(
-        note{f.op(allocs[i].def).loc, text(name(allocs[i].space)) << " is over here too: " << allocs[i].capacity << " bytes ("
+        note{f.loc_of(allocs[i].def), text(name(allocs[i].space)) << " is over here too: " << allocs[i].capacity << " bytes ("
                                                                   << storage_label(f, allocs[i].mem) << ") do not fit"
                                                                   << live_beside(f, allocs, live, i)});
   }
@@ -127,7 +127,7 @@ constexpr void plan_in_place(program& p, const options& opts, analysis_cache& ca
     // Sized before appending: growing one kwarg at a time doubled the pool (a third of it unused).
     std::size_t appended = 0;
     for (std::uint32_t i = 0; i < allocs.size(); ++i)
-      if (addr[i] && !allocs[i].address) appended += 1 + kwargs_of(f.op(allocs[i].def).op).count;
+      if (addr[i] && !allocs[i].address) appended += 1 + f.op(allocs[i].def).kwargs.count;
     f.kwargs.reserve(f.kwargs.size() + appended);
     std::vector<std::uint32_t> over;  // the allocations that do not fit, in allocation order
     for (std::uint32_t i = 0; i < allocs.size(); ++i) {
@@ -179,7 +179,7 @@ constexpr std::vector<diagnostic> ptoas_overflow_notices(const program& planned,
                                << " at once here, more than its " << space_capacity(space)
                                << " bytes (pypto and dsa_rp cannot place it)";
       out.push_back(diagnostic{
-          f.op(order.ops()[peak.at]).loc, text("plan"), static_cast<text&&>(message), {}, severity::warning, text(f.name_of())});
+          f.loc_of(order.ops()[peak.at]), text("plan"), static_cast<text&&>(message), {}, severity::warning, text(f.name_of())});
     }
   }
   return out;

@@ -41,15 +41,16 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
     const op_node& n = fn.op(o);
     const opcode c = n.code();
     if (text why = op_contract_problem(fn, o, analyses, opts.rollout == rollout_kind::extended); !why.empty())
-      return keep(n.loc, static_cast<text&&>(why));
+      return keep(fn.loc_of(o), static_cast<text&&>(why));
     if (!is_tile_op(c)) return;
     recipe_choice choice = try_recipes<Recipes>(fn, o, ctx, opts.rollout == rollout_kind::standard);
     if (choice) return;
-    if (choice.stays && choice.first_failed == nullptr) return keep(n.loc, text(mnemonic(c)) << ": " << choice.stays->reason);
+    if (choice.stays && choice.first_failed == nullptr)
+      return keep(fn.loc_of(o), text(mnemonic(c)) << ": " << choice.stays->reason);
     if (choice.first_failed == nullptr && choice.outside_rollout)
-      return keep(n.loc, text(mnemonic(c)) << ": not in the default rollout");
+      return keep(fn.loc_of(o), text(mnemonic(c)) << ": not in the default rollout");
     if (choice.first_failed == nullptr) choice.reason = text("no conversion recipe for '") << mnemonic(c) << "'";
-    keep(n.loc, text(mnemonic(c)) << ": " << choice.reason);
+    keep(fn.loc_of(o), text(mnemonic(c)) << ": " << choice.reason);
   });
   if (e.reason.empty())
     walk(fn, [&](op_id o) {
@@ -59,7 +60,7 @@ constexpr selection_entry evaluate_selection(const function& fn, const options& 
         if (!fn.results[i].is_tensor()) continue;
         const value_id root = vals[i].is_value() ? gm_alias_root(fn, vals[i].value()) : value_id{};
         if (!root.valid() || fn.type_of(root) != fn.results[i])
-          return keep(fn.op(o).loc, text("GM return aliases must resolve to parameters whose types match the declared results"));
+          return keep(fn.loc_of(o), text("GM return aliases must resolve to parameters whose types match the declared results"));
       }
     });
   // Last, so a kernel that stays Tile for a reason of the reference keeps it: a kernel the PTO

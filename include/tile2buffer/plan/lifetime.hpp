@@ -137,8 +137,8 @@ constexpr std::vector<live_interval> live_intervals(const function& f, const sto
     const std::uint32_t p = order.pos(o);
     for (const operand& x : f.args(o)) touch_operand(x, p, touch_operand);
     for (std::uint32_t i = 0; i < n.results.count; ++i) touch(f.result(o, i), p);
-    for (std::uint32_t r = 0; r < n.regions.count; ++r) {
-      const region_info& reg = f.region(region_id{n.regions.begin + r});
+    for (std::uint32_t r = 0; r < n.region_count; ++r) {
+      const region_info& reg = f.region(region_id{n.regions_begin + r});
       for (std::uint32_t i = 0; i < reg.args.count; ++i) touch(value_id{reg.args.begin + i}, p);
     }
   }

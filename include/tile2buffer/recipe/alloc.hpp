@@ -49,7 +49,7 @@ namespace detail {
 /// argument's: its region op's), else the function's.
 constexpr location source_location(const function& f, value_id v) {
   if (v.index < f.values.size())
-    if (const op_id d = f.value(v).def; d.valid() && d.index < f.ops.size() && f.op(d).loc.known()) return f.op(d).loc;
+    if (const op_id d = f.value(v).def; d.valid() && d.index < f.ops.size() && f.loc_of(d).known()) return f.loc_of(d);
   return f.loc;
 }
 /// The location of the Buffer definitions of an allocation's window `member`: the tile.alloc's,
@@ -74,7 +74,7 @@ constexpr op_id sole_nested_first_reference(const function& f, value_id mem, op_
     bool refers = false;
     for (const operand& x : f.args(o)) refers = refers || member(x);
     for (std::uint32_t i = 0; i < n.results.count; ++i) refers = refers || member(operand::of(f.result(o, i)));
-    for (std::uint32_t r = 0; r < n.regions.count; ++r) {
+    for (std::uint32_t r = 0; r < n.region_count; ++r) {
       const region_info& reg = f.region(f.region_of(o, r));
       for (std::uint32_t i = 0; i < reg.args.count; ++i) refers = refers || member(operand::of(value_id{reg.args.begin + i}));
     }

@@ -72,7 +72,7 @@ class binary_writer {
     for (std::uint32_t i = 0; i < reg.args.count; ++i) define(value_id{reg.args.begin + i});
     for (const op_id o : f_.ops_of(r)) {
       const op_node& n = f_.op(o);
-      for (std::uint32_t i = 0; i < n.regions.count; ++i) number(region_id{n.regions.begin + i});
+      for (std::uint32_t i = 0; i < n.region_count; ++i) number(region_id{n.regions_begin + i});
       for (std::uint32_t i = 0; i < n.results.count; ++i) define(value_id{n.results.begin + i});
     }
   }
@@ -187,7 +187,7 @@ class binary_writer {
     const op_node& n = f_.op(o);
     w_.map(6);
     w_.str("op"), w_.str(mnemonic(n.code()));
-    w_.str("loc"), put(n.loc);
+    w_.str("loc"), put(f_.loc_of(o));
     w_.str("args"), put(f_.args(o));
     const auto kws = f_.kwargs_of(o);
     w_.str("kwargs");
@@ -198,8 +198,8 @@ class binary_writer {
       operand_map(k.value);
     }
     w_.str("regions");
-    w_.array(n.regions.count);
-    for (std::uint32_t i = 0; i < n.regions.count; ++i) region_map(region_id{n.regions.begin + i});
+    w_.array(n.region_count);
+    for (std::uint32_t i = 0; i < n.region_count; ++i) region_map(region_id{n.regions_begin + i});
     w_.str("results");
     w_.array(n.results.count);
     for (std::uint32_t i = 0; i < n.results.count; ++i) value_def(value_id{n.results.begin + i});

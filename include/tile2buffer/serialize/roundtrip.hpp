@@ -275,12 +275,12 @@ class roundtrip_diff {
   constexpr bool op(op_id x, op_id y) {
     const op_node& nx = a_.op(x);
     const op_node& ny = b_.op(y);
-    where = nx.loc;
+    where = a_.loc_of(x);
     scope_.clear();
     scope_ << mnemonic(nx.code());
     if (nx.results.count > 0) scope_ << ' ' << describe_value(a_, value_id{nx.results.begin});
     if (nx.code() != ny.code()) return lost("the op", mnemonic(nx.code()), mnemonic(ny.code()));
-    if (nx.loc != ny.loc) return lost_location(nx.loc, ny.loc);
+    if (a_.loc_of(x) != b_.loc_of(y)) return lost_location(a_.loc_of(x), b_.loc_of(y));
     const auto ax = a_.args(x), ay = b_.args(y);
     if (ax.size() != ay.size()) return count("operands", ax.size(), ay.size());
     for (std::size_t i = 0; i < ax.size(); ++i) {
@@ -299,10 +299,10 @@ class roundtrip_diff {
       text what = text("keyword '") << kname << '\'';
       if (!operands(what.view(), kx[i].value, ky[i].value)) return false;
     }
-    if (nx.regions.count != ny.regions.count) return count("regions", nx.regions.count, ny.regions.count);
-    for (std::uint32_t r = 0; r < nx.regions.count; ++r)
-      if (!region(region_id{nx.regions.begin + r}, region_id{ny.regions.begin + r})) return false;
-    where = nx.loc;
+    if (nx.region_count != ny.region_count) return count("regions", nx.region_count, ny.region_count);
+    for (std::uint32_t r = 0; r < nx.region_count; ++r)
+      if (!region(region_id{nx.regions_begin + r}, region_id{ny.regions_begin + r})) return false;
+    where = a_.loc_of(x);
     scope_.clear();
     scope_ << mnemonic(nx.code());
     if (nx.results.count != ny.results.count) return count("results", nx.results.count, ny.results.count);
@@ -318,7 +318,7 @@ class roundtrip_diff {
     const region_info& ry = b_.region(y);
     if (rx.args.count != ry.args.count) return count("region arguments", rx.args.count, ry.args.count);
     for (std::uint32_t i = 0; i < rx.args.count; ++i) {
-      where = rx.parent.valid() && rx.parent.index < a_.ops.size() ? a_.op(rx.parent).loc : a_.loc;
+      where = rx.parent.valid() && rx.parent.index < a_.ops.size() ? a_.loc_of(rx.parent) : a_.loc;
       scope_.clear();
       scope_ << "region argument " << describe_value(a_, value_id{rx.args.begin + i});
       if (!define(value_id{rx.args.begin + i}, value_id{ry.args.begin + i})) return false;

@@ -31,10 +31,10 @@ namespace sim {
 /// `mnemonic at line:col` for op `o` of `f` (`?:?` when the op has no location).
 inline std::string describe_op(const function& f, std::uint32_t o) {
   if (o == no_id || o >= f.ops.size()) return "<input>";
-  const op_node& n = f.ops[o];
-  std::string s(mnemonic(n.code()));
+  const location loc = f.loc_of(op_id{o});
+  std::string s(mnemonic(f.ops[o].code()));
   s += " at ";
-  s += n.loc.known() ? std::to_string(n.loc.line) + ":" + std::to_string(n.loc.col) : std::string("?:?");
+  s += loc.known() ? std::to_string(loc.line) + ":" + std::to_string(loc.col) : std::string("?:?");
   return s;
 }
 
@@ -103,7 +103,7 @@ class interpreter {
   //===--- diagnostics ---===//
   bool fail(op_id o, std::string_view message) {
     diagnostic d;
-    d.loc = o.valid() ? f_.op(o).loc : f_.loc;
+    d.loc = o.valid() ? f_.loc_of(o) : f_.loc;
     d.source = text(source_);
     text m;
     if (o.valid()) m << mnemonic(f_.op(o).code()) << ": ";

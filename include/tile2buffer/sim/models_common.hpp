@@ -33,7 +33,7 @@ bool model_if(S& s, view<opcode::cf_if> v) {
   scalar_value cond;
   if (v.cond().kind == operand_kind::none || !s.scalar(v.id(), v.cond(), cond)) return s.fail(v.id(), "needs a condition");
   const function& f = s.fn();
-  const std::uint32_t nregions = f.op(v.id()).regions.count;
+  const std::uint32_t nregions = f.op(v.id()).region_count;
   std::vector<slot> yielded;
   bool done = false;
   if (cond.truth()) {
@@ -79,7 +79,7 @@ bool model_while(S& s, view<opcode::cf_while> v) {
   const function& f = s.fn();
   std::vector<slot> carries;
   for (const operand& a : v.inits()) carries.push_back(s.operand_slot(a));
-  if (f.op(o).regions.count < 2) return s.fail(o, "needs a condition and a body region");
+  if (f.op(o).region_count < 2) return s.fail(o, "needs a condition and a body region");
   const region_id cond = f.region_of(o, 0);
   const region_id body = f.region_of(o, 1);
   for (;;) {

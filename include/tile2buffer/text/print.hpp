@@ -312,7 +312,7 @@ class printer {
       if (sized && i == size_sample) reserve_rest(flat_bytes, flat_ops, ops.size() - i);
       const std::size_t before = out_.size();
       op(ops[i], level);
-      if (sized && i < size_sample && ops[i].index < f_.ops.size() && f_.ops[ops[i].index].regions.count == 0) {
+      if (sized && i < size_sample && ops[i].index < f_.ops.size() && f_.ops[ops[i].index].region_count == 0) {
         flat_bytes += out_.size() - before;
         ++flat_ops;
       }
@@ -414,7 +414,7 @@ class printer {
     const op_node& n = f_.op(ops[0]);
     const opcode c = n.code();
     const auto args = f_.args(ops[0]);
-    if (dialect_of(c) != dialect::scalar || c == opcode::scalar_const || n.results.count != 1 || n.regions.count != 0 ||
+    if (dialect_of(c) != dialect::scalar || c == opcode::scalar_const || n.results.count != 1 || n.region_count != 0 ||
         !f_.kwargs_of(ops[0]).empty() || !y.is_value() || y.value() != f_.result(ops[0]) ||
         !(f_.type_of(y.value()) == inferred_scalar_type(f_, c, args)) || !signature_of(c).accepts(args.size()))
       return false;
@@ -435,7 +435,7 @@ class printer {
     indent(level);
     if (opts_.locations) {
       loc_pending_ = true;
-      pending_loc_ = n.loc;
+      pending_loc_ = f_.loc_of(o);
     }
     switch (c) {
       case opcode::cf_yield:
@@ -446,7 +446,7 @@ class printer {
         end_line();
         return;
       case opcode::cf_if:
-        if (n.regions.count == 2 && args.size() == 1) {
+        if (n.region_count == 2 && args.size() == 1) {
           results_text(n);
           out_ << "if ";
           operand_text(view<opcode::cf_if>(f_, o).cond());
@@ -462,7 +462,7 @@ class printer {
         }
         break;
       case opcode::cf_for:
-        if (n.regions.count == 1 && args.size() >= 3 && f_.region(f_.region_of(o, 0)).args.count >= 1) {
+        if (n.region_count == 1 && args.size() >= 3 && f_.region(f_.region_of(o, 0)).args.count >= 1) {
           const region_id body = f_.region_of(o, 0);
           results_text(n);
           out_ << "for " << name(f_.arg(body, 0)) << " in range(";
@@ -476,7 +476,7 @@ class printer {
         }
         break;
       case opcode::cf_while:
-        if (n.regions.count == 2) {
+        if (n.region_count == 2) {
           const region_id cond = f_.region_of(o, 0), body = f_.region_of(o, 1);
           const std::uint32_t carried = f_.region(body).args.count;
           results_text(n);

@@ -59,16 +59,16 @@ constexpr bool in_bounds(span32 s, std::size_t size) { return static_cast<std::s
 /// The view of op `o`, whose operand, keyword, result and region ranges the walk already checked.
 constexpr op_view checked_view(const function& f, op_id o) {
   const op_node& n = f.ops[o.index];
-  const span32 a = args_of(n.op);
-  const span32 k = kwargs_of(n.op);
+  const span32 a = n.args;
+  const span32 k = n.kwargs;
   return op_view{o,
                  n.code(),
                  mnemonic(n.code()),
-                 n.loc,
+                 f.op_locs[o.index],
                  std::span<const operand>(f.operands).subspan(a.begin, a.count),
                  std::span<const kwarg>(f.kwargs).subspan(k.begin, k.count),
                  n.results,
-                 n.regions};
+                 n.regions()};
 }
 
 template <class E>

@@ -54,7 +54,7 @@ constexpr void check_storage(verify_state& s, const type& t, value_id v, locatio
   if (st.offset < 0)
     s.fail(loc, t.space == memory_space::vec ? "dense " : "", "storage window must begin within its allocation: the offset of '",
            s.label(v), "' is ", st.offset);
-  const span32 a = args_of(s.f.ops[m.def.index].op);
+  const span32 a = s.f.ops[m.def.index].args;
   if (!in_bounds(a, s.f.operands.size()) || a.count < signature_of(opcode::tile_alloc).min)
     return;  // the alloc itself is reported
   const view<opcode::tile_alloc> alloc(s.f, m.def);

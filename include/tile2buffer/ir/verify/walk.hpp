@@ -41,6 +41,10 @@ class function_verifier {
       s_.fail(f.loc, "function '@", s_.fn_name(), "' has values without a name or storage entry or with an unknown type id");
       return;
     }
+    if (f.op_locs.size() != f.ops.size()) {
+      s_.fail(f.loc, "function '@", s_.fn_name(), "' has ops without a location entry");
+      return;
+    }
     for (const auto& p : f.params) {
       define(p.value, p.loc, true);
       const type* t = s_.type_of(p.value);
@@ -186,24 +190,24 @@ class function_verifier {
   constexpr op_view view(op_id o) const { return checked_view(s_.f, o); }
 
   constexpr void visit(op_id o, bool last) {
-    const location region_loc = frames_.back().owner.valid() ? s_.f.ops[frames_.back().owner.index].loc : s_.f.loc;
     if (o.index >= s_.f.ops.size()) {
-      s_.fail(region_loc, "region lists unknown op #", static_cast<std::int64_t>(o.index));
+      const op_id owner = frames_.back().owner;
+      s_.fail(owner.valid() ? s_.f.loc_of(owner) : s_.f.loc, "region lists unknown op #", static_cast<std::int64_t>(o.index));
       return;
     }
     const op_node& n = s_.f.ops[o.index];
     if (s_.op_seen[o.index] != 0) {
-      s_.fail(n.loc, "op #", static_cast<std::int64_t>(o.index), " is listed in more than one region");
+      s_.fail(s_.f.loc_of(o), "op #", static_cast<std::int64_t>(o.index), " is listed in more than one region");
       return;
     }
     s_.op_seen[o.index] = 1;
     if (static_cast<std::size_t>(n.code()) >= opcode_count) {
-      s_.fail(n.loc, "op #", static_cast<std::int64_t>(o.index), " has an invalid opcode");
+      s_.fail(s_.f.loc_of(o), "op #", static_cast<std::int64_t>(o.index), " has an invalid opcode");
       return;
     }
-    if (!in_bounds(args_of(n.op), s_.f.operands.size()) || !in_bounds(kwargs_of(n.op), s_.f.kwargs.size()) ||
-        !in_bounds(n.results, s_.f.values.size()) || !in_bounds(n.regions, s_.f.regions.size())) {
-      s_.fail(n.loc, mnemonic(n.code()), " has malformed operand, keyword, result or region ranges");
+    if (!in_bounds(n.args, s_.f.operands.size()) || !in_bounds(n.kwargs, s_.f.kwargs.size()) ||
+        !in_bounds(n.results, s_.f.values.size()) || !in_bounds(n.regions(), s_.f.regions.size())) {
+      s_.fail(s_.f.loc_of(o), mnemonic(n.code()), " has malformed operand, keyword, result or region ranges");
       return;
     }
     const op_view v = view(o);
