@@ -14,10 +14,11 @@ set -euo pipefail
 # (python/) and its tests; python3-mesonpy, python3-venv: `pip install .` into a venv
 # (pyproject.toml's build backend; test python-pip-install, which skips without them);
 # clang-format-14: the tree's format (.clang-format, tools/format.sh, test infra/format; it skips
-# without it).
+# without it); valgrind: callgrind counts t2b-opt's instructions against docs/performance.md's
+# budgets (test infra/instruction-budgets; it skips without it).
 packages=(meson ninja-build g++-12 clang-14 doctest-dev libboost-dev llvm-14-tools libbenchmark-dev python3
   libclang-rt-14-dev mlir-22-tools libmlir-22-dev llvm-22-dev python3-msgpack python3-numpy cmake pkg-config
-  pybind11-dev python3-dev python3-pytest python3-mesonpy python3-venv clang-format-14)
+  pybind11-dev python3-dev python3-pytest python3-mesonpy python3-venv clang-format-14 valgrind)
 
 missing() {
   local p out=()

@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
@@ -295,4 +297,46 @@ TEST_CASE("IR built without locations reports the host's file and lines; {} stil
   function_builder c(function_kind::aiv, "k");
   c.finish_into(named);
   CHECK(named.file.view() == "kernel.cc");  // a program's own file name wins
+}
+
+namespace {
+// A pool of 4 MB or more asks for huge pages outside constant evaluation only: the reserve
+// still works at compile time (names: 4 MB of chars, so the advice would be asked for).
+constexpr bool large_reserve_in_constant_evaluation() {
+  function_builder b(function_kind::aiv, "k");
+  b.reserve({.names = std::size_t{4} << 20});
+  return b.fn().names.capacity() >= (std::size_t{4} << 20);
+}
+static_assert(large_reserve_in_constant_evaluation());
+
+/// The VmFlags of the mapping holding `p` in /proc/self/smaps ("" when not found).
+std::string vm_flags_at(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') inside = lo <= at && at < hi;
+    else if (inside && line.starts_with("VmFlags:")) return line;
+  }
+  return {};
+}
+}  // namespace
+
+TEST_CASE("a large arena reserve asks for huge pages where the kernel has them") {
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  if (!std::getline(thp, modes) || modes.find("[never]") != std::string::npos) {
+    MESSAGE("no transparent huge pages here: nothing to check");
+    return;
+  }
+  function_builder b(function_kind::aiv, "k");
+  const std::size_t ops = (std::size_t{16} << 20) / sizeof(op_node);
+  b.reserve({.ops = ops, .operands = 16});
+  const char* data = reinterpret_cast<const char*>(b.fn().ops.data());
+  // The middle of a 16 MB pool lies in a whole aligned 2 MB page; a small pool is left alone.
+  CHECK(vm_flags_at(data + (std::size_t{8} << 20)).find(" hg") != std::string::npos);
+  CHECK(vm_flags_at(b.fn().operands.data()).find(" hg") == std::string::npos);
 }

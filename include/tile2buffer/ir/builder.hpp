@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "tile2buffer/detail/huge_pages.hpp"
 #include "tile2buffer/ir/caller_location.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/type_hash.hpp"
@@ -60,32 +61,32 @@ class function_builder {
     std::size_t values = 0, ops = 0, region_ops = 0, regions = 0, operands = 0, kwargs = 0, names = 0, types = 0;
   };
   constexpr void reserve(const arena_sizes& n) {
-    f_.values.reserve(n.values);
-    f_.value_names.reserve(n.values);
-    f_.storage.reserve(n.values);
-    f_.types.reserve(n.types);
-    f_.ops.reserve(n.ops);
-    f_.op_locs.reserve(n.ops);
-    f_.region_ops.reserve(n.region_ops);
-    f_.regions.reserve(n.regions);
-    f_.operands.reserve(n.operands);
-    f_.kwargs.reserve(n.kwargs);
-    f_.names.reserve(n.names);
+    detail::reserve_pool(f_.values, n.values);
+    detail::reserve_pool(f_.value_names, n.values);
+    detail::reserve_pool(f_.storage, n.values);
+    detail::reserve_pool(f_.types, n.types);
+    detail::reserve_pool(f_.ops, n.ops);
+    detail::reserve_pool(f_.op_locs, n.ops);
+    detail::reserve_pool(f_.region_ops, n.region_ops);
+    detail::reserve_pool(f_.regions, n.regions);
+    detail::reserve_pool(f_.operands, n.operands);
+    detail::reserve_pool(f_.kwargs, n.kwargs);
+    detail::reserve_pool(f_.names, n.names);
   }
   /// Sizes the arenas for a function about as large as `like` (a rewriter's source: its
   /// replacement has about as many ops, values, operands and names), so they grow at most once.
   constexpr void reserve_like(const function& like) {
-    f_.values.reserve(like.values.size() + like.values.size() / 4);
-    f_.value_names.reserve(like.values.size() + like.values.size() / 4);
-    f_.storage.reserve(like.values.size() + like.values.size() / 4);
-    f_.types.reserve(like.types.size());
-    f_.ops.reserve(like.ops.size() + like.ops.size() / 4);
-    f_.op_locs.reserve(like.ops.size() + like.ops.size() / 4);
-    f_.region_ops.reserve(like.region_ops.size() + like.region_ops.size() / 4);
-    f_.regions.reserve(like.regions.size());
-    f_.operands.reserve(like.operands.size() + like.operands.size() / 4);
-    f_.kwargs.reserve(like.kwargs.size());
-    f_.names.reserve(like.names.size() + like.names.size() / 4);
+    detail::reserve_pool(f_.values, like.values.size() + like.values.size() / 4);
+    detail::reserve_pool(f_.value_names, like.values.size() + like.values.size() / 4);
+    detail::reserve_pool(f_.storage, like.values.size() + like.values.size() / 4);
+    detail::reserve_pool(f_.types, like.types.size());
+    detail::reserve_pool(f_.ops, like.ops.size() + like.ops.size() / 4);
+    detail::reserve_pool(f_.op_locs, like.ops.size() + like.ops.size() / 4);
+    detail::reserve_pool(f_.region_ops, like.region_ops.size() + like.region_ops.size() / 4);
+    detail::reserve_pool(f_.regions, like.regions.size());
+    detail::reserve_pool(f_.operands, like.operands.size() + like.operands.size() / 4);
+    detail::reserve_pool(f_.kwargs, like.kwargs.size());
+    detail::reserve_pool(f_.names, like.names.size() + like.names.size() / 4);
   }
 
   //===--- pools ---===//
