@@ -102,7 +102,12 @@ class name_table {
 
   /// Inserts `base[begin, begin + len)`, which must be absent, and returns its entry.
   constexpr entry& insert(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
-    return fill(slot_for(base, begin, len, hash(base.substr(begin, len))), begin, len, value, st);
+    return insert(base, begin, len, value, st, hash(base.substr(begin, len)));
+  }
+  /// The same, with `h` the hash of the key already known.
+  constexpr entry& insert(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st,
+                          std::uint32_t h) {
+    return fill(slot_for(base, begin, len, h), begin, len, value, st);
   }
 
  private:
