@@ -100,4 +100,25 @@ constexpr bool name_table_keeps_entries() {
   return t.find(base, "zz") == nullptr && t.find(base, "a") == nullptr;
 }
 static_assert(name_table_keeps_entries());
+
+// The parser decides a statement's form by asking the lexer whether the next token is '=', ','
+// or '(' without reading it (`next_is`): the answer must be what `next` then reads, across
+// blanks, comments, '==' and line breaks inside and outside brackets; and a word's hash, taken
+// as the lexer reads it, must be the name table's.
+constexpr bool lexer_looks_ahead_as_it_reads() {
+  using detail::tok;
+  detail::lexer lex("a == b = c, (d\n = e) # =\n = f(\n\n, g)=\t=x");
+  detail::token t;
+  int seen = 0;  // tokens it said were coming: 5 '=', 2 ',' and 2 '('
+  for (int i = 0; i < 64; ++i) {
+    const bool equal = lex.next_is(tok::equal), comma = lex.next_is(tok::comma), lparen = lex.next_is(tok::lparen);
+    seen += int{equal} + int{comma} + int{lparen};
+    lex.next(t);
+    if (equal != (t.kind == tok::equal) || comma != (t.kind == tok::comma) || lparen != (t.kind == tok::lparen)) return false;
+    if (t.kind == tok::ident && t.hash != detail::name_table::hash(t.spelling)) return false;
+    if (t.kind == tok::eof) return seen == 9;
+  }
+  return false;
+}
+static_assert(lexer_looks_ahead_as_it_reads());
 }  // namespace

@@ -143,7 +143,8 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
       if (!storage.overlaps(src, dst)) continue;
       if (has_trait(n.code(), trait::may_alias_exactly)) {
         if (!storage.same(src, dst))
-          fail(f.loc_of(o), text(m) << " source and destination windows overlap without being identical" << storage.where(src, dst));
+          fail(f.loc_of(o),
+               text(m) << " source and destination windows overlap without being identical" << storage.where(src, dst));
       } else {
         fail(f.loc_of(o),
              (storage.same(src, dst) ? text(m) << " " << detail::disjoint_phrase << ": its result is its source's window"
@@ -165,7 +166,8 @@ constexpr std::vector<diagnostic> check_tile_storage(const function& f, const ke
              text(m) << " scratch " << what << " must not overlap '" << f.name_of(x.value()) << "'" << storage.where(a, b));
     }
     if (n.results.count == 1 && f.has_storage(f.result(o)) && storage.overlaps(f.stored(f.result(o)), b))
-      fail(f.loc_of(o), text(m) << " scratch " << what << " must not overlap the result" << storage.where(f.stored(f.result(o)), b));
+      fail(f.loc_of(o),
+           text(m) << " scratch " << what << " must not overlap the result" << storage.where(f.stored(f.result(o)), b));
   });
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include "tile2buffer/detail/text.hpp"
 #include "tile2buffer/location.hpp"
+#include "tile2buffer/text/name_table.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -31,29 +32,35 @@ inline constexpr int max_float_digits = 18;
 /// Bound on the decimal exponent of a float literal after normalization.
 inline constexpr std::int64_t max_float_exp10 = 400;
 
+/// One token. Only the fields of its kind are meaningful: the lexer reuses a token, and writes
+/// the number and error fields only for numbers and errors.
 struct token {
   tok kind = tok::eof;
+  std::uint32_t hash = 0;     ///< ident: `name_table::hash(spelling)`, computed as the lexer read it
   std::string_view spelling;  ///< the source text (for `symbol`, including the '@')
   location loc;
+  std::int32_t exp10 = 0;
   std::uint64_t magnitude = 0;  ///< integer: the unsigned value (at most 2^63)
   std::int64_t mantissa = 0;    ///< floating: value = mantissa * 10^exp10, mantissa without trailing zeros
-  std::int32_t exp10 = 0;
-  std::string_view error;  ///< error: why the text is not a token
+  std::string_view error;       ///< error: why the text is not a token
 };
 
 /// Character classes by byte. Why a table: the identifier loop tested up to seven ranges per
-/// character and was a seventh of parsing.
-inline constexpr std::uint8_t char_ident_start = 1, char_ident = 2;
+/// character and was a seventh of parsing; the lexer classifies each byte with one load.
+inline constexpr std::uint8_t char_ident_start = 1, char_ident = 2, char_digit = 4, char_blank = 8, char_skip = 16;
 inline constexpr auto char_classes = [] {
   std::array<std::uint8_t, 256> t{};
   for (int c = 0; c < 256; ++c) {
     const bool start = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
     const bool digit = c >= '0' && c <= '9';
-    t[static_cast<std::size_t>(c)] =
-        static_cast<std::uint8_t>((start ? char_ident_start : 0) | (start || digit || c == '.' ? char_ident : 0));
+    const bool blank = c == ' ' || c == '\t' || c == '\r';
+    t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(
+        (start ? char_ident_start : 0) | (start || digit || c == '.' ? char_ident : 0) | (digit ? char_digit : 0) |
+        (blank ? char_blank : 0) | (blank || c == '#' || c == '\n' ? char_skip : 0));
   }
   return t;
 }();
+constexpr std::uint8_t char_class(char c) { return char_classes[static_cast<unsigned char>(c)]; }
 constexpr bool is_ident_start(char c) { return (char_classes[static_cast<unsigned char>(c)] & char_ident_start) != 0; }
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 constexpr bool is_ident_char(char c) { return (char_classes[static_cast<unsigned char>(c)] & char_ident) != 0; }
@@ -94,75 +101,112 @@ class lexer {
   constexpr void resume_at(std::size_t pos) { pos_ = pos < src_.size() ? pos : src_.size(); }
 
   constexpr token next() {
-    skip_blanks();
     token t;
+    next(t);
+    return t;
+  }
+  /// Reads the next token into `t`. Why into a token the caller keeps: a token is 80 bytes,
+  /// and returning one, then assigning it, copied it twice per token.
+  constexpr void next(token& t) {
+    skip_blanks();
     t.loc = location{line_, col()};
-    if (pos_ >= src_.size()) {
-      t.kind = tok::eof;
-      return t;
-    }
+    const std::size_t n = src_.size();
     const std::size_t start = pos_;
-    const char c = src_[pos_];
+    if (start >= n) {
+      t.kind = tok::eof;
+      t.spelling = {};
+      return;
+    }
+    const char* s = src_.data();
+    const char c = s[start];
+    const std::uint8_t cls = char_class(c);
+    if ((cls & char_ident_start) != 0) {
+      // The name's hash is taken as its bytes are read, so no lookup reads them again.
+      std::uint32_t h = name_table::hash_seed;
+      std::size_t p = start;
+      do h = name_table::hash_step(h, s[p++]);
+      while (p < n && (char_class(s[p]) & char_ident) != 0);
+      pos_ = p;
+      t.hash = name_table::hash_finish(h);
+      set(t, tok::ident, start);
+      return;
+    }
+    if ((cls & char_digit) != 0) {
+      if (!small_integer(t, start)) number(t, start);
+      return;
+    }
     if (c == '\n') {
       // Why: one token for a run of blank lines and comment lines keeps the parser simple.
-      while (pos_ < src_.size() && src_[pos_] == '\n') {
+      while (pos_ < n && s[pos_] == '\n') {
         newline();
         skip_blanks();
       }
       t.kind = tok::newline;
-      t.spelling = src_.substr(start, 1);
-      return t;
-    }
-    if (is_ident_start(c)) {
-      while (pos_ < src_.size() && is_ident_char(src_[pos_])) ++pos_;
-      return finish(t, tok::ident, start);
+      t.spelling = std::string_view(s + start, 1);
+      return;
     }
     if (c == '@') {
       ++pos_;
-      if (pos_ >= src_.size() || !is_ident_start(src_[pos_])) return fail(t, start, "expected a function name after '@'");
-      while (pos_ < src_.size() && is_ident_char(src_[pos_])) ++pos_;
-      return finish(t, tok::symbol, start);
+      if (pos_ >= n || !is_ident_start(s[pos_])) return fail(t, start, "expected a function name after '@'");
+      while (pos_ < n && is_ident_char(s[pos_])) ++pos_;
+      return set(t, tok::symbol, start);
     }
-    if (is_digit(c)) return number(t, start);
     ++pos_;
-    const char d = pos_ < src_.size() ? src_[pos_] : '\0';
+    const char d = pos_ < n ? s[pos_] : '\0';
     // clang-format off
     switch (c) {
-      case '(': ++depth_; return finish(t, tok::lparen, start);
-      case '[': ++depth_; return finish(t, tok::lbracket, start);
-      case ')': if (depth_ > 0) --depth_; return finish(t, tok::rparen, start);
-      case ']': if (depth_ > 0) --depth_; return finish(t, tok::rbracket, start);
+      case '(': ++depth_; return set(t, tok::lparen, start);
+      case '[': ++depth_; return set(t, tok::lbracket, start);
+      case ')': if (depth_ > 0) --depth_; return set(t, tok::rparen, start);
+      case ']': if (depth_ > 0) --depth_; return set(t, tok::rbracket, start);
       // Why: braces are statement-level, so an unbalanced '(' cannot swallow the line breaks after them.
-      case '{': depth_ = 0; return finish(t, tok::lbrace, start);
-      case '}': depth_ = 0; return finish(t, tok::rbrace, start);
-      case ',': return finish(t, tok::comma, start);
-      case ':': return finish(t, tok::colon, start);
-      case '?': return finish(t, tok::question, start);
-      case '+': return finish(t, tok::plus, start);
-      case '*': return finish(t, tok::star, start);
-      case '%': return finish(t, tok::percent, start);
+      case '{': depth_ = 0; return set(t, tok::lbrace, start);
+      case '}': depth_ = 0; return set(t, tok::rbrace, start);
+      case ',': return set(t, tok::comma, start);
+      case ':': return set(t, tok::colon, start);
+      case '?': return set(t, tok::question, start);
+      case '+': return set(t, tok::plus, start);
+      case '*': return set(t, tok::star, start);
+      case '%': return set(t, tok::percent, start);
       case '-':
         if (d == '>') return two(t, tok::arrow, start);
-        return finish(t, tok::minus, start);
+        return set(t, tok::minus, start);
       case '/':
         if (d == '/') return two(t, tok::slashslash, start);
         return fail(t, start, "unexpected character '/' (floor division is '//')");
       case '=':
         if (d == '=') return two(t, tok::eqeq, start);
-        return finish(t, tok::equal, start);
+        return set(t, tok::equal, start);
       case '!':
         if (d == '=') return two(t, tok::ne, start);
         return fail(t, start, "unexpected character '!' (write 'not a' or 'a != b')");
       case '<':
         if (d == '=') return two(t, tok::le, start);
-        return finish(t, tok::lt, start);
+        return set(t, tok::lt, start);
       case '>':
         if (d == '=') return two(t, tok::ge, start);
-        return finish(t, tok::gt, start);
+        return set(t, tok::gt, start);
       default: break;
     }
     // clang-format on
     return fail(t, start, "unexpected character");
+  }
+
+  /// Whether the next token is `k`, one of `=`, `,` and `(`, without reading it: each of these is
+  /// one byte that no longer token starts with (`=` but for `==`). Why: a statement or an operand
+  /// decides its form by the token after a name; reading that token ahead cost a token copy.
+  /// Skipping the blanks before it now changes nothing the next `next` would see.
+  constexpr bool next_is(tok k) {
+    skip_blanks();
+    const std::size_t n = src_.size();
+    if (pos_ >= n) return false;
+    const char c = src_[pos_];
+    switch (k) {
+      case tok::equal: return c == '=' && (pos_ + 1 >= n || src_[pos_ + 1] != '=');
+      case tok::comma: return c == ',';
+      case tok::lparen: return c == '(';
+      default: return false;
+    }
   }
 
  private:
@@ -173,40 +217,64 @@ class lexer {
     line_start_ = pos_;
   }
   constexpr void skip_blanks() {
-    while (pos_ < src_.size()) {
-      const char c = src_[pos_];
-      if (c == ' ' || c == '\t' || c == '\r') {
-        ++pos_;
+    const char* s = src_.data();
+    const std::size_t n = src_.size();
+    std::size_t p = pos_;
+    while (p < n) {
+      const char c = s[p];
+      const std::uint8_t k = char_class(c);
+      if ((k & char_skip) == 0) break;  // nearly every token: one test
+      if ((k & char_blank) != 0) {
+        ++p;
       } else if (c == '#') {
         // Why a NUL ends a comment: it is then lexed, and rejected, like a NUL anywhere else.
-        while (pos_ < src_.size() && src_[pos_] != '\n' && src_[pos_] != '\0') ++pos_;
+        while (p < n && s[p] != '\n' && s[p] != '\0') ++p;
       } else if (c == '\n' && depth_ > 0) {
-        newline();
+        ++p;
+        ++line_;
+        line_start_ = p;
       } else {
         break;
       }
     }
+    pos_ = p;
   }
-  constexpr token finish(token& t, tok k, std::size_t start) const {
+  constexpr void set(token& t, tok k, std::size_t start) const {
     t.kind = k;
-    t.spelling = src_.substr(start, pos_ - start);
-    return t;
+    t.spelling = std::string_view(src_.data() + start, pos_ - start);
   }
-  constexpr token two(token& t, tok k, std::size_t start) {
+  constexpr void two(token& t, tok k, std::size_t start) {
     ++pos_;
-    return finish(t, k, start);
+    set(t, k, start);
   }
-  constexpr token fail(token& t, std::size_t start, std::string_view why) {
+  constexpr void fail(token& t, std::size_t start, std::string_view why) {
     if (pos_ == start) ++pos_;
     t.kind = tok::error;
-    t.spelling = src_.substr(start, pos_ - start);
+    t.spelling = std::string_view(src_.data() + start, pos_ - start);
     t.error = why;
-    return t;
+  }
+  /// An integer of at most 18 digits not followed by what would make it a float or a malformed
+  /// number (the common case: offsets and shapes), read in one pass; false when the general
+  /// `number` must read it (from `start` again: it has consumed nothing).
+  constexpr bool small_integer(token& t, std::size_t start) {
+    const char* s = src_.data();
+    const std::size_t n = src_.size();
+    std::size_t p = start;
+    std::uint64_t v = 0;
+    for (; p < n && (char_class(s[p]) & char_digit) != 0; ++p) {
+      if (p - start == 18) return false;
+      v = v * 10 + static_cast<std::uint64_t>(s[p] - '0');
+    }
+    if (p < n && ((char_class(s[p]) & char_ident) != 0 || s[p] == 'e' || s[p] == 'E')) return false;
+    pos_ = p;
+    t.magnitude = v;
+    set(t, tok::integer, start);
+    return true;
   }
 
   /// `[0-9]+ ('.' [0-9]+)? ([eE] [+-]? [0-9]+)?`, converted exactly: integers to at most 2^63,
   /// floats to a decimal mantissa of at most `max_float_digits` significant digits.
-  constexpr token number(token& t, std::size_t start) {
+  constexpr void number(token& t, std::size_t start) {
     std::uint64_t mant = 0;
     int digits = 0;                  // significant digits taken into `mant`
     std::int64_t pending_zeros = 0;  // zeros after the last non-zero digit, not yet in `mant`
@@ -266,7 +334,7 @@ class lexer {
     if (!is_float) {
       if (int_overflow) return fail(t, start, "integer literal out of range");
       t.magnitude = int_value;
-      return finish(t, tok::integer, start);
+      return set(t, tok::integer, start);
     }
     if (too_many) return fail(t, start, "float literal has more than 18 significant digits");
     if (exp_overflow) return fail(t, start, "float literal out of range");
@@ -275,7 +343,7 @@ class lexer {
     if (exp > max_float_exp10 || exp < -max_float_exp10) return fail(t, start, "float literal out of range");
     t.mantissa = static_cast<std::int64_t>(mant);
     t.exp10 = static_cast<std::int32_t>(exp);
-    return finish(t, tok::floating, start);
+    return set(t, tok::floating, start);
   }
 
   std::string_view src_;

@@ -30,6 +30,26 @@ class name_table {
 
   constexpr name_table() { clear(); }
 
+  /// The hash of a key, in steps, so that the lexer computes it while it reads a name (each byte
+  /// once) and a lookup need not read the name again: `finish(step(...step(seed, c0)..., cn))`.
+  static constexpr std::uint32_t hash_seed = 2166136261u;  // FNV-1a
+  static constexpr std::uint32_t hash_step(std::uint32_t h, char c) { return (h ^ static_cast<unsigned char>(c)) * 16777619u; }
+  static constexpr std::uint32_t hash_finish(std::uint32_t h) {
+    // Why: FNV's low bits mix poorly for names that differ only in trailing digits (t1, t2, ...);
+    // a final avalanche (murmur3's) keeps linear-probing chains short.
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+  }
+  static constexpr std::uint32_t hash(std::string_view key) {
+    std::uint32_t h = hash_seed;
+    for (const char c : key) h = hash_step(h, c);
+    return hash_finish(h);
+  }
+
   /// Forgets every entry. Expected O(1) lookups and inserts; the table doubles at half load.
   constexpr void clear() {
     slots_.assign(initial_capacity, slot{});
@@ -44,10 +64,17 @@ class name_table {
   }
 
   /// The entry for `key`, or nullptr. `key` need not lie inside `base`. Valid until the next insert.
-  [[nodiscard]] constexpr entry* find(std::string_view base, std::string_view key) {
-    const slot& s = probe(base, key, hash(key));
+  [[nodiscard]] constexpr entry* find(std::string_view base, std::string_view key) { return find(base, key, hash(key)); }
+  /// The same, with `h == hash(key)` already known.
+  [[nodiscard]] constexpr entry* find(std::string_view base, std::string_view key, std::uint32_t h) {
+    const slot& s = probe(base, key, h);
     return s.entry == 0 ? nullptr : &entries_[s.entry - 1];
   }
+  /// An entry's position, stable across inserts (unlike its address), and the entry at one.
+  [[nodiscard]] constexpr std::uint32_t index_of(const entry& e) const {
+    return static_cast<std::uint32_t>(&e - entries_.data());
+  }
+  [[nodiscard]] constexpr entry& at(std::uint32_t index) { return entries_[index]; }
 
   /// Asks the CPU to fetch the slot where a probe for `key` starts (not in constant evaluation).
   constexpr void prefetch(std::string_view key) const {
@@ -63,14 +90,24 @@ class name_table {
   /// (each a likely cache miss in a large table).
   constexpr std::pair<entry*, bool> emplace(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value,
                                             state st) {
-    const place p = slot_for(base, begin, len);
+    return emplace(base, begin, len, value, st, hash(base.substr(begin, len)));
+  }
+  /// The same, with `h` the hash of the key already known.
+  constexpr std::pair<entry*, bool> emplace(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value,
+                                            state st, std::uint32_t h) {
+    const place p = slot_for(base, begin, len, h);
     if (p.s->entry != 0) return {&entries_[p.s->entry - 1], false};
     return {&fill(p, begin, len, value, st), true};
   }
 
   /// Inserts `base[begin, begin + len)`, which must be absent, and returns its entry.
   constexpr entry& insert(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st) {
-    return fill(slot_for(base, begin, len), begin, len, value, st);
+    return insert(base, begin, len, value, st, hash(base.substr(begin, len)));
+  }
+  /// The same, with `h` the hash of the key already known.
+  constexpr entry& insert(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t value, state st,
+                          std::uint32_t h) {
+    return fill(slot_for(base, begin, len, h), begin, len, value, st);
   }
 
  private:
@@ -83,32 +120,15 @@ class name_table {
     std::uint32_t entry = 0;  ///< index + 1 into entries_; 0 = empty
   };
 
-  static constexpr std::uint32_t hash(std::string_view key) {
-    std::uint32_t h = 2166136261u;  // FNV-1a
-    for (const char c : key) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 16777619u;
-    }
-    // Why: FNV's low bits mix poorly for names that differ only in trailing digits (t1, t2, ...);
-    // a final avalanche (murmur3's) keeps linear-probing chains short.
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-  }
   /// The slot of `base[begin, begin + len)` (its entry, or where it goes, with room to add it)
   /// and the key's hash.
   struct place {
     slot* s;
     std::uint32_t h;
   };
-  constexpr place slot_for(std::string_view base, std::uint32_t begin, std::uint32_t len) {
+  constexpr place slot_for(std::string_view base, std::uint32_t begin, std::uint32_t len, std::uint32_t h) {
     if (2 * (entries_.size() + 1) > slots_.size()) rehash(2 * slots_.size());
-    const std::string_view key = base.substr(begin, len);
-    const std::uint32_t h = hash(key);
-    return place{&probe(base, key, h), h};
+    return place{&probe(base, std::string_view(base.data() + begin, len), h), h};
   }
   // Why a 32-bit entry index suffices: keys are 32-bit offsets into one buffer, so there are
   // fewer than 2^32 of them.
@@ -125,7 +145,13 @@ class name_table {
     return slots_[i];
   }
   static constexpr bool same_key(const entry& e, std::string_view base, std::string_view key) {
-    return e.len == key.size() && base.substr(e.begin, e.len) == key;
+    if (e.len != key.size()) return false;
+    // Why a loop and not `==`: names are a few bytes, where the call to memcmp costs more.
+    const char* a = base.data() + e.begin;
+    const char* b = key.data();
+    for (std::uint32_t i = 0; i < e.len; ++i)
+      if (a[i] != b[i]) return false;
+    return true;
   }
   constexpr void rehash(std::size_t capacity) {
     std::vector<slot> old(capacity, slot{});

@@ -32,6 +32,10 @@ class parser_ops : public parser_types {
   /// A value name or a literal (integer, float, true, false).
   constexpr bool parse_scalar(operand& out, std::string_view what) {
     if (at(tok::ident)) {
+      if (value_id v; use_known_value(v)) {
+        out = operand::of(v);
+        return true;
+      }
       if (tok_.spelling == "true" || tok_.spelling == "false") {
         out = operand::boolean(tok_.spelling == "true");
         advance();
@@ -92,6 +96,10 @@ class parser_ops : public parser_types {
   constexpr bool parse_positional(char letter, std::size_t index, opcode c, operand& out) {
     switch (letter) {
       case 'v': {
+        if (value_id v; at(tok::ident) && use_known_value(v)) {
+          out = operand::of(v);
+          return true;
+        }
         if (!at(tok::ident) || is_reserved(tok_.spelling))
           return fail_expected(operand_what("a value name", index, c).view(), tok_);
         value_id v;
@@ -146,7 +154,7 @@ class parser_ops : public parser_types {
   /// `[names =] MNEMONIC(args, key = value) [: TYPE]`
   constexpr bool parse_call(location loc) {
     opcode c{};
-    if (!lookup_mnemonic(tok_.spelling, c) || !is_call_form(c)) {
+    if (!lookup_mnemonic(tok_.spelling, tok_.hash, c) || !is_call_form(c)) {
       text m;
       m << "unknown op " << quoted(tok_.spelling);
       return fail(tok_.loc, std::move(m));
@@ -185,7 +193,7 @@ class parser_ops : public parser_types {
 
   /// `(positional..., key = value...)` checked against the op's signature and keywords.
   constexpr bool parse_operands(opcode c) {
-    const token op_tok = tok_;
+    const location op_loc = tok_.loc;
     advance();
     if (!expect(tok::lparen, "'(' after the op name")) return false;
     const signature& sig = signature_of(c);
@@ -201,10 +209,10 @@ class parser_ops : public parser_types {
       m << static_cast<std::int64_t>(sig.min);
       if (!sig.variadic && sig.size != sig.min) m << " to " << static_cast<std::int64_t>(sig.size);
       m << (sig.size == 1 && !sig.variadic ? " operand" : " operands") << ", found " << static_cast<std::int64_t>(found);
-      return fail(op_tok.loc, std::move(m));
+      return fail(op_loc, std::move(m));
     };
     while (!at(tok::rparen)) {
-      if (at(tok::ident) && peek().kind == tok::equal) {
+      if (at(tok::ident) && peek_is(tok::equal)) {
         const token key = tok_;
         const auto k = parse_keyword(key.spelling);
         if (!k || (info(c).keywords & kw_bit(*k)) == 0) {
@@ -286,7 +294,7 @@ class parser_ops : public parser_types {
     arg_locs_.clear();
     kws_.clear();
     opcode call{};
-    if (at(tok::ident) && peek().kind == tok::lparen && lookup_mnemonic(tok_.spelling, call) && is_scalar_call(call)) {
+    if (at(tok::ident) && peek_is(tok::lparen) && lookup_mnemonic(tok_.spelling, tok_.hash, call) && is_scalar_call(call)) {
       c = call;
       return parse_operands(c);
     }

@@ -90,9 +90,11 @@ class parser : public parser_ops {
     advance();
 
     function_builder b(*kind, name, loc);
-    b.reserve(arenas_for_lines(offset_of(name)));
+    const function_builder::arena_sizes sizes = arenas_for_lines(offset_of(name));
+    b.reserve(sizes);
     b_ = &b;
     names_.clear();
+    names_.reserve(sizes.values);  // a name per value: the table never rehashes as it fills
     scope_names_.clear();
     if (!parse_params() || !parse_header_rest()) return false;
     if (!at(tok::lbrace)) return fail_expected("'{' to open the function body", tok_);
@@ -275,17 +277,17 @@ class parser : public parser_ops {
       return fail(loc, std::move(m));
     }
     const std::string_view w = tok_.spelling;
-    if (w == "yield" || w == "return") {
+    const int word = reserved_index(w);
+    if (word == reserved("yield") || word == reserved("return")) {
       terminated = true;
-      return parse_terminator(ctx, w == "return");
+      return parse_terminator(ctx, word == reserved("return"));
     }
-    if (w == "else") return fail(loc, "'else' must follow the '}' of its 'if' on the same line");
+    if (word == reserved("else")) return fail(loc, "'else' must follow the '}' of its 'if' on the same line");
     lhs_.clear();
     lhs_locs_.clear();
-    if (w == "if" || w == "for" || w == "while") return parse_region_op(loc);
-    const tok next = peek().kind;
-    if (next == tok::lparen) return parse_call(loc);
-    if (next != tok::equal && next != tok::comma) {
+    if (word == reserved("if") || word == reserved("for") || word == reserved("while")) return parse_region_op(loc);
+    if (peek_is(tok::lparen)) return parse_call(loc);
+    if (!peek_is(tok::equal) && !peek_is(tok::comma)) {
       text m;
       m << "'=' or '(' after " << quoted(w);
       return fail_expected(m.view(), peek());
@@ -302,10 +304,11 @@ class parser : public parser_ops {
     advance();
     if (at(tok::ident)) {
       const std::string_view r = tok_.spelling;
-      if (r == "if" || r == "for" || r == "while") return parse_region_op(loc);
-      if (r == "submit") return parse_submit(loc);
+      const int rword = reserved_index(r);
+      if (rword == reserved("if") || rword == reserved("for") || rword == reserved("while")) return parse_region_op(loc);
+      if (rword == reserved("submit")) return parse_submit(loc);
       opcode c{};
-      if (peek().kind == tok::lparen && !(lookup_mnemonic(r, c) && is_scalar_call(c))) return parse_call(loc);
+      if (peek_is(tok::lparen) && !(lookup_mnemonic(r, tok_.hash, c) && is_scalar_call(c))) return parse_call(loc);
     }
     return parse_scalar_def(loc);
   }

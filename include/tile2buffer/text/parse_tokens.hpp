@@ -102,28 +102,34 @@ class parser_tokens {
       tok_ = ahead_;
       has_ahead_ = false;
     } else {
-      tok_ = next_token();
+      next_token(tok_);
     }
   }
   constexpr const token& peek() {
     if (!has_ahead_) {
-      ahead_ = next_token();
+      next_token(ahead_);
       has_ahead_ = true;
     }
     return ahead_;
   }
-  /// The lexer's next token; a word longer than `max_name_length` becomes an error token, so
-  /// whichever rule meets it reports it at its location.
-  constexpr token next_token() {
-    token t = lex_.next();
+  /// Whether the next token is `k` (`=`, `,` or `(`), without reading it when it is not read yet.
+  constexpr bool peek_is(tok k) { return has_ahead_ ? ahead_.kind == k : lex_.next_is(k); }
+  /// The lexer's next token into `t`; a word longer than `max_name_length` becomes an error
+  /// token, so whichever rule meets it reports it at its location.
+  constexpr void next_token(token& t) {
+    lex_.next(t);
     if ((t.kind == tok::ident || t.kind == tok::symbol) && t.spelling.size() > limits_.max_name_length) {
       t.kind = tok::error;
       t.error = name_too_long_.view();
     }
-    return t;
   }
   [[nodiscard]] constexpr bool at(tok k) const { return tok_.kind == k; }
-  [[nodiscard]] constexpr bool at_word(std::string_view w) const { return tok_.kind == tok::ident && tok_.spelling == w; }
+  [[nodiscard]] constexpr bool at_word(std::string_view w) const {
+    if (tok_.kind != tok::ident || tok_.spelling.size() != w.size()) return false;
+    for (std::size_t i = 0; i < w.size(); ++i)  // a short word: cheaper than a call to memcmp
+      if (tok_.spelling[i] != w[i]) return false;
+    return true;
+  }
   constexpr bool expect(tok k, std::string_view what) {
     if (!at(k)) return fail_expected(what, tok_);
     advance();
@@ -159,9 +165,9 @@ class parser_tokens {
   /// Binds `name` to `v` in the current scope. Names are unique per function; the only
   /// exception is a while condition's iteration names, which its body binds again.
   constexpr bool define(std::string_view name, location loc, value_id v) {
-    if (const auto [s, fresh] =
-            names_.emplace(src_, offset_of(name), static_cast<std::uint32_t>(name.size()), v.index, state::visible);
-        !fresh) {
+    const auto [s, fresh] = names_.emplace(src_, offset_of(name), static_cast<std::uint32_t>(name.size()), v.index,
+                                           state::visible, name_table::hash(name));
+    if (!fresh) {
       if (s->st != state::released) {
         text m;
         m << "redefinition of " << quoted(name);
@@ -170,7 +176,8 @@ class parser_tokens {
       s->value = v.index;
       s->st = state::visible;
     }
-    scope_names_.push_back(name);
+    // Why the entry's index and not the name: ending the scope then finds it without a lookup.
+    scope_names_.push_back(names_.index_of(*s));
     return true;
   }
   constexpr bool define_results(std::span<const std::string_view> names, std::span<const location> locs, op_id o) {
@@ -185,13 +192,18 @@ class parser_tokens {
   }
   /// Resolves a use of a value name at the current token.
   constexpr bool use_value(value_id& out) {
-    const auto* s = names_.find(src_, tok_.spelling);
-    if (s == nullptr || s->st != state::visible) {
-      text m;
-      if (s == nullptr) m << "use of undefined value " << quoted(tok_.spelling);
-      else m << quoted(tok_.spelling) << " is defined inside a region and is not visible here";
-      return fail(tok_.loc, std::move(m));
-    }
+    if (use_known_value(out)) return true;
+    text m;
+    if (names_.find(src_, tok_.spelling, tok_.hash) == nullptr) m << "use of undefined value " << quoted(tok_.spelling);
+    else m << quoted(tok_.spelling) << " is defined inside a region and is not visible here";
+    return fail(tok_.loc, std::move(m));
+  }
+  /// `use_value` when the name at the current token (an ident) is visible; else false, with
+  /// nothing read or reported. Why: a reserved word is never bound, so a rule may look the name
+  /// up first and tell a reserved word (or a literal `true`) apart only when the lookup fails.
+  constexpr bool use_known_value(value_id& out) {
+    const auto* s = names_.find(src_, tok_.spelling, tok_.hash);
+    if (s == nullptr || s->st != state::visible) return false;
     out = value_id{s->value};
     ++value_uses_;
     advance();
@@ -202,7 +214,7 @@ class parser_tokens {
   /// (a while condition's arguments) may be bound again.
   constexpr void leave_scope(std::size_t mark, std::size_t released = 0) {
     for (std::size_t i = mark; i < scope_names_.size(); ++i)
-      if (auto* s = names_.find(src_, scope_names_[i])) s->st = i - mark < released ? state::released : state::hidden;
+      names_.at(scope_names_[i]).st = i - mark < released ? state::released : state::hidden;
     scope_names_.resize(mark);
   }
 
@@ -243,7 +255,7 @@ class parser_tokens {
   text name_too_long_;          ///< the error of a too-long word, built once
   std::size_t value_uses_ = 0;  ///< value names read so far (a type that reads one is not remembered)
   name_table names_;
-  std::vector<std::string_view> scope_names_;
+  std::vector<std::uint32_t> scope_names_;  ///< the names_ entries bound in the open scopes, innermost last
 };
 
 }  // namespace detail

@@ -69,17 +69,15 @@ class printer {
 
   //===--- names ---===//
 
-  [[nodiscard]] constexpr std::string_view pool() const {
-    return pool_.empty() ? std::string_view{} : std::string_view(pool_.data(), pool_.size());
-  }
+  [[nodiscard]] constexpr std::string_view pool() const { return pool_.view(); }
   constexpr bool try_take(value_id v, std::string_view cand) {
     if (!is_value_name(cand)) return false;
+    // Why look up before copying: a name taken is then never copied, and a free one is hashed once.
+    const std::uint32_t h = name_table::hash(cand);
+    if (used_.find(pool(), cand, h) != nullptr) return false;
     const span32 s{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint32_t>(cand.size())};
-    pool_.insert(pool_.end(), cand.begin(), cand.end());
-    if (!used_.emplace(pool(), s.begin, s.count, 1, name_table::state::visible).second) {
-      pool_.resize(s.begin);  // taken: forget the copy
-      return false;
-    }
+    pool_.append(cand);
+    used_.insert(pool(), s.begin, s.count, 1, name_table::state::visible, h);
     names_[v.index] = s;
     return true;
   }
@@ -116,7 +114,7 @@ class printer {
     } else {
       // The base itself cannot be taken (a reserved word); remember its counter all the same.
       const auto begin = static_cast<std::uint32_t>(pool_.size());
-      pool_.insert(pool_.end(), base.view().begin(), base.view().end());
+      pool_.append(base.view());
       used_.insert(pool(), begin, static_cast<std::uint32_t>(base.size()), k, name_table::state::hidden);
     }
   }
@@ -187,26 +185,27 @@ class printer {
     out_ << " in " << name(s.mem);
     if (s.offset != 0) out_ << '[' << s.offset << ']';
   }
-  /// `type_text(t, true)` of an interned type, formatted once per printer. Why: a kernel
-  /// repeats a few types on every line, and formatting them was most of printing an op. The
-  /// text is stable (the names it mentions are fixed once assigned), so a repeat copies it from
-  /// where it was first printed: a kernel whose types are all distinct (a planned one) pays no
-  /// second copy of its type texts.
+  /// `type_text(t, true)` of an interned type, its spelling formatted once per printer. Why: a
+  /// kernel repeats a few types on every line, and formatting them was most of printing an op.
+  /// The text is stable (the names it mentions are fixed once assigned), so a repeat copies it
+  /// from where it was first printed. A value's storage clause is not part of its type: the
+  /// caller prints it after (`storage_text`).
   constexpr void result_type_text(type_id id) {
     if (id.index >= f_.types.size()) {
       out_ << "<invalid>";
       return;
     }
+    const type& t = f_.types[id.index];
     span32& cached = type_texts_[id.index];
     if (cached.begin == no_id) {
       const std::size_t before = out_.size();
-      type_text(f_.types[id.index], true);
+      type_text(t, true);
       // A text past 4 GiB keeps formatting (its offsets would not fit the cache).
       if (out_.size() < no_id)
         cached = span32{static_cast<std::uint32_t>(before), static_cast<std::uint32_t>(out_.size() - before)};
-      return;
+    } else {
+      out_.repeat(cached.begin, cached.count);
     }
-    out_.repeat(cached.begin, cached.count);
   }
   constexpr void operand_text(const operand& o) {
     switch (o.kind) {
@@ -305,7 +304,7 @@ class printer {
   constexpr void region(region_id r, int level) {
     const auto ops = f_.ops_of(r);
     // A large function body measures its first region-free ops to reserve the rest (reserve_rest).
-    const bool sized = level == 1 && ops.size() >= 8 * size_sample;
+    const bool sized = level == 1 && ops.size() >= 2 * size_sample;
     std::size_t flat_bytes = 0, flat_ops = 0;
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (i + name_lookahead < ops.size()) prefetch_names(ops[i + name_lookahead]);
@@ -354,7 +353,7 @@ class printer {
     out_ << " -> (";
     for (std::uint32_t i = 0; i < n.results.count; ++i) {
       if (i > 0) out_ << ", ";
-      type_text(f_.type_of(value_id{n.results.begin + i}), true);
+      result_type_text(f_.value(value_id{n.results.begin + i}).ty);
       storage_text(value_id{n.results.begin + i});
     }
     out_ << ')';
@@ -540,7 +539,7 @@ class printer {
   const function& f_;
   text& out_;
   std::vector<span32> names_;
-  std::vector<char> pool_;
+  text pool_;  ///< the names taken, back to back (a `text`: appending a short name is no call to insert)
   name_table used_;
   std::uint32_t next_unnamed_ = 0;
   std::vector<span32> type_texts_;  ///< per type id: where out_ holds its text, or unassigned

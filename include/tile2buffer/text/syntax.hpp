@@ -15,6 +15,7 @@
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/types.hpp"
 #include "tile2buffer/text/lexer.hpp"
+#include "tile2buffer/text/name_table.hpp"
 
 namespace tile2buffer {
 inline namespace v0 {
@@ -62,6 +63,42 @@ constexpr bool is_reserved(std::string_view s) {
     if (w == s) return true;
   return false;
 }
+/// A perfect hash of the reserved words by their length and first two bytes (checked below).
+constexpr std::size_t reserved_slot(std::string_view s) {
+  return (s.size() + static_cast<unsigned char>(s[0]) + 17 * static_cast<std::size_t>(static_cast<unsigned char>(s[1]))) & 63;
+}
+/// Slot -> 1 + index into reserved_words, or 0.
+inline constexpr auto reserved_table = [] {
+  std::array<std::uint8_t, 64> t{};
+  for (std::size_t i = 0; i < reserved_words.size(); ++i) t[reserved_slot(reserved_words[i])] = static_cast<std::uint8_t>(i + 1);
+  return t;
+}();
+/// The index of `s` in reserved_words, or -1. Why: a statement is told apart by its first word
+/// (`if`, `yield`, ...), and comparing that word with each keyword in turn was a tenth of
+/// parsing a statement; this probes once and compares at most one word.
+constexpr int reserved_index(std::string_view s) {
+  if (s.size() < 2 || s.size() > 6) return -1;
+  const std::uint8_t slot = reserved_table[reserved_slot(s)];
+  if (slot == 0) return -1;
+  const std::string_view w = reserved_words[slot - 1u];
+  if (w.size() != s.size()) return -1;
+  for (std::size_t i = 0; i < w.size(); ++i)
+    if (w[i] != s[i]) return -1;
+  return slot - 1;
+}
+/// The index of reserved word `w` (which must be one), at compile time.
+consteval int reserved(std::string_view w) {
+  for (std::size_t i = 0; i < reserved_words.size(); ++i)
+    if (reserved_words[i] == w) return static_cast<int>(i);
+  return -1;
+}
+constexpr bool reserved_index_exact() {
+  for (std::size_t i = 0; i < reserved_words.size(); ++i)
+    if (reserved_words[i].size() < 2 || reserved_words[i].size() > 6 || reserved_index(reserved_words[i]) != static_cast<int>(i))
+      return false;
+  return reserved_index("i") == -1 && reserved_index("ifx") == -1 && reserved_index("yielD") == -1 && reserved_index("v1") == -1;
+}
+static_assert(reserved_index_exact(), "reserved_slot must tell every reserved word apart (change its multiplier)");
 /// A string the printer may emit as a value name and the parser accepts back.
 constexpr bool is_value_name(std::string_view s) { return is_identifier(s) && !is_reserved(s); }
 
@@ -72,11 +109,8 @@ constexpr bool is_value_name(std::string_view s) { return is_identifier(s) && !i
 /// twelfth of parsing).
 inline constexpr std::size_t mnemonic_slots = 512;
 static_assert(2 * opcode_count <= mnemonic_slots, "keep the mnemonic table at most half full");
-constexpr std::size_t mnemonic_hash(std::string_view s) {
-  std::uint32_t h = 2166136261u;
-  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
-  return (h ^ (h >> 15)) & (mnemonic_slots - 1);
-}
+/// Why the name table's hash: the lexer has computed it for every word it read (`token::hash`).
+constexpr std::size_t mnemonic_hash(std::string_view s) { return name_table::hash(s) & (mnemonic_slots - 1); }
 /// Slot -> 1 + opcode, or 0 when empty.
 inline constexpr auto mnemonic_table = [] {
   std::array<std::uint16_t, mnemonic_slots> t{};
@@ -87,8 +121,9 @@ inline constexpr auto mnemonic_table = [] {
   }
   return t;
 }();
-constexpr bool lookup_mnemonic(std::string_view m, opcode& out) {
-  for (std::size_t h = mnemonic_hash(m);; h = (h + 1) & (mnemonic_slots - 1)) {
+/// `h` is `name_table::hash(m)` (a word's `token::hash`).
+constexpr bool lookup_mnemonic(std::string_view m, std::uint32_t hash, opcode& out) {
+  for (std::size_t h = hash & (mnemonic_slots - 1);; h = (h + 1) & (mnemonic_slots - 1)) {
     const std::uint16_t slot = mnemonic_table[h];
     if (slot == 0) return false;
     if (op_table[slot - 1].mnemonic == m) {
@@ -97,6 +132,7 @@ constexpr bool lookup_mnemonic(std::string_view m, opcode& out) {
     }
   }
 }
+constexpr bool lookup_mnemonic(std::string_view m, opcode& out) { return lookup_mnemonic(m, name_table::hash(m), out); }
 /// Every mnemonic is found as its own opcode (and so the spellings are distinct).
 constexpr bool mnemonics_round_trip() {
   for (std::size_t i = 0; i < opcode_count; ++i) {
