@@ -133,8 +133,10 @@ def main(argv):
         if ENFORCED not in budgets[s]:
             print("FAILED: %s's budget table has no %r row" % (os.path.relpath(a.doc), ENFORCED))
             return 1
-        budget = budgets[s][ENFORCED] * scale
         got = figures[s][ENFORCED]
+        # Why the self-test lowers the smaller of the budget and the measurement: a shape that has
+        # become 12% cheaper than its budget would pass a budget lowered by 20% alone.
+        budget = (min(budgets[s][ENFORCED], got) if a.self_test else budgets[s][ENFORCED]) * scale
         verdict = "over" if got > budget * (1 + TOLERANCE) else "ok"
         print("%-7s whole process %8s Ir/op, budget %8s (+10%%: %s): %s" % (
             s, "{:,.0f}".format(got), "{:,.0f}".format(budget), "{:,.0f}".format(budget * (1 + TOLERANCE)), verdict))

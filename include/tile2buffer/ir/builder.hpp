@@ -227,8 +227,6 @@ class function_builder {
   constexpr void set_type(value_id v, const type& t) { f_.values[v.index].ty = intern_type(t); }
   /// Places value `v` (parser: a region result's storage clause is read after its op).
   constexpr void set_storage(value_id v, value_storage s) { f_.storage[v.index] = s; }
-  /// A parameter or region argument with storage (`param`, `open_region` take plain types).
-  constexpr void set_storage(value_id v, const placed_type& t) { f_.storage[v.index] = t.at; }
 
   /// The id of `t` among the function's types, added on first sight (equal types share one).
   constexpr type_id intern_type(const type& t) { return types_.intern(f_.types, t); }

@@ -172,6 +172,7 @@ struct stored_tile {
   const value_storage& at;
   constexpr stored_tile(const type& t, const value_storage& s) noexcept : ty(t), at(s) {}
   constexpr stored_tile(const placed_type& p) noexcept : ty(p.ty), at(p.at) {}  // NOLINT: implicit by design
+  stored_tile(const placed_type&&) = delete;                                    // would outlive the temporary it refers to
 };
 /// `t` placed at `offset` bytes into allocation `mem` (the text's `in %m[offset]`).
 constexpr placed_type in_storage(const type& t, value_id mem, std::int64_t offset = 0) {

@@ -239,8 +239,8 @@ constexpr function init_function_storage(const function& f, const window_facts& 
       own(res);
     }
   });
-  // The result is the source plus one tile.alloc per fresh allocation, and a type of its own for
-  // most values in storage: sized exactly, it never grows (growing doubled each arena).
+  // The result is the source plus one tile.alloc per fresh allocation and the allocation handle's
+  // type (storage is the values', not their types'): sized exactly, it never grows.
   function_builder::arena_sizes sizes{.values = f.values.size() + fresh.size(),
                                       .ops = f.ops.size() + fresh.size(),
                                       .region_ops = f.region_ops.size() + fresh.size(),
@@ -249,16 +249,8 @@ constexpr function init_function_storage(const function& f, const window_facts& 
                                       .kwargs = f.kwargs.size(),
                                       .names = f.names.size(),
                                       .types = f.types.size() + 1};
-  {
-    // Values of one family and one source type share one type (an accumulator's versions).
-    std::vector<std::uint32_t> family_type(f.values.size(), no_id);
-    for (std::uint32_t i = 0; i < f.values.size(); ++i) {
-      if (owner[i] == no_id) continue;
-      if (family_type[owner[i]] != f.values[i].ty.index) ++sizes.types;
-      family_type[owner[i]] = f.values[i].ty.index;
-      if (owner[i] == i) sizes.names += 4 + f.value_names[i].count;  // mem_<name>
-    }
-  }
+  for (std::uint32_t i = 0; i < f.values.size(); ++i)
+    if (owner[i] == i) sizes.names += 4 + f.value_names[i].count;  // mem_<name>
   rewriter rw(f, sizes);
   std::vector<value_id> mem(f.values.size());
   for (value_id v : fresh) mem[v.index] = emit_alloc_for(rw, v, f.value(v).def.valid() ? f.loc_of(f.value(v).def) : f.loc);

@@ -138,7 +138,8 @@ class binary_writer {
   constexpr void value_fields(value_id v) {
     w_.str("id"), w_.integer(id(v));
     w_.str("name"), w_.str(f_.name_of(v));
-    w_.str("type"), type_map(f_.type_of(v), f_.storage_of(v));
+    // Why the bound: the writer takes functions no verifier has seen (the printer guards it too).
+    w_.str("type"), type_map(f_.type_of(v), v.index < f_.storage.size() ? f_.storage[v.index] : value_storage{});
   }
   constexpr void value_def(value_id v) {
     w_.map(3);
