@@ -44,12 +44,6 @@ class rewriter {
   [[nodiscard]] constexpr operand lookup(value_id old) const { return map_[old.index]; }
   /// The new value for `old` (which must be bound to a value).
   [[nodiscard]] constexpr value_id value(value_id old) const { return map_[old.index].value(); }
-  /// Replaces the type a cloned value will get (before its mapping is applied).
-  constexpr void override_type(value_id old, const type& t) {
-    if (overrides_.empty()) overrides_.resize(src_.values.size(), 0);  // few passes override any
-    override_types_.push_back(t);
-    overrides_[old.index] = static_cast<std::uint32_t>(override_types_.size());
-  }
   /// Places a cloned Tile value in storage of the target function (`mem` is a target value).
   constexpr void set_storage(value_id old, value_id mem, std::int64_t offset) {
     place(old, placement{value_storage{mem, offset}, placement::target});
@@ -98,12 +92,8 @@ class rewriter {
     if (s.valid()) s.mem = map_[s.mem.index].value();
     return s;
   }
-  [[nodiscard]] constexpr type type_of(value_id old) const {
-    if (old.index < overrides_.size() && overrides_[old.index] != 0) return override_types_[overrides_[old.index] - 1];
-    return src_.type_of(old);
-  }
-  /// The target-side type of source value `old`: overrides and mapping applied.
-  [[nodiscard]] constexpr type mapped_type(value_id old) const { return map(type_of(old)); }
+  /// The target-side type of source value `old`.
+  [[nodiscard]] constexpr type mapped_type(value_id old) const { return map(src_.type_of(old)); }
   /// The target-side storage of source value `old`: its placement if set, else its own, mapped.
   [[nodiscard]] constexpr value_storage mapped_storage(value_id old) const {
     if (old.index < storage_.size() && storage_[old.index].how != placement::none) {
@@ -112,12 +102,12 @@ class rewriter {
     }
     return map(src_.storage_of(old));
   }
-  /// Source value `old`'s type and storage in source terms, overrides applied (what moves between
-  /// windows compare before anything is mapped).
+  /// Source value `old`'s type and storage in source terms, a source placement applied (what
+  /// moves between windows compare before anything is mapped).
   [[nodiscard]] constexpr placed_type source_placed(value_id old) const {
     if (old.index < storage_.size() && storage_[old.index].how == placement::source)
-      return {type_of(old), storage_[old.index].at};
-    return {type_of(old), src_.storage_of(old)};
+      return {src_.type_of(old), storage_[old.index].at};
+    return {src_.type_of(old), src_.storage_of(old)};
   }
   /// Both: what a clone of `old` (or a value standing for it) is created with.
   [[nodiscard]] constexpr placed_type mapped(value_id old) const { return {mapped_type(old), mapped_storage(old)}; }
@@ -227,8 +217,6 @@ class rewriter {
   std::vector<type> arg_types_;              ///< clone_region's scratch
   std::vector<std::string_view> arg_names_;  ///< clone_region's scratch
   std::vector<operand> map_;
-  std::vector<std::uint32_t> overrides_;  ///< by source value: 1 + index into override_types_, or 0
-  std::vector<type> override_types_;
   struct placement {
     value_storage at;
     enum : std::uint8_t { none, target, source } how = none;  ///< `at` names a target or a source allocation

@@ -137,7 +137,7 @@ class function_builder {
     const std::string_view names[] = {name};
     const op_id o = emit(c, detail::span_of(args), detail::span_of(kws), std::span<const type>(&result.ty, 1), names, at(loc));
     const value_id v{f_.ops[o.index].results.begin};
-    f_.storage[v.index] = result.at;
+    set_storage(v, result.at);
     return v;
   }
   /// No-result convenience form (destination-passing Buffer ops, yield, return).

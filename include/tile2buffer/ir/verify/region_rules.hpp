@@ -39,7 +39,7 @@ constexpr void check_carries(verify_state& s, const op_view& v, std::span<const 
   for (std::uint32_t i = 0; i < inits.size(); ++i) {
     const type& at = s.f.type_of(value_id{args.begin + first + i});
     const type* rt = s.result_type(v, i);
-    if (rt == nullptr || !same_type(at, *rt) || !s.operand_has_type(inits[i], at)) {
+    if (rt == nullptr || !(at == *rt) || !s.operand_has_type(inits[i], at)) {
       s.fail(v.loc, v.mn, " iteration value ", static_cast<std::int64_t>(i), " must have the same type as its init and result");
     }
   }

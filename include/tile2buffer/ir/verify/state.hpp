@@ -78,9 +78,6 @@ constexpr bool enum_ok(E e, E last) {
 constexpr std::string_view dtype_text(dtype d) { return enum_ok(d, dtype::index) ? name(d) : "<invalid dtype>"; }
 constexpr std::string_view space_text(memory_space s) { return enum_ok(s, memory_space::acc) ? name(s) : "<invalid space>"; }
 
-/// Types compared as the verifier's type rules mean it. Storage is not part of a type (it is the
-/// value's `value_storage`, the storage verifier's rule), so this is `==`.
-constexpr bool same_type(const type& a, const type& b) { return a == b; }
 
 /// A rank-2 index tuple read from a pair operand: each entry static (known) or a scalar value.
 struct index_pair {
@@ -199,7 +196,7 @@ struct verify_state {
   [[nodiscard]] constexpr bool operand_has_type(const operand& o, const type& t) const {
     if (o.is_literal()) return t.is_scalar() && literal_fits(o, t.dt);
     const type* ot = type_of(o);
-    return ot != nullptr && same_type(*ot, t);
+    return ot != nullptr && *ot == t;
   }
 
   /// Reads a pair of integer scalars; reports `<op> <what> must be a pair of integer scalars`.

@@ -29,7 +29,7 @@ struct op_rule<opcode::tile_matmul_acc, V> : model<opcode::tile_matmul_acc> {
     const op mm(s.f, v.id);
     const type* acc = s.expect(v, mm.acc(), type_kind::tile, label("acc"));
     const type* r = s.expect_result(v, type_kind::tile);
-    if (acc != nullptr && r != nullptr && !same_type(*acc, *r)) s.fail(v.loc, v.mn, " accumulator must have the result's type");
+    if (acc != nullptr && r != nullptr && !(*acc == *r)) s.fail(v.loc, v.mn, " accumulator must have the result's type");
     check_matmul(s, v, s.expect(v, mm.lhs(), type_kind::tile, label("lhs")), s.expect(v, mm.rhs(), type_kind::tile, label("rhs")),
                  r);
     for (const auto& kw : v.kws) {

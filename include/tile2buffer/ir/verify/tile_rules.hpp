@@ -90,7 +90,7 @@ struct op_rule<opcode::tile_store, V> : model<opcode::tile_store> {
     const type* dst = s.expect(v, st.tensor(), type_kind::tensor, label("tensor"));
     if (dst == nullptr) return;
     const type* r = s.result_type(v);
-    if (r == nullptr || !same_type(*r, *dst)) s.fail(v.loc, v.mn, " result type must equal the tensor operand's type");
+    if (r == nullptr || !(*r == *dst)) s.fail(v.loc, v.mn, " result type must equal the tensor operand's type");
     if (t == nullptr) return;
     if (!store_dtype_ok(*t, *dst, fixpipe_converts(v.kws))) s.fail(v.loc, v.mn, " tile dtype must match the tensor dtype");
     if (off.ok && !nonnegative(off)) s.fail(v.loc, v.mn, " offsets must be nonnegative");
