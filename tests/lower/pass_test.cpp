@@ -219,6 +219,36 @@ TEST_CASE("planning places values, not types: tiles in different allocations sha
     CHECK(f.types.size() == p.functions[0].types.size() + 1);
   }
 }
+TEST_CASE("init_storage adds allocations in place: every op, value and region keeps its id, the allocations lead the body") {
+  const auto parsed = parse(matmul_if_kernel, "k.t2b");
+  REQUIRE_MESSAGE(parsed.ok(), errors_of(parsed.errors));
+  const function& f = parsed.value.functions[0];
+  const auto stored = run_pass(pass_id::init_storage, parsed.value, options{});
+  REQUIRE_MESSAGE(stored.ok(), errors_of(stored.errors));
+  const function& g = stored.value.functions[0];
+  CHECK(verify<>(stored.value).empty());
+  REQUIRE(g.ops.size() > f.ops.size());
+  for (std::uint32_t i = 0; i < f.ops.size(); ++i) {
+    CHECK(g.op(op_id{i}).code() == f.op(op_id{i}).code());
+    CHECK(g.op(op_id{i}).results.begin == f.op(op_id{i}).results.begin);
+  }
+  for (std::uint32_t i = 0; i < f.values.size(); ++i) CHECK(g.type_of(value_id{i}) == f.type_of(value_id{i}));
+  // The body: the new allocations, then the old body; every other region lists what it did.
+  const auto body = g.ops_of(g.body);
+  const auto old_body = f.ops_of(f.body);
+  const std::size_t added = g.ops.size() - f.ops.size();
+  REQUIRE(body.size() == old_body.size() + added);
+  for (std::size_t k = 0; k < added; ++k) CHECK(g.op(body[k]).code() == opcode::tile_alloc);
+  for (std::size_t k = 0; k < old_body.size(); ++k) CHECK(body[added + k] == old_body[k]);
+  REQUIRE(g.regions.size() == f.regions.size());
+  for (std::uint32_t r = 0; r < f.regions.size(); ++r) {
+    if (region_id{r} == f.body) continue;
+    const auto now = g.ops_of(region_id{r}), before = f.ops_of(region_id{r});
+    CHECK(std::vector<op_id>(now.begin(), now.end()) == std::vector<op_id>(before.begin(), before.end()));
+  }
+  // The input is untouched.
+  CHECK(std::string(print(parsed.value).view()) == std::string(matmul_if_kernel));
+}
 TEST_CASE("the default set's names, run by name, give the default pipeline's program") {
   const program p = mixed_program();
   const std::vector<std::string_view> all(pass_names.begin(), pass_names.end());

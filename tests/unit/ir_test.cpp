@@ -188,6 +188,37 @@ TEST_CASE("walk visits ops in program order at any nesting depth, past its inlin
   CHECK(walked == expected);
 }
 
+TEST_CASE("reopen_front puts new ops before a region's own and moves the op lists stored after it") {
+  // Two sibling loops: the first one's body is stored before the second's and the function
+  // body's, so splicing into it moves both of theirs.
+  const auto parsed = parse("aiv @k(n: Scalar[INDEX]) {\n  for i in range(0, n, 1) {\n    x = n + 1\n    yield\n  }\n"
+                            "  for j in range(0, n, 1) {\n    y = n + 2\n    yield\n  }\n  return\n}\n",
+                            "two.t2b");
+  REQUIRE(parsed.ok());
+  const function before = parsed.value.functions.front();
+  const region_id first_body = before.region_of(before.ops_of(before.body)[0], 0);
+  function_builder b{function(before)};
+  b.reopen_front(first_body);
+  const value_id z =
+      b.emit1(opcode::scalar_add, {operand::of(before.params[0].value), operand::integer(3)}, scalar_type(dtype::index), "z", {});
+  b.close_region();
+  const function after = b.finish();
+  const op_id added{static_cast<std::uint32_t>(before.ops.size())};
+  CHECK(after.value(z).def == added);
+  const auto spliced = after.ops_of(first_body), old = before.ops_of(first_body);
+  REQUIRE(spliced.size() == old.size() + 1);
+  CHECK(spliced[0] == added);
+  CHECK(std::vector<op_id>(spliced.begin() + 1, spliced.end()) == std::vector<op_id>(old.begin(), old.end()));
+  for (std::uint32_t r = 0; r < before.regions.size(); ++r) {
+    if (r == first_body.index) continue;
+    const auto now = after.ops_of(region_id{r}), was = before.ops_of(region_id{r});
+    CHECK(std::vector<op_id>(now.begin(), now.end()) == std::vector<op_id>(was.begin(), was.end()));
+  }
+  program p;
+  p.functions.push_back(after);
+  CHECK(verify<>(p).empty());
+}
+
 namespace {
 // inline_vector keeps N elements in place and all of them on the heap past N; both read alike.
 constexpr bool inline_vector_holds_its_elements() {

@@ -179,6 +179,18 @@ TEST_CASE("every error is collected, not only the first") {
   CHECK(reports(ds, "tile.load result dtype must equal the tensor dtype", at(5)));
 }
 
+TEST_CASE("values sharing a flawed type each get its diagnostic (a type is remembered only once it passed)") {
+  function f = add_kernel(flaw::none);
+  type flat = f.type_of(f.result(op_id{3}));
+  flat.shape = {0, flat.shape[1]};
+  flat.valid = {extent::of(0), flat.valid[1]};
+  f.retype(f.result(op_id{3}), flat);
+  f.values[f.result(op_id{4}).index].ty = f.values[f.result(op_id{3}).index].ty;  // one interned type
+  const auto ds = verify(single(std::move(f)));
+  CHECK(reports(ds, "value 'lhs' must have a positive shape", at(5)));
+  CHECK(reports(ds, "value 'rhs' must have a positive shape", at(6)));
+}
+
 TEST_CASE("the single-function overload resolves callees through the program") {
   const program p = orchestrated(orch_flaw::arg_count);
   CHECK(verify(p, p.functions[0]).empty());

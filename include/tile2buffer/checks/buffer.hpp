@@ -45,8 +45,11 @@ class buffer_checker {
 
   constexpr std::vector<diagnostic> run() {
     walk(f_, [&](op_id o) { visit(o); });
-    return static_cast<std::vector<diagnostic>&&>(errors_);
+    return take_errors();
   }
+  /// One op, in program order: for a walk this checker shares (the structural verifier's).
+  constexpr void check(op_id o) { visit(o); }
+  constexpr std::vector<diagnostic> take_errors() { return static_cast<std::vector<diagnostic>&&>(errors_); }
 
  private:
   constexpr void fail(op_id o, text msg) {
@@ -217,16 +220,28 @@ class buffer_checker {
 
 /// The structural verifier on the whole program, then the Buffer storage proofs on every
 /// Buffer-stage function: verify_buffer's diagnostics (the pipeline checks with this without
-/// copying the program), and what `lower` asks of its output.
+/// copying the program), and what `lower` asks of its output. One walk per function: the proofs
+/// ride on the verifier's walk. A function the verifier finds malformed is proved by a walk of
+/// its own instead, as before the two shared one (the verifier does not descend into a malformed
+/// region op, the proofs do), so the diagnostics are the same either way.
 template <class = void>
 constexpr std::vector<diagnostic> buffer_errors(const program& p) {
-  std::vector<diagnostic> out = verify<>(p);
-  for (const auto& f : p.functions) {
-    if (f.stage != ir_stage::buffer) continue;
-    std::vector<diagnostic> found = detail::buffer_checker(f).run();
-    name_function(found, f.name_of());
-    for (auto& d : found) out.push_back(static_cast<diagnostic&&>(d));
-  }
+  std::vector<diagnostic> proofs;
+  std::vector<diagnostic> out =
+      detail::verify_functions(p, [&](const detail::function_index& index, const function& f, std::vector<diagnostic>& found) {
+        if (f.stage != ir_stage::buffer) {
+          detail::function_verifier<>(p, index, f, found).run();
+          return;
+        }
+        detail::buffer_checker checker(f);
+        const std::size_t before = found.size();
+        const auto prove = [&checker](op_id o) { checker.check(o); };
+        detail::function_verifier<void, decltype(prove)>(p, index, f, found, prove).run();
+        std::vector<diagnostic> proven = found.size() == before ? checker.take_errors() : detail::buffer_checker(f).run();
+        name_function(proven, f.name_of());
+        for (auto& d : proven) proofs.push_back(static_cast<diagnostic&&>(d));
+      });
+  for (auto& d : proofs) out.push_back(static_cast<diagnostic&&>(d));
   return out;
 }
 

@@ -17,16 +17,18 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
-/// Emits `mem_<name> = tile.alloc(SPACE, bytes)` sized for source Tile value `v` into the
-/// rewriter's current region, at `loc`; returns the new allocation (a target value). `suffix`
-/// extends the name (`mem_<name><suffix>`).
+/// Emits `mem_<name> = tile.alloc(SPACE, bytes)` sized for Tile value `v` of `src` into the
+/// builder's current region, at `loc`; returns the new allocation. `suffix` extends the name
+/// (`mem_<name><suffix>`). `src` may be the function `b` is extending: what is read of `v` is
+/// copied before anything is appended.
 template <class = void>
-constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::string_view suffix = {}) {
-  const function& f = rw.source();
-  const type& t = f.type_of(v);
+constexpr value_id emit_alloc_for(function_builder& b, const function& src, value_id v, location loc,
+                                  std::string_view suffix = {}) {
+  const memory_space space = src.type_of(v).space;
+  const std::int64_t bytes = src.type_of(v).bytes();
   // Why a stack buffer: this runs once per allocation, and a heap-built name was a tenth of the
   // pass (the builder copies the name into its pool anyway).
-  const std::string_view base = f.name_of(v);
+  const std::string_view base = src.name_of(v);
   std::array<char, 96> small{};
   text large;
   std::string_view nm;
@@ -40,7 +42,12 @@ constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::s
     large << "mem_" << base << suffix;
     nm = large.view();
   }
-  return rw.builder().create<tile::alloc>({.space = t.space, .capacity = t.bytes()}, mem_type(), nm, loc);
+  return b.create<tile::alloc>({.space = space, .capacity = bytes}, mem_type(), nm, loc);
+}
+/// The same for source value `v` of a rewriter, into its current region (a target value).
+template <class = void>
+constexpr value_id emit_alloc_for(rewriter& rw, value_id v, location loc, std::string_view suffix = {}) {
+  return emit_alloc_for(rw.builder(), rw.source(), v, loc, suffix);
 }
 
 }  // namespace detail

@@ -43,6 +43,10 @@ class function_builder {
     open_region(f_.body, {}, {});
   }
 
+  /// Continues a finished function (init_storage adds its allocations in place): no region is
+  /// open until `reopen_front`, and `finish` hands the function back.
+  constexpr explicit function_builder(function&& f) : f_(static_cast<function&&>(f)) {}
+
   //===--- function header ---===//
   constexpr value_id param(std::string_view name, const type& t, direction dir = direction::in,
                            op_location loc = op_location::caller()) {
@@ -193,12 +197,30 @@ class function_builder {
     open_starts_.push_back(static_cast<std::uint32_t>(open_ops_.size()));
     open_ids_.push_back(r);
   }
+  /// Reopens region `r`, which already holds ops: those emitted until `close_region` go in front
+  /// of them (a kernel's allocations, defined before every use).
+  constexpr void reopen_front(region_id r) {
+    open_starts_.push_back(static_cast<std::uint32_t>(open_ops_.size()));
+    open_ids_.push_back(r);
+    reopened_.push_back(r);
+  }
   constexpr void close_region() {
     const std::uint32_t start = open_starts_.back();
     const region_id r = open_ids_.back();
-    f_.regions[r.index].ops = {static_cast<std::uint32_t>(f_.region_ops.size()),
-                               static_cast<std::uint32_t>(open_ops_.size() - start)};
-    f_.region_ops.insert(f_.region_ops.end(), open_ops_.begin() + start, open_ops_.end());
+    const auto added = static_cast<std::uint32_t>(open_ops_.size() - start);
+    const bool reopened = !reopened_.empty() && reopened_.back() == r;
+    if (reopened) reopened_.pop_back();
+    if (const span32 old = f_.regions[r.index].ops; reopened && old.count != 0) {
+      // Spliced in front of r's ops; the lists stored after them move up (an empty list's
+      // position is immaterial).
+      f_.region_ops.insert(f_.region_ops.begin() + old.begin, open_ops_.begin() + start, open_ops_.end());
+      for (region_info& other : f_.regions)
+        if (other.ops.begin >= old.begin + old.count) other.ops.begin += added;
+      f_.regions[r.index].ops = {old.begin, old.count + added};
+    } else {
+      f_.regions[r.index].ops = {static_cast<std::uint32_t>(f_.region_ops.size()), added};
+      f_.region_ops.insert(f_.region_ops.end(), open_ops_.begin() + start, open_ops_.end());
+    }
     open_ops_.resize(start);
     open_starts_.pop_back();
     open_ids_.pop_back();
@@ -260,6 +282,7 @@ class function_builder {
   std::vector<op_id> open_ops_;
   std::vector<std::uint32_t> open_starts_;  ///< per open region, innermost last: where its ops begin in open_ops_
   std::vector<region_id> open_ids_;
+  std::vector<region_id> reopened_;  ///< regions opened by `reopen_front`, innermost last
 };
 
 }  // namespace v0

@@ -32,14 +32,17 @@ constexpr std::vector<diagnostic> verify(const program& p, const function& f) {
   return out;
 }
 
-/// Checks every function of `p` and that function names are unique; empty when valid.
-template <class = void>
-constexpr std::vector<diagnostic> verify(const program& p) {
-  const detail::function_index index(p);
+namespace detail {
+/// The program-level walk of `verify(p)`: unique function names, then `check(index, f, out)` on
+/// each function, whose diagnostics are named after it. A checker that extends the verifier
+/// (checks/buffer.hpp) passes its own `check` and keeps this one order of diagnostics.
+template <class Check>
+constexpr std::vector<diagnostic> verify_functions(const program& p, Check&& check) {
+  const function_index index(p);
   std::vector<diagnostic> out;
   for (std::uint32_t i = 0; i < p.functions.size(); ++i) {
     const function& f = p.functions[i];
-    if (detail::in_bounds(f.name, f.names.size())) {
+    if (in_bounds(f.name, f.names.size())) {
       const auto first = std::lower_bound(index.entries.begin(), index.entries.end(),
                                           std::pair<std::string_view, std::uint32_t>{f.name_of(), 0});
       if (first != index.entries.end() && first->first == f.name_of() && first->second != i)
@@ -48,11 +51,20 @@ constexpr std::vector<diagnostic> verify(const program& p) {
       out.push_back(diagnostic{f.loc, text("verify"), text("function has a malformed name"), {}});
     }
     const std::size_t first_of_f = out.size();
-    detail::function_verifier<>(p, index, f, out).run();
-    if (detail::in_bounds(f.name, f.names.size()))
+    check(index, f, out);
+    if (in_bounds(f.name, f.names.size()))
       for (std::size_t k = first_of_f; k < out.size(); ++k) out[k].function = text(f.name_of());
   }
   return out;
+}
+}  // namespace detail
+
+/// Checks every function of `p` and that function names are unique; empty when valid.
+template <class = void>
+constexpr std::vector<diagnostic> verify(const program& p) {
+  return detail::verify_functions(p, [&](const detail::function_index& index, const function& f, std::vector<diagnostic>& out) {
+    detail::function_verifier<>(p, index, f, out).run();
+  });
 }
 
 #ifdef TILE2BUFFER_EXTERN_PIPELINE

@@ -22,7 +22,6 @@
 #include "tile2buffer/analysis/storage.hpp"
 #include "tile2buffer/analysis/windows.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
-#include "tile2buffer/engine/rewriter.hpp"
 #include "tile2buffer/engine/storage_alloc.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/walk.hpp"
@@ -116,9 +115,13 @@ constexpr guarded_accumulators find_guarded_accumulators(const function& f, cons
   return g;
 }
 
-/// `windows`: the window facts of `f` (the kernel analyses' own, computed once per run).
+/// Gives unplanned kernel `f` its storage in place: one `tile.alloc` per storage family in front
+/// of the body (appended to the arenas, so every existing op and value keeps its id) and each
+/// Tile value's allocation. `windows`: the window facts of `f` (the kernel analyses' own).
+/// Why in place, not a rewrite: the kernel gains allocations and nothing else, and cloning
+/// every op was half of the pass.
 template <class = void>
-constexpr function init_function_storage(const function& f, const window_facts& windows) {
+constexpr void add_function_storage(function& f, const window_facts& windows) {
   const program_order order(f);
   const std::vector<std::uint32_t> last = last_uses(f, order);
   // owner[v]: the value whose allocation v lives in (itself for a fresh allocation); no_id = none.
@@ -239,9 +242,10 @@ constexpr function init_function_storage(const function& f, const window_facts& 
       own(res);
     }
   });
-  // The result is the source plus one tile.alloc per fresh allocation and the allocation handle's
-  // type (storage is the values', not their types'): sized exactly, it never grows.
-  function_builder::arena_sizes sizes{.values = f.values.size() + fresh.size(),
+  // One tile.alloc per fresh allocation and the allocation handle's type (storage is the
+  // values', not their types'): reserved exactly, no arena grows twice.
+  const std::size_t values = f.values.size();
+  function_builder::arena_sizes sizes{.values = values + fresh.size(),
                                       .ops = f.ops.size() + fresh.size(),
                                       .region_ops = f.region_ops.size() + fresh.size(),
                                       .regions = f.regions.size(),
@@ -249,32 +253,37 @@ constexpr function init_function_storage(const function& f, const window_facts& 
                                       .kwargs = f.kwargs.size(),
                                       .names = f.names.size(),
                                       .types = f.types.size() + 1};
-  for (std::uint32_t i = 0; i < f.values.size(); ++i)
-    if (owner[i] == i) sizes.names += 4 + f.value_names[i].count;  // mem_<name>
-  rewriter rw(f, sizes);
-  std::vector<value_id> mem(f.values.size());
-  for (value_id v : fresh) mem[v.index] = emit_alloc_for(rw, v, f.value(v).def.valid() ? f.loc_of(f.value(v).def) : f.loc);
-  for (std::uint32_t i = 0; i < f.values.size(); ++i)
-    if (owner[i] != no_id) rw.set_storage(value_id{i}, mem[owner[i]], 0);
-  rw.clone_ops(f.body);
-  return rw.finish();
+  for (const value_id v : fresh) sizes.names += 4 + f.value_names[v.index].count;  // mem_<name>
+  function_builder b(static_cast<function&&>(f));
+  b.reserve(sizes);
+  std::vector<value_id> mem(values);
+  b.reopen_front(b.fn().body);
+  for (const value_id v : fresh) {
+    const function& g = b.fn();
+    mem[v.index] = emit_alloc_for(b, g, v, g.value(v).def.valid() ? g.loc_of(g.value(v).def) : g.loc);
+  }
+  b.close_region();
+  for (std::uint32_t i = 0; i < values; ++i)
+    if (owner[i] != no_id) b.set_storage(value_id{i}, value_storage{mem[owner[i]], 0});
+  f = b.finish();
+}
+
+/// `add_function_storage` on a copy of `f`.
+template <class = void>
+constexpr function init_function_storage(const function& f, const window_facts& windows) {
+  function out = f;
+  add_function_storage(out, windows);
+  return out;
 }
 
 }  // namespace detail
 
 namespace detail {
-/// Whether function `i` of `p` is an unplanned Tile-stage kernel; if so, `out` becomes it with
-/// storage. (The callers branch with `if`, not `?:`: g++-12's constant evaluator reported a false
-/// "deallocation of already deallocated storage" for the `function` temporary `?:` made.)
+/// Whether function `i` of `p` is an unplanned Tile-stage kernel (then its analyses are cached).
 template <class = void>
-constexpr bool function_with_storage(const program& p, std::size_t i, analysis_cache& cache, function& out) {
+constexpr bool needs_storage(const program& p, std::size_t i, analysis_cache& cache) {
   const function& f = p.functions[i];
-  if (!f.is_device() || f.stage != ir_stage::tile) return false;
-  const kernel_analyses& k = cache.get(p, i);
-  if (k.storage.planned()) return false;
-  out = init_function_storage(f, k.windows);
-  cache.invalidate(i);
-  return true;
+  return f.is_device() && f.stage == ir_stage::tile && !cache.get(p, i).storage.planned();
 }
 }  // namespace detail
 
@@ -284,17 +293,22 @@ constexpr result<program> init_storage(const program& p, const options&, analysi
   r.value.file = p.file;
   r.value.functions.reserve(p.functions.size());
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
-    if (function g; detail::function_with_storage(p, i, cache, g)) r.value.functions.push_back(static_cast<function&&>(g));
-    else r.value.functions.push_back(p.functions[i]);
+    r.value.functions.push_back(p.functions[i]);
+    if (!detail::needs_storage(p, i, cache)) continue;
+    detail::add_function_storage(r.value.functions.back(), cache.get(p, i).windows);
+    cache.invalidate(i);
   }
   return r;
 }
-/// On a program the caller owns: each kernel is rebuilt with its storage and replaces the old
-/// one at once, so only one kernel exists twice at any time, and other functions are not copied.
+/// On a program the caller owns: each kernel gains its storage where it is, and other functions
+/// are not copied.
 template <class = void>
 constexpr void init_storage_in_place(program& p, analysis_cache& cache) {
-  for (std::size_t i = 0; i < p.functions.size(); ++i)
-    if (function g; detail::function_with_storage(p, i, cache, g)) p.functions[i] = static_cast<function&&>(g);
+  for (std::size_t i = 0; i < p.functions.size(); ++i) {
+    if (!detail::needs_storage(p, i, cache)) continue;
+    detail::add_function_storage(p.functions[i], cache.get(p, i).windows);
+    cache.invalidate(i);
+  }
 }
 template <class = void>
 constexpr result<program> init_storage(const program& p, const options& opts) {

@@ -96,10 +96,13 @@ struct verify_state {
   std::vector<std::uint8_t> op_seen;
   std::vector<std::uint8_t> region_seen;
   std::vector<value_id> scope;  ///< values defined in the open regions, innermost last
+  /// Per interned type: its own checks passed and read no value (static or `?` extents), so the
+  /// next value of that type skips them; a planned kernel has a handful of types.
+  std::vector<std::uint8_t> type_proven;
 
   constexpr verify_state(const program& p, const function_index& idx, const function& fn, std::vector<diagnostic>& o)
       : prog(p), index(idx), f(fn), out(o), values(fn.values.size(), value_state::undefined), op_seen(fn.ops.size(), 0),
-        region_seen(fn.regions.size(), 0) {}
+        region_seen(fn.regions.size(), 0), type_proven(fn.types.size(), 0) {}
 
   //===--- reporting ---===//
   template <class... Parts>

@@ -78,23 +78,42 @@ constexpr void check_value_stage(verify_state& s, const type& t, value_id v, loc
     s.fail(loc, "Buffer value '", s.label(v), "' is not allowed in a Tile-stage function");
 }
 
+/// What the checks of a value's own type found: an invalid type (nothing more is checked), or
+/// checked, or proven: passed without reading a value (static or `?` extents), so the verdict
+/// holds for every value of that type.
+enum class own_type : std::uint8_t { invalid, checked, proven };
+
 template <class = void>
-constexpr void check_value_type(verify_state& s, value_id v, location loc, bool check_stage) {
-  const type& t = s.f.type_of(v);
+constexpr own_type check_own_type(verify_state& s, const type& t, value_id v, location loc) {
   if (!enum_ok(t.kind, type_kind::task) || t.kind == type_kind::none || !enum_ok(t.dt, dtype::index)) {
     s.fail(loc, "value '", s.label(v), "' has an invalid type");
-    return;
+    return own_type::invalid;
   }
+  const std::size_t errors = s.out.size();
   if (t.is_shaped()) {
     if (!enum_ok(t.space, memory_space::acc) || !enum_ok(t.tlayout, tensor_layout::nz) ||
         !enum_ok(t.blayout, box_layout::col_major) || !enum_ok(t.slayout, box_layout::col_major) ||
         !enum_ok(t.pad, pad_value::min) || !enum_ok(t.compact, compact_mode::normal)) {
       s.fail(loc, "value '", s.label(v), "' has an invalid type");
-      return;
+      return own_type::invalid;
     }
     if (t.shape[0] <= 0 || t.shape[1] <= 0) s.fail(loc, "value '", s.label(v), "' must have a positive shape");
   }
   if (t.is_tile() || t.is_buffer()) check_valid(s, t, v, loc);
+  return s.out.size() == errors && !t.valid[0].is_value() && !t.valid[1].is_value() ? own_type::proven : own_type::checked;
+}
+
+template <class = void>
+constexpr void check_value_type(verify_state& s, value_id v, location loc, bool check_stage) {
+  const type_id id = s.f.values[v.index].ty;
+  const type& t = s.f.types[id.index];
+  // Why a memo: type checks were a fifth of verifying a planned kernel, whose values share a
+  // handful of interned types.
+  if (s.type_proven[id.index] == 0) {
+    const own_type own = check_own_type(s, t, v, loc);
+    if (own == own_type::invalid) return;
+    if (own == own_type::proven) s.type_proven[id.index] = 1;
+  }
   if (s.f.storage_of(v).valid()) {
     if (!t.is_tile()) s.fail(loc, "only Tile values carry storage ('", s.label(v), "')");
     else check_storage(s, t, v, loc);

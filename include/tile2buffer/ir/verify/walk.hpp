@@ -19,13 +19,21 @@ namespace tile2buffer {
 inline namespace v0 {
 namespace detail {
 
+/// The default of `function_verifier`'s op hook: no second check rides on the walk.
+struct no_op_hook {
+  constexpr void operator()(op_id) const noexcept {}
+};
+
 /// Why a template: the verifier and its per-op models are compiled where `verify<>` is used, not
-/// in every TU that includes it.
-template <class V = void>
+/// in every TU that includes it. `Hook` sees every op whose ranges the walk checked, in program
+/// order (an op before its regions), so a checker of another layer (the Buffer storage proofs)
+/// shares this walk instead of walking the function again.
+template <class V = void, class Hook = no_op_hook>
 class function_verifier {
  public:
-  constexpr function_verifier(const program& p, const function_index& idx, const function& f, std::vector<diagnostic>& out)
-      : s_(p, idx, f, out) {}
+  constexpr function_verifier(const program& p, const function_index& idx, const function& f, std::vector<diagnostic>& out,
+                              Hook hook = {})
+      : s_(p, idx, f, out), hook_(hook) {}
 
   constexpr void run() {
     const function& f = s_.f;
@@ -212,6 +220,7 @@ class function_verifier {
     }
     const op_view v = view(o);
     const op_info& row = info(v.code);
+    hook_(o);
 
     bool uses_ok = true;
     for (const auto& a : v.args) uses_ok = use(a, v) && uses_ok;
@@ -348,6 +357,7 @@ class function_verifier {
 
   verify_state s_;
   std::vector<frame> frames_;
+  Hook hook_;
 };
 
 }  // namespace detail
