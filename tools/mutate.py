@@ -211,7 +211,7 @@ MUTATIONS = [
       "different allocations at overlapping placed addresses lower and compute wrong values",
       ("lower/regions/placed_overlap-invalid.t2b", "lower/explicit_lower_placed_overlap-invalid.t2b")),
     M("lower-output-unverified", "include/tile2buffer/passes/lower.hpp",
-      "  if (r.ok()) r.errors = buffer_errors(r.value);\n",
+      "  if (r.ok()) r.errors = buffer_errors(r.value, written);\n",
       "",
       "explicit lowering returns Buffer IR that verify_buffer rejects (a runtime window read by an op whose "
       "hand-placed destination overlaps the window's source range)",

@@ -18,6 +18,7 @@
 #include "tile2buffer/analysis/storage_overlap.hpp"
 #include "tile2buffer/detail/checked.hpp"
 #include "tile2buffer/diag/diagnostic.hpp"
+#include "tile2buffer/ir/build_observer.hpp"
 #include "tile2buffer/ir/typed_op.hpp"
 #include "tile2buffer/ir/verify.hpp"
 #include "tile2buffer/ir/walk.hpp"
@@ -48,7 +49,10 @@ class buffer_checker {
     return take_errors();
   }
   /// One op, in program order: for a walk this checker shares (the structural verifier's).
-  constexpr void check(op_id o) { visit(o); }
+  constexpr void check(op_id o) {
+    if (prov_.size() < f_.values.size()) prov_.resize(f_.values.size());  // a function still being written
+    visit(o);
+  }
   constexpr std::vector<diagnostic> take_errors() { return static_cast<std::vector<diagnostic>&&>(errors_); }
 
  private:
@@ -218,17 +222,77 @@ class buffer_checker {
 
 }  // namespace detail
 
+/// What a Buffer-stage function's checks found while it was written (`written_buffer_check`).
+struct written_check_result {
+  std::vector<diagnostic> structural;
+  std::vector<diagnostic> proofs;
+};
+
+namespace detail {
+/// The structural verifier and the Buffer storage proofs on each op as `function_builder` writes
+/// it: `lower` checks its output so, and does not walk it again. Attach it to the builder once
+/// the function's parameters and stage are written; read `result` once it is finished.
+class written_buffer_check final : public build_observer {
+ public:
+  constexpr explicit written_buffer_check(const function& being_written)
+      : index_(no_callees_), checker_(being_written),
+        verifier_(no_callees_, index_, being_written, structural_, prove{&checker_}) {
+    verifier_.stream_begin();
+  }
+  // Why user-provided: g++-12's constant evaluator calls an implicit virtual destructor "before
+  // its definition" when an optional destroys this.
+  constexpr ~written_buffer_check() override {}
+  written_buffer_check(const written_buffer_check&) = delete;
+  written_buffer_check& operator=(const written_buffer_check&) = delete;
+  constexpr void region_opened(region_id r) override { verifier_.stream_region_opened(r); }
+  constexpr void op_emitted(op_id o) override { verifier_.stream_op(o); }
+  constexpr void region_closed(region_id r) override { verifier_.stream_region_closed(r); }
+  constexpr void storage_placed(value_id v) override { verifier_.stream_storage_placed(v); }
+
+  /// The diagnostics of the finished function. A function with structural errors is proved by a
+  /// walk of its own, as `buffer_errors` proves it.
+  constexpr written_check_result result(const function& finished) {
+    written_check_result r{static_cast<std::vector<diagnostic>&&>(structural_), {}};
+    r.proofs = r.structural.empty() ? checker_.take_errors() : buffer_checker(finished).run();
+    return r;
+  }
+
+ private:
+  struct prove {
+    buffer_checker* checker;
+    constexpr void operator()(op_id o) const { checker->check(o); }
+  };
+  // Why no program: a device function calls none (`submit` is orchestration-only).
+  program no_callees_;
+  function_index index_;
+  std::vector<diagnostic> structural_;
+  buffer_checker checker_;
+  function_verifier<void, prove> verifier_;
+};
+}  // namespace detail
+
 /// The structural verifier on the whole program, then the Buffer storage proofs on every
 /// Buffer-stage function: verify_buffer's diagnostics (the pipeline checks with this without
 /// copying the program), and what `lower` asks of its output. One walk per function: the proofs
 /// ride on the verifier's walk. A function the verifier finds malformed is proved by a walk of
 /// its own instead, as before the two shared one (the verifier does not descend into a malformed
-/// region op, the proofs do), so the diagnostics are the same either way.
+/// region op, the proofs do), so the diagnostics are the same either way. `written[i]`, when
+/// set, holds what function `i`'s checks found as it was written (lower's output): it is not
+/// walked again.
 template <class = void>
-constexpr std::vector<diagnostic> buffer_errors(const program& p) {
+constexpr std::vector<diagnostic> buffer_errors(const program& p, std::span<std::optional<written_check_result>> written = {}) {
   std::vector<diagnostic> proofs;
-  std::vector<diagnostic> out =
-      detail::verify_functions(p, [&](const detail::function_index& index, const function& f, std::vector<diagnostic>& found) {
+  const auto add_proofs = [&](std::vector<diagnostic>& proven, const function& f) {
+    name_function(proven, f.name_of());
+    for (auto& d : proven) proofs.push_back(static_cast<diagnostic&&>(d));
+  };
+  std::vector<diagnostic> out = detail::verify_functions(
+      p, [&](std::uint32_t i, const detail::function_index& index, const function& f, std::vector<diagnostic>& found) {
+        if (i < written.size() && written[i]) {
+          for (auto& d : written[i]->structural) found.push_back(static_cast<diagnostic&&>(d));
+          add_proofs(written[i]->proofs, f);
+          return;
+        }
         if (f.stage != ir_stage::buffer) {
           detail::function_verifier<>(p, index, f, found).run();
           return;
@@ -238,8 +302,7 @@ constexpr std::vector<diagnostic> buffer_errors(const program& p) {
         const auto prove = [&checker](op_id o) { checker.check(o); };
         detail::function_verifier<void, decltype(prove)>(p, index, f, found, prove).run();
         std::vector<diagnostic> proven = found.size() == before ? checker.take_errors() : detail::buffer_checker(f).run();
-        name_function(proven, f.name_of());
-        for (auto& d : proven) proofs.push_back(static_cast<diagnostic&&>(d));
+        add_proofs(proven, f);
       });
   for (auto& d : proofs) out.push_back(static_cast<diagnostic&&>(d));
   return out;

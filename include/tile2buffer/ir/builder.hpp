@@ -13,6 +13,7 @@
 
 #include "tile2buffer/detail/huge_pages.hpp"
 #include "tile2buffer/ir/caller_location.hpp"
+#include "tile2buffer/ir/build_observer.hpp"
 #include "tile2buffer/ir/function.hpp"
 #include "tile2buffer/ir/type_hash.hpp"
 
@@ -133,6 +134,7 @@ class function_builder {
       for (std::uint32_t a = 0; a < reg.args.count; ++a) f_.values[reg.args.begin + a].def = id;
     }
     open_ops_.push_back(id);
+    if (observer_ != nullptr) observer_->op_emitted(id);
     return id;
   }
   /// One-result convenience form.
@@ -196,6 +198,7 @@ class function_builder {
     f_.regions[r.index].args = args;
     open_starts_.push_back(static_cast<std::uint32_t>(open_ops_.size()));
     open_ids_.push_back(r);
+    if (observer_ != nullptr) observer_->region_opened(r);
   }
   /// Reopens region `r`, which already holds ops: those emitted until `close_region` go in front
   /// of them (a kernel's allocations, defined before every use).
@@ -224,6 +227,7 @@ class function_builder {
     open_ops_.resize(start);
     open_starts_.pop_back();
     open_ids_.pop_back();
+    if (observer_ != nullptr) observer_->region_closed(r);
   }
   [[nodiscard]] constexpr std::size_t depth() const noexcept { return open_starts_.size(); }
   /// Ops emitted so far into the innermost open region.
@@ -245,10 +249,15 @@ class function_builder {
   /// The source file of the first call that took its caller's line (empty when none did).
   [[nodiscard]] constexpr std::string_view caller_file() const noexcept { return caller_file_; }
 
-  /// Replaces a value's type.
-  constexpr void set_type(value_id v, const type& t) { f_.values[v.index].ty = intern_type(t); }
   /// Places value `v` (parser: a region result's storage clause is read after its op).
-  constexpr void set_storage(value_id v, value_storage s) { f_.storage[v.index] = s; }
+  constexpr void set_storage(value_id v, value_storage s) {
+    f_.storage[v.index] = s;
+    if (observer_ != nullptr) observer_->storage_placed(v);
+  }
+
+  /// Reports what is written from now on to `o` (null: to no one). The builder's function is
+  /// already open: the observer reads what was written before from `fn()`.
+  constexpr void observe(build_observer* o) noexcept { observer_ = o; }
 
   /// The id of `t` among the function's types, added on first sight (equal types share one).
   constexpr type_id intern_type(const type& t) { return types_.intern(f_.types, t); }
@@ -283,6 +292,7 @@ class function_builder {
   std::vector<std::uint32_t> open_starts_;  ///< per open region, innermost last: where its ops begin in open_ops_
   std::vector<region_id> open_ids_;
   std::vector<region_id> reopened_;  ///< regions opened by `reopen_front`, innermost last
+  build_observer* observer_ = nullptr;
 };
 
 }  // namespace v0

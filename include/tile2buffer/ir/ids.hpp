@@ -3,6 +3,7 @@
 /// Strong index types into a function's arenas; never pointers.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 
 namespace tile2buffer {

@@ -33,8 +33,8 @@ constexpr std::vector<diagnostic> verify(const program& p, const function& f) {
 }
 
 namespace detail {
-/// The program-level walk of `verify(p)`: unique function names, then `check(index, f, out)` on
-/// each function, whose diagnostics are named after it. A checker that extends the verifier
+/// The program-level walk of `verify(p)`: unique function names, then `check(i, index, f, out)`
+/// on each function `f` (`p.functions[i]`), whose diagnostics are named after it. A checker that extends the verifier
 /// (checks/buffer.hpp) passes its own `check` and keeps this one order of diagnostics.
 template <class Check>
 constexpr std::vector<diagnostic> verify_functions(const program& p, Check&& check) {
@@ -51,7 +51,7 @@ constexpr std::vector<diagnostic> verify_functions(const program& p, Check&& che
       out.push_back(diagnostic{f.loc, text("verify"), text("function has a malformed name"), {}});
     }
     const std::size_t first_of_f = out.size();
-    check(index, f, out);
+    check(i, index, f, out);
     if (in_bounds(f.name, f.names.size()))
       for (std::size_t k = first_of_f; k < out.size(); ++k) out[k].function = text(f.name_of());
   }
@@ -62,9 +62,8 @@ constexpr std::vector<diagnostic> verify_functions(const program& p, Check&& che
 /// Checks every function of `p` and that function names are unique; empty when valid.
 template <class = void>
 constexpr std::vector<diagnostic> verify(const program& p) {
-  return detail::verify_functions(p, [&](const detail::function_index& index, const function& f, std::vector<diagnostic>& out) {
-    detail::function_verifier<>(p, index, f, out).run();
-  });
+  return detail::verify_functions(p, [&](std::uint32_t, const detail::function_index& index, const function& f,
+                                         std::vector<diagnostic>& out) { detail::function_verifier<>(p, index, f, out).run(); });
 }
 
 #ifdef TILE2BUFFER_EXTERN_PIPELINE

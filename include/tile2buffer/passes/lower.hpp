@@ -6,7 +6,9 @@
 /// Idempotent: Buffer-stage functions and orchestration pass through unchanged.
 #pragma once
 
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "tile2buffer/ir/create.hpp"
 #include "tile2buffer/analysis/kernel.hpp"
@@ -130,10 +132,12 @@ constexpr void lower_region(const function& f, region_id r, lowering& l, const m
 
 }  // namespace detail
 
-/// Converts one device function with its shared analyses; the caller decides whether it
-/// should be converted.
-template <recipe_set Recipes = default_recipes>
-constexpr result<function> lower_function(const function& f, const options& opts, const kernel_analyses& analyses) {
+namespace detail {
+/// `lower_function`; with `written`, the output is verified as it is written and `*written`
+/// holds what that found (the pass hands it to `buffer_errors`).
+template <recipe_set Recipes>
+constexpr result<function> lower_function(const function& f, const options& opts, const kernel_analyses& analyses,
+                                          std::optional<written_check_result>* written) {
   result<function> r;
   // The storage closure is rechecked here even when automatic verification is off (unless
   // verify_tile_storage already found this very function clean).
@@ -141,6 +145,8 @@ constexpr result<function> lower_function(const function& f, const options& opts
   for (parameter_problem& p : kernel_parameter_problems(f)) r.fail(p.loc, "lower", static_cast<text&&>(p.reason));
   if (!r.ok()) return r;
   lowering l(f, opts, analyses);
+  std::optional<written_buffer_check> check;
+  if (written != nullptr) l.builder().observe(&check.emplace(l.builder().fn()));
   // The recipes read placement from the IR; it must be what the planner promised selection.
   const auto& allocs = analyses.storage.allocations();
   for (std::uint32_t a = 0; a < allocs.size(); ++a) {
@@ -161,7 +167,17 @@ constexpr result<function> lower_function(const function& f, const options& opts
   for (parameter_problem& p : kernel_abi_problems(f)) r.fail(p.loc, "lower", static_cast<text&&>(p.reason));
   if (!r.ok()) return r;
   r.value = l.rw().finish();
+  l.builder().observe(nullptr);
+  if (written != nullptr) *written = check->result(r.value);
   return r;
+}
+}  // namespace detail
+
+/// Converts one device function with its shared analyses; the caller decides whether it
+/// should be converted.
+template <recipe_set Recipes = default_recipes>
+constexpr result<function> lower_function(const function& f, const options& opts, const kernel_analyses& analyses) {
+  return detail::lower_function<Recipes>(f, opts, analyses, nullptr);
 }
 template <recipe_set Recipes = default_recipes>
 constexpr result<function> lower_function(const function& f, const options& opts) {
@@ -180,13 +196,14 @@ template <recipe_set Recipes = default_recipes>
 constexpr result<program> lower_tile_to_buffer(const program& p, const options& opts, analysis_cache& cache) {
   result<program> r;
   r.value.file = p.file;
+  std::vector<std::optional<written_check_result>> written(p.functions.size());
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     const function& f = p.functions[i];
     if (!detail::converts(f)) {
       r.value.functions.push_back(f);
       continue;
     }
-    auto lowered = lower_function<Recipes>(f, opts, cache.get(p, i));
+    auto lowered = detail::lower_function<Recipes>(f, opts, cache.get(p, i), &written[i]);
     cache.invalidate(i);
     name_function(lowered.errors, f.name_of());
     for (auto& d : lowered.errors) r.errors.push_back(static_cast<diagnostic&&>(d));
@@ -194,8 +211,10 @@ constexpr result<program> lower_tile_to_buffer(const program& p, const options& 
   }
   // The pass verifies its output (spec): hand-placed storage can pass every recipe and still
   // overlap in placed bytes, which only the Buffer storage proofs see. Whatever this returns as
-  // success passes verify_buffer; the pipeline skips that pass right after this one.
-  if (r.ok()) r.errors = buffer_errors(r.value);
+  // success passes verify_buffer; the pipeline skips that pass right after this one. The
+  // kernels it wrote were checked as they were written; the functions it passed on are
+  // checked here.
+  if (r.ok()) r.errors = buffer_errors(r.value, written);
   if (!r.ok()) r.value = program{};
   return r;
 }
@@ -205,15 +224,16 @@ constexpr result<program> lower_tile_to_buffer(const program& p, const options& 
 template <recipe_set Recipes = default_recipes>
 constexpr void lower_tile_to_buffer_in_place(program& p, const options& opts, analysis_cache& cache,
                                              std::vector<diagnostic>& errors) {
+  std::vector<std::optional<written_check_result>> written(p.functions.size());
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     if (!detail::converts(p.functions[i])) continue;
-    auto lowered = lower_function<Recipes>(p.functions[i], opts, cache.get(p, i));
+    auto lowered = detail::lower_function<Recipes>(p.functions[i], opts, cache.get(p, i), &written[i]);
     cache.invalidate(i);
     name_function(lowered.errors, p.functions[i].name_of());
     for (auto& d : lowered.errors) errors.push_back(static_cast<diagnostic&&>(d));
     if (errors.empty()) p.functions[i] = static_cast<function&&>(lowered.value);
   }
-  if (errors.empty()) errors = buffer_errors(p);
+  if (errors.empty()) errors = buffer_errors(p, written);
 }
 template <recipe_set Recipes = default_recipes>
 constexpr result<program> lower_tile_to_buffer(const program& p, const options& opts) {

@@ -104,6 +104,12 @@ struct verify_state {
       : prog(p), index(idx), f(fn), out(o), values(fn.values.size(), value_state::undefined), op_seen(fn.ops.size(), 0),
         region_seen(fn.regions.size(), 0), type_proven(fn.types.size(), 0) {}
 
+  /// Streaming: state for the values and types the builder added since.
+  constexpr void grow() {
+    if (values.size() < f.values.size()) values.resize(f.values.size(), value_state::undefined);
+    if (type_proven.size() < f.types.size()) type_proven.resize(f.types.size(), 0);
+  }
+
   //===--- reporting ---===//
   template <class... Parts>
   constexpr void fail(location loc, const Parts&... parts) {

@@ -68,6 +68,13 @@ constexpr void check_storage(verify_state& s, const type& t, value_id v, locatio
            " bytes at offset ", st.offset, ") exceeds the capacity ", capacity.num, " of '", s.label(st.mem), "'");
 }
 
+/// A value with storage: only a Tile has it, in a tile.alloc of its space.
+template <class = void>
+constexpr void check_value_storage(verify_state& s, const type& t, value_id v, location loc) {
+  if (!t.is_tile()) s.fail(loc, "only Tile values carry storage ('", s.label(v), "')");
+  else check_storage(s, t, v, loc);
+}
+
 template <class = void>
 constexpr void check_value_stage(verify_state& s, const type& t, value_id v, location loc) {
   const bool tile_like = t.is_tile() || t.kind == type_kind::mem;
@@ -114,10 +121,7 @@ constexpr void check_value_type(verify_state& s, value_id v, location loc, bool 
     if (own == own_type::invalid) return;
     if (own == own_type::proven) s.type_proven[id.index] = 1;
   }
-  if (s.f.storage_of(v).valid()) {
-    if (!t.is_tile()) s.fail(loc, "only Tile values carry storage ('", s.label(v), "')");
-    else check_storage(s, t, v, loc);
-  }
+  if (s.f.storage_of(v).valid()) check_value_storage(s, t, v, loc);
   if (check_stage) check_value_stage(s, t, v, loc);
 }
 

@@ -53,16 +53,7 @@ class function_verifier {
       s_.fail(f.loc, "function '@", s_.fn_name(), "' has ops without a location entry");
       return;
     }
-    for (const auto& p : f.params) {
-      define(p.value, p.loc, true);
-      const type* t = s_.type_of(p.value);
-      if (t == nullptr) continue;
-      if (s_.is_device() && t->is_tile())
-        s_.fail(p.loc, "device function '@", s_.fn_name(), "' cannot take Tile parameter '", s_.label(p.value),
-                "': device Tile parameters require the Buffer helper ABI recipe");
-      if (p.dir != direction::in && !t->is_tensor())
-        s_.fail(p.loc, "parameter '", s_.label(p.value), "' has a direction but only tensor parameters take one");
-    }
+    check_params();
     if (!enter(f.body, op_id{}, 0, f.loc)) return;
     while (!frames_.empty()) {
       frame& top = frames_.back();
@@ -76,6 +67,74 @@ class function_verifier {
     }
   }
 
+  //===--- streaming: the same checks on a function as function_builder writes it ---===//
+  // The builder reports each op as it appends it (ir/build_observer.hpp), so the rules run on
+  // it while it is still in cache, and no walk follows. What differs from `run` is order only:
+  // a region op is written after its regions, so the checks that need it (its regions'
+  // argument types and trailing yields) wait for it. The arenas are the builder's own, so the
+  // range checks of `visit` have nothing to find.
+
+  /// Starts on the builder's function, whose body is open and whose parameters are written.
+  constexpr void stream_begin() {
+    s_.grow();
+    if (!enum_ok(s_.f.kind, function_kind::orchestration))
+      s_.fail(s_.f.loc, "function '@", s_.fn_name(), "' has an invalid kind");
+    check_params();
+    streamed_.push_back(stream_frame{s_.f.body, s_.scope.size(), false, op_id{}, {}, {}});
+  }
+  /// A region of an op not yet written: its arguments are visible now, and what their types'
+  /// checks report is held until the op is written, and then located at it, as `run` locates it.
+  constexpr void stream_region_opened(region_id r) {
+    s_.grow();
+    stream_frame fr{r, s_.scope.size(), true, op_id{}, {}, {}};
+    const std::size_t reported = s_.out.size();
+    const span32 args = s_.f.regions[r.index].args;
+    for (std::uint32_t i = 0; i < args.count; ++i) define(value_id{args.begin + i}, location{}, true);
+    for (std::size_t k = reported; k < s_.out.size(); ++k) fr.arg_errors.push_back(static_cast<diagnostic&&>(s_.out[k]));
+    s_.out.erase(s_.out.begin() + static_cast<std::ptrdiff_t>(reported), s_.out.end());
+    streamed_.push_back(static_cast<stream_frame&&>(fr));
+  }
+  constexpr void stream_op(op_id o) {
+    s_.grow();
+    stream_frame& top = streamed_.back();
+    if (top.terminator.valid()) {
+      s_.fail(s_.f.loc_of(top.terminator), mnemonic(s_.f.op(top.terminator).code()), " must be the last op of its region");
+      top.terminator = op_id{};
+    }
+    const op_view v = view(o);
+    hook_(o);
+    bool uses_ok = true, shape_ok = true, stage_ok = true;
+    check_op(v, uses_ok, shape_ok, stage_ok);
+    if (is_terminator(v.code)) {
+      top.terminator = o;
+      if (top.pending && shape_ok && uses_ok) top.deferred.push_back(o);
+      else if (shape_ok && uses_ok) op_rules<V>[static_cast<std::size_t>(v.code)](s_, v, enclosing_region{});
+    } else if (shape_ok && uses_ok) {
+      op_rules<V>[static_cast<std::size_t>(v.code)](s_, v, enclosing_region{});  // only a terminator reads its region
+    }
+    if (!is_region_op(v.code)) return finish(v, stage_ok);
+    for (std::uint32_t which = 0; which < v.regions.count; ++which) settle(v, which, shape_ok);
+    finish(v, shape_ok || stage_ok);
+  }
+  constexpr void stream_region_closed(region_id r) {
+    stream_frame& fr = streamed_.back();
+    const auto ops = s_.f.ops_of(r);
+    if (!fr.pending) check_region_end(op_id{}, 0, ops);
+    while (s_.scope.size() > fr.mark) {
+      s_.values[s_.scope.back().index] = value_state::out_of_scope;
+      s_.scope.pop_back();
+    }
+    if (fr.pending) closed_.push_back(static_cast<stream_frame&&>(fr));
+    streamed_.pop_back();
+  }
+  /// A value placed after it was written (a storage clause): the checks `define` ran on it
+  /// before it had storage.
+  constexpr void stream_storage_placed(value_id v) {
+    if (!s_.f.storage_of(v).valid()) return;
+    const op_id def = s_.f.value(v).def;
+    check_value_storage(s_, s_.f.type_of(v), v, def.valid() ? s_.f.loc_of(def) : s_.f.loc);
+  }
+
  private:
   struct frame {
     region_id region;
@@ -84,6 +143,49 @@ class function_verifier {
     op_id owner;           ///< invalid for the function body
     std::uint32_t which = 0;
   };
+  /// Streaming: a region being written or closed before its op is.
+  struct stream_frame {
+    region_id region;
+    std::size_t mark = 0;                ///< scope size when the region opened
+    bool pending = false;                ///< its op is not written yet (`settle` finishes the region then)
+    op_id terminator;                    ///< the last op written, if it is a terminator
+    std::vector<op_id> deferred;         ///< its terminators, whose rules need the region's op
+    std::vector<diagnostic> arg_errors;  ///< its arguments' types', to be located at its op
+  };
+
+  /// Streaming: region `which` of region op `v`, now written. `shaped`: `v`'s operands and
+  /// regions have the expected form (else `run` would not have entered them).
+  constexpr void settle(const op_view& v, std::uint32_t which, bool shaped) {
+    const region_id r{v.regions.begin + which};
+    std::size_t k = closed_.size();
+    while (k > 0 && closed_[k - 1].region != r) --k;
+    if (k == 0) return;
+    stream_frame fr = static_cast<stream_frame&&>(closed_[k - 1]);
+    closed_.erase(closed_.begin() + static_cast<std::ptrdiff_t>(k - 1));
+    if (!shaped) return;
+    for (diagnostic& d : fr.arg_errors) {
+      d.loc = v.loc;
+      s_.out.push_back(static_cast<diagnostic&&>(d));
+    }
+    check_region_end(v.id, which, s_.f.ops_of(r));
+    for (const op_id o : fr.deferred) {
+      const op_view t = view(o);
+      op_rules<V>[static_cast<std::size_t>(t.code)](s_, t, enclosing_region{v.id, which});
+    }
+  }
+
+  constexpr void check_params() {
+    for (const auto& p : s_.f.params) {
+      define(p.value, p.loc, true);
+      const type* t = s_.type_of(p.value);
+      if (t == nullptr) continue;
+      if (s_.is_device() && t->is_tile())
+        s_.fail(p.loc, "device function '@", s_.fn_name(), "' cannot take Tile parameter '", s_.label(p.value),
+                "': device Tile parameters require the Buffer helper ABI recipe");
+      if (p.dir != direction::in && !t->is_tensor())
+        s_.fail(p.loc, "parameter '", s_.label(p.value), "' has a direction but only tensor parameters take one");
+    }
+  }
 
   //===--- SSA ---===//
   constexpr bool use(const operand& o, const op_view& v) {
@@ -161,18 +263,31 @@ class function_verifier {
   }
 
   constexpr void close() {
-    const frame fr = frames_.back();
-    const auto ops = s_.f.ops_of(fr.region);
+    const region_id region = frames_.back().region;
+    const op_id owner = frames_.back().owner;
+    const std::uint32_t which = frames_.back().which;
+    const std::size_t mark = frames_.back().mark;
+    check_region_end(owner, which, s_.f.ops_of(region));
+    while (s_.scope.size() > mark) {
+      s_.values[s_.scope.back().index] = value_state::out_of_scope;
+      s_.scope.pop_back();
+    }
+    frames_.pop_back();
+    if (owner.valid()) advance(view(owner), which + 1);
+  }
+
+  /// How region `which` of `owner_id` (the function body when invalid) must end.
+  constexpr void check_region_end(op_id owner_id, std::uint32_t which, std::span<const op_id> ops) {
     const op_node* last = nullptr;
     if (!ops.empty() && ops.back().index < s_.f.ops.size()) last = &s_.f.ops[ops.back().index];
     const opcode last_code = last != nullptr ? last->code() : opcode::count_;
-    if (!fr.owner.valid()) {
+    if (!owner_id.valid()) {
       if (!s_.f.results.empty() && last_code != opcode::cf_return)
         s_.fail(s_.f.loc, "function '@", s_.fn_name(), "' must end with a return of its ",
                 static_cast<std::int64_t>(s_.f.results.size()), " result(s)");
     } else {
-      const op_view owner = view(fr.owner);
-      if (owner.code == opcode::cf_while && fr.which == 0) {
+      const op_view owner = view(owner_id);
+      if (owner.code == opcode::cf_while && which == 0) {
         // Why: a condition region may end in the comparison itself instead of `yield`.
         bool ok = last_code == opcode::cf_yield;
         if (!ok && last != nullptr && last->results.count == 1) {
@@ -185,12 +300,6 @@ class function_verifier {
                 " value(s)");
       }
     }
-    while (s_.scope.size() > fr.mark) {
-      s_.values[s_.scope.back().index] = value_state::out_of_scope;
-      s_.scope.pop_back();
-    }
-    frames_.pop_back();
-    if (fr.owner.valid()) advance(view(fr.owner), fr.which + 1);
   }
 
   //===--- ops ---===//
@@ -219,13 +328,22 @@ class function_verifier {
       return;
     }
     const op_view v = view(o);
-    const op_info& row = info(v.code);
     hook_(o);
+    bool uses_ok = true, shape_ok = true, stage_ok = true;
+    check_op(v, uses_ok, shape_ok, stage_ok);
+    if (is_terminator(v.code) && !last) s_.fail(v.loc, v.mn, " must be the last op of its region");
+    // Why: an undefined or invisible operand is reported once, not again as a type mismatch.
+    if (shape_ok && uses_ok) check_rules(v);
+    if (is_region_op(v.code) && shape_ok) advance(v, 0);
+    else finish(v, stage_ok);
+  }
 
-    bool uses_ok = true;
+  /// An op's operands, keywords, signature, result and region counts and stage.
+  constexpr void check_op(const op_view& v, bool& uses_ok, bool& shape_ok, bool& stage_ok) {
+    const op_info& row = info(v.code);
     for (const auto& a : v.args) uses_ok = use(a, v) && uses_ok;
     check_kwargs(v, row);
-    bool shape_ok = check_signature(v);
+    shape_ok = check_signature(v);
     if (row.results == arity::none && v.results.count != 0) {
       s_.fail(v.loc, v.mn, " must not have results");
       shape_ok = false;
@@ -238,12 +356,7 @@ class function_verifier {
               static_cast<std::int64_t>(v.regions.count));
       shape_ok = false;
     }
-    const bool stage_ok = check_op_stage(v);
-    if (is_terminator(v.code) && !last) s_.fail(v.loc, v.mn, " must be the last op of its region");
-    // Why: an undefined or invisible operand is reported once, not again as a type mismatch.
-    if (shape_ok && uses_ok) check_rules(v);
-    if (is_region_op(v.code) && shape_ok) advance(v, 0);
-    else finish(v, stage_ok);
+    stage_ok = check_op_stage(v);
   }
 
   /// Defines the results of an op once its operands (and regions) have been checked.
@@ -357,6 +470,8 @@ class function_verifier {
 
   verify_state s_;
   std::vector<frame> frames_;
+  std::vector<stream_frame> streamed_;  ///< streaming: the open regions, innermost last
+  std::vector<stream_frame> closed_;    ///< streaming: closed regions whose op is not written yet
   Hook hook_;
 };
 
