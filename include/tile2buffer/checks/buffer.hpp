@@ -42,15 +42,17 @@ struct provenance {
 
 class buffer_checker {
  public:
-  constexpr explicit buffer_checker(const function& f) : f_(f), prov_(f.values.size()) {}
+  constexpr explicit buffer_checker(const function& f) : f_(f), prov_of_(f.values.size(), no_id) {}
 
   constexpr std::vector<diagnostic> run() {
     walk(f_, [&](op_id o) { visit(o); });
     return take_errors();
   }
   /// One op, in program order: for a walk this checker shares (the structural verifier's).
+  /// Sizes the per-value index for a function that will hold `values` values.
+  constexpr void reserve(std::size_t values) { prov_of_.reserve(values); }
   constexpr void check(op_id o) {
-    if (prov_.size() < f_.values.size()) prov_.resize(f_.values.size());  // a function still being written
+    if (prov_of_.size() < f_.values.size()) prov_of_.resize(f_.values.size(), no_id);  // a function still being written
     visit(o);
   }
   constexpr std::vector<diagnostic> take_errors() { return static_cast<std::vector<diagnostic>&&>(errors_); }
@@ -84,10 +86,8 @@ class buffer_checker {
     if (has_trait(c, trait::allocates)) {
       const value_id h = f_.result(o);
       const type& t = f_.type_of(h);
-      provenance p{true, h, 0, t.bytes(), t.row_bytes(), std::nullopt, true};
       if (const operand address = typed<buffer::alloc>(f_, o).address(); address.kind != operand_kind::none) {
         if (address.kind == operand_kind::int_lit && address.num >= 0) {
-          p.address = address.num;
           // Why here and not only in the planners: an address written in the input is the
           // caller's plan, and nothing else checks that it lies inside the space.
           if (detail::sum_exceeds(address.num, t.bytes(), space_capacity(t.space)))
@@ -95,7 +95,7 @@ class buffer_checker {
                                              << ", which holds " << space_capacity(t.space) << " bytes");
         } else fail(o, text("buffer.alloc requires a nonnegative constant placed address"));
       }
-      prov_[h.index] = p;
+      prov_of_[h.index] = allocated;
       check_descriptor(o, t);
       return;
     }
@@ -104,11 +104,11 @@ class buffer_checker {
       const value_id h = f_.result(o);
       const type& t = f_.type_of(h);
       check_descriptor(o, t);
-      if (!src.valid() || !prov_[src.index].known) {
+      if (!src.valid() || !prov(src).known) {
         fail(o, text(mnemonic(c)) << " requires proven source-window provenance");
         return;
       }
-      provenance p = prov_[src.index];
+      provenance p = prov(src);
       if (has_trait(c, trait::relabel)) {
         if (t.bytes() != f_.type_of(src).bytes()) fail(o, text("buffer.reshape must preserve the physical byte size"));
         p.pitch = t.row_bytes();
@@ -125,7 +125,7 @@ class buffer_checker {
           p.precise = false;
         }
       }
-      prov_[h.index] = p;
+      set_prov(h, p);
       return;
     }
     // The written storage against each input it must not partially overlap: exactly its window
@@ -187,8 +187,8 @@ class buffer_checker {
     const type& ts = f_.type_of(src);
     const type& td = f_.type_of(dst);
     if (ts.space != td.space) return;
-    const provenance& a = prov_[src.index];
-    const provenance& b = prov_[dst.index];
+    const provenance a = prov(src);
+    const provenance b = prov(dst);
     if (!a.known || !b.known) return fail(o, text(m) << " requires proven allocation provenance");
     std::int64_t sa = a.offset, sb = b.offset;
     if (a.root != b.root) {
@@ -216,7 +216,30 @@ class buffer_checker {
   }
 
   const function& f_;
-  std::vector<provenance> prov_;
+  // Why an index per value, and a record only per view: most values are scalars or allocations
+  // (whose provenance their alloc states), and lower's output is checked while its Tile kernel
+  // is still held (a record per handle was 11 MB of the 100k-op line's peak).
+  static constexpr std::uint32_t allocated = no_id - 1;  ///< prov_of_: an allocation already checked
+  constexpr provenance prov(value_id v) const {
+    const std::uint32_t at = prov_of_[v.index];
+    if (at == no_id) return provenance{};
+    if (at != allocated) return provs_[at];
+    const type& t = f_.type_of(v);
+    provenance p{true, v, 0, t.bytes(), t.row_bytes(), std::nullopt, true};
+    const operand address = typed<buffer::alloc>(f_, f_.value(v).def).address();
+    if (address.kind == operand_kind::int_lit && address.num >= 0) p.address = address.num;
+    return p;
+  }
+  constexpr void set_prov(value_id v, const provenance& p) {
+    if (prov_of_[v.index] == no_id) {
+      prov_of_[v.index] = static_cast<std::uint32_t>(provs_.size());
+      provs_.push_back(p);
+    } else {
+      provs_[prov_of_[v.index]] = p;
+    }
+  }
+  std::vector<std::uint32_t> prov_of_;  ///< by value: its record in provs_, or no_id
+  std::vector<provenance> provs_;       ///< per view (subview, reshape) checked
   std::vector<diagnostic> errors_;
 };
 
@@ -237,6 +260,7 @@ class written_buffer_check final : public build_observer {
   constexpr explicit written_buffer_check(const function& being_written)
       : index_(no_callees_), checker_(being_written),
         verifier_(no_callees_, index_, being_written, structural_, prove{&checker_}) {
+    checker_.reserve(being_written.values.capacity());
     verifier_.stream_begin();
   }
   // Why user-provided: g++-12's constant evaluator calls an implicit virtual destructor "before

@@ -76,6 +76,10 @@ class function_verifier {
 
   /// Starts on the builder's function, whose body is open and whose parameters are written.
   constexpr void stream_begin() {
+    // Sized once to what the builder reserved: grown by doubling, the per-value state left freed
+    // blocks behind while the source function is still held (lower's peak).
+    s_.values.reserve(s_.f.values.capacity());
+    s_.scope.reserve(s_.f.values.capacity());
     s_.grow();
     if (!enum_ok(s_.f.kind, function_kind::orchestration))
       s_.fail(s_.f.loc, "function '@", s_.fn_name(), "' has an invalid kind");
