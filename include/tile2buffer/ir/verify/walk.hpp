@@ -76,8 +76,8 @@ class function_verifier {
 
   /// Starts on the builder's function, whose body is open and whose parameters are written.
   constexpr void stream_begin() {
-    // Sized once to what the builder reserved: grown by doubling, the per-value state left freed
-    // blocks behind while the source function is still held (lower's peak).
+    // Sized once to what the builder reserved, so the per-value state does not reallocate as
+    // the function grows.
     s_.values.reserve(s_.f.values.capacity());
     s_.scope.reserve(s_.f.values.capacity());
     s_.grow();
