@@ -11,6 +11,7 @@
 
 #include "support/numerics.hpp"
 #include "tile2buffer/lower.hpp"
+#include "tile2buffer/passes/init_storage.hpp"
 #include "tile2buffer/text/parse.hpp"
 #include "tile2buffer/text/print.hpp"
 
@@ -32,6 +33,57 @@ program lowered(const program& p, planner_kind planner) {
   return r.value;
 }
 }  // namespace
+
+namespace {
+/// Whether `carried` answers every query of select and lower about `f` as analyses computed
+/// anew do: windows, scalar factors, stale metadata, storage facts, dynamic valid state.
+bool same_answers(const function& f, const kernel_analyses& carried, const kernel_analyses& fresh) {
+  if (carried.windows.size() != fresh.windows.size() ||
+      carried.storage.allocations().size() != fresh.storage.allocations().size() ||
+      carried.storage.planned() != fresh.storage.planned() || carried.dynamic.any != fresh.dynamic.any ||
+      carried.dynamic.storage != fresh.dynamic.storage)
+    return false;
+  for (std::uint32_t i = 0; i < f.values.size(); ++i) {
+    const value_id v{i};
+    const auto* a = carried.windows.find(v);
+    const auto* b = fresh.windows.find(v);
+    if ((a == nullptr) != (b == nullptr) || carried.windows.storage_of(v) != fresh.windows.storage_of(v) ||
+        carried.windows.is_window_source(v) != fresh.windows.is_window_source(v) ||
+        carried.divisibility.of(operand::of(v)) != fresh.divisibility.of(operand::of(v)) ||
+        carried.storage.index_of(v) != fresh.storage.index_of(v))
+      return false;
+    if (a != nullptr && (a->offset != b->offset || a->static_offset != b->static_offset || a->aligned_bits != b->aligned_bits))
+      return false;
+    if (f.type_of(v).is_tile() && f.has_storage(v) &&
+        carried.shared_storage.differing(f, carried.windows, f.stored(v)) !=
+            fresh.shared_storage.differing(f, fresh.windows, f.stored(v)))
+      return false;
+  }
+  for (std::uint32_t o = 0; o < f.ops.size(); ++o)
+    if (carried.versions.stale_use(op_id{o}) != fresh.versions.stale_use(op_id{o})) return false;
+  return true;
+}
+}  // namespace
+
+TEST_CASE("init_storage hands selection the analyses of the kernel it placed, as computed anew") {
+  const char* const kernels[] = {
+      "02_unplanned_add_mul.t2b", "04_windows.t2b", "05_runtime_valid.t2b", "07_branch.t2b",           "08_loop_swap.t2b",
+      "09_spmd_alignment.t2b",    "10_k_loop.t2b",  "zoo/rms_lm_head.t2b",  "zoo/flash_attention.t2b", "zoo/rope.t2b"};
+  for (const char* name : kernels) {
+    INFO(name);
+    program p = load(name);
+    analysis_cache cache;
+    init_storage_in_place(p, cache);
+    std::size_t placed = 0;
+    for (std::size_t i = 0; i < p.functions.size(); ++i) {
+      const function& f = p.functions[i];
+      if (!f.is_device() || f.stage != ir_stage::tile) continue;
+      placed += 1;
+      CHECK(same_answers(f, cache.get(p, i), kernel_analyses(f)));
+    }
+    CHECK(placed > 0);
+  }
+}
 
 TEST_CASE("01_representation lowers to 01_representation.buffer with PTOAS") {
   const program expected = load("01_representation.buffer.t2b");

@@ -34,11 +34,22 @@ struct kernel_analyses {
   constexpr explicit kernel_analyses(const function& f)
       : storage(f), divisibility(f), windows(f, divisibility), dynamic(f), shared_storage(f, windows, !dynamic.storage.empty()),
         versions(f) {}
+  /// The analyses of `planned`: `unplanned`'s function given storage in place (init_storage
+  /// appends its allocations, so every op and value keeps its id). What reads no storage (the
+  /// scalar factors, the windows, the metadata versions) carries over: the appended allocations
+  /// are no scalar, window or setter, and every query bounds its id. The storage facts are
+  /// computed anew.
+  constexpr kernel_analyses(kernel_analyses&& unplanned, const function& planned)
+      : storage(planned), divisibility(static_cast<scalar_divisibility&&>(unplanned.divisibility)),
+        windows(static_cast<window_facts&&>(unplanned.windows)), dynamic(planned),
+        shared_storage(planned, windows, !dynamic.storage.empty()),
+        versions(static_cast<metadata_versions&&>(unplanned.versions)) {}
 };
 
 /// Kernel analyses of one program, indexed like `program::functions`, computed on first use.
 /// A pass that rewrites a function drops its entry (`invalidate`) or hands over facts it
-/// updated itself (`replace`: the planner adds addresses without moving any op or value).
+/// updated itself (`replace`: init_storage appends allocations and the planner adds addresses,
+/// neither moving any op or value).
 class analysis_cache {
  public:
   [[nodiscard]] constexpr const kernel_analyses& get(const program& p, std::size_t fn) {

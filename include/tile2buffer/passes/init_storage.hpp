@@ -295,8 +295,9 @@ constexpr result<program> init_storage(const program& p, const options&, analysi
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     r.value.functions.push_back(p.functions[i]);
     if (!detail::needs_storage(p, i, cache)) continue;
-    detail::add_function_storage(r.value.functions.back(), cache.get(p, i).windows);
-    cache.invalidate(i);
+    kernel_analyses& k = cache.get_mutable(p, i);
+    detail::add_function_storage(r.value.functions.back(), k.windows);
+    cache.replace(i, kernel_analyses(static_cast<kernel_analyses&&>(k), r.value.functions.back()));
   }
   return r;
 }
@@ -306,8 +307,10 @@ template <class = void>
 constexpr void init_storage_in_place(program& p, analysis_cache& cache) {
   for (std::size_t i = 0; i < p.functions.size(); ++i) {
     if (!detail::needs_storage(p, i, cache)) continue;
-    detail::add_function_storage(p.functions[i], cache.get(p, i).windows);
-    cache.invalidate(i);
+    kernel_analyses& k = cache.get_mutable(p, i);
+    detail::add_function_storage(p.functions[i], k.windows);
+    // Selection reads the kernel's analyses next: hand on what storage did not change.
+    cache.replace(i, kernel_analyses(static_cast<kernel_analyses&&>(k), p.functions[i]));
   }
 }
 template <class = void>
