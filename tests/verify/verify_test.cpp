@@ -175,6 +175,52 @@ TEST_CASE("a function checked as a builder writes it gets the diagnostics of the
   CHECK(flagged >= 40);  // the comparison saw the flaws, not only clean copies
 }
 
+TEST_CASE("checked as written: a region arg's storage and an arm never opened are reported as the walk reports them") {
+  // A loop's Tile carry placed in a parameter: the walk reports it at the loop's line.
+  {
+    function f = loop_kernel(flaw::none);
+    const value_id left = f.arg(f.region_of(f.ops_of(f.body)[1], 0), 1);
+    f.storage[left.index] = value_storage{f.params[0].value, 0};
+    rewriter rw(f);
+    detail::written_buffer_check check(rw.builder().fn());
+    rw.builder().observe(&check);
+    rw.clone_ops(f.body);
+    program p;
+    p.functions.push_back(rw.finish());
+    const written_check_result written = check.result(p.functions[0]);
+    std::vector<diagnostic> walked = verify(p);
+    for (diagnostic& d : walked) d.function = text();
+    INFO("written:\n" << dump(written.structural) << "walked:\n" << dump(walked));
+    CHECK(reports(walked, "storage of 'left' must name a tile.alloc result", at(3)));
+    CHECK(sorted_lines(written.structural) == sorted_lines(walked));
+  }
+  // An if whose else arm was reserved but never opened: empty, so it yields nothing.
+  {
+    function_builder b(function_kind::aiv, "k", at(1, 1));
+    const value_id n = b.param("n", index_t(), direction::in, at(1, 10));
+    detail::written_buffer_check check(b.fn());
+    b.observe(&check);
+    const value_id c = b.emit1(opcode::scalar_lt, {operand::of(n), operand::integer(3)}, scalar_type(dtype::bool_), "c", at(2));
+    const region_id arms = b.reserve_regions(2);
+    b.open_region(arms, {}, {});
+    b.emit0(opcode::cf_yield, {operand::of(n)}, at(4));
+    b.close_region();
+    const type results[] = {index_t()};
+    const std::string_view names[] = {"x"};
+    const operand cond[] = {operand::of(c)};
+    b.emit(opcode::cf_if, cond, {}, results, names, at(3), span32{arms.index, 2});
+    b.emit0(opcode::cf_return, {}, at(6));
+    program p;
+    p.functions.push_back(b.finish());
+    const written_check_result written = check.result(p.functions[0]);
+    std::vector<diagnostic> walked = verify(p);
+    for (diagnostic& d : walked) d.function = text();
+    INFO("written:\n" << dump(written.structural) << "walked:\n" << dump(walked));
+    CHECK(reports(walked, "if region must end with a yield of 1 value(s)", at(3)));
+    CHECK(sorted_lines(written.structural) == sorted_lines(walked));
+  }
+}
+
 TEST_CASE("operand counts are read from the decoded signature: optional and variadic forms") {
   // tile.load is "vppp?" (3 to 4 operands), for is "sss*" (3 or more).
   function_builder b(function_kind::aiv, "k", at(1));

@@ -49,7 +49,8 @@ struct kernel_analyses {
 /// Kernel analyses of one program, indexed like `program::functions`, computed on first use.
 /// A pass that rewrites a function drops its entry (`invalidate`) or hands over facts it
 /// updated itself (`replace`: init_storage appends allocations and the planner adds addresses,
-/// neither moving any op or value).
+/// neither moving any op or value). After a pass the cache describes that pass's output: one
+/// cache serves one run, program after program, never a program and its input again.
 class analysis_cache {
  public:
   [[nodiscard]] constexpr const kernel_analyses& get(const program& p, std::size_t fn) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file ir/builder.hpp
-/// The builder API: how hosts, the parser and every pass create IR. Passes never edit a
-/// function in place; they build a new one, so a failed pass leaves its input untouched.
+/// The builder API: how hosts, the parser and every pass create IR. A pass builds a new function,
+/// or continues one its run owns (init_storage, through `function_builder(function&&)`), so a
+/// failed pass leaves the caller's input untouched.
 #pragma once
 
 #include <cstdint>
@@ -255,8 +256,9 @@ class function_builder {
     if (observer_ != nullptr) observer_->storage_placed(v);
   }
 
-  /// Reports what is written from now on to `o` (null: to no one). The builder's function is
-  /// already open: the observer reads what was written before from `fn()`.
+  /// Reports what is written from now on to `o` (null: to no one). Attach it once the header
+  /// (parameters, results, stage) is written and before any `reopen_front`: those are not
+  /// reported. The observer reads what was written before from `fn()`.
   constexpr void observe(build_observer* o) noexcept { observer_ = o; }
 
   /// The id of `t` among the function's types, added on first sight (equal types share one).

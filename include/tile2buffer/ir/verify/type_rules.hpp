@@ -90,22 +90,22 @@ constexpr void check_value_stage(verify_state& s, const type& t, value_id v, loc
 /// holds for every value of that type.
 enum class own_type : std::uint8_t { invalid, checked, proven };
 
+/// A type with an enum out of range ("has an invalid type"; nothing else is checked of it).
+constexpr bool malformed_type(const type& t) {
+  if (!enum_ok(t.kind, type_kind::task) || t.kind == type_kind::none || !enum_ok(t.dt, dtype::index)) return true;
+  return t.is_shaped() && (!enum_ok(t.space, memory_space::acc) || !enum_ok(t.tlayout, tensor_layout::nz) ||
+                           !enum_ok(t.blayout, box_layout::col_major) || !enum_ok(t.slayout, box_layout::col_major) ||
+                           !enum_ok(t.pad, pad_value::min) || !enum_ok(t.compact, compact_mode::normal));
+}
+
 template <class = void>
 constexpr own_type check_own_type(verify_state& s, const type& t, value_id v, location loc) {
-  if (!enum_ok(t.kind, type_kind::task) || t.kind == type_kind::none || !enum_ok(t.dt, dtype::index)) {
+  if (malformed_type(t)) {
     s.fail(loc, "value '", s.label(v), "' has an invalid type");
     return own_type::invalid;
   }
   const std::size_t errors = s.out.size();
-  if (t.is_shaped()) {
-    if (!enum_ok(t.space, memory_space::acc) || !enum_ok(t.tlayout, tensor_layout::nz) ||
-        !enum_ok(t.blayout, box_layout::col_major) || !enum_ok(t.slayout, box_layout::col_major) ||
-        !enum_ok(t.pad, pad_value::min) || !enum_ok(t.compact, compact_mode::normal)) {
-      s.fail(loc, "value '", s.label(v), "' has an invalid type");
-      return own_type::invalid;
-    }
-    if (t.shape[0] <= 0 || t.shape[1] <= 0) s.fail(loc, "value '", s.label(v), "' must have a positive shape");
-  }
+  if (t.is_shaped() && (t.shape[0] <= 0 || t.shape[1] <= 0)) s.fail(loc, "value '", s.label(v), "' must have a positive shape");
   if (t.is_tile() || t.is_buffer()) check_valid(s, t, v, loc);
   return s.out.size() == errors && !t.valid[0].is_value() && !t.valid[1].is_value() ? own_type::proven : own_type::checked;
 }

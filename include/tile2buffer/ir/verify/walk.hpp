@@ -134,9 +134,22 @@ class function_verifier {
   /// A value placed after it was written (a storage clause): the checks `define` ran on it
   /// before it had storage.
   constexpr void stream_storage_placed(value_id v) {
-    if (!s_.f.storage_of(v).valid()) return;
-    const op_id def = s_.f.value(v).def;
-    check_value_storage(s_, s_.f.type_of(v), v, def.valid() ? s_.f.loc_of(def) : s_.f.loc);
+    const type& t = s_.f.type_of(v);
+    if (!s_.f.storage_of(v).valid() || malformed_type(t)) return;  // an invalid type is reported alone
+    const value_info& info = s_.f.value(v);
+    if (info.origin() == value_origin::region_arg) {
+      // Held with the region's other argument checks, to be located at its op.
+      for (std::size_t k = streamed_.size(); k > 0; --k) {
+        stream_frame& fr = streamed_[k - 1];
+        if (fr.region != info.region || !fr.pending) continue;
+        const std::size_t reported = s_.out.size();
+        check_value_storage(s_, t, v, location{});
+        for (std::size_t d = reported; d < s_.out.size(); ++d) fr.arg_errors.push_back(static_cast<diagnostic&&>(s_.out[d]));
+        s_.out.erase(s_.out.begin() + static_cast<std::ptrdiff_t>(reported), s_.out.end());
+        return;
+      }
+    }
+    check_value_storage(s_, t, v, info.def.valid() ? s_.f.loc_of(info.def) : s_.f.loc);
   }
 
  private:
@@ -163,7 +176,10 @@ class function_verifier {
     const region_id r{v.regions.begin + which};
     std::size_t k = closed_.size();
     while (k > 0 && closed_[k - 1].region != r) --k;
-    if (k == 0) return;
+    if (k == 0) {  // reserved but never opened: empty, as `run` finds it
+      if (shaped) check_region_end(v.id, which, s_.f.ops_of(r));
+      return;
+    }
     stream_frame fr = static_cast<stream_frame&&>(closed_[k - 1]);
     closed_.erase(closed_.begin() + static_cast<std::ptrdiff_t>(k - 1));
     if (!shaped) return;
