@@ -143,14 +143,23 @@ class storage_index {
     type_interner interner;
     std::vector<std::uint32_t> key_desc;  // parallel to keys_: the id in descs_
     key_desc.reserve(found.size());
+    // Without runtime-valid storage a tile's descriptor depends on its type alone, and a planned
+    // kernel's tiles share a handful of interned types: each is converted and interned once.
+    std::vector<std::uint32_t> desc_of_type(dynamic.empty() ? f.types.size() : 0, no_id);
+    const auto tile_desc_id = [&](value_id v) {
+      if (desc_of_type.empty()) return interner.intern(descs_, tile_desc(v)).index;
+      std::uint32_t& known = desc_of_type[f.values[v.index].ty.index];
+      if (known == no_id) known = interner.intern(descs_, tile_desc(v)).index;
+      return known;
+    };
     for (std::size_t a = 0; a < allocs; ++a) {
       const auto first = static_cast<std::uint32_t>(keys_.size());
       key_begin_[a] = first;
       for (std::uint32_t n = start[a]; n < start[a + 1]; ++n) {
         const candidate& c = found[order[n]];
         const std::int64_t offset = f.storage_of(c.v).offset;
-        const std::uint32_t desc =
-            interner.intern(descs_, c.product.valid() ? product_view_candidate(f, c.product)->desc : tile_desc(c.v)).index;
+        const std::uint32_t desc = c.product.valid() ? interner.intern(descs_, product_view_candidate(f, c.product)->desc).index
+                                                     : tile_desc_id(c.v);
         std::uint32_t k = first;
         while (k < keys_.size() && !(keys_[k].offset == offset && key_desc[k] == desc)) ++k;
         if (k == keys_.size()) {

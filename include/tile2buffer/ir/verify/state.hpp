@@ -104,10 +104,13 @@ struct verify_state {
       : prog(p), index(idx), f(fn), out(o), values(fn.values.size(), value_state::undefined), op_seen(fn.ops.size(), 0),
         region_seen(fn.regions.size(), 0), type_proven(fn.types.size(), 0) {}
 
-  /// Streaming: state for the values and types the builder added since.
+  /// Streaming: state for the values and types the builder added since. Sized to the arenas'
+  /// capacity, so it grows only when they do (not once per op written).
   constexpr void grow() {
-    if (values.size() < f.values.size()) values.resize(f.values.size(), value_state::undefined);
-    if (type_proven.size() < f.types.size()) type_proven.resize(f.types.size(), 0);
+    if (values.size() < f.values.size())
+      values.resize(f.values.size() < f.values.capacity() ? f.values.capacity() : f.values.size(), value_state::undefined);
+    if (type_proven.size() < f.types.size())
+      type_proven.resize(f.types.size() < f.types.capacity() ? f.types.capacity() : f.types.size(), 0);
   }
 
   //===--- reporting ---===//

@@ -78,7 +78,6 @@ class function_verifier {
   constexpr void stream_begin() {
     // Sized once to what the builder reserved, so the per-value state does not reallocate as
     // the function grows.
-    s_.values.reserve(s_.f.values.capacity());
     s_.scope.reserve(s_.f.values.capacity());
     s_.grow();
     if (!enum_ok(s_.f.kind, function_kind::orchestration))
