@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kernels.hpp"
@@ -175,6 +176,21 @@ TEST_CASE("a function checked as a builder writes it gets the diagnostics of the
   CHECK(flagged >= 40);  // the comparison saw the flaws, not only clean copies
 }
 
+namespace {
+// `f` was written with `check` observing it: what it found equals what the walk finds, which
+// includes `message` at `loc`.
+void check_written_as_walked(function f, detail::written_buffer_check& check, std::string_view message, location loc) {
+  program p;
+  p.functions.push_back(std::move(f));
+  const written_check_result written = check.result(p.functions[0]);
+  std::vector<diagnostic> walked = verify(p);
+  for (diagnostic& d : walked) d.function = text();
+  INFO("written:\n" << dump(written.structural) << "walked:\n" << dump(walked));
+  CHECK(reports(walked, message, loc));
+  CHECK(sorted_lines(written.structural) == sorted_lines(walked));
+}
+}  // namespace
+
 TEST_CASE("checked as written: a region arg's storage and an arm never opened are reported as the walk reports them") {
   // A loop's Tile carry placed in a parameter: the walk reports it at the loop's line.
   {
@@ -185,14 +201,7 @@ TEST_CASE("checked as written: a region arg's storage and an arm never opened ar
     detail::written_buffer_check check(rw.builder().fn());
     rw.builder().observe(&check);
     rw.clone_ops(f.body);
-    program p;
-    p.functions.push_back(rw.finish());
-    const written_check_result written = check.result(p.functions[0]);
-    std::vector<diagnostic> walked = verify(p);
-    for (diagnostic& d : walked) d.function = text();
-    INFO("written:\n" << dump(written.structural) << "walked:\n" << dump(walked));
-    CHECK(reports(walked, "storage of 'left' must name a tile.alloc result", at(3)));
-    CHECK(sorted_lines(written.structural) == sorted_lines(walked));
+    check_written_as_walked(rw.finish(), check, "storage of 'left' must name a tile.alloc result", at(3));
   }
   // An if whose else arm was reserved but never opened: empty, so it yields nothing.
   {
@@ -210,14 +219,7 @@ TEST_CASE("checked as written: a region arg's storage and an arm never opened ar
     const operand cond[] = {operand::of(c)};
     b.emit(opcode::cf_if, cond, {}, results, names, at(3), span32{arms.index, 2});
     b.emit0(opcode::cf_return, {}, at(6));
-    program p;
-    p.functions.push_back(b.finish());
-    const written_check_result written = check.result(p.functions[0]);
-    std::vector<diagnostic> walked = verify(p);
-    for (diagnostic& d : walked) d.function = text();
-    INFO("written:\n" << dump(written.structural) << "walked:\n" << dump(walked));
-    CHECK(reports(walked, "if region must end with a yield of 1 value(s)", at(3)));
-    CHECK(sorted_lines(written.structural) == sorted_lines(walked));
+    check_written_as_walked(b.finish(), check, "if region must end with a yield of 1 value(s)", at(3));
   }
 }
 
