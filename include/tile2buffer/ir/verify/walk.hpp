@@ -69,10 +69,11 @@ class function_verifier {
 
   //===--- streaming: the same checks on a function as function_builder writes it ---===//
   // The builder reports each op as it appends it (ir/build_observer.hpp), so the rules run on
-  // it while it is still in cache, and no walk follows. What differs from `run` is order only:
-  // a region op is written after its regions, so the checks that need it (its regions'
-  // argument types and trailing yields) wait for it. The arenas are the builder's own, so the
-  // range checks of `visit` have nothing to find.
+  // it while it is still in cache, and no walk follows. What differs from `run` is the order (a
+  // region op is written after its regions, so the checks that need it, its regions' argument
+  // types and trailing yields, wait for it) and that a malformed region op's regions were
+  // checked as they were written, where `run` skips them. The arenas are the builder's own, so
+  // the range checks of `visit` have nothing to find.
 
   /// Starts on the builder's function, whose body is open and whose parameters are written.
   constexpr void stream_begin() {
