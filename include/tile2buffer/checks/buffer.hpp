@@ -48,11 +48,10 @@ class buffer_checker {
     walk(f_, [&](op_id o) { visit(o); });
     return take_errors();
   }
-  /// One op, in program order: for a walk this checker shares (the structural verifier's).
-  /// Sizes the per-value index for a function that will hold `values` values.
-  constexpr void reserve(std::size_t values) { prov_of_.reserve(values); }
+  /// One op, in program order: for a walk this checker shares (the structural verifier's), or
+  /// as a builder writes the function.
   constexpr void check(op_id o) {
-    if (prov_of_.size() < f_.values.size()) prov_of_.resize(f_.values.size(), no_id);  // a function still being written
+    cover(prov_of_, f_.values, no_id);
     visit(o);
   }
   constexpr std::vector<diagnostic> take_errors() { return static_cast<std::vector<diagnostic>&&>(errors_); }
@@ -243,6 +242,12 @@ class buffer_checker {
   std::vector<diagnostic> errors_;
 };
 
+/// The storage proofs as a `function_verifier` hook: they share its walk, or its stream.
+struct prove_each {
+  buffer_checker* checker;
+  constexpr void operator()(op_id o) const { checker->check(o); }
+};
+
 }  // namespace detail
 
 /// What a Buffer-stage function's checks found while it was written (`written_buffer_check`).
@@ -259,8 +264,7 @@ class written_buffer_check final : public build_observer {
  public:
   constexpr explicit written_buffer_check(const function& being_written)
       : index_(no_callees_), checker_(being_written),
-        verifier_(no_callees_, index_, being_written, structural_, prove{&checker_}) {
-    checker_.reserve(being_written.values.capacity());
+        verifier_(no_callees_, index_, being_written, structural_, prove_each{&checker_}) {
     verifier_.stream_begin();
   }
   // Why user-provided: g++-12's constant evaluator calls an implicit virtual destructor "before
@@ -282,16 +286,12 @@ class written_buffer_check final : public build_observer {
   }
 
  private:
-  struct prove {
-    buffer_checker* checker;
-    constexpr void operator()(op_id o) const { checker->check(o); }
-  };
   // Why no program: a device function calls none (`submit` is orchestration-only).
   program no_callees_;
   function_index index_;
   std::vector<diagnostic> structural_;
   buffer_checker checker_;
-  function_verifier<void, prove> verifier_;
+  function_verifier<void, prove_each> verifier_;
 };
 }  // namespace detail
 
@@ -323,8 +323,7 @@ constexpr std::vector<diagnostic> buffer_errors(const program& p, std::span<std:
         }
         detail::buffer_checker checker(f);
         const std::size_t before = found.size();
-        const auto prove = [&checker](op_id o) { checker.check(o); };
-        detail::function_verifier<void, decltype(prove)>(p, index, f, found, prove).run();
+        detail::function_verifier<void, detail::prove_each>(p, index, f, found, detail::prove_each{&checker}).run();
         std::vector<diagnostic> proven = found.size() == before ? checker.take_errors() : detail::buffer_checker(f).run();
         add_proofs(proven, f);
       });

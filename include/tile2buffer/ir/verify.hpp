@@ -34,8 +34,9 @@ constexpr std::vector<diagnostic> verify(const program& p, const function& f) {
 
 namespace detail {
 /// The program-level walk of `verify(p)`: unique function names, then `check(i, index, f, out)`
-/// on each function `f` (`p.functions[i]`), whose diagnostics are named after it. A checker that extends the verifier
-/// (checks/buffer.hpp) passes its own `check` and keeps this one order of diagnostics.
+/// on each function `f` (`p.functions[i]`), whose diagnostics are named after it. A checker that
+/// extends the verifier (checks/buffer.hpp) passes its own `check` and keeps this one order of
+/// diagnostics.
 template <class Check>
 constexpr std::vector<diagnostic> verify_functions(const program& p, Check&& check) {
   const function_index index(p);

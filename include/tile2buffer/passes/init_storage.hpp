@@ -268,17 +268,7 @@ constexpr void add_function_storage(function& f, const window_facts& windows) {
   f = b.finish();
 }
 
-/// `add_function_storage` on a copy of `f`.
-template <class = void>
-constexpr function init_function_storage(const function& f, const window_facts& windows) {
-  function out = f;
-  add_function_storage(out, windows);
-  return out;
-}
 
-}  // namespace detail
-
-namespace detail {
 /// Whether function `i` of `p` is an unplanned Tile-stage kernel (then its analyses are cached).
 template <class = void>
 constexpr bool needs_storage(const program& p, std::size_t i, analysis_cache& cache) {

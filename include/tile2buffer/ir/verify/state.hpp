@@ -79,6 +79,13 @@ constexpr std::string_view dtype_text(dtype d) { return enum_ok(d, dtype::index)
 constexpr std::string_view space_text(memory_space s) { return enum_ok(s, memory_space::acc) ? name(s) : "<invalid space>"; }
 
 
+/// Streaming: makes per-entry state `state` cover every entry of the growing `arena`. Sized to the
+/// arena's capacity, so it grows only when the arena does (not once per op written).
+template <class T, class Arena>
+constexpr void cover(std::vector<T>& state, const Arena& arena, T fill) {
+  if (state.size() < arena.size()) state.resize(arena.size() < arena.capacity() ? arena.capacity() : arena.size(), fill);
+}
+
 /// A rank-2 index tuple read from a pair operand: each entry static (known) or a scalar value.
 struct index_pair {
   bool ok = false;
@@ -104,13 +111,10 @@ struct verify_state {
       : prog(p), index(idx), f(fn), out(o), values(fn.values.size(), value_state::undefined), op_seen(fn.ops.size(), 0),
         region_seen(fn.regions.size(), 0), type_proven(fn.types.size(), 0) {}
 
-  /// Streaming: state for the values and types the builder added since. Sized to the arenas'
-  /// capacity, so it grows only when they do (not once per op written).
+  /// Streaming: state for the values and types the builder added since.
   constexpr void grow() {
-    if (values.size() < f.values.size())
-      values.resize(f.values.size() < f.values.capacity() ? f.values.capacity() : f.values.size(), value_state::undefined);
-    if (type_proven.size() < f.types.size())
-      type_proven.resize(f.types.size() < f.types.capacity() ? f.types.capacity() : f.types.size(), 0);
+    cover(values, f.values, value_state::undefined);
+    cover(type_proven, f.types, std::uint8_t{0});
   }
 
   //===--- reporting ---===//

@@ -94,8 +94,7 @@ class function_verifier {
     const std::size_t reported = s_.out.size();
     const span32 args = s_.f.regions[r.index].args;
     for (std::uint32_t i = 0; i < args.count; ++i) define(value_id{args.begin + i}, location{}, true);
-    for (std::size_t k = reported; k < s_.out.size(); ++k) fr.arg_errors.push_back(static_cast<diagnostic&&>(s_.out[k]));
-    s_.out.erase(s_.out.begin() + static_cast<std::ptrdiff_t>(reported), s_.out.end());
+    hold_reports(reported, fr.arg_errors);
     streamed_.push_back(static_cast<stream_frame&&>(fr));
   }
   constexpr void stream_op(op_id o) {
@@ -109,12 +108,11 @@ class function_verifier {
     hook_(o);
     bool uses_ok = true, shape_ok = true, stage_ok = true;
     check_op(v, uses_ok, shape_ok, stage_ok);
-    if (is_terminator(v.code)) {
-      top.terminator = o;
-      if (top.pending && shape_ok && uses_ok) top.deferred.push_back(o);
-      else if (shape_ok && uses_ok) op_rules<V>[static_cast<std::size_t>(v.code)](s_, v, enclosing_region{});
-    } else if (shape_ok && uses_ok) {
-      op_rules<V>[static_cast<std::size_t>(v.code)](s_, v, enclosing_region{});  // only a terminator reads its region
+    if (is_terminator(v.code)) top.terminator = o;
+    if (shape_ok && uses_ok) {
+      // Only a terminator reads its enclosing region: the body's is known, another's op is not.
+      if (is_terminator(v.code) && top.pending) top.deferred.push_back(o);
+      else op_rules<V>[static_cast<std::size_t>(v.code)](s_, v, enclosing_region{});
     }
     if (!is_region_op(v.code)) return finish(v, stage_ok);
     for (std::uint32_t which = 0; which < v.regions.count; ++which) settle(v, which, shape_ok);
@@ -124,10 +122,7 @@ class function_verifier {
     stream_frame& fr = streamed_.back();
     const auto ops = s_.f.ops_of(r);
     if (!fr.pending) check_region_end(op_id{}, 0, ops);
-    while (s_.scope.size() > fr.mark) {
-      s_.values[s_.scope.back().index] = value_state::out_of_scope;
-      s_.scope.pop_back();
-    }
+    close_scope(fr.mark);
     if (fr.pending) closed_.push_back(static_cast<stream_frame&&>(fr));
     streamed_.pop_back();
   }
@@ -144,8 +139,7 @@ class function_verifier {
         if (fr.region != info.region || !fr.pending) continue;
         const std::size_t reported = s_.out.size();
         check_value_storage(s_, t, v, location{});
-        for (std::size_t d = reported; d < s_.out.size(); ++d) fr.arg_errors.push_back(static_cast<diagnostic&&>(s_.out[d]));
-        s_.out.erase(s_.out.begin() + static_cast<std::ptrdiff_t>(reported), s_.out.end());
+        hold_reports(reported, fr.arg_errors);
         return;
       }
     }
@@ -192,6 +186,12 @@ class function_verifier {
       const op_view t = view(o);
       op_rules<V>[static_cast<std::size_t>(t.code)](s_, t, enclosing_region{v.id, which});
     }
+  }
+
+  /// Streaming: moves what was reported since `reported` into `held` (located later).
+  constexpr void hold_reports(std::size_t reported, std::vector<diagnostic>& held) {
+    for (std::size_t k = reported; k < s_.out.size(); ++k) held.push_back(static_cast<diagnostic&&>(s_.out[k]));
+    s_.out.erase(s_.out.begin() + static_cast<std::ptrdiff_t>(reported), s_.out.end());
   }
 
   constexpr void check_params() {
@@ -288,12 +288,17 @@ class function_verifier {
     const std::uint32_t which = frames_.back().which;
     const std::size_t mark = frames_.back().mark;
     check_region_end(owner, which, s_.f.ops_of(region));
+    close_scope(mark);
+    frames_.pop_back();
+    if (owner.valid()) advance(view(owner), which + 1);
+  }
+
+  /// Ends the values defined since the scope had `mark` entries: they are out of scope now.
+  constexpr void close_scope(std::size_t mark) {
     while (s_.scope.size() > mark) {
       s_.values[s_.scope.back().index] = value_state::out_of_scope;
       s_.scope.pop_back();
     }
-    frames_.pop_back();
-    if (owner.valid()) advance(view(owner), which + 1);
   }
 
   /// How region `which` of `owner_id` (the function body when invalid) must end.
